@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Property tests and solver tests are CPU-bound; two forks match the 2-core CI machine.
+    pool: 'forks',
+  },
+});
