@@ -1,0 +1,20 @@
+/** The streams and process facts a command uses, injected so tests can run commands in-process. */
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+/** Exit statuses (DECISIONS.md section 5). */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export function writeError(io: CliIO, message: string): void {
+  io.stderr.write(`conda-resolve: error: ${message}\n`);
+}
+
+export function writeWarning(io: CliIO, message: string): void {
+  io.stderr.write(`conda-resolve: warning: ${message}\n`);
+}

@@ -1,0 +1,71 @@
+/**
+ * `conda-resolve [resolve] ...`, `conda-resolve formats`, `conda-resolve serve`: the command line
+ * (DECISIONS.md section 5). Standard output carries only the result; messages go to standard error.
+ * Exit status: 0 success, 1 a solve or exporter failed, 2 a usage error.
+ */
+import { EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { TOOL_VERSION } from '../version.js';
+
+export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [-p PLATFORM]... [-f FILE]...
+                     [--format NAME] [-o FILE] [--channel-priority strict|flexible|disabled]
+                     [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
+                     [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS] [-q]
+       conda-resolve formats [--json]
+       conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
+       conda-resolve --version
+
+Solve conda environments for one or more platforms and print the solved packages as JSON,
+or as the text of an exporter (--format; see conda-resolve formats).
+
+  -c, --channel CHANNEL      channel, in priority order (default: conda-forge); repeatable
+  -p, --platform PLATFORM    target platform such as linux-64 or osx-arm64 (default: this
+                             machine's); repeatable
+  -f, --file FILE            environment.yml/.yaml, a .txt spec list or an @EXPLICIT file;
+                             repeatable
+      --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
+  -o, --output FILE          write the result to FILE; without --format the format is chosen
+                             from the file name (pixi.lock, conda-lock.yml, environment.yml...)
+      --channel-priority P   strict (default), flexible or disabled
+      --exclude-newer DATE   ignore packages published after DATE (ISO 8601)
+      --virtual-package V    add or replace a virtual package, e.g. __glibc=2.17; repeatable
+      --cache-dir DIR        repodata cache (default: the user cache directory)
+      --offline              use cached repodata only
+      --refresh              revalidate cached repodata now
+      --timeout SECONDS      time limit per platform solve (default: 300)
+  -q, --quiet                no progress display
+  -h, --help                 show this help
+`;
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case '--version':
+    case '-V':
+      io.stdout.write(`conda-resolve ${TOOL_VERSION}\n`);
+      return 0;
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout.write(USAGE);
+      return 0;
+    case 'formats': {
+      const { formatsCommand } = await import('./formats-command.js');
+      return formatsCommand(rest, io);
+    }
+    case 'serve': {
+      const { serveCommand } = await import('./serve-command.js');
+      return serveCommand(rest, io);
+    }
+    case 'resolve': {
+      const { resolveCommand } = await import('./resolve-command.js');
+      return resolveCommand(rest, io);
+    }
+    case undefined:
+      writeError(io, 'give package specs or an environment file (-f FILE); see conda-resolve --help');
+      return EXIT_USAGE;
+    default: {
+      const { resolveCommand } = await import('./resolve-command.js');
+      return resolveCommand(argv, io);
+    }
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * `conda-resolve [resolve] ...`: parse flags, read files, resolve every platform, print native JSON
+ * or an exporter's text to standard output (or `-o FILE`).
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { hostSubdir } from '../../vocabulary/platform.js';
+import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import { InputFileError, UsageError, userMessage } from '../errors.js';
+import { loadRegistry, detectExporterByFilename, render } from '../exporters/index.js';
+import type { Exporter } from '../exporters/types.js';
+import { InProcessSolver, PooledSolver, type PlatformSolver } from '../platform-solver.js';
+import { prepareRequest, type InputFile } from '../request.js';
+import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
+import { SolvePool } from '../solve-pool.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { writeFileAtomic } from './write-file.js';
+import { createProgress } from './progress.js';
+
+const OPTIONS = {
+  channel: { type: 'string', short: 'c', multiple: true },
+  platform: { type: 'string', short: 'p', multiple: true },
+  subdir: { type: 'string', multiple: true },
+  file: { type: 'string', short: 'f', multiple: true },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'channel-priority': { type: 'string' },
+  'exclude-newer': { type: 'string' },
+  'virtual-package': { type: 'string', multiple: true },
+  'cache-dir': { type: 'string' },
+  offline: { type: 'boolean' },
+  refresh: { type: 'boolean' },
+  timeout: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const DEFAULT_TIMEOUT_S = 300;
+
+export async function resolveCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve --help`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    const { USAGE } = await import('./main.js');
+    io.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  if (values.offline && values.refresh) {
+    writeError(io, '--offline and --refresh cannot be used together');
+    return EXIT_USAGE;
+  }
+  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      writeError(io, `--timeout must be a positive number of seconds, not "${values.timeout}"`);
+      return EXIT_USAGE;
+    }
+    timeoutMs = seconds * 1000;
+  }
+
+  try {
+    // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
+    let exporter: Exporter | undefined;
+    let registry: Awaited<ReturnType<typeof loadRegistry>>['registry'] | undefined;
+    const formatName = values.format;
+    if (formatName !== undefined || values.output !== undefined) {
+      const loaded = await loadRegistry({ env: io.env, cwd: io.cwd });
+      registry = loaded.registry;
+      for (const warning of loaded.warnings) writeWarning(io, warning);
+      if (formatName !== undefined) exporter = registry.get(formatName);
+      else if (values.output !== undefined) exporter = detectExporterByFilename(registry, values.output);
+    }
+
+    const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
+    const request = prepareRequest(
+      {
+        specs: positionals,
+        files,
+        channels: values.channel,
+        platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
+        channelPriority: values['channel-priority'],
+        virtualPackages: values['virtual-package'],
+        excludeNewer: values['exclude-newer'],
+      },
+      {
+        env: io.env,
+        cwd: io.cwd,
+        hostPlatform: hostSubdir(process.platform, process.arch),
+        defaultChannels: ['conda-forge'],
+      },
+    );
+    for (const warning of request.warnings) writeWarning(io, warning);
+
+    const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
+    // Several platforms solve in parallel on worker threads, started now so they boot while
+    // repodata loads; a single platform solves here (a worker would only add start-up time).
+    const pool = request.platforms.length > 1 ? new SolvePool({ size: Math.min(request.platforms.length, 4) }) : undefined;
+    pool?.warm();
+    const solver: PlatformSolver = pool ? new PooledSolver(pool) : new InProcessSolver();
+    const store = new RepodataStore({
+      cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
+      offline: values.offline === true,
+      refresh: values.refresh === true,
+      channelAlias: io.env.CONDA_CHANNEL_ALIAS,
+      onProgress: progress.onLoad,
+    });
+    let resolution;
+    try {
+      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
+    } finally {
+      progress.stop();
+      await pool?.close();
+    }
+
+    const failed = resolution.platforms.filter((p) => p.error !== null);
+    if (!exporter) {
+      const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
+      await emit(io, values.output, text);
+      for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
+      return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
+    }
+    if (failed.length > 0) {
+      for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
+      writeError(io, `no ${exporter.name} output: ${failed.length === 1 ? 'a platform' : 'platforms'} failed to solve`);
+      return EXIT_FAILED;
+    }
+    let text: string;
+    try {
+      text = render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: new Date() });
+    } catch (error) {
+      writeError(io, userMessage(error));
+      return EXIT_FAILED;
+    }
+    await emit(io, values.output, text);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof UsageError || isUsageCode(error)) {
+      writeError(io, userMessage(error));
+      return EXIT_USAGE;
+    }
+    writeError(io, userMessage(error));
+    return EXIT_FAILED;
+  }
+}
+
+function isUsageCode(error: unknown): boolean {
+  return error instanceof CondaResolveError && (error.code === 'CR_ERR_FORMAT_UNKNOWN' || error.code.startsWith('CR_ERR_INPUT_'));
+}
+
+async function readInputFile(path: string, cwd: string): Promise<InputFile> {
+  const { resolve } = await import('node:path');
+  try {
+    return { filename: path, content: await readFile(resolve(cwd, path), 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": ${why}`);
+  }
+}
+
+async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
+  if (output === undefined) {
+    await new Promise<void>((resolve, reject) => io.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+    return;
+  }
+  const { resolve } = await import('node:path');
+  try {
+    await writeFileAtomic(resolve(io.cwd, output), text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'write failed');
+    throw new OutputFileError(`Cannot write "${output}": ${why}`);
+  }
+}
+
+class OutputFileError extends CondaResolveError {
+  constructor(message: string) {
+    super('CR_ERR_OUTPUT_FILE', message);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * environment.yml / environment.yaml: `name`, `channels`, `dependencies` (conda specs, plus a
+ * `pip:` list that is not solved), and the conda-lock extension `platforms`. `variables` and
+ * `prefix` are accepted and ignored. Parsing uses js-yaml; errors carry the line and column.
+ */
+import yaml from 'js-yaml';
+import { InputFileError } from '../errors.js';
+import type { InputSpec, ParsedInputFile } from './types.js';
+
+const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description']);
+
+export function parseEnvironmentYaml(filename: string, content: string): ParsedInputFile {
+  let doc: unknown;
+  try {
+    doc = yaml.load(content, { filename, json: false });
+  } catch (error) {
+    if (error instanceof yaml.YAMLException) {
+      const where = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
+      throw new InputFileError('CR_ERR_INPUT_YAML', filename, `Cannot read environment file "${filename}": ${error.reason}${where}`);
+    }
+    throw error;
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw shapeError(filename, 'the document', 'a mapping with "dependencies"');
+  }
+  const record = doc as Record<string, unknown>;
+  const warnings: string[] = [];
+  for (const key of Object.keys(record)) {
+    if (!KNOWN_KEYS.has(key)) warnings.push(`${filename}: key "${key}" is not used by a resolve and was ignored`);
+  }
+  if (record.variables !== undefined && record.variables !== null) {
+    warnings.push(`${filename}: "variables" are not part of a resolve and were ignored`);
+  }
+
+  const channels = stringList(filename, record, 'channels').filter((c) => c !== 'nodefaults');
+  const platforms = stringList(filename, record, 'platforms');
+  const lines = content.split(/\r?\n/);
+  const specs: InputSpec[] = [];
+  const deps = record.dependencies;
+  if (deps !== undefined && deps !== null) {
+    if (!Array.isArray(deps)) throw shapeError(filename, '"dependencies"', 'a list');
+    deps.forEach((item: unknown, index: number) => {
+      if (typeof item === 'string' || typeof item === 'number') {
+        const spec = String(item).trim();
+        specs.push({ spec, line: findLine(lines, spec) });
+      } else if (item && typeof item === 'object' && !Array.isArray(item) && 'pip' in item) {
+        const pip = (item as { pip: unknown }).pip;
+        const count = Array.isArray(pip) ? pip.length : 0;
+        warnings.push(`${filename}: ${count} pip ${count === 1 ? 'entry was' : 'entries were'} not solved (conda-resolve solves conda packages only)`);
+      } else {
+        throw shapeError(filename, `"dependencies" item ${index + 1}`, 'a package spec string or a "pip:" list');
+      }
+    });
+  }
+  return { filename, kind: 'environment', specs, channels, platforms, warnings };
+}
+
+function stringList(filename: string, record: Record<string, unknown>, key: string): string[] {
+  const value = record[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === '')) {
+    throw shapeError(filename, `"${key}"`, 'a list of strings');
+  }
+  return value.map((v: string) => v.trim());
+}
+
+function shapeError(filename: string, what: string, expected: string): InputFileError {
+  return new InputFileError('CR_ERR_INPUT_SHAPE', filename, `Cannot read environment file "${filename}": ${what} must be ${expected}`);
+}
+
+/** The 1-based line of a `- spec` list item, so a bad spec can be pointed at. */
+function findLine(lines: readonly string[], spec: string): number | undefined {
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!.trim();
+    if (!text.startsWith('-')) continue;
+    let item = text.slice(1).trim();
+    if ((item.startsWith('"') && item.endsWith('"')) || (item.startsWith("'") && item.endsWith("'"))) item = item.slice(1, -1);
+    if (item === spec) return i + 1;
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+/** What one input file contributes to a resolve request. */
+export interface InputSpec {
+  /** The MatchSpec text as written. */
+  readonly spec: string;
+  /** 1-based line of the file it came from, when known: used to point at a bad spec. */
+  readonly line?: number;
+}
+
+export interface ParsedInputFile {
+  /** The file name as the user gave it (basename over HTTP). */
+  readonly filename: string;
+  readonly kind: 'environment' | 'spec-list' | 'explicit';
+  readonly specs: readonly InputSpec[];
+  /** Channels named by the file, in its order (environment.yml `channels`, explicit URLs' channels). */
+  readonly channels: readonly string[];
+  /** Platforms named by the file (environment.yml `platforms`, as conda-lock reads it). */
+  readonly platforms: readonly string[];
+  /** Things the file asked for that a resolve does not do (pip entries, variables...). */
+  readonly warnings: readonly string[];
+}

@@ -1,0 +1,50 @@
+/**
+ * The native JSON result (seed section 2.1/2.2): one `SolveResult` per requested platform, fields in
+ * the seed's order, packages sorted by name.
+ */
+import type { PackageRecord } from '../vocabulary/record.js';
+
+export interface NativePackage {
+  name: string;
+  version: string;
+  build: string;
+  build_number: number;
+  channel: string;
+  subdir: string;
+  url: string;
+  sha256: string | null;
+  md5: string | null;
+  size: number | null;
+  depends: string[];
+  constrains: string[];
+  manager: 'conda';
+}
+
+export interface SolveResult {
+  platform: string;
+  packages: NativePackage[];
+  error: string | null;
+}
+
+export function nativePackage(record: PackageRecord): NativePackage {
+  // Built field by field so the key order is the seed's, whatever the record's.
+  return {
+    name: record.name,
+    version: record.version,
+    build: record.build,
+    build_number: record.build_number,
+    channel: record.channel,
+    subdir: record.subdir,
+    url: record.url,
+    sha256: record.sha256,
+    md5: record.md5,
+    size: record.size,
+    depends: [...record.depends],
+    constrains: [...record.constrains],
+    manager: 'conda',
+  };
+}
+
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -1,0 +1,173 @@
+/**
+ * Turns what a user asked for (CLI flags or an HTTP body) into a validated request: every spec
+ * parsed, every file read, every platform and channel checked, before anything is fetched. Bad input
+ * fails here, naming the spec, the file and line, or the field.
+ */
+import { parseChannel, type Channel } from '../vocabulary/channel.js';
+import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import { isKnownSubdir, KNOWN_SUBDIRS } from '../vocabulary/platform.js';
+import { virtualPackages } from '../vocabulary/virtual-packages.js';
+import { CondaResolveError } from '../vocabulary/errors.js';
+import { UsageError } from './errors.js';
+import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
+
+export type ChannelPriority = 'strict' | 'flexible' | 'disabled';
+export const CHANNEL_PRIORITIES: readonly ChannelPriority[] = ['strict', 'flexible', 'disabled'];
+
+export interface InputFile {
+  /** The name as the user gave it; its basename chooses the parser. */
+  readonly filename: string;
+  readonly content: string;
+}
+
+export interface ResolveRequest {
+  readonly specs?: readonly string[];
+  readonly files?: readonly InputFile[];
+  readonly channels?: readonly string[];
+  readonly platforms?: readonly string[];
+  readonly channelPriority?: string;
+  /** `NAME=VERSION[=BUILD]` entries that replace or add virtual packages. */
+  readonly virtualPackages?: readonly string[];
+  /** An ISO 8601 date or date-time; records published after it are ignored. */
+  readonly excludeNewer?: string;
+}
+
+export interface PreparedRequest {
+  /** Root specs: the files' specs in file order, then the positional ones; duplicates dropped. */
+  readonly specs: readonly string[];
+  readonly channels: readonly Channel[];
+  readonly platforms: readonly string[];
+  readonly channelPriority: ChannelPriority;
+  readonly virtualPackages: readonly string[];
+  readonly excludeNewer?: number;
+  readonly warnings: readonly string[];
+}
+
+export interface PrepareOptions {
+  /** Environment variables (CONDA_CHANNEL_ALIAS, CONDA_OVERRIDE_*). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Base for relative local channel paths. */
+  readonly cwd: string;
+  /** Used when no platform is given anywhere. */
+  readonly hostPlatform: string;
+  /** Used when neither `-c` nor a file names a channel. */
+  readonly defaultChannels: readonly string[];
+}
+
+/** conda's `defaults` multichannel, as conda expands it on non-Windows platforms. */
+const DEFAULTS_EXPANSION = ['https://repo.anaconda.com/pkgs/main', 'https://repo.anaconda.com/pkgs/r'];
+
+export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
+  const warnings: string[] = [];
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content));
+  for (const file of files) warnings.push(...file.warnings);
+
+  const specs: string[] = [];
+  const seen = new Set<string>();
+  const addSpec = (spec: string, where?: string) => {
+    const text = spec.trim();
+    try {
+      parseMatchSpec(text);
+    } catch (error) {
+      if (error instanceof CondaResolveError) {
+        throw new UsageError('CR_ERR_INPUT_SPEC', where ? `${where}: ${error.message}` : error.message, { cause: error });
+      }
+      throw error;
+    }
+    if (!seen.has(text)) {
+      seen.add(text);
+      specs.push(text);
+    }
+  };
+  for (const file of files) {
+    for (const item of file.specs) addSpec(item.spec, item.line ? `${file.filename}, line ${item.line}` : file.filename);
+  }
+  for (const spec of request.specs ?? []) addSpec(spec);
+  if (specs.length === 0) {
+    throw new UsageError(
+      'CR_ERR_INPUT_NO_SPECS',
+      files.length > 0
+        ? `Cannot resolve: ${files.map((f) => `"${f.filename}"`).join(', ')} lists no conda packages`
+        : 'Cannot resolve: give package specs or an environment file',
+    );
+  }
+
+  const platforms = unique(
+    (request.platforms?.length ? request.platforms : files.flatMap((f) => f.platforms)).map((p) => p.trim()),
+  );
+  if (platforms.length === 0) platforms.push(options.hostPlatform);
+  for (const platform of platforms) {
+    if (platform === 'noarch' || !isKnownSubdir(platform)) {
+      throw new UsageError(
+        'CR_ERR_INPUT_PLATFORM',
+        `Cannot resolve for platform "${platform}": ${platform === 'noarch' ? 'noarch is not a target platform' : 'unknown platform'}. Valid platforms include: ${KNOWN_SUBDIRS.filter((s) => s !== 'noarch').join(', ')}`,
+      );
+    }
+  }
+
+  const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)].map((c) => c.trim());
+  const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) =>
+    c === 'defaults' ? DEFAULTS_EXPANSION : [c],
+  );
+  const channels: Channel[] = [];
+  const seenChannels = new Set<string>();
+  for (const text of expanded) {
+    let channel: Channel;
+    try {
+      channel = parseChannel(text, { alias: options.env.CONDA_CHANNEL_ALIAS, cwd: options.cwd });
+    } catch (error) {
+      if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_CHANNEL', error.message, { cause: error });
+      throw error;
+    }
+    if (!seenChannels.has(channel.baseUrl)) {
+      seenChannels.add(channel.baseUrl);
+      channels.push(channel);
+    }
+  }
+
+  const priority = request.channelPriority ?? 'strict';
+  if (!(CHANNEL_PRIORITIES as readonly string[]).includes(priority)) {
+    throw new UsageError(
+      'CR_ERR_INPUT_OPTION',
+      `Cannot use channel priority "${priority}": expected one of ${CHANNEL_PRIORITIES.join(', ')}`,
+    );
+  }
+
+  const extraVirtual = [...(request.virtualPackages ?? [])];
+  // Validate the virtual packages once, for the first platform, so a bad entry is a usage error.
+  try {
+    virtualPackages(platforms[0]!, options.env, extraVirtual);
+  } catch (error) {
+    if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_OPTION', error.message, { cause: error });
+    throw error;
+  }
+
+  return {
+    specs,
+    channels,
+    platforms,
+    channelPriority: priority as ChannelPriority,
+    virtualPackages: extraVirtual,
+    excludeNewer: request.excludeNewer === undefined ? undefined : parseExcludeNewer(request.excludeNewer),
+    warnings,
+  };
+}
+
+/** ISO 8601 date (`2024-05-01`, midnight UTC) or date-time; the end of that instant is the cut-off. */
+export function parseExcludeNewer(text: string): number {
+  const trimmed = text.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);
+  const isoish = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(trimmed);
+  const ms = dateOnly ? Date.parse(`${trimmed}T00:00:00Z`) : isoish ? Date.parse(trimmed.replace(' ', 'T')) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw new UsageError(
+      'CR_ERR_INPUT_DATE',
+      `Cannot parse exclude-newer date "${text}": expected an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z`,
+    );
+  }
+  return ms;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,108 @@
+/**
+ * One resolve: for each requested platform, load the channels' platform and noarch indexes and run
+ * one solve. Platforms run concurrently; a failure on one (a channel that cannot be loaded, no
+ * solution, a timeout) becomes that platform's sanitized error and leaves the others alone.
+ */
+import type { RepodataStore } from '../repodata/store.js';
+import type { SubdirIndex } from '../repodata/types.js';
+import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { virtualPackages } from '../vocabulary/virtual-packages.js';
+import { userMessage } from './errors.js';
+import type { ExportEnvironment } from './exporters/types.js';
+import { byName, nativePackage, type SolveResult } from './native-result.js';
+import type { PlatformSolver } from './platform-solver.js';
+import type { PreparedRequest } from './request.js';
+
+export interface PlatformResolution {
+  readonly platform: string;
+  /** Sorted by name; null when the platform failed. */
+  readonly records: readonly PackageRecord[] | null;
+  readonly error: string | null;
+  readonly errorCode: string | null;
+}
+
+export interface Resolution {
+  readonly request: PreparedRequest;
+  readonly platforms: readonly PlatformResolution[];
+}
+
+export interface ResolveDeps {
+  readonly store: RepodataStore;
+  readonly solver: PlatformSolver;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Replace local paths in error text (the server does; the CLI shows the user their own paths). */
+  readonly hidePaths?: boolean;
+}
+
+export interface ResolveOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+  /** Told when each platform starts and ends, for progress displays. */
+  readonly onPlatform?: (platform: string, phase: 'load' | 'solve' | 'done' | 'failed') => void;
+}
+
+export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
+  const rootNames = [...new Set(request.specs.map((spec) => parseMatchSpec(spec).name).filter((n): n is string => !!n && n !== '*'))];
+  const platforms = await Promise.all(
+    request.platforms.map((platform) => resolvePlatform(platform, request, rootNames, deps, options)),
+  );
+  return { request, platforms };
+}
+
+async function resolvePlatform(
+  platform: string,
+  request: PreparedRequest,
+  rootNames: readonly string[],
+  deps: ResolveDeps,
+  options: ResolveOptions,
+): Promise<PlatformResolution> {
+  const fail = (error: string, errorCode: string): PlatformResolution => {
+    options.onPlatform?.(platform, 'failed');
+    return { platform, records: null, error, errorCode };
+  };
+  try {
+    options.onPlatform?.(platform, 'load');
+    const subdirs = [platform, 'noarch'];
+    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, { signal: options.signal });
+    const channels = request.channels.map((channel, i) => ({
+      name: channel.name,
+      sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
+    }));
+    options.onPlatform?.(platform, 'solve');
+    const outcome = await deps.solver.solve(
+      {
+        specs: request.specs,
+        channels,
+        virtualPackages: virtualPackages(platform, deps.env, request.virtualPackages),
+        channelPriority: request.channelPriority,
+        excludeNewer: request.excludeNewer,
+        timeoutMs: options.timeoutMs,
+      },
+      options.signal,
+    );
+    if (outcome.kind === 'solved') {
+      options.onPlatform?.(platform, 'done');
+      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null };
+    }
+    if (outcome.kind === 'unsatisfiable') return fail(outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE');
+    return fail(outcome.message, outcome.code);
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    return fail(userMessage(error, { hidePaths: deps.hidePaths }), typeof code === 'string' ? code : 'CR_ERR_INTERNAL');
+  }
+}
+
+export function toNative(resolution: Resolution): SolveResult[] {
+  return resolution.platforms.map((p) => ({
+    platform: p.platform,
+    packages: p.records ? p.records.map(nativePackage) : [],
+    error: p.error,
+  }));
+}
+
+/** The environments handed to exporters: no name, no prefix, records sorted by name. */
+export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
+  const channels = resolution.request.channels.map((c) => c.name);
+  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels }));
+}

@@ -1,0 +1,292 @@
+/**
+ * A pool of worker threads that run solves off the event loop.
+ *
+ * Channel indexes are not copied into workers: a loaded index is handed over as a shareable handle
+ * (its bytes live in SharedArrayBuffers) once per worker and kept there under its key, so the
+ * second solve on the same index pays neither a copy nor a parse. Each worker runs one solve at a
+ * time; further tasks wait in a bounded queue (`PoolBusyError` when it is full).
+ *
+ * Cancellation: a running solve cannot read messages (it is synchronous), so each task carries a
+ * SharedArrayBuffer flag that the worker's AbortSignal reads; if a solve does not stop within a
+ * grace period after its deadline, the worker is terminated and replaced.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { CondaResolveError } from '../vocabulary/errors.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import type { SharedIndexHandle } from './index-sharing.js';
+
+export interface PoolSolveChannel {
+  readonly name: string;
+  /** Keys of the indexes (see `PoolSolveTask.indexes`) of this channel, e.g. its platform and noarch. */
+  readonly sources: readonly string[];
+}
+
+export interface PoolSolveTask {
+  readonly specs: readonly string[];
+  readonly channels: readonly PoolSolveChannel[];
+  readonly virtualPackages: readonly PackageRecord[];
+  readonly channelPriority: 'strict' | 'flexible' | 'disabled';
+  readonly excludeNewer?: number;
+  readonly timeoutMs?: number;
+  /** Every index the task reads, by key; only sent to workers that have not seen the key. */
+  readonly indexes: ReadonlyMap<string, () => SharedIndexHandle>;
+}
+
+export type PoolSolveOutcome =
+  | { kind: 'solved'; records: PackageRecord[] }
+  | { kind: 'unsatisfiable'; message: string }
+  | { kind: 'error'; code: string; message: string };
+
+export class PoolBusyError extends CondaResolveError {
+  constructor(limit: number) {
+    super('CR_ERR_POOL_BUSY', `Cannot start the solve: the solve queue is full (${limit} waiting)`);
+  }
+}
+
+export class PoolClosedError extends CondaResolveError {
+  constructor() {
+    super('CR_ERR_POOL_CLOSED', 'Cannot start the solve: the solver pool is shutting down');
+  }
+}
+
+export interface SolvePoolOptions {
+  /** Worker threads; default: available parallelism. */
+  size?: number;
+  /** Tasks allowed to wait for a free worker; default 64. */
+  maxQueue?: number;
+  /** Extra time a solve gets after its own deadline before its worker is killed; default 2 s. */
+  killGraceMs?: number;
+  /** Keys of indexes a worker keeps; the oldest are dropped beyond this. Default 64. */
+  maxIndexesPerWorker?: number;
+}
+
+interface WorkerSlot {
+  worker: Worker;
+  known: Map<string, true>;
+  busy: boolean;
+}
+
+interface QueuedTask {
+  task: PoolSolveTask;
+  signal: AbortSignal | undefined;
+  resolve: (outcome: PoolSolveOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+const WORKER_URL = workerUrl();
+
+export class SolvePool {
+  readonly size: number;
+  readonly maxQueue: number;
+  readonly #killGraceMs: number;
+  readonly #maxIndexes: number;
+  readonly #slots: WorkerSlot[] = [];
+  readonly #queue: QueuedTask[] = [];
+  #closed = false;
+  #taskId = 0;
+
+  constructor(options: SolvePoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? availableParallelism());
+    this.maxQueue = options.maxQueue ?? 64;
+    this.#killGraceMs = options.killGraceMs ?? 2000;
+    this.#maxIndexes = options.maxIndexesPerWorker ?? 64;
+  }
+
+  /** Starts the workers now (they load the solver code), so the first solve does not wait for them. */
+  warm(count = this.size): void {
+    while (this.#slots.length < Math.min(count, this.size)) this.#slots.push(this.#spawn());
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  get running(): number {
+    return this.#slots.filter((slot) => slot.busy).length;
+  }
+
+  solve(task: PoolSolveTask, signal?: AbortSignal): Promise<PoolSolveOutcome> {
+    if (this.#closed) return Promise.reject(new PoolClosedError());
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise<PoolSolveOutcome>((resolve, reject) => {
+      const entry: QueuedTask = { task, signal, resolve, reject };
+      const slot = this.#freeSlot();
+      if (slot) {
+        this.#run(slot, entry);
+        return;
+      }
+      if (this.#queue.length >= this.maxQueue) {
+        reject(new PoolBusyError(this.maxQueue));
+        return;
+      }
+      this.#queue.push(entry);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.#queue.indexOf(entry);
+          if (at >= 0) {
+            this.#queue.splice(at, 1);
+            reject(abortError(signal));
+          }
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Stops the workers; running solves are abandoned and queued ones rejected. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const entry of this.#queue.splice(0)) entry.reject(new PoolClosedError());
+    await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
+    this.#slots.length = 0;
+  }
+
+  #freeSlot(): WorkerSlot | undefined {
+    const idle = this.#slots.find((slot) => !slot.busy);
+    if (idle) return idle;
+    if (this.#slots.length < this.size) {
+      const slot = this.#spawn();
+      this.#slots.push(slot);
+      return slot;
+    }
+    return undefined;
+  }
+
+  #spawn(): WorkerSlot {
+    const worker = new Worker(WORKER_URL.url, { execArgv: WORKER_URL.execArgv });
+    worker.unref();
+    return { worker, known: new Map(), busy: false };
+  }
+
+  #run(slot: WorkerSlot, entry: QueuedTask): void {
+    slot.busy = true;
+    const id = ++this.#taskId;
+    const { task, signal } = entry;
+    const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+
+    // Send only the indexes this worker has not seen yet; remember them (bounded, oldest first).
+    const newIndexes: Record<string, SharedIndexHandle> = {};
+    for (const [key, handle] of task.indexes) {
+      if (slot.known.has(key)) {
+        slot.known.delete(key);
+        slot.known.set(key, true);
+      } else {
+        newIndexes[key] = handle();
+        slot.known.set(key, true);
+      }
+    }
+    const forget: string[] = [];
+    while (slot.known.size > this.#maxIndexes) {
+      const oldest = slot.known.keys().next().value as string;
+      slot.known.delete(oldest);
+      forget.push(oldest);
+    }
+
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const finish = (outcome: PoolSolveOutcome | undefined, error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (killTimer) clearTimeout(killTimer);
+      slot.worker.off('message', onMessage);
+      slot.worker.off('error', onError);
+      slot.worker.off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
+      if (outcome) entry.resolve(outcome);
+      else entry.reject(error);
+      slot.busy = false;
+      this.#next();
+    };
+    const onMessage = (message: { type: string; id: number; outcome: PoolSolveOutcome }) => {
+      if (message.type === 'result' && message.id === id) finish(message.outcome);
+    };
+    const onError = (error: Error) => {
+      this.#replace(slot);
+      finish({ kind: 'error', code: 'CR_ERR_INTERNAL', message: `Internal error: the solver worker failed (${error.name})` });
+    };
+    const onExit = () => {
+      this.#replace(slot);
+      finish({ kind: 'error', code: 'CR_ERR_INTERNAL', message: 'Internal error: the solver worker stopped' });
+    };
+    const onAbort = () => {
+      Atomics.store(cancelFlag, 0, 1);
+      // Give the solver a moment to notice; then stop the thread the hard way.
+      killTimer ??= setTimeout(() => this.#kill(slot, () => finish(undefined, abortError(signal!))), this.#killGraceMs);
+    };
+    slot.worker.on('message', onMessage);
+    slot.worker.on('error', onError);
+    slot.worker.on('exit', onExit);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (task.timeoutMs !== undefined) {
+      killTimer = setTimeout(
+        () => this.#kill(slot, () => finish({ kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: timeoutMessage(task.timeoutMs!) })),
+        task.timeoutMs + this.#killGraceMs,
+      );
+    }
+    slot.worker.postMessage({
+      type: 'solve',
+      id,
+      forget,
+      indexes: newIndexes,
+      cancelFlag,
+      task: {
+        specs: task.specs,
+        channels: task.channels,
+        virtualPackages: task.virtualPackages,
+        channelPriority: task.channelPriority,
+        excludeNewer: task.excludeNewer,
+        timeoutMs: task.timeoutMs,
+      },
+    });
+  }
+
+  #kill(slot: WorkerSlot, then: () => void): void {
+    this.#replace(slot);
+    then();
+  }
+
+  /** Replaces a dead or stuck worker with a fresh one. */
+  #replace(slot: WorkerSlot): void {
+    const at = this.#slots.indexOf(slot);
+    slot.worker.removeAllListeners();
+    void slot.worker.terminate();
+    if (at >= 0) {
+      if (this.#closed) this.#slots.splice(at, 1);
+      else this.#slots[at] = this.#spawn();
+    }
+  }
+
+  #next(): void {
+    while (this.#queue.length > 0) {
+      const slot = this.#freeSlot();
+      if (!slot) return;
+      this.#run(slot, this.#queue.shift()!);
+    }
+  }
+}
+
+export function timeoutMessage(ms: number): string {
+  return `Solve exceeded the time limit of ${formatSeconds(ms)}`;
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+function abortError(signal: AbortSignal): CondaResolveError {
+  const reason = signal.reason as unknown;
+  if (reason instanceof CondaResolveError) return reason;
+  return new CondaResolveError('CR_ERR_SOLVE_ABORTED', 'The solve was cancelled');
+}
+
+/** The worker's entry: the compiled file, or the TypeScript source through tsx when running from source. */
+function workerUrl(): { url: URL; execArgv: string[] } {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith('.ts')) {
+    return { url: new URL('./solve-worker.ts', here), execArgv: ['--import', 'tsx'] };
+  }
+  return { url: new URL('./solve-worker.js', here), execArgv: [] };
+}

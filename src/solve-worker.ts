@@ -1,0 +1,75 @@
+/**
+ * The worker-thread side of `SolvePool`: keeps the indexes it has been given (by key, over shared
+ * memory) and runs one synchronous solve per message.
+ */
+import { parentPort } from 'node:worker_threads';
+import { solve } from '../solver/index.js';
+import type { SolveChannel } from '../solver/index.js';
+import type { SubdirIndex } from '../repodata/types.js';
+import { CondaResolveError } from '../vocabulary/errors.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { reviveIndex, type SharedIndexHandle } from './index-sharing.js';
+import type { PoolSolveChannel, PoolSolveOutcome } from './solve-pool.js';
+
+interface SolveMessage {
+  type: 'solve';
+  id: number;
+  forget: string[];
+  indexes: Record<string, SharedIndexHandle>;
+  cancelFlag: Int32Array;
+  task: {
+    specs: string[];
+    channels: PoolSolveChannel[];
+    virtualPackages: PackageRecord[];
+    channelPriority: 'strict' | 'flexible' | 'disabled';
+    excludeNewer?: number;
+    timeoutMs?: number;
+  };
+}
+
+const indexes = new Map<string, SubdirIndex>();
+
+/** An AbortSignal whose `aborted` reads the pool's shared flag, so a busy solve can see it. */
+function flagSignal(flag: Int32Array): AbortSignal {
+  const signal = new AbortController().signal;
+  Object.defineProperty(signal, 'aborted', { get: () => Atomics.load(flag, 0) === 1 });
+  return signal;
+}
+
+function run(message: SolveMessage): PoolSolveOutcome {
+  for (const key of message.forget) indexes.delete(key);
+  for (const [key, handle] of Object.entries(message.indexes)) indexes.set(key, reviveIndex(handle));
+  const channels: SolveChannel[] = message.task.channels.map((channel) => ({
+    name: channel.name,
+    sources: channel.sources.map((key) => {
+      const index = indexes.get(key);
+      if (!index) throw new CondaResolveError('CR_ERR_INTERNAL', `Internal error: index ${key} missing in worker`);
+      return index;
+    }),
+  }));
+  const outcome = solve({
+    specs: message.task.specs,
+    channels,
+    virtualPackages: message.task.virtualPackages,
+    channelPriority: message.task.channelPriority,
+    excludeNewer: message.task.excludeNewer,
+    timeoutMs: message.task.timeoutMs,
+    signal: flagSignal(message.cancelFlag),
+  });
+  if (outcome.kind === 'solved') return { kind: 'solved', records: outcome.records };
+  return { kind: 'unsatisfiable', message: outcome.message };
+}
+
+parentPort?.on('message', (message: SolveMessage) => {
+  if (message.type !== 'solve') return;
+  let outcome: PoolSolveOutcome;
+  try {
+    outcome = run(message);
+  } catch (error) {
+    outcome =
+      error instanceof CondaResolveError
+        ? { kind: 'error', code: error.code, message: error.message }
+        : { kind: 'error', code: 'CR_ERR_INTERNAL', message: 'Internal error: the solve failed unexpectedly' };
+  }
+  parentPort?.postMessage({ type: 'result', id: message.id, outcome });
+});
