@@ -1,0 +1,62 @@
+/**
+ * The decision heuristic: which candidate to select next when propagation has nothing to add.
+ *
+ * 1. The user's specs come first, in the order given: the first root requirement that no selected
+ *    record satisfies gets its most preferred open candidate. Deciding them before anything else
+ *    is what makes requested packages maximised before their dependencies, and deciding them in
+ *    order is what makes the answer optimal spec by spec (conda's order).
+ * 2. Otherwise, among the open requirements of selected records: the one whose package has the
+ *    highest conflict activity (names that keep failing are settled early), then the one with the
+ *    fewest open candidates (less to undo if it fails), then the first in encoding order.
+ * 3. Always the requirement's first open candidate in the provider's order: the most preferred.
+ *
+ * "Open" means no record of that name is selected yet; after a quiet propagation a selected
+ * record of the name always satisfies the requirement, because a non-matching selection would
+ * have made all its candidates false and the clause a conflict.
+ */
+import { positive } from './ids.js';
+import type { CoreSolver } from './solver.js';
+
+/** The literal to decide next, or -1 when every requirement of the selection is satisfied. */
+export function decideNext(solver: CoreSolver): number {
+  const value = solver.trail.value;
+  const clauses = solver.clauses;
+  const selected = solver.selectedOfName;
+  for (const clause of solver.rootRequires) {
+    if (selected[clauses.meta2[clause]] >= 0) continue;
+    const candidates = solver.matchingVariables[clauses.meta1[clause]]!;
+    for (let i = 0; i < candidates.length; i++) {
+      if (value[candidates[i]] === 0) return positive(candidates[i]);
+    }
+  }
+
+  let best = -1;
+  let bestActivity = -1;
+  let bestCount = 0;
+  for (let i = 0; i < solver.trueCount; i++) {
+    const requires = solver.requiresOf[solver.trueStack[i]];
+    if (!requires) continue;
+    for (const clause of requires) {
+      const name = clauses.meta2[clause];
+      if (selected[name] >= 0) continue;
+      const activity = solver.activity[name];
+      if (activity < bestActivity) continue;
+      const candidates = solver.matchingVariables[clauses.meta1[clause]]!;
+      let first = -1;
+      let count = 0;
+      for (let k = 0; k < candidates.length; k++) {
+        if (value[candidates[k]] !== 0) continue;
+        if (first < 0) first = candidates[k];
+        count++;
+        if (activity === bestActivity && count >= bestCount) break;
+      }
+      if (first < 0) continue;
+      if (activity > bestActivity || count < bestCount) {
+        best = first;
+        bestActivity = activity;
+        bestCount = count;
+      }
+    }
+  }
+  return best < 0 ? -1 : positive(best);
+}

@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CoreSolver } from '../../solver/core/solver.js';
+import { randomProblem, type RandomProblem } from './helpers/random-universe.js';
+import { Oracle, optimalityViolation, violations, type OracleProblem } from './helpers/sat-oracle.js';
+import { comparePreference, matchesRequirement, parseRequirement, UniverseProvider } from './helpers/universe.js';
+
+function oracleProblem(problem: RandomProblem): OracleProblem {
+  const { packages } = problem;
+  const matching = (text: string): number[] => {
+    const requirement = parseRequirement(text);
+    return packages.flatMap((p, id) => (matchesRequirement(requirement, p) ? [id] : []));
+  };
+  const rejecting = (text: string): number[] => {
+    const requirement = parseRequirement(text);
+    return packages.flatMap((p, id) => (p.name === requirement.name && !matchesRequirement(requirement, p) ? [id] : []));
+  };
+  return {
+    packageCount: packages.length,
+    nameOf: (id) => packages[id].name,
+    roots: problem.specs.map(matching),
+    requires: (id) => packages[id].requires.map(matching),
+    rejects: (id) => packages[id].constrains.flatMap(rejecting),
+  };
+}
+
+function solveCore(problem: RandomProblem): number[] | null {
+  const provider = new UniverseProvider(problem.packages);
+  const outcome = new CoreSolver(provider).solve(problem.specs.map((s) => provider.versionSet(s)));
+  if (outcome.kind === 'cancelled') throw new Error('cancelled');
+  return outcome.kind === 'sat' ? outcome.solvables : null;
+}
+
+describe('core solver against MiniSat on random universes', () => {
+  it('agrees on satisfiability, returns valid solutions, and is optimal in spec order', () => {
+    fc.assert(
+      fc.property(randomProblem, (problem) => {
+        const oracle = new Oracle(oracleProblem(problem));
+        const ours = solveCore(problem);
+        const reference = oracle.solve();
+        expect(ours !== null).toBe(reference !== null);
+        if (ours) {
+          expect(violations(oracle.problem, ours)).toEqual([]);
+          const compare = (a: number, b: number): number => comparePreference(problem.packages[a], problem.packages[b]);
+          expect(optimalityViolation(oracle, ours, compare)).toBeNull();
+        }
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('gives the same answer whatever the order of packages in the input', () => {
+    fc.assert(
+      fc.property(randomProblem, fc.integer(), (problem, seed) => {
+        const shuffled = [...problem.packages];
+        let state = seed >>> 0;
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          state = (state * 1103515245 + 12345) >>> 0;
+          const j = state % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+        }
+        const describe = (packages: typeof shuffled, ids: number[] | null): string[] | null =>
+          ids && ids.map((id) => `${packages[id].name} ${packages[id].version} ${packages[id].build}`).sort();
+        const a = describe(problem.packages, solveCore(problem));
+        const b = describe(shuffled, solveCore({ packages: shuffled, specs: problem.specs }));
+        expect(b).toEqual(a);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
