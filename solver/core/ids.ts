@@ -40,7 +40,7 @@ export function isNegated(literal: Literal): boolean {
 }
 
 /** Returns a typed array of at least `minLength` elements holding `array`'s contents (doubling). */
-export function growInt32(array: Int32Array, minLength: number, fill = 0): Int32Array {
+export function growInt32(array: Int32Array<ArrayBuffer>, minLength: number, fill = 0): Int32Array<ArrayBuffer> {
   if (array.length >= minLength) return array;
   let length = Math.max(16, array.length);
   while (length < minLength) length *= 2;
@@ -50,7 +50,7 @@ export function growInt32(array: Int32Array, minLength: number, fill = 0): Int32
   return grown;
 }
 
-export function growInt8(array: Int8Array, minLength: number): Int8Array {
+export function growInt8(array: Int8Array<ArrayBuffer>, minLength: number): Int8Array<ArrayBuffer> {
   if (array.length >= minLength) return array;
   let length = Math.max(16, array.length);
   while (length < minLength) length *= 2;
@@ -59,7 +59,7 @@ export function growInt8(array: Int8Array, minLength: number): Int8Array {
   return grown;
 }
 
-export function growFloat64(array: Float64Array, minLength: number): Float64Array {
+export function growFloat64(array: Float64Array<ArrayBuffer>, minLength: number): Float64Array<ArrayBuffer> {
   if (array.length >= minLength) return array;
   let length = Math.max(16, array.length);
   while (length < minLength) length *= 2;

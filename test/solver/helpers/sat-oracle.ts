@@ -3,7 +3,7 @@
  * propositional logic and handed to logic-solver (MiniSat). Used by the property tests to check
  * satisfiability, validity of our answers, and optimality in conda's order.
  */
-import Logic from 'logic-solver';
+import Logic, { type Solver } from 'logic-solver';
 
 export interface OracleProblem {
   readonly packageCount: number;
@@ -20,7 +20,7 @@ export interface OracleProblem {
 
 const v = (id: number): string => `p${id}`;
 
-function buildSolver(problem: OracleProblem): Logic.Solver {
+function buildSolver(problem: OracleProblem): Solver {
   const solver = new Logic.Solver();
   const byName = new Map<string, string[]>();
   for (let id = 0; id < problem.packageCount; id++) {
@@ -41,7 +41,7 @@ function buildSolver(problem: OracleProblem): Logic.Solver {
 
 /** A referee for one problem; the MiniSat instance is built once and queried under assumptions. */
 export class Oracle {
-  readonly #solver: Logic.Solver;
+  readonly #solver: Solver;
 
   constructor(readonly problem: OracleProblem) {
     this.#solver = buildSolver(problem);
@@ -52,7 +52,7 @@ export class Oracle {
     if (anyOf && anyOf.length === 0) return null;
     const assumptions = [...fixed.map(v), ...(anyOf ? [Logic.or(...anyOf.map(v))] : [])];
     const solution = assumptions.length ? this.#solver.solveAssuming(Logic.and(...assumptions)) : this.#solver.solve();
-    return solution ? solution.getTrueVars().map((name) => Number(name.slice(1))).sort((a, b) => a - b) : null;
+    return solution ? solution.getTrueVars().map((name: string) => Number(name.slice(1))).sort((a, b) => a - b) : null;
   }
 }
 
