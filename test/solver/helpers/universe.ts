@@ -6,7 +6,8 @@
  * comparisons (`>=2`, `<4`, `=3`, `!=3`) joined with `,` inside the same requirement, e.g.
  * `b >=2 <4`. Candidates are sorted by fewer features, higher version, higher build.
  */
-import type { Candidates, Dependencies, DependencyProvider } from '../../../solver/core/provider.js';
+import type { ExplainInterner } from '../../../solver/core/explain/explain.js';
+import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate } from '../../../solver/core/provider.js';
 
 export interface UniversePackage {
   readonly name: string;
@@ -96,7 +97,7 @@ export function comparePreference(a: UniversePackage, b: UniversePackage): numbe
   return a.features - b.features || b.version - a.version || b.build - a.build;
 }
 
-export class UniverseProvider implements DependencyProvider {
+export class UniverseProvider implements DependencyProvider, ExplainInterner {
   readonly packages: UniversePackage[];
   readonly names: string[] = [];
   readonly #nameIds = new Map<string, number>();
@@ -183,5 +184,28 @@ export class UniverseProvider implements DependencyProvider {
   display(solvable: number): string {
     const pkg = this.packages[solvable];
     return `${pkg.name} ${pkg.version}${pkg.build ? ` b${pkg.build}` : ''}`;
+  }
+
+  displayName(name: number): string {
+    return this.names[name];
+  }
+
+  displayVersionSet(versionSet: number): string {
+    return this.versionSets[versionSet].text;
+  }
+
+  displayVersion(solvable: number): string {
+    return String(this.packages[solvable].version);
+  }
+
+  compareVersions(a: number, b: number): number {
+    return this.packages[a].version - this.packages[b].version;
+  }
+
+  excludedMatching(versionSet: number): readonly ExcludedCandidate[] {
+    const { name, requirement } = this.versionSets[versionSet];
+    return (this.#byName.get(name) ?? [])
+      .filter((id) => this.#excluded.has(id) && matchesRequirement(requirement, this.packages[id]))
+      .map((id) => ({ solvable: id, reason: this.#excluded.get(id)! }));
   }
 }

@@ -1,0 +1,459 @@
+/**
+ * Turns an unsatisfiable core (original clauses only) into an `Explanation`.
+ *
+ * The walk starts at the culprit root spec and goes down requirement by requirement. For each
+ * candidate it names the most direct reason found in the core, in this order: unusable metadata;
+ * a different record of the same name that an earlier requested spec needs; another package's
+ * `constrains`; a requirement of its own that cannot be met (explained recursively); a different
+ * record of the same name that some other package needs. Candidates with the same reason are
+ * grouped and their versions collapsed, so `numpy 1.0 .. 2.1` reads as one line.
+ */
+import type { ClauseId, NameId, SolvableId, VersionSetId } from '../ids.js';
+import type { DependencyProvider, ExcludedCandidate } from '../provider.js';
+import type { CoreSolver } from '../solver.js';
+import type { CandidateGroup, CandidateReason, Explanation, Necessity, RequirementFailure, Requirer } from './types.js';
+
+/** How explanations show names, versions and version sets (the provider's ecosystem decides). */
+export interface ExplainInterner {
+  displayName(name: NameId): string;
+  /** The version set with its name, as a user would write it: `python >=3.10`. */
+  displayVersionSet(versionSet: VersionSetId): string;
+  displayVersion(solvable: SolvableId): string;
+  /** Orders solvables of one name by version, lowest first. */
+  compareVersions(a: SolvableId, b: SolvableId): number;
+  /** Candidates that match the version set but were excluded (strict priority, exclude-newer...). */
+  excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[];
+}
+
+export interface ExplainInput {
+  readonly solver: CoreSolver;
+  readonly core: readonly ClauseId[];
+  readonly complete: boolean;
+  readonly provider: DependencyProvider;
+  readonly interner: ExplainInterner;
+  /** The user's root specs as shown to them, in order, and their version sets. */
+  readonly specs: readonly string[];
+  readonly specVersionSets: readonly VersionSetId[];
+  /** Index of the first spec that cannot join the ones before it. */
+  readonly culprit: number;
+}
+
+interface Edge {
+  readonly parent: SolvableId | null;
+  readonly versionSet: VersionSetId;
+}
+
+export function buildExplanation(input: ExplainInput): Explanation {
+  return new ExplanationBuilder(input).build();
+}
+
+class ExplanationBuilder {
+  readonly #input: ExplainInput;
+  readonly #provider: DependencyProvider;
+  readonly #interner: ExplainInterner;
+  readonly #requiresOf = new Map<SolvableId, VersionSetId[]>();
+  readonly #forbidden = new Map<SolvableId, SolvableId[]>();
+  readonly #constrainedBy = new Map<SolvableId, { parent: SolvableId; versionSet: VersionSetId }[]>();
+  readonly #constrainsOf = new Map<SolvableId, { target: SolvableId; versionSet: VersionSetId }[]>();
+  readonly #unknown = new Map<SolvableId, string>();
+  /** Requirement edges of the core, root edges first, in clause order. */
+  readonly #edges: Edge[] = [];
+  readonly #rootSpecOf = new Map<VersionSetId, number>();
+  readonly #memo = new Map<VersionSetId, RequirementFailure>();
+  readonly #onStack = new Set<VersionSetId>();
+  readonly #matchingSets = new Map<VersionSetId, Set<SolvableId>>();
+  readonly #versionUniverse = new Map<NameId, string[]>();
+
+  constructor(input: ExplainInput) {
+    this.#input = input;
+    this.#provider = input.provider;
+    this.#interner = input.interner;
+    input.specVersionSets.forEach((versionSet, index) => {
+      if (!this.#rootSpecOf.has(versionSet)) this.#rootSpecOf.set(versionSet, index);
+    });
+    const rootEdges: Edge[] = [];
+    const otherEdges: Edge[] = [];
+    for (const clause of input.core) {
+      const described = input.solver.describe(clause);
+      switch (described.kind) {
+        case 'requires':
+          if (described.parent === null) rootEdges.push({ parent: null, versionSet: described.versionSet });
+          else {
+            otherEdges.push({ parent: described.parent, versionSet: described.versionSet });
+            push(this.#requiresOf, described.parent, described.versionSet);
+          }
+          break;
+        case 'forbid':
+          push(this.#forbidden, described.a, described.b);
+          push(this.#forbidden, described.b, described.a);
+          break;
+        case 'constrains':
+          push(this.#constrainedBy, described.target, { parent: described.parent, versionSet: described.versionSet });
+          push(this.#constrainsOf, described.parent, { target: described.target, versionSet: described.versionSet });
+          break;
+        case 'unknown':
+          this.#unknown.set(described.solvable, described.reason);
+          break;
+      }
+    }
+    this.#edges = [...rootEdges, ...otherEdges];
+  }
+
+  build(): Explanation {
+    const { specs, culprit, specVersionSets, complete } = this.#input;
+    return {
+      spec: specs[culprit],
+      specIndex: culprit,
+      earlierSpecs: specs.slice(0, culprit),
+      failure: this.#explainRequirement(specVersionSets[culprit]),
+      complete,
+    };
+  }
+
+  #matches(versionSet: VersionSetId): Set<SolvableId> {
+    let set = this.#matchingSets.get(versionSet);
+    if (!set) this.#matchingSets.set(versionSet, (set = new Set(this.#provider.matching(versionSet))));
+    return set;
+  }
+
+  #explainRequirement(versionSet: VersionSetId): RequirementFailure {
+    const known = this.#memo.get(versionSet);
+    if (known) return known;
+    const spec = this.#interner.displayVersionSet(versionSet);
+    if (this.#onStack.has(versionSet)) return { kind: 'cycle', spec };
+    this.#onStack.add(versionSet);
+    const name = this.#provider.nameOfVersionSet(versionSet);
+    const candidates = this.#provider.matching(versionSet);
+    let failure: RequirementFailure;
+    if (candidates.length === 0) {
+      failure = this.#missing(versionSet, name, spec);
+    } else {
+      const reasons = candidates.map((candidate) => ({ candidate, reason: this.#reasonFor(candidate) }));
+      failure = { kind: 'unsatisfiable', spec, name: this.#interner.displayName(name), groups: this.#group(name, reasons, candidates.length) };
+    }
+    this.#onStack.delete(versionSet);
+    this.#memo.set(versionSet, failure);
+    return failure;
+  }
+
+  #missing(versionSet: VersionSetId, name: NameId, spec: string): RequirementFailure {
+    const all = this.#provider.candidates(name).solvables;
+    const excludedByReason = new Map<string, SolvableId[]>();
+    for (const { solvable, reason } of this.#interner.excludedMatching(versionSet)) push(excludedByReason, reason, solvable);
+    return {
+      kind: 'missing',
+      spec,
+      name: this.#interner.displayName(name),
+      available: this.#collapse(name, all),
+      excluded: [...excludedByReason].map(([reason, solvables]) => ({ reason, versions: this.#collapse(name, solvables) })),
+    };
+  }
+
+  #reasonFor(candidate: SolvableId): { key: string; reason: CandidateReason; dependency?: VersionSetId } {
+    const unknown = this.#unknown.get(candidate);
+    if (unknown !== undefined) return { key: `U|${unknown}`, reason: { kind: 'unusable', reason: unknown } };
+
+    const rivals = this.#forbidden.get(candidate) ?? [];
+    const rootRival = this.#rivalRequirer(candidate, rivals, true);
+    if (rootRival) return rootRival;
+
+    const own = this.#constrainsOf.get(candidate) ?? [];
+    for (const root of [true, false]) {
+      for (const { target, versionSet } of own) {
+        const requirer = this.#requirerOf(target, candidate, root);
+        if (!requirer) continue;
+        const spec = this.#interner.displayVersionSet(versionSet);
+        return { key: `N|${spec}|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'constrains', spec, requirer } };
+      }
+    }
+
+    const constraint = this.#constrainedBy.get(candidate)?.[0];
+    if (constraint) {
+      const parentName = this.#provider.nameOfSolvable(constraint.parent);
+      const spec = this.#interner.displayVersionSet(constraint.versionSet);
+      const by = this.#interner.displayName(parentName);
+      return {
+        key: `K|${by}|${spec}`,
+        reason: {
+          kind: 'constrained',
+          by,
+          byVersions: [this.#interner.displayVersion(constraint.parent)],
+          spec,
+          necessity: this.#necessity([constraint.parent], new Set()),
+        },
+      };
+    }
+
+    let fallback: { key: string; reason: CandidateReason; dependency?: VersionSetId } | undefined;
+    for (const versionSet of this.#requiresOf.get(candidate) ?? []) {
+      if (this.#onStack.has(versionSet)) continue;
+      const failure = this.#explainRequirement(versionSet);
+      const dependencyName = this.#provider.nameOfVersionSet(versionSet);
+      const entry = {
+        key: `R|${dependencyName}|${failureSignature(failure)}`,
+        reason: {
+          kind: 'requires' as const,
+          name: this.#interner.displayName(dependencyName),
+          specs: [this.#interner.displayVersionSet(versionSet)],
+          versions: this.#collapse(dependencyName, this.#provider.matching(versionSet)),
+          failure,
+        },
+        dependency: versionSet,
+      };
+      if (isFailing(failure)) return entry;
+      fallback ??= entry;
+    }
+
+    const packageRival = this.#rivalRequirer(candidate, rivals, false);
+    if (packageRival) return packageRival;
+    return fallback ?? { key: 'X', reason: { kind: 'combination' } };
+  }
+
+  /** A requirement edge of the core that needs a same-name rival of `candidate` and not `candidate`. */
+  #rivalRequirer(
+    candidate: SolvableId,
+    rivals: readonly SolvableId[],
+    root: boolean,
+  ): { key: string; reason: CandidateReason } | undefined {
+    if (rivals.length === 0) return undefined;
+    const requirer = this.#requirerOf(rivals, candidate, root);
+    if (!requirer) return undefined;
+    return { key: `C|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'conflicts', requirer } };
+  }
+
+  /** Who needs one of `wanted` (root edges or package edges) without accepting `candidate`. */
+  #requirerOf(wanted: SolvableId | readonly SolvableId[], candidate: SolvableId, root: boolean): Requirer | undefined {
+    const rivalSet = new Set(typeof wanted === 'number' ? [wanted] : wanted);
+    for (const edge of this.#edges) {
+      if ((edge.parent === null) !== root) continue;
+      const matching = this.#matches(edge.versionSet);
+      if (matching.has(candidate)) continue;
+      let needsRival = false;
+      for (const solvable of matching) {
+        if (rivalSet.has(solvable)) {
+          needsRival = true;
+          break;
+        }
+      }
+      if (!needsRival) continue;
+      const spec = this.#interner.displayVersionSet(edge.versionSet);
+      if (edge.parent === null) {
+        const index = this.#rootSpecOf.get(edge.versionSet);
+        return { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
+      }
+      const parentName = this.#provider.nameOfSolvable(edge.parent);
+      const parents = this.#edges
+        .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
+        .map((other) => other.parent as SolvableId);
+      return {
+        kind: 'package',
+        spec,
+        name: this.#interner.displayName(parentName),
+        versions: this.#collapse(parentName, parents),
+        necessity: this.#necessity(parents, new Set()),
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * Why one of `solvables` (records of one name) must be installed: a requirement edge of the core
+   * that only they can meet once its other candidates are ruled out. Follows the chain of requirers
+   * up to a requested spec.
+   */
+  #necessity(solvables: readonly SolvableId[], visited: Set<VersionSetId>): Necessity | null {
+    const chosen = new Set(solvables);
+    for (const edge of this.#edges) {
+      if (visited.has(edge.versionSet) || edge.versionSet === this.#input.specVersionSets[this.#input.culprit]) continue;
+      const matching = this.#provider.matching(edge.versionSet);
+      if (!matching.some((s) => chosen.has(s))) continue;
+      if (edge.parent !== null && chosen.has(edge.parent)) continue;
+      visited.add(edge.versionSet);
+      const name = this.#provider.nameOfVersionSet(edge.versionSet);
+      const others = matching.filter((s) => !chosen.has(s));
+      const alternatives = others.length ? this.#group(name, others.map((candidate) => ({ candidate, reason: this.#reasonFor(candidate) })), matching.length) : [];
+      const spec = this.#interner.displayVersionSet(edge.versionSet);
+      let requiredBy: Requirer;
+      if (edge.parent === null) {
+        const index = this.#rootSpecOf.get(edge.versionSet);
+        requiredBy = { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
+      } else {
+        const parentName = this.#provider.nameOfSolvable(edge.parent);
+        const parents = this.#edges
+          .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
+          .map((other) => other.parent as SolvableId);
+        requiredBy = {
+          kind: 'package',
+          spec,
+          name: this.#interner.displayName(parentName),
+          versions: this.#collapse(parentName, parents),
+          necessity: visited.size < 8 ? this.#necessity(parents, visited) : null,
+        };
+      }
+      return { spec, requiredBy, alternatives };
+    }
+    return null;
+  }
+
+  #group(
+    name: NameId,
+    reasons: readonly { candidate: SolvableId; reason: { key: string; reason: CandidateReason; dependency?: VersionSetId } }[],
+    total: number,
+  ): CandidateGroup[] {
+    const groups = new Map<string, { candidates: SolvableId[]; reasons: CandidateReason[]; dependencies: VersionSetId[] }>();
+    for (const { candidate, reason } of reasons) {
+      let group = groups.get(reason.key);
+      if (!group) groups.set(reason.key, (group = { candidates: [], reasons: [], dependencies: [] }));
+      group.candidates.push(candidate);
+      group.reasons.push(reason.reason);
+      if (reason.dependency !== undefined && !group.dependencies.includes(reason.dependency)) group.dependencies.push(reason.dependency);
+    }
+    const displayName = this.#interner.displayName(name);
+    return [...groups.values()].map((group) => ({
+      name: displayName,
+      versions: this.#collapse(name, group.candidates),
+      all: group.candidates.length === total,
+      reason: this.#mergeReasons(group.reasons, group.dependencies),
+    }));
+  }
+
+  /** One reason for a group: `requires` reasons over several version sets merge their specs and versions. */
+  #mergeReasons(reasons: readonly CandidateReason[], dependencies: readonly VersionSetId[]): CandidateReason {
+    const first = reasons[0];
+    if (first.kind === 'constrained') {
+      const byVersions = unique(reasons.flatMap((r) => (r.kind === 'constrained' ? r.byVersions : [])));
+      return { ...first, byVersions };
+    }
+    if (first.kind !== 'requires' || dependencies.length <= 1) return first;
+    const dependencyName = this.#provider.nameOfVersionSet(dependencies[0]);
+    const lowest = (versionSet: VersionSetId): SolvableId | undefined => {
+      const matching = [...this.#provider.matching(versionSet)].sort((a, b) => this.#interner.compareVersions(a, b));
+      return matching[0];
+    };
+    const ordered = [...dependencies].sort((a, b) => {
+      const x = lowest(a);
+      const y = lowest(b);
+      if (x === undefined || y === undefined) return (x === undefined ? 0 : 1) - (y === undefined ? 0 : 1) || a - b;
+      return this.#interner.compareVersions(x, y) || a - b;
+    });
+    const all = new Set<SolvableId>();
+    for (const versionSet of dependencies) for (const solvable of this.#provider.matching(versionSet)) all.add(solvable);
+    return {
+      kind: 'requires',
+      name: first.name,
+      specs: ordered.map((versionSet) => this.#interner.displayVersionSet(versionSet)),
+      versions: this.#collapse(dependencyName, [...all]),
+      failure: mergeFailures(reasons.map((r) => (r.kind === 'requires' ? r.failure : first.failure))),
+    };
+  }
+
+  /**
+   * Shows a set of one name's solvables as versions, lowest first; runs of three or more
+   * consecutive versions (among all versions the name has) become `first .. last`.
+   */
+  #collapse(name: NameId, solvables: readonly SolvableId[]): string[] {
+    const universe = this.#universe(name);
+    const chosen = new Set(solvables.map((s) => this.#interner.displayVersion(s)));
+    const out: string[] = [];
+    let run: string[] = [];
+    const flush = (): void => {
+      if (run.length >= 3) out.push(`${run[0]} .. ${run[run.length - 1]}`);
+      else out.push(...run);
+      run = [];
+    };
+    for (const version of universe) {
+      if (chosen.has(version)) run.push(version);
+      else flush();
+    }
+    flush();
+    return out;
+  }
+
+  #universe(name: NameId): string[] {
+    let versions = this.#versionUniverse.get(name);
+    if (versions) return versions;
+    const candidates = this.#provider.candidates(name);
+    const all = [...candidates.solvables, ...candidates.excluded.map((e) => e.solvable)];
+    all.sort((a, b) => this.#interner.compareVersions(a, b));
+    versions = [];
+    for (const solvable of all) {
+      const version = this.#interner.displayVersion(solvable);
+      if (versions[versions.length - 1] !== version && !versions.includes(version)) versions.push(version);
+    }
+    this.#versionUniverse.set(name, versions);
+    return versions;
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+function isFailing(failure: RequirementFailure): boolean {
+  if (failure.kind === 'missing') return true;
+  if (failure.kind === 'cycle') return false;
+  return failure.groups.every((group) => group.reason.kind !== 'combination');
+}
+
+/** What a failure says, without the spec and versions, so equal failures of sibling specs group. */
+function failureSignature(failure: RequirementFailure): string {
+  switch (failure.kind) {
+    case 'missing':
+      return `missing:${failure.name}:${failure.excluded.map((e) => e.reason).join(',')}:${failure.available.length > 0}`;
+    case 'cycle':
+      return `cycle:${failure.spec}`;
+    case 'unsatisfiable':
+      return `unsat:${failure.groups.map((g) => reasonSignature(g.reason)).join(';')}`;
+  }
+}
+
+function reasonSignature(reason: CandidateReason): string {
+  switch (reason.kind) {
+    case 'requires':
+      return `requires:${reason.name}:${failureSignature(reason.failure)}`;
+    case 'conflicts':
+      return reason.requirer.kind === 'requested'
+        ? `conflicts:requested:${reason.requirer.spec}`
+        : `conflicts:${reason.requirer.name}:${reason.requirer.spec}`;
+    case 'constrained':
+      return `constrained:${reason.by}:${reason.spec}`;
+    case 'constrains':
+      return `constrains:${reason.spec}:${reasonSignature({ kind: 'conflicts', requirer: reason.requirer })}`;
+    case 'unusable':
+      return `unusable:${reason.reason}`;
+    case 'combination':
+      return 'combination';
+  }
+}
+
+/** Merges failures with equal signatures: versions are united group by group. */
+function mergeFailures(failures: readonly RequirementFailure[]): RequirementFailure {
+  const first = failures[0];
+  if (failures.length === 1) return first;
+  if (first.kind === 'missing') {
+    return {
+      ...first,
+      available: unique(failures.flatMap((f) => (f.kind === 'missing' ? f.available : []))),
+      excluded: first.excluded.map((entry, i) => ({
+        reason: entry.reason,
+        versions: unique(failures.flatMap((f) => (f.kind === 'missing' ? (f.excluded[i]?.versions ?? []) : []))),
+      })),
+    };
+  }
+  if (first.kind === 'unsatisfiable') {
+    return {
+      ...first,
+      groups: first.groups.map((group, i) => ({
+        ...group,
+        versions: unique(failures.flatMap((f) => (f.kind === 'unsatisfiable' ? (f.groups[i]?.versions ?? []) : []))),
+      })),
+    };
+  }
+  return first;
+}

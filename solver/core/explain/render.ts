@@ -1,0 +1,147 @@
+/**
+ * Renders an `Explanation` as a short tree a person can act on. Pure function of the data: the
+ * wording lives here, the walk that chose what to say lives in `explain.ts`.
+ *
+ *   numpy >=2 cannot be installed because every numpy >=2 (2.0.0 .. 2.1.3) requires
+ *   python >=3.10, which conflicts with the requested python 3.9.*
+ *
+ * (one line in the output). When candidates fail for different reasons, each group gets a branch.
+ */
+import type { CandidateGroup, CandidateReason, Explanation, Necessity, RequirementFailure, VersionList } from './types.js';
+
+interface TextNode {
+  readonly text: string;
+  readonly children: readonly TextNode[];
+}
+
+export function renderExplanation(explanation: Explanation): string {
+  const head = `${explanation.spec} cannot be installed because `;
+  const { text, children } = describeFailure(explanation.failure);
+  const lines = [head + text];
+  appendChildren(lines, children, '');
+  if (!explanation.complete) lines.push('(the explanation may be incomplete: the proof was too large to keep)');
+  return lines.join('\n');
+}
+
+function appendChildren(lines: string[], children: readonly TextNode[], indent: string): void {
+  children.forEach((child, i) => {
+    const last = i === children.length - 1;
+    lines.push(`${indent}${last ? '└─ ' : '├─ '}${child.text}`);
+    appendChildren(lines, child.children, indent + (last ? '   ' : '│  '));
+  });
+}
+
+function versions(list: VersionList): string {
+  return list.join(', ');
+}
+
+/** Why a requirement cannot be met, as the rest of a sentence about it. */
+function describeFailure(failure: RequirementFailure): { text: string; children: TextNode[] } {
+  switch (failure.kind) {
+    case 'missing':
+      return { text: describeMissing(failure), children: [] };
+    case 'cycle':
+      return { text: `it depends on ${failure.spec} again`, children: [] };
+    case 'unsatisfiable': {
+      if (failure.groups.length === 1) {
+        const group = failure.groups[0];
+        const reason = describeReason(group.reason);
+        return { text: `${subject(failure.spec, group)} ${reason.text}`, children: reason.children };
+      }
+      return { text: `no ${failure.spec} can be installed:`, children: failure.groups.map(groupNode) };
+    }
+  }
+}
+
+function describeMissing(failure: Extract<RequirementFailure, { kind: 'missing' }>): string {
+  if (failure.excluded.length > 0) {
+    const parts = failure.excluded.map((entry) => `${failure.name} ${versions(entry.versions)} ${entry.reason}`);
+    return `every match is excluded: ${parts.join('; ')}`;
+  }
+  if (failure.available.length === 0) return `nothing provides ${failure.name}`;
+  return `no ${failure.name} matches ${failure.spec} (available: ${versions(failure.available)})`;
+}
+
+/** "every numpy >=2 (2.0.0 .. 2.1.3)" or, for a single candidate, "numpy 2.0.0". */
+function subject(spec: string, group: CandidateGroup): string {
+  if (group.versions.length === 1 && !group.versions[0].includes(' .. ')) return `${group.name} ${group.versions[0]}`;
+  return `every ${spec} (${versions(group.versions)})`;
+}
+
+function groupNode(group: CandidateGroup): TextNode {
+  const reason = describeReason(group.reason);
+  return { text: `${group.name} ${versions(group.versions)} ${reason.text}`, children: reason.children };
+}
+
+function describeReason(reason: CandidateReason): { text: string; children: TextNode[] } {
+  switch (reason.kind) {
+    case 'requires': {
+      const wanted = reason.specs.length <= 2 ? reason.specs.join(' or ') : `${reason.name} ${versions(reason.versions)}`;
+      const tail = describeDependencyFailure(reason.failure);
+      return { text: `requires ${wanted}${tail.text}`, children: tail.children };
+    }
+    case 'conflicts': {
+      const requirer = reason.requirer;
+      if (requirer.kind === 'requested') return { text: `conflicts with the requested ${requirer.spec}`, children: [] };
+      return {
+        text: `conflicts with ${requirer.spec} required by ${requirer.name} ${versions(requirer.versions)}`,
+        children: requirer.necessity ? [necessityNode(requirer.name, requirer.versions, requirer.necessity)] : [],
+      };
+    }
+    case 'constrained':
+      return {
+        text: `is ruled out by ${reason.by} ${versions(reason.byVersions)}, which constrains ${reason.spec}`,
+        children: reason.necessity ? [necessityNode(reason.by, reason.byVersions, reason.necessity)] : [],
+      };
+    case 'constrains': {
+      const requirer = reason.requirer;
+      if (requirer.kind === 'requested') return { text: `constrains ${reason.spec}, which conflicts with the requested ${requirer.spec}`, children: [] };
+      return {
+        text: `constrains ${reason.spec}, which conflicts with ${requirer.spec} required by ${requirer.name} ${versions(requirer.versions)}`,
+        children: requirer.necessity ? [necessityNode(requirer.name, requirer.versions, requirer.necessity)] : [],
+      };
+    }
+    case 'unusable':
+      return { text: `cannot be used: ${reason.reason}`, children: [] };
+    case 'combination':
+      return { text: 'cannot be installed together with the other requirements', children: [] };
+  }
+}
+
+/** "dropdown 18 is needed: menu 10 requires dropdown >=10,<20, and no other dropdown fits", with the others' reasons below. */
+function necessityNode(name: string, shown: VersionList, necessity: Necessity): TextNode {
+  const who = `${name} ${versions(shown)}`;
+  const by = necessity.requiredBy;
+  const none = necessity.alternatives.length === 0;
+  let text: string;
+  if (by.kind === 'requested') {
+    text = none
+      ? `${who} is the only candidate for the requested ${by.spec}`
+      : `${who} is needed for the requested ${by.spec}, whose other candidates are ruled out:`;
+  } else {
+    const needer = `${by.name} ${versions(by.versions)} requires ${necessity.spec}`;
+    text = none ? `${who} is needed: ${needer}, which nothing else matches` : `${who} is needed: ${needer}, whose other candidates are ruled out:`;
+  }
+  const children: TextNode[] = necessity.alternatives.map(groupNode);
+  if (by.kind === 'package' && by.necessity) children.push(necessityNode(by.name, by.versions, by.necessity));
+  return { text, children };
+}
+
+/** The rest of "... requires X" saying why X cannot be met. */
+function describeDependencyFailure(failure: RequirementFailure): { text: string; children: TextNode[] } {
+  switch (failure.kind) {
+    case 'missing':
+      if (failure.excluded.length > 0) return { text: `, but ${describeMissing(failure)}`, children: [] };
+      if (failure.available.length === 0) return { text: ', which nothing provides', children: [] };
+      return { text: `, but no ${failure.name} matches (available: ${versions(failure.available)})`, children: [] };
+    case 'cycle':
+      return { text: '', children: [] };
+    case 'unsatisfiable': {
+      if (failure.groups.length === 1) {
+        const reason = describeReason(failure.groups[0].reason);
+        return { text: `, which ${reason.text}`, children: reason.children };
+      }
+      return { text: ', which cannot be installed:', children: failure.groups.map(groupNode) };
+    }
+  }
+}
