@@ -1,0 +1,195 @@
+/**
+ * A `SubdirIndex` over the raw bytes of a monolithic repodata.json: one scan records where each
+ * package name's records are (`json-scan.ts`), and `records(name)` parses only those spans, through
+ * the same normaliser as the eager parser, on first request.
+ *
+ * The bytes and the tables live in SharedArrayBuffers, so `toShared()` hands a worker thread a
+ * plain structured-cloneable handle and `fromShared()` rebuilds the index there over the same memory
+ * (each thread keeps its own cache of parsed records). The bytes may also be a positional reader
+ * over a cached file (`index-file.ts`), so a warm start with a sidecar reads only the spans it needs.
+ *
+ * Performance notes: a name's rows are contiguous in the tables, and in conda channels its records
+ * are contiguous in the file (keys are sorted), so one name costs one or two reads of its byte range.
+ */
+import type { PackageRecord } from '../vocabulary/record.js';
+import { lookupName, toSharedBytes, type RepodataIndexTables } from './index-tables.js';
+import { scanRepodata } from './json-scan.js';
+import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from './parse-errors.js';
+import { normaliseRecord, recordContext, type RecordContext, type RepodataSource } from './record-normalise.js';
+import type { ChannelRef, SubdirIndex } from './types.js';
+
+/** Random access to the bytes of one repodata.json. */
+export interface RepodataBytes {
+  readonly length: number;
+  /** The bytes `[start, end)`; may be a view into shared memory, never to be modified. */
+  read(start: number, end: number): Uint8Array;
+  /** True when each `read` costs a system call, so nearby spans should be read together. */
+  readonly positional: boolean;
+  /** All the bytes, in shared memory when the platform has it (for `toShared`). */
+  readAll(): Uint8Array;
+}
+
+/** `RepodataBytes` over bytes already in memory. */
+export function bytesInMemory(bytes: Uint8Array): RepodataBytes {
+  return {
+    length: bytes.length,
+    positional: false,
+    read: (start, end) => bytes.subarray(start, end),
+    readAll: () => bytes,
+  };
+}
+
+/** The structured-cloneable form of a lazy index, for `postMessage` to a worker thread. */
+export interface SharedLazyIndexHandle {
+  readonly kind: 'conda-resolve/lazy-subdir-index';
+  readonly version: 1;
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  /** The repodata.json bytes, over a SharedArrayBuffer. */
+  readonly bytes: Uint8Array;
+  readonly tables: RepodataIndexTables;
+}
+
+/** Spans closer than this are read together from a positional source. */
+const READ_GAP = 64 * 1024;
+const EMPTY: readonly PackageRecord[] = Object.freeze([]);
+const decoder = new TextDecoder();
+
+export class LazySubdirIndex implements SubdirIndex {
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  readonly tables: RepodataIndexTables;
+  readonly #bytes: RepodataBytes;
+  readonly #context: RecordContext;
+  readonly #ids = new Map<string, number>();
+  readonly #records = new Map<number, readonly PackageRecord[]>();
+  #names: string[] | null = null;
+
+  /**
+   * An index over `bytes` with tables built for them (by `scanRepodata` or read from a sidecar).
+   * Throws `RepodataIndexUnsupportedError` when the tables do not describe bytes of this length.
+   */
+  constructor(tables: RepodataIndexTables, bytes: RepodataBytes, source: RepodataSource) {
+    const subdir = source.subdir ?? tables.info.subdir;
+    const where = describeSource(source.channel.name, subdir);
+    if (bytes.length !== tables.byteLength) {
+      throw new RepodataIndexUnsupportedError(where, `the index describes ${tables.byteLength} bytes but the document has ${bytes.length}`);
+    }
+    if (!subdir) throw new RepodataParseError(where, 'the document names no subdir ("info.subdir") and none was given');
+    this.channel = source.channel;
+    this.subdir = subdir;
+    this.tables = tables;
+    this.#bytes = bytes;
+    this.#context = recordContext(source, tables.info);
+  }
+
+  /** Scan `bytes` (a whole repodata.json) and index it. See `scanRepodata` for the errors. */
+  static fromBytes(bytes: Uint8Array, source: RepodataSource): LazySubdirIndex {
+    const where = describeSource(source.channel.name, source.subdir);
+    return new LazySubdirIndex(scanRepodata(bytes, where), bytesInMemory(bytes), source);
+  }
+
+  /** Rebuild an index in this thread over the memory of a handle made by `toShared()`. */
+  static fromShared(handle: SharedLazyIndexHandle): LazySubdirIndex {
+    return new LazySubdirIndex(handle.tables, bytesInMemory(handle.bytes), { channel: handle.channel, subdir: handle.subdir });
+  }
+
+  get recordCount(): number {
+    return this.tables.recStart.length;
+  }
+
+  /** Names with at least one record, in first-seen order. */
+  names(): Iterable<string> {
+    if (this.#names === null) {
+      const { nameBytes, nameByteOffsets, nameOffsets } = this.tables;
+      const names: string[] = [];
+      for (let id = 0; id + 1 < nameOffsets.length; id++) {
+        if (nameOffsets[id + 1] === nameOffsets[id]) continue;
+        names.push(decoder.decode(nameBytes.subarray(nameByteOffsets[id], nameByteOffsets[id + 1])));
+      }
+      this.#names = names;
+    }
+    return this.#names;
+  }
+
+  has(name: string): boolean {
+    const id = this.#id(name);
+    return id >= 0 && this.tables.nameOffsets[id + 1] > this.tables.nameOffsets[id];
+  }
+
+  records(name: string): readonly PackageRecord[] {
+    const id = this.#id(name);
+    if (id < 0) return EMPTY;
+    let records = this.#records.get(id);
+    if (records === undefined) {
+      records = this.#parseName(id, name);
+      this.#records.set(id, records);
+    }
+    return records;
+  }
+
+  /**
+   * A handle for `postMessage`: the bytes (copied into a SharedArrayBuffer once, if they are not
+   * already there; a file-backed index reads its whole file) and the tables, shared, not copied.
+   */
+  toShared(): SharedLazyIndexHandle {
+    const bytes = toSharedBytes(this.#bytes.readAll());
+    return { kind: 'conda-resolve/lazy-subdir-index', version: 1, channel: this.channel, subdir: this.subdir, bytes, tables: this.tables };
+  }
+
+  #id(name: string): number {
+    let id = this.#ids.get(name);
+    if (id === undefined) {
+      id = lookupName(this.tables, name);
+      this.#ids.set(name, id);
+    }
+    return id;
+  }
+
+  #parseName(id: number, name: string): readonly PackageRecord[] {
+    const { fnStart, fnEnd, recStart, recEnd, nameOffsets } = this.tables;
+    const first = nameOffsets[id];
+    const last = nameOffsets[id + 1];
+    if (first === last) return EMPTY;
+    const out: PackageRecord[] = new Array<PackageRecord>(last - first);
+    let row = first;
+    while (row < last) {
+      // One read per run of nearby rows (rows are in file order within each section).
+      const lo = fnStart[row] - 1; // from the key's opening quote
+      let hi = recEnd[row];
+      let end = row + 1;
+      if (this.#bytes.positional) {
+        while (end < last && fnStart[end] >= hi && fnStart[end] - hi < READ_GAP) hi = recEnd[end++];
+      } else {
+        while (end < last && fnStart[end] >= hi) hi = recEnd[end++];
+      }
+      const window = this.#bytes.read(lo, hi);
+      for (; row < end; row++) {
+        const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
+        const record = normaliseRecord(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context);
+        if (record.name !== name) {
+          throw new RepodataIndexUnsupportedError(this.#context.source, `record "${fn}" was indexed under "${name}" but is named "${record.name}"`);
+        }
+        out[row - first] = record;
+      }
+    }
+    return out;
+  }
+
+  #parseRecord(window: Uint8Array, start: number, end: number, fileOffset: number, fn: string): unknown {
+    const text = decoder.decode(window.subarray(start, end));
+    try {
+      return JSON.parse(text);
+    } catch (cause) {
+      const match = /position (\d+)/.exec(cause instanceof Error ? cause.message : '');
+      const byteOffset = fileOffset + (match ? new TextEncoder().encode(text.slice(0, Number(match[1]))).length : 0);
+      throw new RepodataParseError(this.#context.source, `invalid JSON in record "${fn}" at byte ${byteOffset}`, { byteOffset, cause });
+    }
+  }
+}
+
+function decodeKey(window: Uint8Array, start: number, end: number): string {
+  const raw = window.subarray(start, end);
+  // The key was checked by the scan; with escapes, JSON.parse of the quoted source decodes it exactly.
+  return raw.includes(0x5c) ? (JSON.parse(decoder.decode(window.subarray(start - 1, end + 1))) as string) : decoder.decode(raw);
+}
