@@ -1,0 +1,624 @@
+/**
+ * A YAML emitter for plain data that writes exactly the bytes ruamel.yaml writes with conda's
+ * settings: `YAML(typ="rt")`, `indent(mapping=2, sequence=4, offset=2)`, width 80, unicode allowed,
+ * block style, no document markers.
+ *
+ * conda (`conda export`, `conda.common.serialize.yaml`) and conda-lockfiles write environment.yml,
+ * conda-lock.yml and pixi.lock this way, and users diff our files against theirs, so "equivalent
+ * YAML" is not enough: line folding at 80 columns, which strings get quoted and how, and where
+ * indentation goes must all match. No JavaScript YAML library reproduces ruamel's choices, so this
+ * module follows ruamel's `Emitter` closely: the same state (column, indent stack, whitespace and
+ * indention flags), the same scalar analysis (`analyze_scalar`), the same style choice
+ * (`choose_scalar_style`) and the same scalar writers (`write_plain`, `write_single_quoted`,
+ * `write_double_quoted`), restricted to what plain data needs: block mappings and sequences,
+ * empty `{}` / `[]`, strings, integers, booleans and null. No anchors, tags or comments.
+ *
+ * Line folding of plain scalars follows ruamel.yaml >= 0.17.22 (what conda-forge ships): a word that
+ * does not fit in the line is moved to a line of its own, leaving the space before it at the end of
+ * the previous line (`url: ` then the URL on the next line). `longWordsOnOwnLine: false` gives the
+ * behaviour of ruamel.yaml <= 0.17.21, where such a word overflows the line instead.
+ *
+ * Columns are counted in Unicode code points, as Python counts string length.
+ */
+
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import { resolvePlainScalar } from './yaml-resolver.js';
+
+export type YamlScalar = string | number | boolean | null;
+/** A mapping keeps insertion order; use a `Map` when keys come from data (a plain object would move integer-like keys first). */
+export type YamlMapping = ReadonlyMap<string, YamlValue> | { readonly [key: string]: YamlValue | undefined };
+export type YamlValue = YamlScalar | readonly YamlValue[] | YamlMapping;
+
+export interface YamlEmitOptions {
+  /** Preferred line width (ruamel's `width`); default 80. */
+  readonly width?: number;
+  /** ruamel >= 0.17.22 puts a word that does not fit on a line of its own (default true). */
+  readonly longWordsOnOwnLine?: boolean;
+}
+
+/** A value the emitter cannot write (a float, a function, a cycle): a programming error in an exporter. */
+export class YamlEmitError extends CondaResolveError {
+  constructor(message: string) {
+    super('CR_ERR_EXPORT_YAML', message);
+  }
+}
+
+// conda's indentation: mappings by 2, sequences by 4 with the dash 2 columns in.
+const MAP_INDENT = 2;
+const SEQUENCE_INDENT = 4;
+const SEQUENCE_DASH_OFFSET = 2;
+// ruamel writes a key as `key:` only when the key plus its tag (`!!str`, counted though never
+// written) is shorter than this; longer keys use the explicit `? key` form.
+const MAX_SIMPLE_KEY_LENGTH = 128;
+const STR_TAG_LENGTH = '!!str'.length;
+
+const LINE_BREAKS = new Set(['\n', '\x85', '\u2028', '\u2029']);
+const WHITESPACE_AFTER = new Set(['\0', ' ', '\t', '\r', '\n', '\x85', '\u2028', '\u2029']);
+const LEADING_INDICATORS = new Set([...'#,[]{}&*!|>\'"%@`']);
+const FLOW_INDICATORS = new Set([...',[]{}']);
+
+const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = {
+  '\0': '0',
+  '\x07': 'a',
+  '\x08': 'b',
+  '\x09': 't',
+  '\x0A': 'n',
+  '\x0B': 'v',
+  '\x0C': 'f',
+  '\x0D': 'r',
+  '\x1B': 'e',
+  '"': '"',
+  '\\': '\\',
+  '\x85': 'N',
+  '\xA0': '_',
+  '\u2028': 'L',
+  '\u2029': 'P',
+};
+
+interface ScalarAnalysis {
+  readonly chars: readonly string[];
+  readonly empty: boolean;
+  readonly multiline: boolean;
+  readonly allowFlowPlain: boolean;
+  readonly allowBlockPlain: boolean;
+  readonly allowSingleQuoted: boolean;
+  readonly allowDoubleQuoted: boolean;
+}
+
+/** A scalar ready to write: its text and whether a plain rendering would read back as the same type. */
+interface PreparedScalar {
+  readonly text: string;
+  readonly plainKeepsType: boolean;
+}
+
+type ScalarStyle = '' | "'" | '"';
+
+interface NodeContext {
+  readonly root?: boolean;
+  readonly sequence?: boolean;
+  readonly mapping?: boolean;
+  readonly simpleKey?: boolean;
+}
+
+/** Serialises `document` (a mapping or a sequence) as ruamel.yaml would, ending with one newline. */
+export function emitYaml(document: YamlValue, options: YamlEmitOptions = {}): string {
+  if (!isMapping(document) && !Array.isArray(document)) {
+    throw new YamlEmitError('Cannot emit YAML: a document must be a mapping or a sequence');
+  }
+  const emitter = new RuamelEmitter(options);
+  return emitter.emitDocument(document);
+}
+
+function isMapping(value: unknown): value is YamlMapping {
+  return value instanceof Map || (typeof value === 'object' && value !== null && !Array.isArray(value));
+}
+
+function mappingEntries(mapping: YamlMapping): [string, YamlValue][] {
+  if (mapping instanceof Map) return [...(mapping as ReadonlyMap<string, YamlValue>).entries()];
+  const entries: [string, YamlValue][] = [];
+  for (const [key, value] of Object.entries(mapping)) {
+    // Like JSON.stringify, an undefined property is absent.
+    if (value !== undefined) entries.push([key, value as YamlValue]);
+  }
+  return entries;
+}
+
+function prepareScalar(value: YamlScalar): PreparedScalar {
+  if (value === null) return { text: '', plainKeepsType: true };
+  if (typeof value === 'boolean') return { text: value ? 'true' : 'false', plainKeepsType: true };
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new YamlEmitError(`Cannot emit YAML: ${value} is not an integer (only integers are supported)`);
+    }
+    return { text: String(value), plainKeepsType: true };
+  }
+  if (typeof value === 'string') return { text: value, plainKeepsType: resolvePlainScalar(value) === 'str' };
+  throw new YamlEmitError(`Cannot emit YAML: unsupported value of type ${typeof value}`);
+}
+
+class RuamelEmitter {
+  private readonly bestWidth: number;
+  private readonly longWordsOnOwnLine: boolean;
+  private readonly chunks: string[] = [];
+
+  // The emitter's position and the state ruamel keeps about the last thing written.
+  private column = 0;
+  private whitespace = true;
+  private indention = true;
+  private noNewline = false;
+  private openEnded = false;
+
+  private indent: number | null = null;
+  /** ruamel's `Indents`: the indent before each increase, and whether that level is a sequence. */
+  private readonly indents: [number | null, boolean | null][] = [];
+  private flowLevel = 0;
+
+  private rootContext = false;
+  private sequenceContext = false;
+  private simpleKeyContext = false;
+
+  private readonly active = new Set<object>();
+
+  constructor(options: YamlEmitOptions) {
+    const width = options.width ?? 80;
+    // ruamel ignores widths that are not more than twice the indent.
+    this.bestWidth = width > 2 * MAP_INDENT ? width : 80;
+    this.longWordsOnOwnLine = options.longWordsOnOwnLine ?? true;
+  }
+
+  emitDocument(root: YamlValue): string {
+    this.expectNode(root, { root: true });
+    // Document end: finish the last line.
+    this.writeIndent();
+    if (this.openEnded) {
+      this.writeIndicator('...', true);
+      this.writeIndent();
+    }
+    return this.chunks.join('');
+  }
+
+  // ---- nodes -------------------------------------------------------------------------------
+
+  private expectNode(value: YamlValue, context: NodeContext): void {
+    this.rootContext = context.root === true;
+    this.sequenceContext = context.sequence === true;
+    this.simpleKeyContext = context.simpleKey === true;
+    if (Array.isArray(value)) {
+      this.enter(value);
+      if (value.length === 0) this.expectEmptyFlowCollection('[', ']');
+      else this.expectBlockSequence(value, context.mapping === true);
+      this.active.delete(value);
+    } else if (isMapping(value)) {
+      this.enter(value);
+      const entries = mappingEntries(value);
+      if (entries.length === 0) this.expectEmptyFlowCollection('{', '}');
+      else this.expectBlockMapping(entries);
+      this.active.delete(value);
+    } else {
+      this.expectScalar(prepareScalar(value as YamlScalar));
+    }
+  }
+
+  private enter(container: object): void {
+    if (this.active.has(container)) throw new YamlEmitError('Cannot emit YAML: the data contains a cycle');
+    this.active.add(container);
+  }
+
+  private expectScalar(scalar: PreparedScalar, analysis?: ScalarAnalysis): void {
+    this.increaseIndent(true, null);
+    this.processScalar(scalar, analysis ?? analyzeScalar(scalar.text));
+    this.indent = this.indents.pop()![0];
+  }
+
+  /** `[]` and `{}`: ruamel writes every empty collection in flow style. */
+  private expectEmptyFlowCollection(open: string, close: string): void {
+    const align = this.seqFlowAlign(SEQUENCE_INDENT, this.column);
+    this.writeIndicator(' '.repeat(Math.max(0, align)) + open, true, true);
+    this.increaseIndent(true, open === '[');
+    this.flowLevel++;
+    this.indent = this.indents.pop()![0];
+    this.flowLevel--;
+    this.writeIndicator(close, false);
+    if (this.flowLevel === 0) this.writeLineBreak();
+  }
+
+  private expectBlockSequence(items: readonly YamlValue[], mappingContext: boolean): void {
+    // A sequence that is a mapping's value starts at the key's indent (the dash offset indents it).
+    const indentless = mappingContext ? !this.indention : false;
+    this.increaseIndent(false, true, indentless);
+    for (const item of items) {
+      const keepLine = this.column === 0 ? this.noNewline : false;
+      this.writeIndent();
+      this.writeIndicator(' '.repeat(SEQUENCE_DASH_OFFSET) + '-', true, false, true);
+      if (keepLine || SEQUENCE_DASH_OFFSET + 2 > SEQUENCE_INDENT) this.noNewline = true;
+      this.expectNode(item, { sequence: true });
+    }
+    this.indent = this.indents.pop()![0];
+    this.noNewline = false;
+  }
+
+  private expectBlockMapping(entries: readonly [string, YamlValue][]): void {
+    this.increaseIndent(false, false);
+    for (const [key, value] of entries) {
+      this.writeIndent();
+      const keyScalar = prepareScalar(key);
+      const keyAnalysis = analyzeScalar(keyScalar.text);
+      if (keyAnalysis.chars.length + STR_TAG_LENGTH < MAX_SIMPLE_KEY_LENGTH && !keyAnalysis.multiline) {
+        this.rootContext = false;
+        this.sequenceContext = false;
+        this.simpleKeyContext = true;
+        this.expectScalar(keyScalar, keyAnalysis);
+        this.writeIndicator(':', false);
+        this.expectNode(value, { mapping: true });
+      } else {
+        this.writeIndicator('?', true, false, true);
+        this.rootContext = false;
+        this.sequenceContext = false;
+        this.simpleKeyContext = false;
+        this.expectScalar(keyScalar, keyAnalysis);
+        this.writeIndent();
+        this.writeIndicator(':', true, false, true);
+        this.expectNode(value, { mapping: true });
+      }
+    }
+    this.indent = this.indents.pop()![0];
+  }
+
+  private increaseIndent(flow: boolean, sequence: boolean | null, indentless = false): void {
+    this.indents.push([this.indent, sequence]);
+    if (this.indent === null) {
+      // A flow collection at the top takes ruamel's requested indent, which conda leaves unset.
+      this.indent = flow ? null : 0;
+    } else if (!indentless) {
+      this.indent += this.lastLevelIsSequence() ? SEQUENCE_INDENT : MAP_INDENT;
+    }
+  }
+
+  /** ruamel's `Indents.last_seq`: whether the level that contains the new one is a sequence. */
+  private lastLevelIsSequence(): boolean {
+    return this.indents.length >= 2 ? this.indents[this.indents.length - 2][1] === true : false;
+  }
+
+  /** ruamel's `Indents.seq_flow_align` without comments: spaces before a flow collection in a sequence. */
+  private seqFlowAlign(sequenceIndent: number, column: number): number {
+    const last = this.indents[this.indents.length - 1];
+    if (this.indents.length < 2 || last[1] !== true) return 0;
+    const base = last[0] ?? 0;
+    return base + sequenceIndent - column - 1;
+  }
+
+  // ---- scalars -----------------------------------------------------------------------------
+
+  private processScalar(scalar: PreparedScalar, analysis: ScalarAnalysis): void {
+    const style = this.chooseScalarStyle(scalar, analysis);
+    const split = !this.simpleKeyContext;
+    if (this.sequenceContext && this.flowLevel === 0) this.writeIndent();
+    if (style === '"') this.writeDoubleQuoted(analysis.chars, split);
+    else if (style === "'") this.writeSingleQuoted(analysis.chars, split);
+    else this.writePlain(analysis.chars, split);
+  }
+
+  private chooseScalarStyle(scalar: PreparedScalar, analysis: ScalarAnalysis): ScalarStyle {
+    if (scalar.plainKeepsType) {
+      const plainAllowed = this.flowLevel > 0 ? analysis.allowFlowPlain : analysis.allowBlockPlain;
+      if (!(this.simpleKeyContext && (analysis.empty || analysis.multiline)) && plainAllowed) return '';
+    }
+    if (analysis.allowDoubleQuoted && (scalar.text.includes("'") || scalar.text.includes('\n'))) return '"';
+    if (analysis.allowSingleQuoted && !(this.simpleKeyContext && analysis.multiline)) return "'";
+    return '"';
+  }
+
+  private writePlain(chars: readonly string[], split: boolean): void {
+    if (this.rootContext) this.openEnded = true;
+    if (chars.length === 0) return;
+    if (!this.whitespace) this.write(' ', 1);
+    this.whitespace = false;
+    this.indention = false;
+    let spaces = false;
+    let breaks = false;
+    let start = 0;
+    for (let end = 0; end <= chars.length; end++) {
+      const ch = end < chars.length ? chars[end] : null;
+      if (spaces) {
+        if (ch !== ' ') {
+          if (start + 1 === end && this.column > this.bestWidth && split) {
+            this.writeIndent();
+            this.whitespace = false;
+            this.indention = false;
+          } else {
+            this.writeChars(chars, start, end);
+          }
+          start = end;
+        }
+      } else if (breaks) {
+        // Unreachable for the data we write (text with line breaks is never plain), kept as ruamel has it.
+        if (ch === null || !LINE_BREAKS.has(ch)) {
+          if (chars[start] === '\n') this.writeLineBreak();
+          for (let i = start; i < end; i++) this.writeLineBreak(chars[i]);
+          this.writeIndent();
+          this.whitespace = false;
+          this.indention = false;
+          start = end;
+        }
+      } else if (ch === null || ch === ' ' || LINE_BREAKS.has(ch)) {
+        if (
+          this.longWordsOnOwnLine &&
+          end - start + this.column > this.bestWidth &&
+          this.indent !== null &&
+          this.column > this.indent
+        ) {
+          // ruamel >= 0.17.22: a word that does not fit gets a line of its own.
+          this.writeIndent();
+        }
+        this.writeChars(chars, start, end);
+        start = end;
+      }
+      if (ch !== null) {
+        spaces = ch === ' ';
+        breaks = LINE_BREAKS.has(ch);
+      }
+    }
+  }
+
+  private writeSingleQuoted(chars: readonly string[], split: boolean): void {
+    this.writeIndicator("'", true);
+    let spaces = false;
+    let breaks = false;
+    let start = 0;
+    for (let end = 0; end <= chars.length; end++) {
+      const ch = end < chars.length ? chars[end] : null;
+      if (spaces) {
+        if (ch === null || ch !== ' ') {
+          if (start + 1 === end && this.column > this.bestWidth && split && start !== 0 && end !== chars.length) {
+            this.writeIndent();
+          } else {
+            this.writeChars(chars, start, end);
+          }
+          start = end;
+        }
+      } else if (breaks) {
+        if (ch === null || !LINE_BREAKS.has(ch)) {
+          if (chars[start] === '\n') this.writeLineBreak();
+          for (let i = start; i < end; i++) this.writeLineBreak(chars[i]);
+          this.writeIndent();
+          start = end;
+        }
+      } else if (ch === null || ch === ' ' || ch === "'" || LINE_BREAKS.has(ch)) {
+        if (start < end) {
+          this.writeChars(chars, start, end);
+          start = end;
+        }
+      }
+      if (ch === "'") {
+        this.write("''", 2);
+        start = end + 1;
+      }
+      if (ch !== null) {
+        spaces = ch === ' ';
+        breaks = LINE_BREAKS.has(ch);
+      }
+    }
+    this.writeIndicator("'", false);
+  }
+
+  private writeDoubleQuoted(chars: readonly string[], split: boolean): void {
+    this.writeIndicator('"', true);
+    let start = 0;
+    for (let end = 0; end <= chars.length; end++) {
+      const ch = end < chars.length ? chars[end] : null;
+      if (ch === null || needsDoubleQuoteEscape(ch)) {
+        if (start < end) {
+          this.writeChars(chars, start, end);
+          start = end;
+        }
+        if (ch !== null) {
+          const escaped = escapeForDoubleQuotes(ch);
+          this.write(escaped, escaped.length);
+          start = end + 1;
+        }
+      }
+      if (
+        end > 0 &&
+        end < chars.length - 1 &&
+        (ch === ' ' || start >= end) &&
+        this.column + (end - start) > this.bestWidth &&
+        split
+      ) {
+        // Fold: end the line with `\` and continue on the next one.
+        const piece = chars.slice(start, end).join('') + '\\';
+        const width = end - start + 1;
+        if (start < end) start = end;
+        this.write(piece, width);
+        this.writeIndent();
+        this.whitespace = false;
+        this.indention = false;
+        if (chars[start] === ' ') this.write('\\', 1);
+      }
+    }
+    this.writeIndicator('"', false);
+  }
+
+  // ---- output primitives (ruamel's write_indicator, write_indent, write_line_break) ---------
+
+  private write(text: string, width: number): void {
+    this.chunks.push(text);
+    this.column += width;
+  }
+
+  private writeChars(chars: readonly string[], start: number, end: number): void {
+    if (end > start) this.write(chars.slice(start, end).join(''), end - start);
+  }
+
+  private writeIndicator(indicator: string, needWhitespace: boolean, whitespace = false, indention = false): void {
+    const text = this.whitespace || !needWhitespace ? indicator : ' ' + indicator;
+    this.whitespace = whitespace;
+    this.indention = this.indention && indention;
+    this.openEnded = false;
+    this.write(text, countCodePoints(text));
+  }
+
+  private writeIndent(): void {
+    const indent = this.indent ?? 0;
+    if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace)) {
+      if (this.noNewline) this.noNewline = false;
+      else this.writeLineBreak();
+    }
+    if (this.column < indent) {
+      this.whitespace = true;
+      this.write(' '.repeat(indent - this.column), indent - this.column);
+    }
+  }
+
+  private writeLineBreak(text = '\n'): void {
+    this.whitespace = true;
+    this.indention = true;
+    this.chunks.push(text);
+    this.column = 0;
+  }
+}
+
+function countCodePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function isPrintableForDoubleQuotes(ch: string): boolean {
+  return (ch >= '\x20' && ch <= '\x7E') || (ch >= '\xA0' && ch <= '\uD7FF') || (ch >= '\uE000' && ch <= '\uFFFD');
+}
+
+function needsDoubleQuoteEscape(ch: string): boolean {
+  return ch === '"' || ch === '\\' || ch === '\x85' || ch === '\u2028' || ch === '\u2029' || ch === '\uFEFF' || !isPrintableForDoubleQuotes(ch);
+}
+
+function escapeForDoubleQuotes(ch: string): string {
+  const short = DOUBLE_QUOTE_ESCAPES[ch];
+  if (short !== undefined) return '\\' + short;
+  const code = ch.codePointAt(0)!;
+  const hex = code.toString(16).toUpperCase();
+  if (code <= 0xff) return '\\x' + hex.padStart(2, '0');
+  if (code <= 0xffff) return '\\u' + hex.padStart(4, '0');
+  return '\\U' + hex.padStart(8, '0');
+}
+
+/** Characters that may appear in a plain or single-quoted scalar with `allow_unicode` on. */
+function isAllowedUnicode(ch: string): boolean {
+  if (ch === '\uFEFF') return false;
+  return (
+    ch === '\x85' ||
+    (ch >= '\xA0' && ch <= '\uD7FF') ||
+    (ch >= '\uE000' && ch <= '\uFFFD') ||
+    (ch.length === 2 && ch.codePointAt(0)! >= 0x10000)
+  );
+}
+
+/** ruamel's `analyze_scalar` (YAML 1.2 rules for `?` and `:`), with unicode allowed. */
+function analyzeScalar(text: string): ScalarAnalysis {
+  const chars = Array.from(text);
+  if (chars.length === 0) {
+    return {
+      chars,
+      empty: true,
+      multiline: false,
+      allowFlowPlain: false,
+      allowBlockPlain: true,
+      allowSingleQuoted: true,
+      allowDoubleQuoted: true,
+    };
+  }
+  let blockIndicators = false;
+  let flowIndicators = false;
+  let lineBreaks = false;
+  let specialCharacters = false;
+  let leadingSpace = false;
+  let leadingBreak = false;
+  let trailingSpace = false;
+  let trailingBreak = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+
+  if (text.startsWith('---') || text.startsWith('...')) {
+    blockIndicators = true;
+    flowIndicators = true;
+  }
+  let precededByWhitespace = true;
+  let followedByWhitespace = chars.length === 1 || WHITESPACE_AFTER.has(chars[1]);
+  let previousSpace = false;
+  let previousBreak = false;
+
+  for (let index = 0; index < chars.length; index++) {
+    const ch = chars[index];
+    if (index === 0) {
+      if (LEADING_INDICATORS.has(ch)) {
+        flowIndicators = true;
+        blockIndicators = true;
+      }
+      if (ch === '?' || ch === ':') {
+        if (chars.length === 1) flowIndicators = true;
+        if (followedByWhitespace) blockIndicators = true;
+      }
+      if (ch === '-' && followedByWhitespace) {
+        flowIndicators = true;
+        blockIndicators = true;
+      }
+    } else {
+      if (FLOW_INDICATORS.has(ch)) flowIndicators = true;
+      if (ch === ':' && followedByWhitespace) {
+        flowIndicators = true;
+        blockIndicators = true;
+      }
+      if (ch === '#' && precededByWhitespace) {
+        flowIndicators = true;
+        blockIndicators = true;
+      }
+    }
+
+    if (LINE_BREAKS.has(ch)) lineBreaks = true;
+    if (!(ch === '\n' || (ch >= '\x20' && ch <= '\x7E'))) {
+      // With unicode allowed, printable non-ASCII characters are fine; everything else needs escapes.
+      if (!isAllowedUnicode(ch)) specialCharacters = true;
+    }
+
+    if (ch === ' ') {
+      if (index === 0) leadingSpace = true;
+      if (index === chars.length - 1) trailingSpace = true;
+      if (previousBreak) breakSpace = true;
+      previousSpace = true;
+      previousBreak = false;
+    } else if (LINE_BREAKS.has(ch)) {
+      if (index === 0) leadingBreak = true;
+      if (index === chars.length - 1) trailingBreak = true;
+      if (previousSpace) spaceBreak = true;
+      previousSpace = false;
+      previousBreak = true;
+    } else {
+      previousSpace = false;
+      previousBreak = false;
+    }
+
+    precededByWhitespace = WHITESPACE_AFTER.has(ch);
+    followedByWhitespace = index + 2 >= chars.length || WHITESPACE_AFTER.has(chars[index + 2]);
+  }
+
+  let allowFlowPlain = true;
+  let allowBlockPlain = true;
+  let allowSingleQuoted = true;
+  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) {
+    allowFlowPlain = allowBlockPlain = false;
+  }
+  if (breakSpace) allowFlowPlain = allowBlockPlain = allowSingleQuoted = false;
+  if (specialCharacters || spaceBreak) allowFlowPlain = allowBlockPlain = allowSingleQuoted = false;
+  if (lineBreaks) allowFlowPlain = allowBlockPlain = false;
+  if (flowIndicators) allowFlowPlain = false;
+  if (blockIndicators) allowBlockPlain = false;
+
+  return {
+    chars,
+    empty: false,
+    multiline: lineBreaks,
+    allowFlowPlain,
+    allowBlockPlain,
+    allowSingleQuoted,
+    allowDoubleQuoted: true,
+  };
+}
