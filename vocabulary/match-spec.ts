@@ -1,0 +1,764 @@
+/**
+ * conda's MatchSpec (`conda.models.match_spec`): the query language for packages.
+ *
+ *   (channel(/subdir)::)name(version(build))([key=value, ...])
+ *
+ * `numpy`, `numpy 1.2.*`, `numpy=1.2` (starts with 1.2), `numpy==1.2` (exactly 1.2),
+ * `numpy>=1.2,<2|==3`, `numpy 1.2 py39_0`, `numpy=1.2=*_0`, `conda-forge::numpy`,
+ * `conda-forge/linux-64::numpy`, `numpy[version='>=1', build='py*', build_number='>=2', ...]`,
+ * and package URLs (`https://.../linux-64/numpy-1.26.4-py39h_0.conda`).
+ *
+ * Where conda silently ignores input (text in brackets that is not `key=value`, a single `:`,
+ * `name[...]` inside brackets that disagrees with the name outside), this parser reports an error
+ * instead: those specs would otherwise match packages the user did not ask for.
+ */
+import { channelIdentity, parseChannel, InvalidChannelError, removeCredentials } from './channel.js';
+import { CondaResolveError } from './errors.js';
+import { isKnownSubdir } from './platform.js';
+import type { PackageRecord } from './record.js';
+import { InvalidVersionSpecError, parseVersionSpec, type VersionSpec } from './version-spec.js';
+
+/** A match spec that cannot be parsed. `position` is a 0-based index into `input`. */
+export class InvalidMatchSpecError extends CondaResolveError {
+  readonly input: string;
+  readonly position: number;
+  readonly reason: string;
+
+  constructor(input: string, reason: string, position: number, options?: { cause?: unknown }) {
+    super('CR_ERR_MATCH_SPEC_INVALID', `Cannot parse match spec ${JSON.stringify(input)}: ${reason} at position ${position}`, options);
+    this.input = input;
+    this.reason = reason;
+    this.position = position;
+  }
+}
+
+/** The fields a spec can constrain, in the order conda prints them. */
+export const MATCH_SPEC_FIELDS = [
+  'channel',
+  'subdir',
+  'name',
+  'version',
+  'build',
+  'build_number',
+  'track_features',
+  'features',
+  'url',
+  'md5',
+  'sha256',
+  'license',
+  'license_family',
+  'fn',
+] as const;
+
+export type MatchSpecField = (typeof MATCH_SPEC_FIELDS)[number];
+
+const FIELD_SET = new Set<string>(MATCH_SPEC_FIELDS);
+
+/** Escape everything but `*`, which becomes `.*`. */
+function globSource(glob: string): string {
+  return glob.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&').replaceAll('*', '.*');
+}
+
+/**
+ * conda's string matcher for names, builds and licenses: `^...$` is a regular expression, a
+ * string with `*` is a glob, anything else must be equal.
+ */
+export class StringPattern {
+  readonly text: string;
+  /** The value when the pattern is a plain string, else null. */
+  readonly exact: string | null;
+  readonly matchesAll: boolean;
+  readonly #re: RegExp | null;
+
+  constructor(text: string) {
+    this.text = text;
+    this.matchesAll = text === '*';
+    if (text.length > 1 && text.startsWith('^') && text.endsWith('$')) {
+      this.#re = new RegExp(text);
+      this.exact = null;
+    } else if (text.includes('*')) {
+      this.#re = new RegExp(`^(?:${globSource(text)})$`);
+      this.exact = null;
+    } else {
+      this.#re = null;
+      this.exact = text;
+    }
+  }
+
+  test(value: string): boolean {
+    if (this.matchesAll) return true;
+    return this.#re === null ? value === this.exact : this.#re.test(value);
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+const INTEGER = /^[+-]?[0-9]+$/;
+const NUMBER_RELATION = /^(==|!=|<=|>=|<|>|=)(?![=<>!~])(\S+)$/;
+
+/** conda's `BuildNumberMatch`: an integer, `*`, an operator and an integer, or `^...$`. */
+export class BuildNumberSpec {
+  readonly text: string;
+  readonly #op: '==' | '!=' | '<' | '<=' | '>' | '>=' | 'any' | 'regex';
+  readonly #value: number;
+  readonly #re: RegExp | null;
+
+  /** Throws a plain `Error` with a reason; `parseMatchSpec` reports it with the spec and position. */
+  constructor(source: string) {
+    const text = source.trim();
+    this.#re = null;
+    this.#value = 0;
+    if (INTEGER.test(text)) {
+      this.#op = '==';
+      this.#value = Number(text);
+      this.text = String(this.#value);
+    } else if (text === '*') {
+      this.#op = 'any';
+      this.text = text;
+    } else if (text.length > 1 && text.startsWith('^') && text.endsWith('$')) {
+      this.#op = 'regex';
+      this.#re = new RegExp(text);
+      this.text = text;
+    } else {
+      const m = NUMBER_RELATION.exec(text);
+      if (m === null || !INTEGER.test(m[2]!)) throw new Error(`invalid build number "${source}"`);
+      // `=N` on a single integer is conda's "starts with", which for integers is equality.
+      this.#op = m[1] === '=' ? '==' : (m[1] as '==' | '!=' | '<' | '<=' | '>' | '>=');
+      this.#value = Number(m[2]);
+      this.text = text;
+    }
+  }
+
+  test(n: number): boolean {
+    const v = this.#value;
+    switch (this.#op) {
+      case '==':
+        return n === v;
+      case '!=':
+        return n !== v;
+      case '<':
+        return n < v;
+      case '<=':
+        return n <= v;
+      case '>':
+        return n > v;
+      case '>=':
+        return n >= v;
+      case 'any':
+        return true;
+      case 'regex':
+        return this.#re!.test(String(n));
+    }
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** Feature sets as conda's `FeatureMatch`: split at spaces and commas, compared as sets. */
+function featureSet(value: string): string[] {
+  return [...new Set(value.split(/[\s,]+/).filter((f) => f !== ''))].sort();
+}
+
+function sameFeatures(want: readonly string[], have: readonly string[]): boolean {
+  if (have.length === 0) return want.length === 0;
+  if (want.length === 0) return false;
+  // Records rarely carry more than one or two features; a quadratic check allocates nothing.
+  for (const f of have) if (!want.includes(f)) return false;
+  for (const f of want) if (!have.includes(f)) return false;
+  return true;
+}
+
+/** Channel constraint: a glob over channel names, or one channel compared canonically. */
+class ChannelMatcher {
+  readonly text: string;
+  readonly exact: boolean;
+  readonly matchesAll: boolean;
+  readonly #pattern: StringPattern | null;
+  readonly #name: string;
+  readonly #baseUrl: string | null;
+
+  constructor(text: string, name: string, baseUrl: string | null) {
+    this.text = name;
+    this.matchesAll = text === '*';
+    this.exact = !text.includes('*') && !(text.startsWith('^') && text.endsWith('$'));
+    this.#pattern = this.exact ? null : new StringPattern(text);
+    this.#name = name;
+    this.#baseUrl = baseUrl;
+  }
+
+  test(channel: string): boolean {
+    if (this.matchesAll) return true;
+    if (channel === this.#name) return true;
+    const identity = channelIdentity(channel);
+    if (this.#pattern !== null) return this.#pattern.test(identity === null ? channel : identity.name);
+    if (identity === null) return false;
+    return identity.name === this.#name || identity.baseUrl === this.#baseUrl;
+  }
+}
+
+export interface MatchSpecFields {
+  readonly name: string;
+  readonly version?: string | undefined;
+  readonly build?: string | undefined;
+  readonly build_number?: string | undefined;
+  readonly channel?: string | undefined;
+  readonly subdir?: string | undefined;
+  readonly track_features?: string | undefined;
+  readonly features?: string | undefined;
+  readonly url?: string | undefined;
+  readonly md5?: string | undefined;
+  readonly sha256?: string | undefined;
+  readonly license?: string | undefined;
+  readonly license_family?: string | undefined;
+  readonly fn?: string | undefined;
+}
+
+export class MatchSpec {
+  /** The spec as given. */
+  readonly source: string;
+  /** The package name, lowercase; `*` for any, or a glob / `^regex$`. */
+  readonly name: string;
+  /** True when `name` is one package name (no glob or regex). */
+  readonly nameIsExact: boolean;
+  readonly version: VersionSpec | null;
+  /** The build string pattern (exact, glob or `^regex$`), or null. */
+  readonly build: string | null;
+  readonly buildNumber: BuildNumberSpec | null;
+  /** The channel's display name (`conda-forge`, a URL) or a glob, or null. */
+  readonly channel: string | null;
+  readonly subdir: string | null;
+  readonly md5: string | null;
+  readonly sha256: string | null;
+  /** A package URL, without credentials. */
+  readonly url: string | null;
+  readonly fn: string | null;
+  readonly license: string | null;
+  readonly licenseFamily: string | null;
+  readonly trackFeatures: readonly string[] | null;
+  readonly features: readonly string[] | null;
+
+  readonly #name: StringPattern;
+  readonly #build: StringPattern | null;
+  readonly #channel: ChannelMatcher | null;
+  readonly #license: StringPattern | null;
+  readonly #licenseFamily: StringPattern | null;
+  #text: string | undefined;
+
+  /** @internal Use `parseMatchSpec`. */
+  constructor(
+    source: string,
+    fields: {
+      name: StringPattern;
+      version: VersionSpec | null;
+      build: StringPattern | null;
+      buildNumber: BuildNumberSpec | null;
+      channel: ChannelMatcher | null;
+      subdir: string | null;
+      md5: string | null;
+      sha256: string | null;
+      url: string | null;
+      fn: string | null;
+      license: StringPattern | null;
+      licenseFamily: StringPattern | null;
+      trackFeatures: readonly string[] | null;
+      features: readonly string[] | null;
+    },
+  ) {
+    this.source = source;
+    this.#name = fields.name;
+    this.name = fields.name.text;
+    this.nameIsExact = fields.name.exact !== null;
+    this.version = fields.version;
+    this.#build = fields.build;
+    this.build = fields.build?.text ?? null;
+    this.buildNumber = fields.buildNumber;
+    this.#channel = fields.channel;
+    this.channel = fields.channel?.text ?? null;
+    this.subdir = fields.subdir;
+    this.md5 = fields.md5;
+    this.sha256 = fields.sha256;
+    this.url = fields.url;
+    this.fn = fields.fn;
+    this.#license = fields.license;
+    this.license = fields.license?.text ?? null;
+    this.#licenseFamily = fields.licenseFamily;
+    this.licenseFamily = fields.licenseFamily?.text ?? null;
+    this.trackFeatures = fields.trackFeatures;
+    this.features = fields.features;
+  }
+
+  /** Whether `record` satisfies every constraint of this spec. Allocates nothing in the common case. */
+  matches(record: PackageRecord): boolean {
+    const name = this.#name;
+    if (name.exact !== null ? record.name !== name.exact : !name.test(record.name)) return false;
+    if (this.version !== null && !this.version.matches(record.version)) return false;
+    if (this.#build !== null && !this.#build.test(record.build)) return false;
+    if (this.buildNumber !== null && !this.buildNumber.test(record.build_number)) return false;
+    if (this.#channel !== null && !this.#channel.test(record.channel)) return false;
+    if (this.subdir !== null && record.subdir !== this.subdir) return false;
+    if (this.md5 !== null && (record.md5 === null || record.md5.toLowerCase() !== this.md5)) return false;
+    if (this.sha256 !== null && (record.sha256 === null || record.sha256.toLowerCase() !== this.sha256)) return false;
+    if (this.url !== null && record.url !== this.url) return false;
+    if (this.fn !== null && record.fn !== this.fn) return false;
+    if (this.#license !== null && !this.#license.test((record.license ?? '').toLowerCase())) return false;
+    if (this.#licenseFamily !== null && !this.#licenseFamily.test((record.license_family ?? '').toLowerCase())) return false;
+    if (this.trackFeatures !== null && !sameFeatures(this.trackFeatures, record.track_features)) return false;
+    if (this.features !== null && !sameFeatures(this.features, record.features === null ? [] : featureSet(record.features))) return false;
+    return true;
+  }
+
+  /**
+   * conda's canonical string (`str(MatchSpec)`): `numpy==1.7=py38_0`, `numpy=1.7`,
+   * `numpy[version='>=1.7']`, `conda-forge/linux-64::numpy`. The channel is shown by its display
+   * name; a `*` version is left out.
+   */
+  toString(): string {
+    if (this.#text === undefined) this.#text = this.#format();
+    return this.#text;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  /** conda's `conda_env_form`: the canonical string without the channel, first `==` as `=`. */
+  condaEnvForm(): string {
+    let text = this.toString();
+    const dc = text.indexOf('::');
+    if (dc >= 0) text = text.slice(dc + 2);
+    return text.replace('==', '=');
+  }
+
+  #format(): string {
+    const builder: string[] = [];
+    const brackets: string[] = [];
+    const channel = this.#channel;
+    if (channel !== null && channel.exact) builder.push(channel.text);
+    else if (channel !== null && !channel.matchesAll) brackets.push(`channel=${channel.text}`);
+    if (this.subdir !== null) {
+      if (channel !== null && channel.exact) builder.push(`/${this.subdir}`);
+      else brackets.push(`subdir=${this.subdir}`);
+    }
+    builder.push(builder.length > 0 ? `::${this.name}` : this.name);
+
+    let versionExact = false;
+    const version = this.version?.matchesAll ? null : this.version?.text ?? null;
+    if (version !== null) {
+      if (/[><$^|,]/.test(version)) brackets.push(`version='${version}'`);
+      else if (version.startsWith('!=') || version.startsWith('~=')) {
+        if (this.build !== null) brackets.push(`version='${version}'`);
+        else builder.push(version);
+      } else if (version.endsWith('.*')) builder.push(`=${version.slice(0, -2)}`);
+      else if (version.endsWith('*')) builder.push(`=${version.slice(0, -1)}`);
+      else if (version.startsWith('==')) {
+        builder.push(version);
+        versionExact = true;
+      } else {
+        builder.push(`==${version}`);
+        versionExact = true;
+      }
+    }
+
+    const build = this.build;
+    if (build !== null) {
+      if (/[><$^|,]/.test(build)) brackets.push(`build='${build}'`);
+      else if (build.includes('*')) brackets.push(`build=${build}`);
+      else if (versionExact) builder.push(`=${build}`);
+      else brackets.push(`build=${build}`);
+    }
+
+    const rest: [string, string | null][] = [
+      ['build_number', this.buildNumber?.text ?? null],
+      ['track_features', this.trackFeatures?.join(' ') ?? null],
+      ['features', this.features?.join(' ') ?? null],
+      // conda leaves the URL out when the channel is known, and the file name when the URL is.
+      ['url', channel !== null ? null : this.url],
+      ['md5', this.md5],
+      ['sha256', this.sha256],
+      ['license', this.license],
+      ['license_family', this.licenseFamily],
+      ['fn', this.url !== null ? null : this.fn],
+    ];
+    for (const [key, value] of rest) {
+      if (value === null) continue;
+      brackets.push(/[, =]/.test(value) ? `${key}='${value}'` : `${key}=${value}`);
+    }
+    if (brackets.length > 0) builder.push(`[${brackets.join(',')}]`);
+    return builder.join('');
+  }
+}
+
+// --- parsing -------------------------------------------------------------------------------
+
+interface Located {
+  readonly value: string;
+  /** Position of the value in the original input. */
+  readonly at: number;
+}
+
+class SpecParser {
+  readonly input: string;
+  constructor(input: string) {
+    this.input = input;
+  }
+
+  fail(reason: string, at: number, cause?: unknown): never {
+    throw new InvalidMatchSpecError(this.input, reason, Math.max(0, Math.min(this.input.length, at)), { cause });
+  }
+}
+
+const NAME_CHARS = /^[A-Za-z0-9_.+*-]+$/;
+const BUILD_CHARS = /^[A-Za-z0-9_.+*!]+$/;
+const KEY = /[A-Za-z0-9_-]+/y;
+const UNQUOTED = /[^,\s]*/y;
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** conda's `_parse_version_plus_build`: the build is the last word after a space or `=`. */
+const VERSION_PLUS_BUILD = /((?:.+?)[^><!,|]?)(?:(?<![=!|,<>~])(?:[ =])([^-=,|<>~]+?))?$/;
+
+/** conda's `_sanitize_version_str`: `=1.2` means `1.2*`, `==1.2` means `1.2`. */
+function sanitizeVersion(version: string, build: string | null): string {
+  if (version === '==' || version === '=') return version;
+  if (!version.startsWith('=')) return version;
+  const bare = version.replace(/^=+/, '');
+  if (version.startsWith('==') && build === null) return bare;
+  if (!/[=,|]/.test(bare)) return build === null && !bare.endsWith('*') ? `${bare}*` : bare;
+  return version;
+}
+
+function parseBrackets(p: SpecParser, content: string, at: number): Map<string, Located> {
+  const out = new Map<string, Located>();
+  let i = 0;
+  while (true) {
+    while (i < content.length && (content[i] === ',' || /\s/.test(content[i]!))) i++;
+    if (i >= content.length) break;
+    KEY.lastIndex = i;
+    const key = KEY.exec(content)?.[0];
+    if (key === undefined) p.fail(`expected key=value in brackets, found ${JSON.stringify(content[i])}`, at + i);
+    const keyAt = at + i;
+    i += key.length;
+    if (content[i] !== '=') p.fail(`expected "=" after "${key}" in brackets`, at + i);
+    i++;
+    let value: string;
+    const valueAt = at + i;
+    const quote = content[i];
+    if (quote === "'" || quote === '"') {
+      const end = content.indexOf(quote, i + 1);
+      if (end < 0) p.fail(`unterminated ${quote} quote`, at + i);
+      value = content.slice(i + 1, end);
+      i = end + 1;
+    } else {
+      UNQUOTED.lastIndex = i;
+      value = UNQUOTED.exec(content)![0];
+      i += value.length;
+    }
+    if (/['"]/.test(value)) p.fail('quotes are not allowed inside a value', valueAt + value.search(/['"]/));
+    if (i < content.length && content[i] !== ',' && !/\s/.test(content[i]!)) {
+      p.fail(`expected "," after the value of "${key}" (quote values that contain spaces or commas)`, at + i);
+    }
+    if (value.trim() === '') p.fail(`empty value for "${key}"`, valueAt);
+    if (!FIELD_SET.has(key)) p.fail(`unknown key "${key}" (valid keys: ${MATCH_SPEC_FIELDS.join(', ')})`, keyAt);
+    out.set(key, { value: value.trim(), at: valueAt + (value.length - value.trimStart().length) });
+  }
+  return out;
+}
+
+interface Parsed {
+  name?: Located;
+  version?: Located;
+  build?: Located;
+  channel?: Located;
+  subdir?: Located;
+  fields: Map<string, Located>;
+}
+
+/** `https://.../<channel>/<subdir>/<name>-<version>-<build>.conda` (or a local absolute path). */
+function parsePackageFile(p: SpecParser, text: string, at: number): Parsed {
+  let url = text;
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(url)) {
+    const path = url.replaceAll('\\', '/');
+    if (path.startsWith('/')) url = `file://${path}`;
+    else if (/^[A-Za-z]:\//.test(path)) url = `file:///${path}`;
+    else p.fail('a package file must be given as a URL or an absolute path', at);
+  }
+  url = removeCredentials(url);
+  const slash = url.lastIndexOf('/');
+  const fn = url.slice(slash + 1);
+  const dir = url.slice(0, slash);
+  const dirSlash = dir.lastIndexOf('/');
+  const subdir = dir.slice(dirSlash + 1);
+  const fields = new Map<string, Located>([
+    ['url', { value: url, at }],
+    ['fn', { value: fn, at: at + text.lastIndexOf('/') + 1 }],
+  ]);
+  if (!isKnownSubdir(subdir) || dir.slice(0, dirSlash).endsWith(':/')) return { name: { value: '*', at }, fields };
+  const stem = fn.endsWith('.conda') ? fn.slice(0, -'.conda'.length) : fn.slice(0, -'.tar.bz2'.length);
+  const b = stem.lastIndexOf('-');
+  const v = b > 0 ? stem.lastIndexOf('-', b - 1) : -1;
+  if (v <= 0) p.fail(`package file name "${fn}" is not <name>-<version>-<build>`, at + text.lastIndexOf('/') + 1);
+  const fnAt = at + text.lastIndexOf('/') + 1;
+  return {
+    channel: { value: dir.slice(0, dirSlash), at },
+    subdir: { value: subdir, at },
+    name: { value: stem.slice(0, v), at: fnAt },
+    version: { value: stem.slice(v + 1, b), at: fnAt + v + 1 },
+    build: { value: stem.slice(b + 1), at: fnAt + b + 1 },
+    fields,
+  };
+}
+
+function parseParts(p: SpecParser): Parsed {
+  const input = p.input;
+  const lead = input.length - input.trimStart().length;
+  let s = input.trim();
+  if (s === '') p.fail('empty match spec', 0);
+  const control = CONTROL.exec(s);
+  if (control !== null) p.fail('control characters are not allowed', lead + control.index);
+
+  // conda's legacy feature form: `mkl@` means "any package tracking feature mkl".
+  if (s.endsWith('@')) {
+    const feature = s.slice(0, -1).trim();
+    if (feature === '' || /[\s\[\]=<>]/.test(feature)) p.fail('expected a feature name before "@"', lead);
+    return { name: { value: '*', at: lead }, fields: new Map([['track_features', { value: feature, at: lead }]]) };
+  }
+
+  const hash = s.indexOf('#');
+  if (hash >= 0) s = s.slice(0, hash).trimEnd();
+  const conditional = s.indexOf(' if ');
+  if (conditional >= 0) s = s.slice(0, conditional).trimEnd();
+  if (s === '') p.fail('empty match spec', lead);
+
+  if (s.endsWith('.conda') || s.endsWith('.tar.bz2')) return parsePackageFile(p, s, lead);
+
+  // Brackets: from the last "[" that has a "]" after it, to the last "]" (as conda's regex).
+  let fields = new Map<string, Located>();
+  let cutAt = -1;
+  let cutLength = 0;
+  const close = s.lastIndexOf(']');
+  const open = close >= 0 ? s.lastIndexOf('[', close) : -1;
+  if (open >= 0) {
+    fields = parseBrackets(p, s.slice(open + 1, close), lead + open + 1);
+    cutAt = open;
+    cutLength = close - open + 1;
+    s = s.slice(0, open) + s.slice(close + 1);
+  }
+  const pos = (k: number) => lead + (cutAt >= 0 && k >= cutAt ? k + cutLength : k);
+  const stray = s.search(/[[\]]/);
+  if (stray >= 0) p.fail(`unexpected "${s[stray]}"`, pos(stray));
+
+  // A trailing `(optional)` / `(target=...)` annotation, which conda parses and ignores.
+  const parens = /\(([^()]*)\)\s*$/.exec(s);
+  if (parens !== null && parens[1]!.split(',').every((part) => /^\s*(optional|[A-Za-z_]+=[^,]*)\s*$/.test(part))) {
+    s = s.slice(0, parens.index).trimEnd();
+  }
+
+  const parsed: Parsed = { fields };
+  let rest = s;
+  let restAt = 0;
+  const dc = s.lastIndexOf('::');
+  if (dc >= 0) {
+    const channelText = s.slice(0, dc).trim();
+    if (channelText !== '') parsed.channel = { value: channelText, at: pos(s.indexOf(channelText)) };
+    rest = s.slice(dc + 2);
+    restAt = dc + 2;
+  }
+  const skip = rest.length - rest.trimStart().length;
+  rest = rest.trimStart();
+  restAt += skip;
+  const colon = rest.indexOf(':');
+  if (colon >= 0) p.fail('unexpected ":" (a channel is separated from the name by "::")', pos(restAt + colon));
+
+  const nameMatch = /^[^ =<>!~]+/.exec(rest);
+  if (nameMatch === null) {
+    p.fail(rest === '' ? 'no package name found' : `no package name found before ${JSON.stringify(rest[0])}`, pos(restAt));
+  }
+  parsed.name = { value: nameMatch[0], at: pos(restAt) };
+  const after = rest.slice(nameMatch[0].length);
+  const afterAt = restAt + nameMatch[0].length;
+  const trimmed = after.trim();
+  if (after.length === 1 && after !== '=') p.fail(`expected a version after ${JSON.stringify(after)}`, pos(afterAt));
+  if (after.length > 1 && trimmed !== '') {
+    const trimmedAt = afterAt + (after.length - after.trimStart().length);
+    const m = VERSION_PLUS_BUILD.exec(trimmed);
+    const rawVersion = m?.[1] ?? trimmed;
+    const build = m?.[2]?.trim() || null;
+    const version = sanitizeVersion(rawVersion.replaceAll(' ', ''), build);
+    // Report version errors against the version's place in the input.
+    const skipped = rawVersion.replaceAll(' ', '').length - version.replace(/\*$/, '').length;
+    parsed.version = { value: version, at: pos(trimmedAt + Math.max(0, skipped)) };
+    if (build !== null) parsed.build = { value: build, at: pos(trimmedAt + trimmed.lastIndexOf(build)) };
+  }
+  return parsed;
+}
+
+function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
+  const fields = parsed.fields;
+
+  // Brackets override what is outside them, except the name (conda ignores a bracketed name).
+  const nameLoc = parsed.name!;
+  const bracketName = fields.get('name');
+  if (bracketName !== undefined && bracketName.value.toLowerCase() !== nameLoc.value.toLowerCase()) {
+    p.fail(`the name in brackets ("${bracketName.value}") differs from the package name ("${nameLoc.value}")`, bracketName.at);
+  }
+  const rawName = nameLoc.value.toLowerCase();
+  const nameIsRegex = rawName.length > 1 && rawName.startsWith('^') && rawName.endsWith('$');
+  if (!nameIsRegex && !NAME_CHARS.test(rawName)) {
+    const bad = rawName.search(/[^A-Za-z0-9_.+*-]/);
+    p.fail(`unexpected ${JSON.stringify(rawName[bad])} in package name`, nameLoc.at + bad);
+  }
+  const name = pattern(p, rawName, nameLoc.at);
+
+  let channelLoc = parsed.channel;
+  let subdirLoc = parsed.subdir;
+  let channel: ChannelMatcher | null = null;
+  const channelOf = (loc: Located): { matcher: ChannelMatcher; platform: string | null } => {
+    const text = loc.value;
+    if (text === '*' || text.includes('*') || (text.startsWith('^') && text.endsWith('$'))) {
+      // A glob channel may still name a subdir: `*/linux-64::numpy`.
+      const slash = text.lastIndexOf('/');
+      if (slash > 0 && isKnownSubdir(text.slice(slash + 1))) {
+        const head = text.slice(0, slash);
+        return { matcher: new ChannelMatcher(head, head, null), platform: text.slice(slash + 1) };
+      }
+      pattern(p, text, loc.at);
+      return { matcher: new ChannelMatcher(text, text, null), platform: null };
+    }
+    try {
+      const c = parseChannel(text);
+      return { matcher: new ChannelMatcher(text, c.name, c.baseUrl), platform: c.platform };
+    } catch (error) {
+      if (error instanceof InvalidChannelError) p.fail(error.message.replace(/^Cannot use /, 'invalid '), loc.at, error);
+      throw error;
+    }
+  };
+  let platform: string | null = null;
+  if (channelLoc !== undefined) ({ matcher: channel, platform } = channelOf(channelLoc));
+  const bracketChannel = fields.get('channel');
+  if (bracketChannel !== undefined) {
+    const c = channelOf(bracketChannel);
+    channel = c.matcher;
+    if (c.platform !== null) platform = c.platform;
+    channelLoc = bracketChannel;
+  }
+  if (subdirLoc === undefined && platform !== null) subdirLoc = { value: platform, at: channelLoc!.at };
+  const bracketSubdir = fields.get('subdir');
+  if (bracketSubdir !== undefined) subdirLoc = bracketSubdir;
+  if (subdirLoc !== undefined && !/^[A-Za-z0-9_.*-]+$/.test(subdirLoc.value)) p.fail(`invalid subdir "${subdirLoc.value}"`, subdirLoc.at);
+
+  let versionLoc = parsed.version;
+  const bracketVersion = fields.get('version');
+  if (bracketVersion !== undefined) versionLoc = { value: sanitizeVersion(bracketVersion.value, null), at: bracketVersion.at };
+  let version: VersionSpec | null = null;
+  if (versionLoc !== undefined) {
+    try {
+      version = parseVersionSpec(versionLoc.value);
+    } catch (error) {
+      if (error instanceof InvalidVersionSpecError) {
+        p.fail(`invalid version "${versionLoc.value}": ${error.reason}`, versionLoc.at + error.position, error);
+      }
+      throw error;
+    }
+  }
+
+  const buildLoc = fields.get('build') ?? parsed.build;
+  let build: StringPattern | null = null;
+  if (buildLoc !== undefined) {
+    const isRegex = buildLoc.value.length > 1 && buildLoc.value.startsWith('^') && buildLoc.value.endsWith('$');
+    if (!isRegex && !BUILD_CHARS.test(buildLoc.value)) {
+      const bad = buildLoc.value.search(/[^A-Za-z0-9_.+*!]/);
+      p.fail(`unexpected ${JSON.stringify(buildLoc.value[bad])} in build string`, buildLoc.at + bad);
+    }
+    build = pattern(p, buildLoc.value, buildLoc.at);
+  }
+
+  const numberLoc = fields.get('build_number');
+  let buildNumber: BuildNumberSpec | null = null;
+  if (numberLoc !== undefined) {
+    try {
+      buildNumber = new BuildNumberSpec(numberLoc.value);
+    } catch (error) {
+      p.fail(error instanceof SyntaxError ? 'invalid regular expression in build_number' : `invalid build number "${numberLoc.value}"`, numberLoc.at, error);
+    }
+  }
+
+  const plain = (key: string): string | null => fields.get(key)?.value ?? null;
+  const hex = (key: 'md5' | 'sha256', length: number): string | null => {
+    const loc = fields.get(key);
+    if (loc === undefined) return null;
+    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(loc.value)) p.fail(`${key} must be ${length} hexadecimal digits`, loc.at);
+    return loc.value.toLowerCase();
+  };
+  const lowerPattern = (key: string): StringPattern | null => {
+    const loc = fields.get(key);
+    return loc === undefined ? null : pattern(p, loc.value.toLowerCase(), loc.at);
+  };
+  const features = (key: string): string[] | null => {
+    const value = plain(key);
+    return value === null ? null : featureSet(value);
+  };
+  const url = plain('url');
+
+  return new MatchSpec(p.input, {
+    name,
+    version,
+    build,
+    buildNumber,
+    channel,
+    subdir: subdirLoc?.value ?? null,
+    md5: hex('md5', 32),
+    sha256: hex('sha256', 64),
+    url: url === null ? null : removeCredentials(url),
+    fn: plain('fn'),
+    license: lowerPattern('license'),
+    licenseFamily: lowerPattern('license_family'),
+    trackFeatures: features('track_features'),
+    features: features('features'),
+  });
+}
+
+function pattern(p: SpecParser, text: string, at: number): StringPattern {
+  try {
+    return new StringPattern(text);
+  } catch (error) {
+    return p.fail(`invalid regular expression "${text}"`, at, error);
+  }
+}
+
+const CACHE_LIMIT = 50_000;
+const cache = new Map<string, MatchSpec>();
+
+/**
+ * Parse a conda match spec (cached by string, since records repeat the same depends strings).
+ * Throws `InvalidMatchSpecError` naming the spec and the position of the problem.
+ */
+export function parseMatchSpec(input: string): MatchSpec {
+  const hit = cache.get(input);
+  if (hit !== undefined) return hit;
+  if (typeof input !== 'string') throw new InvalidMatchSpecError(String(input), 'not a string', 0);
+  const p = new SpecParser(input);
+  const spec = compileParsed(p, parseParts(p));
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(input, spec);
+  return spec;
+}
+
+/** Parse a conda match spec, or return null when it is not one. */
+export function tryParseMatchSpec(input: string): MatchSpec | null {
+  try {
+    return parseMatchSpec(input);
+  } catch (error) {
+    if (error instanceof InvalidMatchSpecError) return null;
+    throw error;
+  }
+}
+
+/** Build a spec from fields (values as they would appear in brackets), e.g. `{name: 'numpy', version: '>=1.26'}`. */
+export function matchSpecFromFields(fields: MatchSpecFields): MatchSpec {
+  const entries = Object.entries(fields).filter(([key, value]) => key !== 'name' && value !== undefined) as [string, string][];
+  const text = `${fields.name}${entries.length ? `[${entries.map(([k, v]) => `${k}="${v}"`).join(',')}]` : ''}`;
+  return parseMatchSpec(text);
+}
