@@ -1,0 +1,72 @@
+/**
+ * What the route plugins share: the frozen configuration, the injected dependencies, the schemas,
+ * and per-request notes for the access log. Passed to each plugin as its options, so nothing is a
+ * module-level singleton and every app built in a test is independent.
+ */
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { loadRegistry } from '../exporters/index.js';
+import type { PlatformSolver } from '../platform-solver.js';
+import type { ResolveDeps } from '../resolve.js';
+import type { ChannelPolicy } from './channel-policy.js';
+import type { ServerConfig } from './config.js';
+import type { Schemas } from './schemas.js';
+import type { SolveCacheStats } from './solve-cache.js';
+
+export type ExporterRegistry = Awaited<ReturnType<typeof loadRegistry>>['registry'];
+
+export interface Clock {
+  /** Wall-clock time, for `created` dates in lock files. */
+  now(): Date;
+}
+
+/** What `/health` reports about the worker pool (a `SolvePool` has exactly these). */
+export interface PoolStatus {
+  readonly size: number;
+  readonly running: number;
+  readonly queued: number;
+  readonly maxQueue: number;
+}
+
+/** Set by the server when SIGTERM arrives: new requests get 503 and their connections close. */
+export interface Lifecycle {
+  closing: boolean;
+}
+
+export interface AppDeps {
+  readonly store: ResolveDeps['store'];
+  readonly solver: PlatformSolver;
+  readonly registry: ExporterRegistry;
+  readonly policy: ChannelPolicy;
+  readonly logger: FastifyBaseLogger;
+  readonly clock?: Clock;
+  /** Environment for `CONDA_CHANNEL_ALIAS` and `CONDA_OVERRIDE_*` (conda's own variables). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Base for relative local channel paths (only used when local channels are allowed). */
+  readonly cwd: string;
+  /** The platform solved when a request names none; default: this machine's. */
+  readonly hostPlatform?: string;
+  readonly pool?: PoolStatus;
+  readonly solveCache?: { stats(): SolveCacheStats };
+  readonly lifecycle?: Lifecycle;
+}
+
+/** What the access log line of a resolve request says: counts and names, never spec or file text. */
+export interface ResolveNote {
+  format: string | undefined;
+  file: boolean;
+  specs: number;
+  platforms: readonly string[];
+  channels?: readonly string[];
+  failed?: readonly string[];
+  outcome: 'refused' | 'solved' | 'partial' | 'failed' | 'timeout' | 'overloaded' | 'cancelled';
+}
+
+export interface AppContext {
+  readonly config: ServerConfig;
+  readonly deps: AppDeps;
+  readonly schemas: Schemas;
+  readonly clock: Clock;
+  readonly hostPlatform: string;
+  readonly startedAt: number;
+  readonly notes: WeakMap<FastifyRequest, ResolveNote>;
+}

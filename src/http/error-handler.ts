@@ -1,0 +1,172 @@
+/**
+ * Every error that reaches fastify becomes a problem-details answer here: our typed errors by code
+ * (through an allow-list, so only text written to be shown is shown), fastify's own errors (bad
+ * JSON, body too large, unsupported media type, schema validation) by their codes, and anything
+ * unexpected as a generic 500 whose detail is logged on the server, never sent.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import { userMessage } from '../errors.js';
+import { HttpProblemError, makeProblem, sendProblem, type Problem, type ProblemKind } from './problem.js';
+import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from './schemas.js';
+
+export interface ErrorContext {
+  /** The name of the environment file of the request, when there was one (to tell file specs apart). */
+  readonly filename?: string;
+}
+
+/** Codes of typed input errors and the problem kind and field each becomes. */
+const INPUT_CODES: Readonly<Record<string, readonly [ProblemKind, string]>> = {
+  CR_ERR_INPUT_SPEC: ['invalid-spec', 'specs'],
+  CR_ERR_INPUT_NO_SPECS: ['no-specs', 'specs'],
+  CR_ERR_INPUT_PLATFORM: ['invalid-platform', 'platforms'],
+  CR_ERR_INPUT_CHANNEL: ['invalid-channel', 'channels'],
+  CR_ERR_INPUT_DATE: ['invalid-option', 'exclude_newer'],
+  CR_ERR_INPUT_OPTION: ['invalid-option', 'virtual_packages'],
+  CR_ERR_INPUT_FILE_UNREADABLE: ['invalid-file', 'file'],
+  CR_ERR_INPUT_FILE_TYPE: ['invalid-file', 'filename'],
+  CR_ERR_INPUT_YAML: ['invalid-file', 'file'],
+  CR_ERR_INPUT_SHAPE: ['invalid-file', 'file'],
+  CR_ERR_INPUT_EXPLICIT: ['invalid-file', 'file'],
+  CR_ERR_CHANNEL_REFUSED: ['channel-refused', 'channels'],
+};
+
+export interface InputProblem {
+  readonly kind: ProblemKind;
+  readonly detail: string;
+  readonly field?: string;
+}
+
+/** The problem for a typed input error raised while preparing a request. */
+export function inputProblem(error: CondaResolveError, context: ErrorContext = {}): InputProblem | undefined {
+  const mapped = INPUT_CODES[error.code] ?? (error.code.startsWith('CR_ERR_INPUT_') ? (['invalid-request', undefined] as const) : undefined);
+  if (!mapped) return undefined;
+  const detail = userMessage(error, { hidePaths: true });
+  let [kind, field] = mapped;
+  if (error.code === 'CR_ERR_INPUT_SPEC' && context.filename && detail.startsWith(context.filename)) field = 'file';
+  if (error.code === 'CR_ERR_INPUT_NO_SPECS' && context.filename) field = 'file';
+  if (error.code === 'CR_ERR_INPUT_OPTION' && /channel priority/i.test(detail)) field = 'channel_priority';
+  return field ? { kind, detail, field } : { kind, detail };
+}
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/specs/3` → `specs[3]`; the missing or unknown property when the error is about one. */
+function issueField(issue: ValidationIssue): string {
+  const path = issue.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+  const property = (issue.params.additionalProperty ?? issue.params.missingProperty) as string | undefined;
+  if (property) return path ? `${path}.${property}` : property;
+  return path;
+}
+
+const TOO_MANY: Readonly<Record<string, ProblemKind>> = {
+  specs: 'too-many-specs',
+  platforms: 'too-many-platforms',
+  channels: 'too-many-channels',
+};
+
+function validationProblem(error: FastifyError): Problem {
+  const issues = (error.validation ?? []) as unknown as ValidationIssue[];
+  const where = error.validationContext === 'querystring' ? 'query' : error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request');
+  const issue = issues[0];
+  if (!issue) return makeProblem('invalid-request', `Cannot read the ${where}`);
+  const field = issueField(issue);
+  if (issue.keyword === 'maxItems' && TOO_MANY[field]) {
+    const limit = Number(issue.params.limit);
+    return makeProblem(TOO_MANY[field]!, `Cannot resolve: "${field}" has more than ${limit} entries (this server's limit)`, { field, limit });
+  }
+  if (issue.keyword === 'additionalProperties') {
+    return makeProblem('invalid-request', `Cannot read the ${where}: unknown ${where === 'query' ? 'parameter' : 'field'} "${field}"`, { field });
+  }
+  if (issue.keyword === 'enum') {
+    const allowed = (issue.params.allowedValues as unknown[] | undefined)?.filter((v) => v !== null).join(', ');
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be one of ${allowed}`, { field });
+  }
+  if (issue.keyword === 'anyOf' || issue.keyword === 'type') {
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be ${describeType(field, where)}`, { field });
+  }
+  if (issue.keyword === 'maxLength') {
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${String(issue.params.limit)} characters`, { field });
+  }
+  return makeProblem('invalid-request', `Cannot read the ${where}: "${field || where}" ${issue.message ?? 'is invalid'}`, field ? { field } : {});
+}
+
+function describeType(field: string, where: string): string {
+  if (field === '') return where === 'request body' ? 'a JSON object' : 'valid';
+  if (/\[\d+\]$/.test(field)) return 'a string';
+  if (['specs', 'channels', 'platforms', 'virtual_packages'].includes(field)) return where === 'query' ? 'a string' : 'an array of strings or a comma-separated string';
+  return where === 'query' ? 'given once' : 'a string';
+}
+
+/** Maps any error to the problem sent to the client; `internal` is true for the unexpected ones. */
+export function problemForError(error: unknown, options: { bodyLimit: number }): { problem: Problem; internal: boolean; headers?: Readonly<Record<string, string>> } {
+  if (error instanceof HttpProblemError) return { problem: error.problem, internal: false, headers: error.headers };
+  if (error instanceof CondaResolveError) {
+    const input = inputProblem(error);
+    if (input) return { problem: makeProblem(input.kind, input.detail, input.field ? { field: input.field } : {}), internal: false };
+    if (error.code === 'CR_ERR_POOL_BUSY' || error.code === 'CR_ERR_POOL_CLOSED') {
+      return { problem: makeProblem('overloaded', userMessage(error), { retry_after: 1 }), internal: false };
+    }
+  }
+  const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
+  if (fastifyError.validation) return { problem: validationProblem(fastifyError as FastifyError), internal: false };
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return {
+        problem: makeProblem('payload-too-large', `Cannot read the request body: it is larger than this server's limit of ${options.bodyLimit} bytes`, { limit: options.bodyLimit }),
+        internal: false,
+      };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        problem: makeProblem('unsupported-media-type', `Cannot read the request body: send ${JSON_MEDIA_TYPE}, or an environment file as ${RAW_FILE_MEDIA_TYPES.join(', ')}`, {
+          supported_media_types: [JSON_MEDIA_TYPE, ...RAW_FILE_MEDIA_TYPES],
+        }),
+        internal: false,
+      };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { problem: makeProblem('invalid-json', 'Cannot read the request body: it is empty but the content type is application/json'), internal: false };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { problem: makeProblem('invalid-json', 'Cannot read the request body: it is not valid JSON'), internal: false };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { problem: makeProblem('invalid-request', 'Cannot read the request body: its size does not match Content-Length'), internal: false };
+    case 'FST_ERR_BAD_URL':
+      return { problem: makeProblem('invalid-request', 'Cannot read the request URL: it is not correctly percent-encoded'), internal: false };
+    default:
+      break;
+  }
+  // The JSON parser's own errors (syntax, forbidden __proto__ keys) carry status 400.
+  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /json|prototype/i.test(String(fastifyError.message)))) {
+    return { problem: makeProblem('invalid-json', 'Cannot read the request body: it is not valid JSON'), internal: false };
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return { problem: makeProblem('invalid-request', 'Cannot read the request'), internal: false };
+  }
+  return { problem: makeProblem('internal-error', 'Internal error: the request failed unexpectedly'), internal: true };
+}
+
+/** Installs the error and not-found handlers; `routes` maps a path to its methods (for 405). */
+export function installErrorHandling(app: FastifyInstance, options: { bodyLimit: number; routes: () => ReadonlyMap<string, readonly string[]> }): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { problem, internal, headers } = problemForError(error, options);
+    if (internal) request.log.error({ err: error }, 'request failed unexpectedly');
+    else request.log.debug({ problem: problem.type, detail: problem.detail }, 'request refused');
+    return sendProblem(reply, problem, headers);
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    const methods = options.routes().get(path);
+    if (methods) {
+      return sendProblem(reply, makeProblem('method-not-allowed', `Cannot ${request.method} ${path}: use ${methods.join(' or ')}`, { allowed_methods: methods }));
+    }
+    return sendProblem(reply, makeProblem('not-found', `Cannot find ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}`));
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * The OpenAPI 3.1 document of `/openapi.json`, built from the same schema objects the routes
+ * validate with (`schemas.ts`): components hold those objects themselves, and query parameters are
+ * the query schema's properties, so the document and the validation cannot disagree.
+ */
+import { TOOL_VERSION } from '../version.js';
+import type { ServerConfig } from './config.js';
+import { PROBLEM_KINDS, PROBLEM_MEDIA_TYPE, problemType } from './problem.js';
+import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES, type Schemas } from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+function problemResponse(description: string): Json {
+  return { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: PROBLEM_REF } } };
+}
+
+function jsonResponse(description: string, name: string): Json {
+  return { description, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: `#/components/schemas/${name}` } } } };
+}
+
+export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
+  const queryParameters = (exclude: readonly string[]) =>
+    Object.entries(schemas.resolveQuery.properties)
+      .filter(([name]) => !exclude.includes(name))
+      .map(([name, schema]) => ({ name, in: 'query', required: false, description: schema.description, schema, style: 'form', explode: true }));
+
+  const resolveResponses = (post: boolean): Json => ({
+    200: {
+      description:
+        'Without `format`: the native JSON array, one result per platform; a platform that failed has an empty `packages` and an `error`. With `format`: the exporter\'s text, with the exporter\'s media type (see `GET /formats`).',
+      content: {
+        [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/NativeResult' } },
+        'application/yaml': { schema: { type: 'string' } },
+        'text/plain': { schema: { type: 'string' } },
+      },
+    },
+    400: problemResponse('Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch.'),
+    ...(post ? { 413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`), 415: problemResponse('Body media type not accepted.') } : {}),
+    429: problemResponse('Rate limited; see Retry-After.'),
+    500: problemResponse('With `format`: a platform failed to solve (`platforms` says which and why) or the exporter failed.'),
+    503: problemResponse('The solve queue is full or the server is shutting down; see Retry-After.'),
+    504: problemResponse(`The resolve exceeded the time limit of ${config.requestTimeoutMs / 1000} s.`),
+  });
+
+  const problemTypes = Object.entries(PROBLEM_KINDS)
+    .map(([kind, { status, title }]) => `| \`${problemType(kind as keyof typeof PROBLEM_KINDS)}\` | ${status} | ${title} |`)
+    .join('\n');
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'conda-resolve',
+      version: TOOL_VERSION,
+      description: [
+        'Solve conda environments for one or more platforms and get the packages as JSON or as the text of an exporter (explicit files, environment.yml, conda-lock.yml, pixi.lock, ...).',
+        '',
+        `Limits of this server: ${config.maxSpecs} specs, ${config.maxPlatforms} platforms and ${config.maxChannels} channels per request, request bodies up to ${config.bodyLimit} bytes, ${config.requestTimeoutMs / 1000} s per request${config.rateLimit ? `, ${config.rateLimit.max} requests per minute per client` : ''}.`,
+        '',
+        'Errors are RFC 9457 problem details (`application/problem+json`). Their types:',
+        '',
+        '| type | status | title |',
+        '|---|---|---|',
+        problemTypes,
+      ].join('\n'),
+    },
+    paths: {
+      '/resolve': {
+        get: {
+          summary: 'Resolve from query parameters',
+          operationId: 'resolveGet',
+          parameters: queryParameters(['filename']),
+          responses: resolveResponses(false),
+        },
+        post: {
+          summary: 'Resolve from a JSON body, or from an environment file sent as the body',
+          operationId: 'resolvePost',
+          description:
+            'Send a JSON object (`application/json`), or the text of an environment file as the body with a YAML or text media type and its name in `filename`; query parameters then supply specs, channels and platforms. `format` is always a query parameter.',
+          parameters: queryParameters([]),
+          requestBody: {
+            required: false,
+            content: {
+              [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/ResolveBody' } },
+              ...Object.fromEntries(RAW_FILE_MEDIA_TYPES.map((type) => [type, { schema: { $ref: '#/components/schemas/EnvironmentFile' } }])),
+            },
+          },
+          responses: resolveResponses(true),
+        },
+      },
+      '/formats': { get: { summary: 'The exporter registry', operationId: 'formats', responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') } } },
+      '/platforms': { get: { summary: 'Target platforms and their virtual packages', operationId: 'platforms', responses: { 200: jsonResponse('Platforms.', 'Platforms') } } },
+      '/version': { get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } } },
+      '/health': {
+        get: {
+          summary: 'Liveness and solver load',
+          operationId: 'health',
+          responses: { 200: jsonResponse('The server is up.', 'Health'), 503: problemResponse('The server is shutting down.') },
+        },
+      },
+      '/openapi.json': { get: { summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document.' } } } },
+      '/docs': { get: { summary: 'A page to try requests in a browser', operationId: 'docs', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
+    },
+    components: {
+      schemas: {
+        ResolveBody: schemas.resolveBody,
+        EnvironmentFile: schemas.rawFileBody,
+        NativeResult: schemas.nativeResult,
+        SolveResult: schemas.solveResult,
+        PackageRecord: schemas.packageRecord,
+        Problem: schemas.problem,
+        Formats: schemas.formats,
+        Platforms: schemas.platforms,
+        Version: schemas.version,
+        Health: schemas.health,
+      },
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** `GET /platforms`, `GET /version`, `GET /health`: what the server solves for and how it is doing. */
+import type { FastifyInstance } from 'fastify';
+import { KNOWN_SUBDIRS } from '../../../vocabulary/platform.js';
+import { virtualPackages } from '../../../vocabulary/virtual-packages.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
+import type { AppContext } from '../app-context.js';
+
+export async function metaRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { schemas, deps } = context;
+  const targets = KNOWN_SUBDIRS.filter((subdir) => subdir !== 'noarch');
+  // Virtual packages depend only on the server's environment (CONDA_OVERRIDE_*), fixed at start.
+  const platformsBody = JSON.stringify({
+    platforms: targets,
+    default: context.hostPlatform,
+    virtual_packages: Object.fromEntries(
+      targets.map((platform) => [platform, virtualPackages(platform, deps.env, []).map((r) => `${r.name}=${r.version}=${r.build}`)]),
+    ),
+  });
+  const versionBody = JSON.stringify({ name: TOOL_NAME, version: TOOL_VERSION });
+
+  app.get('/platforms', { schema: { response: { 200: schemas.platforms } } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(platformsBody),
+  );
+  app.get('/version', { schema: { response: { 200: schemas.version } } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(versionBody),
+  );
+  // Health is never rate limited: load balancers poll it.
+  app.get('/health', { schema: { response: { 200: schemas.health } }, config: { rateLimit: false } }, async () => ({
+    status: 'ok' as const,
+    uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
+    solver: {
+      workers: deps.pool?.size ?? 0,
+      running: deps.pool?.running ?? 0,
+      queued: deps.pool?.queued ?? 0,
+      max_queue: deps.pool?.maxQueue ?? 0,
+    },
+    ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
+  }));
+}

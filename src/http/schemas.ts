@@ -1,0 +1,246 @@
+/**
+ * The JSON schemas of every request and response, in one place: the routes validate requests with
+ * them and `/openapi.json` is built from the very same objects, so the document cannot drift from
+ * what the server accepts. Limits are part of the schemas (`maxItems`), so the document shows the
+ * running server's configuration.
+ */
+import { PROBLEM_KINDS, problemType } from './problem.js';
+
+export interface SchemaLimits {
+  readonly maxSpecs: number;
+  readonly maxPlatforms: number;
+  readonly maxChannels: number;
+}
+
+/** Media types `POST /resolve` accepts for an environment file sent as the raw body. */
+export const RAW_FILE_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'] as const;
+export const JSON_MEDIA_TYPE = 'application/json';
+
+const CHANNEL_PRIORITIES = ['strict', 'flexible', 'disabled'];
+
+/** A list given as a JSON array or as one comma-separated string. */
+function listOrString(description: string, maxItems: number | undefined) {
+  return {
+    description,
+    anyOf: [
+      { type: 'array', items: { type: 'string' }, ...(maxItems !== undefined ? { maxItems } : {}) },
+      { type: 'string' },
+      { type: 'null' },
+    ],
+  };
+}
+
+/** A query parameter that may be repeated. */
+function repeatable(description: string) {
+  return { description, anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
+}
+
+const SPEC_SPLIT_RULE =
+  'A comma followed by a letter or `_` starts a new spec, so a version range such as `numpy>=1.26,<2` stays whole.';
+
+export function buildSchemas(limits: SchemaLimits) {
+  const resolveBody = {
+    title: 'ResolveBody',
+    description:
+      'What to resolve. Give `specs`, or `file` (the text of an environment file) with `filename`, or both: their specs are combined. Every field is optional; a field given here wins over the same query parameter.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      specs: listOrString(`conda match specs, e.g. \`python=3.12\`, \`numpy>=1.26\`. As a string: comma-separated. ${SPEC_SPLIT_RULE}`, limits.maxSpecs),
+      file: {
+        description: 'Full text of an environment file: environment.yml, a *.txt spec list, or an @EXPLICIT file.',
+        type: ['string', 'null'],
+      },
+      filename: {
+        description: 'Basename of that file; it chooses the parser (`environment.yml`, `requirements.txt`, `explicit.txt`). Guessed from the text when absent.',
+        type: ['string', 'null'],
+        maxLength: 255,
+      },
+      channels: listOrString('Channels in priority order: names (`conda-forge`) or URLs. Default: the server\'s default channels.', limits.maxChannels),
+      platforms: listOrString('Target platforms (conda subdirs) such as `linux-64` or `osx-arm64`. Default: the server\'s platform.', limits.maxPlatforms),
+      channel_priority: { description: 'conda channel priority.', type: ['string', 'null'], enum: [...CHANNEL_PRIORITIES, null] },
+      virtual_packages: listOrString('Virtual packages to add or replace, `NAME=VERSION[=BUILD]`, e.g. `__glibc=2.17`.', 32),
+      exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: ['string', 'null'] },
+    },
+  } as const;
+
+  const resolveQuery = {
+    title: 'ResolveQuery',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      spec: repeatable('A conda match spec; repeat for more.'),
+      specs: repeatable(`Comma-separated match specs. ${SPEC_SPLIT_RULE}`),
+      channel: repeatable('A channel; repeat for more, in priority order.'),
+      channels: repeatable('Comma-separated channels, in priority order.'),
+      platform: repeatable('A target platform; repeat for more.'),
+      platforms: repeatable('Comma-separated target platforms.'),
+      format: { description: 'Exporter name or alias (see `GET /formats`). Without it the answer is the native JSON array.', type: 'string' },
+      channel_priority: { description: 'conda channel priority.', type: 'string', enum: CHANNEL_PRIORITIES },
+      virtual_package: repeatable('A virtual package `NAME=VERSION[=BUILD]`; repeat for more.'),
+      virtual_packages: repeatable('Comma-separated virtual packages.'),
+      exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: 'string' },
+      filename: {
+        description: 'With a raw file body on `POST`: the file\'s basename, which chooses its parser.',
+        type: 'string',
+        maxLength: 255,
+      },
+    },
+  } as const;
+
+  /** The raw body of `POST /resolve` with a YAML or text media type: the environment file itself. */
+  const rawFileBody = { title: 'EnvironmentFile', description: 'The text of an environment file.', type: 'string' } as const;
+
+  const packageRecord = {
+    title: 'PackageRecord',
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'version', 'build', 'build_number', 'channel', 'subdir', 'url', 'sha256', 'md5', 'size', 'depends', 'constrains', 'manager'],
+    properties: {
+      name: { type: 'string' },
+      version: { type: 'string' },
+      build: { type: 'string' },
+      build_number: { type: 'integer' },
+      channel: { type: 'string', description: 'Channel name on the default alias (`conda-forge`), else its URL without credentials.' },
+      subdir: { type: 'string' },
+      url: { type: 'string', format: 'uri' },
+      sha256: { type: ['string', 'null'], description: 'Lowercase hex; null when the channel publishes none.' },
+      md5: { type: ['string', 'null'] },
+      size: { type: ['integer', 'null'], description: 'Bytes.' },
+      depends: { type: 'array', items: { type: 'string' } },
+      constrains: { type: 'array', items: { type: 'string' } },
+      manager: { type: 'string', enum: ['conda'] },
+    },
+  } as const;
+
+  const solveResult = {
+    title: 'SolveResult',
+    type: 'object',
+    additionalProperties: false,
+    required: ['platform', 'packages', 'error'],
+    properties: {
+      platform: { type: 'string' },
+      packages: { type: 'array', items: packageRecord, description: 'Sorted by name; empty when the platform failed.' },
+      error: { type: ['string', 'null'], description: 'null when the platform solved, else why it failed.' },
+      warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the input had parts that were not solved (pip entries, ...).' },
+    },
+  } as const;
+
+  const nativeResult = {
+    title: 'NativeResult',
+    description: 'One SolveResult per requested platform, in request order.',
+    type: 'array',
+    items: solveResult,
+  } as const;
+
+  const problem = {
+    title: 'Problem',
+    description: 'RFC 9457 problem details (`application/problem+json`).',
+    type: 'object',
+    required: ['type', 'title', 'status', 'detail'],
+    properties: {
+      type: { type: 'string', enum: Object.keys(PROBLEM_KINDS).map((kind) => problemType(kind as keyof typeof PROBLEM_KINDS)) },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      field: { type: 'string', description: 'The request field at fault.' },
+      available_formats: { type: 'array', items: { type: 'string' }, description: 'For an unknown format: the exporter names, sorted.' },
+      limit: { type: 'integer' },
+      platforms: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['platform', 'error', 'code'],
+          properties: { platform: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' } },
+        },
+      },
+      retry_after: { type: 'integer', description: 'Seconds; also sent as Retry-After.' },
+      allowed_methods: { type: 'array', items: { type: 'string' } },
+      supported_media_types: { type: 'array', items: { type: 'string' } },
+      request_id: { type: 'string' },
+    },
+  } as const;
+
+  const formats = {
+    title: 'Formats',
+    type: 'object',
+    additionalProperties: false,
+    required: ['formats', 'exporters'],
+    properties: {
+      formats: { type: 'array', items: { type: 'string' }, description: 'Primary exporter names, sorted.' },
+      exporters: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'aliases', 'description', 'category', 'media_type', 'multiplatform', 'default_filenames'],
+          properties: {
+            name: { type: 'string' },
+            aliases: { type: 'array', items: { type: 'string' } },
+            description: { type: 'string' },
+            category: { type: 'string' },
+            media_type: { type: 'string' },
+            multiplatform: { type: 'boolean' },
+            default_filenames: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    },
+  } as const;
+
+  const platforms = {
+    title: 'Platforms',
+    type: 'object',
+    additionalProperties: false,
+    required: ['platforms', 'default', 'virtual_packages'],
+    properties: {
+      platforms: { type: 'array', items: { type: 'string' }, description: 'Target platforms this server solves for.' },
+      default: { type: 'string', description: 'The platform used when a request names none.' },
+      virtual_packages: {
+        type: 'object',
+        description: 'The virtual packages assumed for each platform, `name=version=build`.',
+        additionalProperties: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  } as const;
+
+  const version = {
+    title: 'Version',
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'version'],
+    properties: { name: { type: 'string' }, version: { type: 'string' } },
+  } as const;
+
+  const health = {
+    title: 'Health',
+    type: 'object',
+    additionalProperties: false,
+    required: ['status', 'uptime_seconds', 'solver'],
+    properties: {
+      status: { type: 'string', enum: ['ok'] },
+      uptime_seconds: { type: 'number' },
+      solver: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['workers', 'running', 'queued', 'max_queue'],
+        properties: {
+          workers: { type: 'integer' },
+          running: { type: 'integer' },
+          queued: { type: 'integer' },
+          max_queue: { type: 'integer' },
+        },
+      },
+      solve_cache: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['entries', 'hits', 'misses'],
+        properties: { entries: { type: 'integer' }, hits: { type: 'integer' }, misses: { type: 'integer' } },
+      },
+    },
+  } as const;
+
+  return { resolveBody, resolveQuery, rawFileBody, packageRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
+}
+
+export type Schemas = ReturnType<typeof buildSchemas>;

@@ -1,0 +1,185 @@
+/**
+ * The running server: wires the real dependencies (repodata store behind the channel policy, the
+ * worker pool with its solve cache, the exporter registry, a pino logger), pre-warms the channel
+ * indexes the operator named, listens, and shuts down gracefully.
+ *
+ * Shutdown (SIGTERM or SIGINT, or `close()`): the listening socket closes at once, so new
+ * connections are refused; requests that arrive on open keep-alive connections get a 503 with
+ * `Connection: close`; requests in flight finish (they are bounded by the request time limit) and
+ * then the pool's workers stop. A second signal, or the grace period running out, closes what is
+ * left.
+ */
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
+import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
+import { hostSubdir } from '../../vocabulary/platform.js';
+import { loadRegistry } from '../exporters/index.js';
+import { userMessage } from '../errors.js';
+import { PooledSolver, type PlatformSolver } from '../platform-solver.js';
+import { SolvePool } from '../solve-pool.js';
+import { TOOL_VERSION } from '../version.js';
+import { buildApp } from './app.js';
+import type { Lifecycle } from './app-context.js';
+import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
+import type { PrewarmTarget, ServerConfig } from './config.js';
+import { CachingSolver } from './solve-cache.js';
+
+export interface StartServerOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Where JSON log lines go; default standard error. Ignored when `logger` is given. */
+  readonly logStream?: DestinationStream;
+  readonly logger?: Logger;
+  /** Install SIGTERM/SIGINT handlers that shut the server down gracefully (the CLI does). */
+  readonly handleSignals?: boolean;
+}
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  readonly logger: Logger;
+  /** Stops accepting, lets requests in flight finish (up to the grace period), stops the workers. */
+  close(reason?: string): Promise<void>;
+  /** Settles once the server has fully stopped. */
+  readonly closed: Promise<void>;
+}
+
+export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  const logger =
+    options.logger ??
+    pino(
+      {
+        level: config.logLevel,
+        base: { service: 'conda-resolve' },
+        // Headers are never logged by us; this guards against a future `req` serializer doing it.
+        redact: ['req.headers.authorization', 'req.headers.cookie'],
+      },
+      options.logStream ?? pino.destination({ fd: 2, sync: false }),
+    );
+
+  const policy = createChannelPolicy({
+    allowed: config.allowedChannels,
+    allowLocal: config.allowLocalChannels,
+    channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+    cwd: options.cwd,
+  });
+  const store = new RepodataStore({
+    cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
+    offline: false,
+    refresh: false,
+    channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+    checkUrl: (url: string) => policy.checkUrl(url),
+  });
+  const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
+  pool.warm();
+  const pooled = new PooledSolver(pool);
+  const cache = config.solveCacheEntries > 0 ? new CachingSolver(pooled, { maxEntries: config.solveCacheEntries }) : undefined;
+  const solver: PlatformSolver = cache ?? pooled;
+
+  const { registry, warnings } = await loadRegistry({ env: options.env, cwd: options.cwd });
+  for (const warning of warnings) logger.warn(warning);
+
+  const lifecycle: Lifecycle = { closing: false };
+  const hostPlatform = hostSubdir(process.platform, process.arch);
+  const app = buildApp(config, {
+    store,
+    solver,
+    registry,
+    policy,
+    logger,
+    env: options.env,
+    cwd: options.cwd,
+    hostPlatform,
+    pool,
+    solveCache: cache,
+    lifecycle,
+  });
+
+  try {
+    await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await pool.close();
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info(
+    {
+      url,
+      version: TOOL_VERSION,
+      workers: pool.size,
+      max_queue: config.maxQueue,
+      allowlist: policy.allowsAnyPublic ? [...policy.allowlist, '*'] : policy.allowlist,
+      local_channels: config.allowLocalChannels,
+    },
+    `conda-resolve serve listening on ${url}`,
+  );
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const close = (reason = 'close requested'): Promise<void> => {
+    if (closing) {
+      // A second request to stop: do not wait for requests in flight any longer.
+      app.server.closeAllConnections();
+      return closing;
+    }
+    lifecycle.closing = true;
+    logger.info({ reason }, 'shutting down: finishing requests in flight, refusing new ones');
+    const force = setTimeout(() => {
+      logger.warn('shutdown grace period over: closing the remaining connections');
+      app.server.closeAllConnections();
+    }, config.shutdownGraceMs);
+    force.unref();
+    closing = app
+      .close()
+      .then(() => pool.close())
+      .finally(() => {
+        clearTimeout(force);
+        if (options.handleSignals) {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+        }
+        logger.info('stopped');
+        logger.flush?.();
+        resolveClosed();
+      });
+    return closing;
+  };
+  const onSignal = (signal: NodeJS.Signals) => void close(signal);
+  if (options.handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  return { app, url, port, logger, close, closed };
+}
+
+/**
+ * Loads the named channel/platform indexes (and their noarch) so the first requests find them in
+ * memory. A target that cannot be loaded is logged and skipped: the server still starts.
+ */
+async function prewarm(
+  targets: readonly PrewarmTarget[],
+  deps: { store: RepodataStore; policy: ChannelPolicy; logger: Logger; env: Readonly<Record<string, string | undefined>>; cwd: string },
+): Promise<void> {
+  for (const target of targets) {
+    const started = performance.now();
+    try {
+      const channel = parseChannel(target.channel, { alias: deps.env.CONDA_CHANNEL_ALIAS, cwd: deps.cwd });
+      await deps.policy.checkUrl(channel.baseUrl);
+      const indexes = await deps.store.prepare([channel], [target.platform, 'noarch'], []);
+      const records = indexes.reduce((sum, index) => sum + index.recordCount, 0);
+      deps.logger.info({ channel: channel.name, platform: target.platform, records, ms: Math.round(performance.now() - started) }, 'pre-warmed channel index');
+    } catch (error) {
+      deps.logger.warn({ channel: redactSecrets(target.channel), platform: target.platform, error: userMessage(error) }, 'cannot pre-warm channel index');
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/http/config.js';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8000,
+      bodyLimit: 1024 * 1024,
+      maxSpecs: 200,
+      maxPlatforms: 8,
+      requestTimeoutMs: 60_000,
+      rateLimit: { max: 300, windowMs: 60_000 },
+      defaultChannels: ['conda-forge'],
+      allowedChannels: ['conda-forge'],
+      allowLocalChannels: false,
+      corsOrigins: [],
+      prewarm: [],
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads CONDA_RESOLVE_* variables and lets flags win over them', () => {
+    const env = {
+      CONDA_RESOLVE_HOST: '0.0.0.0',
+      CONDA_RESOLVE_PORT: '9000',
+      CONDA_RESOLVE_ALLOWED_CHANNELS: 'conda-forge, bioconda ,https://example.org/chan',
+      CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS: '1',
+      CONDA_RESOLVE_CACHE_DIR: '/var/cache/cr',
+      CONDA_RESOLVE_BODY_LIMIT: '512KiB',
+      CONDA_RESOLVE_TIMEOUT: '2.5',
+      CONDA_RESOLVE_RATE_LIMIT: '0',
+      CONDA_RESOLVE_PREWARM: 'conda-forge/linux-64,file:///srv/chan/osx-arm64',
+    };
+    const config = loadConfig(env, { port: '0', 'allow-channel': ['*'] });
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.port).toBe(0);
+    expect(config.allowedChannels).toEqual(['*']);
+    expect(config.allowLocalChannels).toBe(true);
+    expect(config.cacheDir).toBe('/var/cache/cr');
+    expect(config.bodyLimit).toBe(512 * 1024);
+    expect(config.requestTimeoutMs).toBe(2500);
+    expect(config.rateLimit).toBeNull();
+    expect(config.prewarm).toEqual([
+      { channel: 'conda-forge', platform: 'linux-64' },
+      { channel: 'file:///srv/chan', platform: 'osx-arm64' },
+    ]);
+  });
+
+  it('defaults the allowlist to the configured default channels', () => {
+    expect(loadConfig({ CONDA_RESOLVE_DEFAULT_CHANNELS: 'bioconda,conda-forge' }).allowedChannels).toEqual(['bioconda', 'conda-forge']);
+  });
+
+  it.each([
+    [{ CONDA_RESOLVE_PORT: 'eighty' }, {}, 'Cannot use CONDA_RESOLVE_PORT "eighty": expected an integer from 0 to 65535'],
+    [{}, { port: '70000' }, 'Cannot use --port "70000": expected an integer from 0 to 65535'],
+    [{}, { 'body-limit': '1 lightyear' }, 'Cannot use --body-limit "1 lightyear"'],
+    [{}, { timeout: '0' }, 'Cannot use --timeout "0"'],
+    [{ CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS: 'maybe' }, {}, 'Cannot use CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS="maybe"'],
+    [{}, { prewarm: ['conda-forge'] }, 'Cannot use --prewarm "conda-forge": expected CHANNEL/PLATFORM'],
+    [{}, { prewarm: ['conda-forge/noarch'] }, 'Cannot use --prewarm "conda-forge/noarch"'],
+    [{}, { 'cors-origin': ['example.org'] }, 'Cannot use CORS origin "example.org"'],
+    [{}, { 'log-level': 'loud' }, 'Cannot use --log-level "loud"'],
+  ])('rejects a bad value, naming where it came from (%j %j)', (env, flags, message) => {
+    expect(() => loadConfig(env, flags)).toThrow(ConfigError);
+    expect(() => loadConfig(env, flags)).toThrow(message);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ CONDA_RESOLVE_PORT: '', CONDA_RESOLVE_ALLOWED_CHANNELS: ' ' }).port).toBe(8000);
+  });
+});
