@@ -1,0 +1,96 @@
+/**
+ * Errors of fetching and caching repodata. Every message names the channel by its display name
+ * (never a credential) and the subdir, says what happened, and shows URLs only with their secrets
+ * removed. The cache is left as it was whenever one of these is thrown.
+ *
+ * Codes: CR_ERR_REPODATA_FETCH (HTTP status, connection failure, timeout), CR_ERR_REPODATA_CORRUPT
+ * (truncated zstd, bad msgpack, a shard whose hash does not match, a body shorter than announced),
+ * CR_ERR_REPODATA_CHANNEL_NOT_FOUND (neither the platform subdir nor noarch exists),
+ * CR_ERR_REPODATA_OFFLINE (--offline and nothing cached), CR_ERR_REPODATA_URL_REFUSED (the
+ * `checkUrl` policy refused a URL), CR_ERR_REPODATA_CACHE (the cache directory cannot be written),
+ * CR_ERR_REPODATA_SHARD_NOT_LOADED (a sharded index was asked for a name it was not prepared for).
+ */
+import { CondaResolveError } from '../vocabulary/errors.js';
+import { redactSecrets } from '../vocabulary/channel.js';
+
+/** `conda-forge/linux-64`. */
+export function describeSubdir(channelName: string, subdir: string): string {
+  return `${redactSecrets(channelName)}/${subdir}`;
+}
+
+export class RepodataFetchError extends CondaResolveError {
+  readonly channel: string;
+  readonly subdir: string;
+  /** The URL that failed, without credentials. */
+  readonly url: string | null;
+  /** The HTTP status, when the server answered. */
+  readonly status: number | null;
+
+  constructor(
+    channel: string,
+    subdir: string,
+    detail: string,
+    options: { url?: string | null; status?: number | null; cause?: unknown; code?: string } = {},
+  ) {
+    const url = options.url ? redactSecrets(options.url) : null;
+    super(
+      options.code ?? 'CR_ERR_REPODATA_FETCH',
+      `Cannot fetch repodata for ${describeSubdir(channel, subdir)}: ${redactSecrets(detail)}${url ? ` (${url})` : ''}`,
+      { cause: options.cause },
+    );
+    this.channel = redactSecrets(channel);
+    this.subdir = subdir;
+    this.url = url;
+    this.status = options.status ?? null;
+  }
+}
+
+/** The bytes arrived but are not what they claim to be; nothing was cached from them. */
+export class RepodataCorruptError extends RepodataFetchError {
+  constructor(channel: string, subdir: string, detail: string, options: { url?: string | null; cause?: unknown } = {}) {
+    super(channel, subdir, detail, { ...options, code: 'CR_ERR_REPODATA_CORRUPT' });
+  }
+}
+
+/** Neither `<platform>` nor `noarch` exists: the channel itself is probably misspelled. */
+export class ChannelNotFoundError extends CondaResolveError {
+  readonly channel: string;
+
+  constructor(channel: string, subdirs: readonly string[], url: string) {
+    super(
+      'CR_ERR_REPODATA_CHANNEL_NOT_FOUND',
+      `Cannot find channel ${redactSecrets(channel)}: none of its subdirs ${subdirs.join(', ')} exist at ${redactSecrets(url)}`,
+    );
+    this.channel = redactSecrets(channel);
+  }
+}
+
+export class RepodataOfflineError extends RepodataFetchError {
+  constructor(channel: string, subdir: string) {
+    super(channel, subdir, 'offline mode is on and the cache has no copy of it', { code: 'CR_ERR_REPODATA_OFFLINE' });
+  }
+}
+
+export class RepodataUrlRefusedError extends RepodataFetchError {
+  constructor(channel: string, subdir: string, url: string, reason?: string) {
+    super(channel, subdir, `the channel policy refuses to fetch this URL${reason ? `: ${reason}` : ''}`, {
+      url,
+      code: 'CR_ERR_REPODATA_URL_REFUSED',
+    });
+  }
+}
+
+export class RepodataCacheError extends CondaResolveError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super('CR_ERR_REPODATA_CACHE', `Cannot use the repodata cache: ${detail}`, options);
+  }
+}
+
+export class ShardNotLoadedError extends CondaResolveError {
+  constructor(channel: string, subdir: string, name: string) {
+    super(
+      'CR_ERR_REPODATA_SHARD_NOT_LOADED',
+      `Cannot read records of "${name}" from ${describeSubdir(channel, subdir)}: its shard was not fetched (call prepare() with it reachable from the root names)`,
+    );
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * HTTP for repodata, over undici: one GET with conditional headers, redirects followed here (so
+ * the `checkUrl` policy sees every hop), credentials kept out of URLs that are shown, and bodies
+ * streamed through a decoder (HTTP gzip/br, or zstd for `.zst` files) into a sink.
+ *
+ * Credentials: a `/t/<token>/` segment stays in the request path (that is how anaconda.org reads
+ * it); `user:password@` is moved into an `Authorization: Basic` header, which is dropped when a
+ * redirect leaves the origin, as browsers and curl do. Every URL put in an error goes through
+ * `redactSecrets`.
+ *
+ * Errors are `RepodataFetchError` (HTTP status, connection closed after N bytes, timeout, too many
+ * redirects), `RepodataCorruptError` (bad zstd, a body shorter than its Content-Length) and
+ * `RepodataUrlRefusedError` (the policy said no). An abort rejects with the signal's reason.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, request, type Dispatcher } from 'undici';
+import { redactSecrets, removeCredentials } from '../vocabulary/channel.js';
+import { CondaResolveError } from '../vocabulary/errors.js';
+import { RepodataCorruptError, RepodataFetchError, RepodataUrlRefusedError } from './fetch-errors.js';
+import { createZstdDecoder, ZstdDataError } from './zstd.js';
+
+/**
+ * The channel policy hook: called with every URL before it is requested (redirect targets
+ * included) and with base URLs read from repodata. Return `false` (or throw) to refuse. It gets the
+ * URL without credentials.
+ */
+export type CheckUrl = (url: URL) => boolean | void | Promise<boolean | void>;
+
+/** Who a request is for: names the channel and subdir in errors, carries the shared settings. */
+export interface FetchContext {
+  /** The channel's display name. */
+  readonly channel: string;
+  readonly subdir: string;
+  readonly dispatcher: Dispatcher;
+  readonly checkUrl?: CheckUrl | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface Validators {
+  readonly etag?: string | null;
+  readonly lastModified?: string | null;
+}
+
+export interface HttpHead {
+  readonly status: number;
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  readonly cacheControl: string | null;
+  readonly contentLength: number | null;
+  readonly contentEncoding: string | null;
+  /** The URL that answered (after redirects), with credentials: never print it. */
+  readonly url: string;
+}
+
+export interface HttpResponse extends HttpHead {
+  readonly body: Dispatcher.ResponseData['body'];
+}
+
+const MAX_REDIRECTS = 10;
+const USER_AGENT = 'conda-resolve (repodata fetcher; +https://github.com/conda/conda)';
+
+/** A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not five). */
+export function createDefaultDispatcher(): Agent {
+  return new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000 } });
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Check one URL against the policy; `url` may carry credentials, the hook never sees them. */
+export async function checkUrlAllowed(context: FetchContext, url: string): Promise<void> {
+  if (!context.checkUrl) return;
+  const shown = removeCredentials(url);
+  let allowed: boolean | void;
+  try {
+    allowed = await context.checkUrl(new URL(shown));
+  } catch (error) {
+    if (error instanceof CondaResolveError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RepodataUrlRefusedError(context.channel, context.subdir, shown, reason);
+  }
+  if (allowed === false) throw new RepodataUrlRefusedError(context.channel, context.subdir, shown);
+}
+
+/** Move `user:password@` into a header; the token segment stays in the path. */
+function splitUserInfo(url: string): { url: string; authorization: string | null; origin: string } {
+  const parsed = new URL(url);
+  let authorization: string | null = null;
+  if (parsed.username !== '' || parsed.password !== '') {
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    parsed.username = '';
+    parsed.password = '';
+  }
+  return { url: parsed.href, authorization, origin: parsed.origin };
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'the connection timed out';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return 'the server sent no answer in time';
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'the server stopped sending data';
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name could not be resolved';
+    default:
+      return typeof code === 'string' ? `${message} (${code})` : message;
+  }
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || (error as { name?: unknown })?.name === 'AbortError';
+}
+
+/**
+ * GET `url` (which may carry credentials), following redirects. Returns the response of the last
+ * hop whatever its status; the caller reads or dumps the body.
+ */
+export async function httpGet(context: FetchContext, url: string, options: { validators?: Validators; accept?: string } = {}): Promise<HttpResponse> {
+  const first = splitUserInfo(url);
+  let current = first.url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    await checkUrlAllowed(context, current);
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: options.accept ?? '*/*' };
+    // Only plain JSON is worth HTTP compression; zstd and msgpack.zst are already compressed.
+    headers['accept-encoding'] = current.endsWith('.json') ? 'gzip, br' : 'identity';
+    if (first.authorization && new URL(current).origin === first.origin) headers.authorization = first.authorization;
+    if (options.validators?.etag) headers['if-none-match'] = options.validators.etag;
+    if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(current, { method: 'GET', headers, signal: context.signal, dispatcher: context.dispatcher });
+    } catch (error) {
+      if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
+      throw new RepodataFetchError(context.channel, context.subdir, describeNetworkError(error), { url: current, cause: error });
+    }
+    const status = response.statusCode;
+    const location = headerValue(response.headers, 'location');
+    if (status >= 300 && status < 400 && status !== 304 && location) {
+      await response.body.dump().catch(() => undefined);
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch (cause) {
+        throw new RepodataFetchError(context.channel, context.subdir, `the server redirected to an invalid URL ${JSON.stringify(redactSecrets(location))}`, { url: current, cause });
+      }
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+        throw new RepodataFetchError(context.channel, context.subdir, `the server redirected to an unsupported URL scheme "${next.protocol}"`, { url: current });
+      }
+      current = next.href;
+      continue;
+    }
+    const contentLength = headerValue(response.headers, 'content-length');
+    return {
+      status,
+      etag: headerValue(response.headers, 'etag'),
+      lastModified: headerValue(response.headers, 'last-modified'),
+      cacheControl: headerValue(response.headers, 'cache-control'),
+      contentLength: contentLength !== null && /^\d+$/.test(contentLength) ? Number(contentLength) : null,
+      contentEncoding: headerValue(response.headers, 'content-encoding')?.trim().toLowerCase() || null,
+      url: current,
+      body: response.body,
+    };
+  }
+  throw new RepodataFetchError(context.channel, context.subdir, `more than ${MAX_REDIRECTS} redirects`, { url });
+}
+
+/** An HTTP status as a short phrase for messages. */
+export function describeStatus(status: number): string {
+  const phrases: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    408: 'Request Timeout',
+    429: 'Too Many Requests',
+    500: 'Internal Server Error',
+    502: 'Bad Gateway',
+    503: 'Service Unavailable',
+    504: 'Gateway Timeout',
+  };
+  return `HTTP ${status}${phrases[status] ? ` ${phrases[status]}` : ''}`;
+}
+
+/** Throw the error for a status that is neither 200 nor 304 (after dumping the body). */
+export async function failForStatus(context: FetchContext, response: HttpResponse): Promise<never> {
+  await response.body.dump().catch(() => undefined);
+  let detail = `the server answered ${describeStatus(response.status)}`;
+  if (response.status === 401 || response.status === 403) detail += ' (the channel needs credentials, or the token is wrong)';
+  throw new RepodataFetchError(context.channel, context.subdir, detail, { url: response.url, status: response.status });
+}
+
+export type BodyDecoding = 'identity' | 'zstd';
+
+export interface StreamBodyOptions {
+  /** `zstd` for `.zst` files; HTTP content-encoding (gzip, br, deflate) is undone first either way. */
+  readonly decoding: BodyDecoding;
+  /** Called with each decoded chunk; may be async (backpressure: the next chunk waits). */
+  readonly onData: (chunk: Buffer) => void | Promise<void>;
+  /** Called with the number of bytes received so far (before decoding). */
+  readonly onProgress?: ((received: number, total: number | null) => void) | undefined;
+  /** Refuse to decode more than this many bytes. */
+  readonly maxOutputBytes?: number;
+}
+
+export interface StreamedBody {
+  /** Bytes received on the wire. */
+  readonly receivedBytes: number;
+  /** Bytes after decoding. */
+  readonly size: number;
+  /** sha256 of the decoded bytes, lowercase hex. */
+  readonly sha256: string;
+}
+
+/**
+ * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws
+ * `RepodataFetchError` when the connection drops, `RepodataCorruptError` when the body is cut
+ * short of its Content-Length or the zstd data is bad.
+ */
+export async function streamBody(context: FetchContext, response: HttpResponse, options: StreamBodyOptions): Promise<StreamedBody> {
+  const hash: Hash = createHash('sha256');
+  let received = 0;
+  let size = 0;
+  const max = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
+  const total = response.contentEncoding && response.contentEncoding !== 'identity' ? null : response.contentLength;
+  const raw = response.body;
+
+  // Count wire bytes as they arrive, before any decoder.
+  async function* wire(): AsyncGenerator<Buffer> {
+    for await (const chunk of raw) {
+      const buffer = chunk as Buffer;
+      received += buffer.length;
+      options.onProgress?.(received, total);
+      yield buffer;
+    }
+  }
+
+  let source: AsyncIterable<Buffer> = wire();
+  const encoding = response.contentEncoding;
+  if (encoding && encoding !== 'identity') {
+    const decoder =
+      encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : null;
+    if (!decoder) {
+      await raw.dump().catch(() => undefined);
+      throw new RepodataFetchError(context.channel, context.subdir, `the server used an unsupported content encoding "${encoding}"`, { url: response.url });
+    }
+    source = Readable.from(wire()).pipe(decoder);
+  }
+
+  const emit = async (chunk: Buffer): Promise<void> => {
+    size += chunk.length;
+    if (size > max) throw new RepodataCorruptError(context.channel, context.subdir, `the document is larger than ${max} bytes`, { url: response.url });
+    hash.update(chunk);
+    await options.onData(chunk);
+  };
+
+  let pending: Buffer[] = [];
+  const decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
+  try {
+    for await (const chunk of source) {
+      if (decoder) {
+        decoder.push(chunk);
+        const out = pending;
+        pending = [];
+        for (const piece of out) await emit(piece);
+      } else {
+        await emit(chunk);
+      }
+    }
+    if (decoder) {
+      decoder.end();
+      const out = pending;
+      pending = [];
+      for (const piece of out) await emit(piece);
+    }
+  } catch (error) {
+    decoder?.dispose();
+    raw.destroy();
+    if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
+    if (error instanceof ZstdDataError) {
+      throw new RepodataCorruptError(context.channel, context.subdir, `${error.message.replace(/^Cannot decompress zstd data: /, 'bad zstd data: ')}`, {
+        url: response.url,
+        cause: error,
+      });
+    }
+    if (error instanceof CondaResolveError) throw error;
+    const code = (error as { code?: unknown })?.code;
+    if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR_FORMAT'))) {
+      throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${received} bytes`, { url: response.url, cause: error });
+    }
+    const of = total !== null ? ` of ${total}` : '';
+    throw new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${received}${of} bytes: ${describeNetworkError(error)}`, {
+      url: response.url,
+      cause: error,
+    });
+  }
+  if (total !== null && received !== total) {
+    throw new RepodataCorruptError(context.channel, context.subdir, `the body has ${received} bytes but the server announced ${total}`, { url: response.url });
+  }
+  return { receivedBytes: received, size, sha256: hash.digest('hex') };
+}
+
+/** Read a small body (a shard, a shard index) whole, without decoding zstd. */
+export async function readBodyBytes(context: FetchContext, response: HttpResponse, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await streamBody(context, response, {
+    decoding: 'identity',
+    maxOutputBytes: maxBytes,
+    onData: (chunk) => {
+      chunks.push(chunk);
+    },
+  });
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
