@@ -1,0 +1,275 @@
+/**
+ * Test fixtures for the action: stand-in `pixi` and spying `curl` on PATH, a seed-shaped stand-in
+ * HTTP server for the shell-logic cases, a TLS front with the test certificate, and a real
+ * `conda-resolve serve` child process.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+
+export const CLI_ENTRY = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.js');
+export const DEMO_CHANNEL_DIR = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
+export const DEMO_CHANNEL_URL = pathToFileURL(DEMO_CHANNEL_DIR).href;
+export const TLS_DIR = join(PROJECT_ROOT, 'fixtures', 'tls');
+export const TLS_CA_FILE = join(TLS_DIR, 'ca.pem');
+
+const STAND_INS = join(PROJECT_ROOT, 'test', 'action', 'stand-ins');
+
+/** The local-mode tests run the built CLI, as the action does; `npm test` builds it first. */
+export function assertCliBuilt(): void {
+  if (!existsSync(CLI_ENTRY)) {
+    throw new Error(`${CLI_ENTRY} is missing: run "npm run build" first (npm test does)`);
+  }
+}
+
+export interface Call {
+  argv: string[];
+  cwd?: string;
+}
+
+export interface ToolBox {
+  /** Put this first on PATH. */
+  binDir: string;
+  /** Extra environment for the action run: PATH and the stand-ins' settings. */
+  env: Record<string, string>;
+  pixiCalls(): Promise<Call[]>;
+  curlCalls(): Promise<Call[]>;
+  dir: string;
+  cleanup(): Promise<void>;
+}
+
+async function readCalls(file: string): Promise<Call[]> {
+  if (!existsSync(file)) return [];
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Call);
+}
+
+/** A bin folder with `pixi` (stand-in) and `curl` (spy over the real one) ahead of the system's. */
+export async function makeToolBox(): Promise<ToolBox> {
+  const dir = await mkdtemp(join(tmpdir(), 'cr-action-tools-'));
+  const binDir = join(dir, 'bin');
+  await mkdir(binDir);
+  const realCurl = execFileSync('bash', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
+  const node = process.execPath;
+  await writeFile(join(binDir, 'pixi'), `#!/usr/bin/env bash\nexec "${node}" "${join(STAND_INS, 'pixi.mjs')}" "$@"\n`, { mode: 0o755 });
+  await writeFile(join(binDir, 'curl'), `#!/usr/bin/env bash\nexec "${node}" "${join(STAND_INS, 'curl-spy.mjs')}" "$@"\n`, { mode: 0o755 });
+  const pixiLog = join(dir, 'pixi-calls.jsonl');
+  const curlLog = join(dir, 'curl-calls.jsonl');
+  // An empty HOME and CURL_HOME with a .curlrc that would break every request if curl read it.
+  const home = join(dir, 'home');
+  await mkdir(home);
+  await writeFile(join(home, '.curlrc'), 'header = "X-From-Curlrc: read"\nproxy = "http://127.0.0.1:9"\n');
+  return {
+    binDir,
+    dir,
+    env: {
+      PATH: `${binDir}:${process.env.PATH ?? ''}`,
+      PIXI_STAND_IN_LOG: pixiLog,
+      CURL_SPY_LOG: curlLog,
+      CURL_SPY_REAL: realCurl,
+      HOME: home,
+      CURL_HOME: home,
+      XDG_CONFIG_HOME: home,
+      // The real CLI's repodata cache stays inside the test's folder.
+      CONDA_RESOLVE_CACHE_DIR: join(dir, 'cache'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+    },
+    pixiCalls: () => readCalls(pixiLog),
+    curlCalls: () => readCalls(curlLog),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface StandInReply {
+  status: number;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface StandInServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** How to answer; by default a native result for every requested platform. */
+  reply: (request: RecordedRequest) => StandInReply | 'drop';
+  close(): Promise<void>;
+}
+
+/** A native-result answer built from a request body, as the seed's server would give. */
+export function nativeReply(request: RecordedRequest, failing: readonly string[] = []): StandInReply {
+  const body = JSON.parse(request.body || '{}') as { platforms?: string[] };
+  const platforms = body.platforms ?? ['linux-64'];
+  const result = platforms.map((platform) =>
+    failing.includes(platform)
+      ? { platform, packages: [], error: `nothing provides the requested packages on ${platform}` }
+      : {
+          platform,
+          packages: [
+            {
+              name: 'zlib',
+              version: '1.3.1',
+              build: 'h4ab18f5_1',
+              build_number: 1,
+              channel: 'conda-forge',
+              subdir: platform,
+              url: `https://conda.anaconda.org/conda-forge/${platform}/zlib-1.3.1-h4ab18f5_1.conda`,
+              sha256: 'a'.repeat(64),
+              md5: 'b'.repeat(32),
+              size: 1000,
+              depends: [],
+              constrains: [],
+              manager: 'conda',
+            },
+          ],
+          error: null,
+        },
+  );
+  return { status: 200, body: JSON.stringify(result), headers: { 'content-type': 'application/json' } };
+}
+
+/** A stand-in for a conda-resolve server: records each request and answers with `reply`. */
+export async function startStandInServer(options: { host?: string } = {}): Promise<StandInServer> {
+  const host = options.host ?? '127.0.0.1';
+  const requests: RecordedRequest[] = [];
+  const state: { reply: StandInServer['reply'] } = { reply: (request) => nativeReply(request) };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(recorded);
+      const answer = state.reply(recorded);
+      if (answer === 'drop') {
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(answer.body);
+    });
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, host, resolvePromise));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    requests,
+    get reply() {
+      return state.reply;
+    },
+    set reply(fn) {
+      state.reply = fn;
+    },
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
+  };
+}
+
+export interface TlsFront {
+  /** `https://<host>:<port>` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** HTTPS on loopback with the test certificate, passing every request through to `target`. */
+export async function startTlsFront(target: string, options: { host?: string; hostname?: string } = {}): Promise<TlsFront> {
+  const host = options.host ?? '127.0.0.1';
+  const [key, cert] = await Promise.all([readFile(join(TLS_DIR, 'server-key.pem')), readFile(join(TLS_DIR, 'server.pem'))]);
+  const upstream = new URL(target);
+  const server = createHttpsServer({ key, cert }, (req, res) => {
+    const forward = httpRequest(
+      {
+        hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, host, resolvePromise));
+  const port = (server.address() as AddressInfo).port;
+  const name = options.hostname ?? (host.includes(':') ? `[${host}]` : host);
+  return {
+    url: `https://${name}:${port}`,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
+  };
+}
+
+export interface ResolveServer {
+  /** `http://127.0.0.1:<port>` or `http://[::1]:<port>` */
+  url: string;
+  output(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real `conda-resolve serve` on loopback, port 0, with local channels allowed (the tests use the
+ * demo channel as a file:// URL). The port is read from the server's start-up log.
+ */
+export async function startResolveServer(options: { host: '127.0.0.1' | '::1'; cacheDir: string }): Promise<ResolveServer> {
+  assertCliBuilt();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [CLI_ENTRY, 'serve', '--host', options.host, '--port', '0', '--allow-local-channels', '--cache-dir', options.cacheDir],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: options.cacheDir } },
+  );
+  let output = '';
+  const port = await new Promise<number>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`conda-resolve serve did not report its port within 20 s:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /https?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`conda-resolve serve exited with status ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url: `http://${options.host === '::1' ? '[::1]' : options.host}:${port}`,
+    output: () => output,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        if (child.exitCode !== null) return resolvePromise();
+        child.once('exit', () => resolvePromise());
+        child.kill('SIGTERM');
+      }),
+  };
+}
