@@ -24,7 +24,7 @@
  * JS strings.
  */
 import { RepodataIndexUnsupportedError, RepodataParseError } from './parse-errors.js';
-import { checkRepodataVersion } from './parse.js';
+import { checkRepodataVersion, fragmentSyntaxError } from './parse.js';
 import {
   FNV_OFFSET,
   FNV_PRIME,
@@ -526,10 +526,11 @@ class RepodataScanner {
   }
 
   #parseSmall(start: number, end: number, key: string): unknown {
+    const text = decoder.decode(this.#b.subarray(start, end));
     try {
-      return JSON.parse(decoder.decode(this.#b.subarray(start, end)));
+      return JSON.parse(text);
     } catch (cause) {
-      throw new RepodataParseError(this.#where, `invalid JSON in "${key}" at byte ${start}`, { byteOffset: start, cause });
+      throw fragmentSyntaxError(this.#where, `"${key}"`, text, start, cause);
     }
   }
 

@@ -14,6 +14,7 @@
 import type { PackageRecord } from '../vocabulary/record.js';
 import { lookupName, toSharedBytes, type RepodataIndexTables } from './index-tables.js';
 import { scanRepodata } from './json-scan.js';
+import { fragmentSyntaxError } from './parse.js';
 import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from './parse-errors.js';
 import { normaliseRecord, recordContext, type RecordContext, type RepodataSource } from './record-normalise.js';
 import type { ChannelRef, SubdirIndex } from './types.js';
@@ -181,9 +182,7 @@ export class LazySubdirIndex implements SubdirIndex {
     try {
       return JSON.parse(text);
     } catch (cause) {
-      const match = /position (\d+)/.exec(cause instanceof Error ? cause.message : '');
-      const byteOffset = fileOffset + (match ? new TextEncoder().encode(text.slice(0, Number(match[1]))).length : 0);
-      throw new RepodataParseError(this.#context.source, `invalid JSON in record "${fn}" at byte ${byteOffset}`, { byteOffset, cause });
+      throw fragmentSyntaxError(this.#context.source, `record "${fn}"`, text, fileOffset, cause);
     }
   }
 }

@@ -8,6 +8,7 @@
  * under `removed` are dropped.
  */
 import type { PackageRecord } from '../vocabulary/record.js';
+import { locateJsonError } from './json-error.js';
 import { RepodataParseError, RepodataVersionError, describeSource } from './parse-errors.js';
 import { normaliseRecord, readRepodataInfo, recordContext, type RepodataInfo, type RepodataSource } from './record-normalise.js';
 
@@ -67,22 +68,32 @@ export function checkRepodataVersion(info: RepodataInfo, where: string): void {
   }
 }
 
-/** Turn `JSON.parse`'s SyntaxError into a typed error with a byte offset, line and column. */
+/**
+ * Turn a failed `JSON.parse` into a typed error with a byte offset, line and column (found by
+ * `locateJsonError`, since Node's SyntaxError does not always carry a position).
+ */
 export function jsonSyntaxError(where: string, text: string, cause: unknown): RepodataParseError {
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const match = /position (\d+)/.exec(message);
-  if (!match) {
-    const detail = /end of JSON input/i.test(message) ? 'the JSON ends unexpectedly (truncated file?)' : 'the document is not valid JSON';
-    return new RepodataParseError(where, detail, { cause, byteOffset: byteLength(text) });
+  const location = locateJsonError(text);
+  if (location === null) return new RepodataParseError(where, 'the document is not valid JSON', { cause });
+  const { offset, expected } = location;
+  const byteOffset = byteLength(text.slice(0, offset));
+  if (offset >= text.length) {
+    return new RepodataParseError(where, `the JSON ends unexpectedly (truncated file?): expected ${expected}`, { cause, byteOffset });
   }
-  const charOffset = Number(match[1]);
-  const before = text.slice(0, charOffset);
-  const byteOffset = byteLength(before);
+  const before = text.slice(0, offset);
   const line = before.split('\n').length;
-  const column = charOffset - before.lastIndexOf('\n');
-  const near = JSON.stringify(text.slice(charOffset, charOffset + 1));
-  return new RepodataParseError(where, `invalid JSON at byte ${byteOffset} (line ${line}, column ${column}): unexpected ${near}`, {
+  const column = offset - before.lastIndexOf('\n');
+  const found = JSON.stringify(text.slice(offset, offset + 1));
+  return new RepodataParseError(where, `invalid JSON at byte ${byteOffset} (line ${line}, column ${column}): expected ${expected}, found ${found}`, {
     cause,
     byteOffset,
   });
+}
+
+/** The same for a fragment (one record) that starts at `fileOffset` bytes into the document. */
+export function fragmentSyntaxError(where: string, what: string, text: string, fileOffset: number, cause: unknown): RepodataParseError {
+  const location = locateJsonError(text);
+  const byteOffset = fileOffset + (location ? byteLength(text.slice(0, location.offset)) : 0);
+  const expected = location ? `: expected ${location.expected}` : '';
+  return new RepodataParseError(where, `invalid JSON in ${what} at byte ${byteOffset}${expected}`, { cause, byteOffset });
 }
