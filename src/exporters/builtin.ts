@@ -1,0 +1,27 @@
+/**
+ * The exporters conda-resolve ships: conda's four built-ins and conda-lockfiles' two lock formats
+ * (seed section 2.3). They are registered like any plugin's, under the plugin name `conda-resolve`.
+ */
+import { condaLockV1Exporter } from './conda-lock-v1.js';
+import { environmentJsonExporter } from './environment-json.js';
+import { environmentYamlExporter } from './environment-yaml.js';
+import { explicitExporter } from './explicit.js';
+import { rattlerLockV6Exporter } from './rattler-lock-v6.js';
+import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
+import { requirementsExporter } from './requirements.js';
+import type { Exporter } from './types.js';
+
+export const BUILTIN_EXPORTERS: readonly Exporter[] = [
+  environmentYamlExporter,
+  environmentJsonExporter,
+  explicitExporter,
+  requirementsExporter,
+  condaLockV1Exporter,
+  rattlerLockV6Exporter,
+];
+
+/** Registers the built-in exporters on `registry` (a new one when none is given) and returns it. */
+export function registerBuiltinExporters(registry: ExporterRegistry = new ExporterRegistry()): ExporterRegistry {
+  for (const exporter of BUILTIN_EXPORTERS) registry.register(exporter, BUILTIN_PLUGIN);
+  return registry;
+}

@@ -1,0 +1,61 @@
+/**
+ * `explicit`: conda's explicit spec file (CEP 23), one platform per document.
+ *
+ * Four comment lines, `@EXPLICIT`, then one bare package URL per line (no `#md5` suffix, unlike
+ * `conda list --explicit --md5`), as `conda export --format explicit` writes it. The URLs follow the
+ * environment's record order. The exporter's text has no final newline; the registry adds it.
+ */
+import { requestedName } from './spec-forms.js';
+import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
+
+const FORMAT = 'explicit';
+
+export function exportExplicit(environment: ExportEnvironment, context: ExportContext): string {
+  const lines = [
+    '# This file may be used to create an environment using:',
+    // conda 26.x writes `<env>` even for a named environment.
+    '# $ conda create --name <env> --file <this file>',
+    `# platform: ${environment.platform}`,
+    `# created-by: ${context.toolName} ${context.toolVersion}`,
+  ];
+  if (environment.records.length === 0) {
+    throw new ExportError(
+      'CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES',
+      FORMAT,
+      'Cannot export explicit format: no explicit packages with installation metadata found. ' +
+        "Use 'requirements' format for environments with only requested packages, " +
+        'or ensure the environment has been solved and installed.',
+    );
+  }
+  const requested = environment.requestedSpecs ?? [];
+  if (requested.length > 0) {
+    const explicitNames = new Set(environment.records.map((record) => record.name));
+    const missing = [...new Set(requested.map(requestedName))].filter((name) => !explicitNames.has(name)).sort();
+    if (missing.length > 0) {
+      throw new ExportError(
+        'CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES',
+        FORMAT,
+        `Cannot export explicit format: some requested packages lack installation metadata: ${missing.join(', ')}. ` +
+          "Use 'requirements' format or ensure all packages are properly installed.",
+      );
+    }
+  }
+  lines.push('@EXPLICIT');
+  for (const record of environment.records) {
+    if (!record.url) {
+      throw new ExportError('CR_ERR_EXPORT_NO_URL', FORMAT, `Cannot export '${record.name}': explicit format requires package URLs`);
+    }
+    lines.push(record.url);
+  }
+  return lines.join('\n');
+}
+
+export const explicitExporter: Exporter = {
+  name: FORMAT,
+  aliases: [],
+  description: 'Explicit URLs for exact package reproduction (lockfile)',
+  category: 'lockfile',
+  mediaType: 'text/plain; charset=utf-8',
+  defaultFilenames: ['explicit.txt'],
+  export: exportExplicit,
+};

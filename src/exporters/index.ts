@@ -1,0 +1,49 @@
+/**
+ * Exporters: the output formats (conda's explicit, environment.yml/json and requirements files,
+ * conda-lock.yml v1 and pixi.lock v6), their registry, plugins, and the ruamel-compatible YAML
+ * emitter they write with.
+ */
+export {
+  EXPORTER_API_VERSION,
+  ExportError,
+  type ExportContext,
+  type ExportEnvironment,
+  type Exporter,
+  type ExporterCategory,
+  type MultiPlatformExport,
+  type SinglePlatformExport,
+} from './types.js';
+export {
+  AmbiguousExporterError,
+  BUILTIN_PLUGIN,
+  DuplicateExporterError,
+  ExporterNotDetectedError,
+  ExporterRegistry,
+  InvalidExporterError,
+  UnknownFormatError,
+  detectExporterByFilename,
+  mediaTypeFor,
+  render,
+  renderExport,
+  type ExporterDefinition,
+  type RegisteredExporter,
+  type RenderResult,
+} from './registry.js';
+export { BUILTIN_EXPORTERS, registerBuiltinExporters } from './builtin.js';
+export {
+  PLUGIN_MANIFEST_KEY,
+  discoverPlugins,
+  loadRegistry,
+  type LoadRegistryOptions,
+  type LoadedPlugin,
+  type LoadedRegistry,
+  type PluginCandidate,
+} from './plugins.js';
+export { YamlEmitError, emitYaml, type YamlEmitOptions, type YamlMapping, type YamlScalar, type YamlValue } from './yaml-emitter.js';
+export { resolvePlainScalar } from './yaml-resolver.js';
+export { condaLockV1Document, condaLockV1Exporter, exportCondaLockV1, formatCreatedAt } from './conda-lock-v1.js';
+export { environmentJsonExporter, exportEnvironmentJson } from './environment-json.js';
+export { environmentYamlExporter, exportEnvironmentYaml } from './environment-yaml.js';
+export { explicitExporter, exportExplicit } from './explicit.js';
+export { exportRattlerLockV6, rattlerLockV6Document, rattlerLockV6Exporter } from './rattler-lock-v6.js';
+export { exportRequirements, requirementsExporter } from './requirements.js';

@@ -1,0 +1,86 @@
+/**
+ * `rattler-lock-v6` (aliases `pixi`, `pixi-lock-v6`): pixi's `pixi.lock` version 6, one document
+ * for all platforms, byte for byte as conda-lockfiles 0.2.x writes it.
+ *
+ * - One environment, `default`, with the request's channels as `url:` entries and, per platform
+ *   (sorted), `conda: <url>` references ordered by package name.
+ * - `packages`: every package once (deduplicated by URL, so a noarch package shared by platforms
+ *   appears once), in (name, platform) order, with only the fields that have a value, in the order
+ *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
+ *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
+ */
+import type { PackageRecord } from '../../vocabulary/record.js';
+import { requireEnvironments, validateUrls } from './lock-common.js';
+import { sortByKeys } from './python-sort.js';
+import type { ExportEnvironment, Exporter } from './types.js';
+import { emitYaml, type YamlValue } from './yaml-emitter.js';
+
+const FORMAT = 'rattler-lock-v6';
+
+export function exportRattlerLockV6(environments: readonly ExportEnvironment[]): string {
+  return emitYaml(rattlerLockV6Document(environments));
+}
+
+/** The pixi.lock data, before it is written as YAML. */
+export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
+  requireEnvironments(environments, FORMAT);
+  validateUrls(environments, FORMAT);
+  const platforms = new Map<string, YamlValue[]>();
+  for (const platform of sortByKeys(
+    environments.map((environment) => environment.platform),
+    (p) => [p],
+  )) {
+    platforms.set(platform, []);
+  }
+  const entries = sortByKeys(
+    environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
+    ({ record, platform }) => [record.name, platform],
+  );
+  const packages: YamlValue[] = [];
+  const seen = new Set<string>();
+  for (const { record, platform } of entries) {
+    platforms.get(platform)!.push({ conda: record.url });
+    if (seen.has(record.url)) continue;
+    seen.add(record.url);
+    packages.push(packageData(record));
+  }
+  return {
+    version: 6,
+    environments: new Map<string, YamlValue>([
+      [
+        'default',
+        {
+          channels: environments[0].channels.map((url) => ({ url })),
+          packages: platforms,
+        },
+      ],
+    ]),
+    packages,
+  };
+}
+
+/** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */
+function packageData(record: PackageRecord): YamlValue {
+  const data: Record<string, YamlValue> = { conda: record.url };
+  if (record.sha256) data.sha256 = record.sha256;
+  if (record.md5) data.md5 = record.md5;
+  if (record.license) data.license = record.license;
+  if (record.license_family) data.license_family = record.license_family;
+  if (record.size) data.size = record.size;
+  if (record.depends.length > 0) data.depends = [...record.depends];
+  if (record.constrains.length > 0) data.constrains = [...record.constrains];
+  if (record.features) data.features = record.features;
+  if (record.track_features.length > 0) data.track_features = [...record.track_features];
+  if (record.python_site_packages_path) data.python_site_packages_path = record.python_site_packages_path;
+  return data;
+}
+
+export const rattlerLockV6Exporter: Exporter = {
+  name: FORMAT,
+  aliases: ['pixi', 'pixi-lock-v6'],
+  description: 'Rattler-based lockfile format from pixi',
+  category: 'lockfile',
+  mediaType: 'application/yaml',
+  defaultFilenames: ['pixi.lock'],
+  exportMultiplatform: exportRattlerLockV6,
+};

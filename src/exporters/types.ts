@@ -1,0 +1,91 @@
+/**
+ * The exporter plugin API: what an exporter receives, what it must provide, and how it fails.
+ *
+ * This is the contract between conda-resolve and exporter plugins (npm packages that declare
+ * `"conda-resolve": {"exporters": "<module>", "api": "^1.0.0"}`), modelled on conda's
+ * `CondaEnvironmentExporter`. Changing a required member or the meaning of one is a breaking change:
+ * bump the major of `EXPORTER_API_VERSION`. Adding an optional member is a minor bump.
+ */
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+
+/** The version of this API; plugins state the range they support and are checked against it. */
+export const EXPORTER_API_VERSION = '1.0.0';
+
+/**
+ * One solved platform, as exporters see it (conda's `Environment`).
+ *
+ * A resolve hands over records sorted by name, no name, no prefix and no requested specs
+ * (DECISIONS.md section 4). The optional members let library users describe a full conda
+ * environment (what `conda export` writes for an installed prefix).
+ */
+export interface ExportEnvironment {
+  /** The platform (subdir) this environment was solved for, e.g. `linux-64`. */
+  readonly platform: string;
+  /** The solved packages, in the order the exporter should list them (a resolve sorts them by name). */
+  readonly records: readonly PackageRecord[];
+  /**
+   * The request's channels in priority order, as users name them (`conda-forge` for a channel on the
+   * default alias, otherwise its URL without credentials). The lock formats list them; the
+   * environment formats do not (channel identity lives in the package URLs).
+   */
+  readonly channels: readonly string[];
+  /** The specs the user asked for (conda's requested packages), as MatchSpec strings. */
+  readonly requestedSpecs?: readonly string[];
+  /** The environment's name; absent or null for a solved environment. */
+  readonly name?: string | null;
+  /** The environment's prefix; absent for a solved environment. */
+  readonly prefix?: string | null;
+  /** Environment variables (`conda env config vars`), written by the environment formats. */
+  readonly variables?: Readonly<Record<string, string>>;
+  /**
+   * The `channels:` list of `environment.yml` / `environment.json`. A resolve leaves it out; set it
+   * to write a full conda environment file.
+   */
+  readonly environmentChannels?: readonly string[];
+}
+
+/** What an exporter may know about the run that produced the environments. */
+export interface ExportContext {
+  /** Written where a format names the tool (`# created-by:`, `created_by`): `conda-resolve`. */
+  readonly toolName: string;
+  readonly toolVersion: string;
+  /** The time written where a format records one (conda-lock's `created_at`). */
+  readonly now: Date;
+}
+
+export type ExporterCategory = 'lockfile' | 'environment';
+
+/** Renders one platform's environment. */
+export type SinglePlatformExport = (environment: ExportEnvironment, context: ExportContext) => string;
+/** Renders one document for all platforms. */
+export type MultiPlatformExport = (environments: readonly ExportEnvironment[], context: ExportContext) => string;
+
+/**
+ * A registered exporter. Exactly one of `export` and `exportMultiplatform` is set. Names and aliases
+ * are lower case without surrounding spaces (the registry normalises them, as conda does).
+ */
+export interface Exporter {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  /** One line for `conda-resolve formats` and `GET /formats`. */
+  readonly description: string;
+  readonly category: ExporterCategory;
+  /** The HTTP media type of the output, e.g. `application/yaml`. */
+  readonly mediaType: string;
+  /** Filenames (fnmatch patterns allowed) that select this exporter for `-o FILE` without `--format`. */
+  readonly defaultFilenames: readonly string[];
+  readonly export?: SinglePlatformExport;
+  readonly exportMultiplatform?: MultiPlatformExport;
+}
+
+/** An exporter failed to render (conda's `CondaValueError` from an exporter); `code` says why. */
+export class ExportError extends CondaResolveError {
+  /** The exporter that failed. */
+  readonly format: string;
+
+  constructor(code: `CR_ERR_EXPORT_${string}`, format: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.format = format;
+  }
+}
