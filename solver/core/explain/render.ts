@@ -59,7 +59,7 @@ function describeMissing(failure: Extract<RequirementFailure, { kind: 'missing' 
     return `every match is excluded: ${parts.join('; ')}`;
   }
   if (failure.available.length === 0) return `nothing provides ${failure.name}`;
-  return `no ${failure.name} matches ${failure.spec} (available: ${versions(failure.available)})`;
+  return `no ${failure.name} matches (available: ${versions(failure.available)})`;
 }
 
 /** "every numpy >=2 (2.0.0 .. 2.1.3)" or, for a single candidate, "numpy 2.0.0". */

@@ -1,0 +1,374 @@
+/**
+ * conda semantics for the generic core: a `DependencyProvider` over the request's channels.
+ *
+ * Names, records and match specs get dense ids the first time the search reaches them; a name's
+ * records are read from the indexes (`RecordSource.records`) only then, so a solve touches only
+ * what the requested specs can reach.
+ *
+ * Candidate order (DECISIONS.md section 2, rattler's order): fewer `track_features`; under
+ * `flexible` priority the higher-priority channel; higher version; higher build number; then,
+ * among records equal on all of those, the one whose dependencies shared with its rivals allow the
+ * highest versions (the numpy build for the newest python); then the newer timestamp; then a fixed
+ * order on build string, subdir and file name, so the answer never depends on the order of
+ * records in the files.
+ */
+import { sameChannel } from '../../vocabulary/channel.js';
+import { parseVersion, type Version } from '../../vocabulary/version.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+import type { NameId, SolvableId, VersionSetId } from '../core/ids.js';
+import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate } from '../core/provider.js';
+import type { ExplainInterner } from '../core/explain/explain.js';
+import { gatherCandidates, type CandidateRecord, type ChannelPriority } from './candidates.js';
+import type { SolverSpec, SpecParser } from './spec.js';
+import type { SolveChannel } from './types.js';
+
+export interface CondaProviderOptions {
+  readonly channels: readonly SolveChannel[];
+  readonly virtualPackages: readonly PackageRecord[];
+  readonly channelPriority: ChannelPriority;
+  readonly excludeNewer: number | undefined;
+  readonly parseSpec: SpecParser;
+  /** The parsed root specs; those naming a channel restrict their package to it. */
+  readonly rootSpecs: readonly SolverSpec[];
+}
+
+interface NameEntry {
+  /** Selectable solvables in gathering order (unsorted). */
+  readonly gathered: SolvableId[];
+  readonly excluded: ExcludedCandidate[];
+  /** Selectable solvables, most preferred first; computed on first use. */
+  sorted: SolvableId[] | undefined;
+}
+
+interface VersionSetEntry {
+  readonly name: NameId;
+  readonly spec: SolverSpec;
+  matching: SolvableId[] | undefined;
+  notMatching: SolvableId[] | undefined;
+  /** Highest matching version and whether that record has track_features (for tie-breaking). */
+  highest: { version: Version; tracked: boolean } | null | undefined;
+}
+
+/** Parsed facts about a record, kept as long as the record lives (records are immutable). */
+interface RecordFacts {
+  readonly version: Version;
+  readonly tracked: number;
+}
+
+const factsCache = new WeakMap<PackageRecord, RecordFacts>();
+
+function factsOf(record: PackageRecord): RecordFacts {
+  let facts = factsCache.get(record);
+  if (!facts) {
+    facts = { version: parseVersion(record.version), tracked: record.track_features.length };
+    factsCache.set(record, facts);
+  }
+  return facts;
+}
+
+export class CondaProvider implements DependencyProvider, ExplainInterner {
+  readonly names: string[] = [];
+  readonly records: PackageRecord[] = [];
+  readonly #options: CondaProviderOptions;
+  readonly #nameIds = new Map<string, NameId>();
+  readonly #nameEntries: (NameEntry | undefined)[] = [];
+  readonly #solvableName: NameId[] = [];
+  readonly #channelIndex: number[] = [];
+  readonly #facts: RecordFacts[] = [];
+  readonly #versionSets: VersionSetEntry[] = [];
+  readonly #versionSetIds = new Map<string, VersionSetId>();
+  readonly #specErrors = new Map<string, string>();
+  readonly #dependencies: (Dependencies | undefined)[] = [];
+  readonly #virtualNames: Map<string, PackageRecord[]>;
+  readonly #requestedChannels = new Map<string, string>();
+
+  constructor(options: CondaProviderOptions) {
+    this.#options = options;
+    this.#virtualNames = new Map();
+    for (const record of options.virtualPackages) {
+      const list = this.#virtualNames.get(record.name);
+      if (list) list.push(record);
+      else this.#virtualNames.set(record.name, [record]);
+    }
+    for (const spec of options.rootSpecs) {
+      if (spec.channel !== null && !this.#requestedChannels.has(spec.name)) this.#requestedChannels.set(spec.name, spec.channel);
+    }
+  }
+
+  // ---- ids ---------------------------------------------------------------------------------
+
+  nameId(name: string): NameId {
+    let id = this.#nameIds.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.#nameIds.set(name, id);
+    }
+    return id;
+  }
+
+  /** The version set of a match spec string; throws the vocabulary's error for an invalid one. */
+  versionSetOf(text: string): VersionSetId {
+    const known = this.#versionSetIds.get(text);
+    if (known !== undefined) return known;
+    return this.#addVersionSet(text, this.#options.parseSpec(text));
+  }
+
+  /** A version set matching every record of `name` (used for the virtual packages). */
+  anyOf(name: string): VersionSetId {
+    const key = `\0any:${name}`;
+    const known = this.#versionSetIds.get(key);
+    if (known !== undefined) return known;
+    return this.#addVersionSet(key, { name, channel: null, matches: (record) => record.name === name, display: () => name });
+  }
+
+  #addVersionSet(key: string, spec: SolverSpec): VersionSetId {
+    const id = this.#versionSets.length;
+    this.#versionSets.push({ name: this.nameId(spec.name), spec, matching: undefined, notMatching: undefined, highest: undefined });
+    this.#versionSetIds.set(key, id);
+    return id;
+  }
+
+  isVirtual(solvable: SolvableId): boolean {
+    return this.#channelIndex[solvable] < 0;
+  }
+
+  // ---- DependencyProvider -------------------------------------------------------------------
+
+  nameOfSolvable(solvable: SolvableId): NameId {
+    return this.#solvableName[solvable];
+  }
+
+  nameOfVersionSet(versionSet: VersionSetId): NameId {
+    return this.#versionSets[versionSet].name;
+  }
+
+  candidates(name: NameId): Candidates {
+    const entry = this.#entry(name);
+    return { solvables: this.#sorted(name, entry), excluded: entry.excluded };
+  }
+
+  matching(versionSet: VersionSetId): readonly SolvableId[] {
+    const entry = this.#versionSets[versionSet];
+    if (!entry.matching) this.#split(entry);
+    return entry.matching!;
+  }
+
+  notMatching(versionSet: VersionSetId): readonly SolvableId[] {
+    const entry = this.#versionSets[versionSet];
+    if (!entry.notMatching) this.#split(entry);
+    return entry.notMatching!;
+  }
+
+  dependencies(solvable: SolvableId): Dependencies {
+    let known = this.#dependencies[solvable];
+    if (!known) {
+      known = this.#readDependencies(this.records[solvable]);
+      this.#dependencies[solvable] = known;
+    }
+    return known;
+  }
+
+  // ---- ExplainInterner ----------------------------------------------------------------------
+
+  displayName(name: NameId): string {
+    return this.names[name];
+  }
+
+  displayVersionSet(versionSet: VersionSetId): string {
+    return this.#versionSets[versionSet].spec.display();
+  }
+
+  displayVersion(solvable: SolvableId): string {
+    return this.records[solvable].version;
+  }
+
+  compareVersions(a: SolvableId, b: SolvableId): number {
+    return this.#facts[a].version.compare(this.#facts[b].version);
+  }
+
+  excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[] {
+    const { name, spec } = this.#versionSets[versionSet];
+    return this.#entry(name).excluded.filter((e) => spec.matches(this.records[e.solvable]));
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  #entry(name: NameId): NameEntry {
+    const known = this.#nameEntries[name];
+    if (known) return known;
+    const gathered = gatherCandidates(this.names[name], {
+      channels: this.#options.channels,
+      virtualPackages: this.#virtualNames,
+      channelPriority: this.#options.channelPriority,
+      excludeNewer: this.#options.excludeNewer,
+      requestedChannel: (n) => this.#requestedChannels.get(n),
+      inChannel: (candidate, channel) => sameChannel(this.#options.channels[candidate.channelIndex]?.name ?? '', channel),
+    });
+    const entry: NameEntry = {
+      gathered: gathered.selectable.map((candidate) => this.#addSolvable(name, candidate)),
+      excluded: gathered.excluded.map(({ candidate, reason }) => ({ solvable: this.#addSolvable(name, candidate), reason })),
+      sorted: undefined,
+    };
+    this.#nameEntries[name] = entry;
+    return entry;
+  }
+
+  #addSolvable(name: NameId, candidate: CandidateRecord): SolvableId {
+    const id = this.records.length;
+    this.records.push(candidate.record);
+    this.#solvableName.push(name);
+    this.#channelIndex.push(candidate.channelIndex);
+    this.#facts.push(factsOf(candidate.record));
+    return id;
+  }
+
+  #split(entry: VersionSetEntry): void {
+    const sorted = this.#sorted(entry.name, this.#entry(entry.name));
+    const matching: SolvableId[] = [];
+    const notMatching: SolvableId[] = [];
+    for (const solvable of sorted) {
+      if (entry.spec.matches(this.records[solvable])) matching.push(solvable);
+      else notMatching.push(solvable);
+    }
+    entry.matching = matching;
+    entry.notMatching = notMatching;
+  }
+
+  #sorted(name: NameId, entry: NameEntry): SolvableId[] {
+    if (entry.sorted) return entry.sorted;
+    const sorted = [...entry.gathered];
+    sorted.sort((a, b) => this.#compareSimple(a, b));
+    // Records equal on the simple key: break ties by their dependencies, then timestamps.
+    let start = 0;
+    while (start < sorted.length) {
+      let end = start + 1;
+      while (end < sorted.length && this.#compareSimple(sorted[start], sorted[end]) === 0) end++;
+      if (end - start > 1) {
+        const run = sorted.slice(start, end);
+        this.#sortTies(run);
+        for (let i = 0; i < run.length; i++) sorted[start + i] = run[i];
+      }
+      start = end;
+    }
+    entry.sorted = sorted;
+    void name;
+    return sorted;
+  }
+
+  #compareSimple(a: SolvableId, b: SolvableId): number {
+    const fa = this.#facts[a];
+    const fb = this.#facts[b];
+    if (fa.tracked !== fb.tracked) return fa.tracked - fb.tracked;
+    if (this.#options.channelPriority === 'flexible' && this.#channelIndex[a] !== this.#channelIndex[b]) {
+      return this.#channelIndex[a] - this.#channelIndex[b];
+    }
+    const byVersion = fb.version.compare(fa.version);
+    if (byVersion !== 0) return byVersion;
+    return this.records[b].build_number - this.records[a].build_number;
+  }
+
+  /** rattler's rule: compare the highest versions the shared dependencies allow, by name, then timestamps. */
+  #sortTies(run: SolvableId[]): void {
+    const perSolvable = new Map<SolvableId, Map<NameId, VersionSetId[]>>();
+    for (const solvable of run) {
+      const byName = new Map<NameId, VersionSetId[]>();
+      const dependencies = this.dependencies(solvable);
+      if (dependencies.kind === 'known') {
+        for (const versionSet of dependencies.requires) {
+          const name = this.#versionSets[versionSet].name;
+          const list = byName.get(name);
+          if (list) list.push(versionSet);
+          else byName.set(name, [versionSet]);
+        }
+      }
+      perSolvable.set(solvable, byName);
+    }
+    const shared = [...perSolvable.get(run[0])!.keys()]
+      .filter((name) => run.every((solvable) => perSolvable.get(solvable)!.has(name)))
+      .sort((x, y) => (this.names[x] < this.names[y] ? -1 : this.names[x] > this.names[y] ? 1 : 0));
+    const best = (solvable: SolvableId, name: NameId): { version: Version; tracked: boolean } | null => {
+      let result: { version: Version; tracked: boolean } | null = null;
+      for (const versionSet of perSolvable.get(solvable)!.get(name)!) {
+        const highest = this.#highest(versionSet);
+        if (!highest) continue;
+        if (!result || compareTracked(highest, result) < 0) result = highest;
+      }
+      return result;
+    };
+    run.sort((a, b) => {
+      for (const name of shared) {
+        const va = best(a, name);
+        const vb = best(b, name);
+        if (va && !vb) return -1;
+        if (!va && vb) return 1;
+        if (!va || !vb) continue;
+        const order = compareTracked(va, vb);
+        if (order !== 0) return order;
+      }
+      const ta = this.records[a].timestamp ?? -1;
+      const tb = this.records[b].timestamp ?? -1;
+      if (ta !== tb) return tb - ta;
+      return compareFixed(this.records[a], this.records[b]) || this.#channelIndex[a] - this.#channelIndex[b];
+    });
+  }
+
+  /** The highest version among the selectable records a version set matches (unsorted scan). */
+  #highest(versionSet: VersionSetId): { version: Version; tracked: boolean } | null {
+    const entry = this.#versionSets[versionSet];
+    if (entry.highest !== undefined) return entry.highest;
+    let result: { version: Version; tracked: boolean } | null = null;
+    for (const solvable of this.#entry(entry.name).gathered) {
+      const record = this.records[solvable];
+      if (!entry.spec.matches(record)) continue;
+      const facts = this.#facts[solvable];
+      if (!result || facts.version.compare(result.version) > 0) result = { version: facts.version, tracked: facts.tracked > 0 };
+    }
+    entry.highest = result;
+    return result;
+  }
+
+  #readDependencies(record: PackageRecord): Dependencies {
+    const requires: VersionSetId[] = [];
+    const constrains: VersionSetId[] = [];
+    for (const [list, out, field] of [
+      [record.depends, requires, 'dependency'],
+      [record.constrains, constrains, 'constraint'],
+    ] as const) {
+      for (const text of list) {
+        const versionSet = this.#tryVersionSet(text);
+        if (versionSet === undefined) {
+          return { kind: 'unknown', reason: `its ${field} "${text}" cannot be parsed (${this.#specErrors.get(text)})` };
+        }
+        out.push(versionSet);
+      }
+    }
+    return { kind: 'known', requires, constrains };
+  }
+
+  #tryVersionSet(text: string): VersionSetId | undefined {
+    const known = this.#versionSetIds.get(text);
+    if (known !== undefined) return known;
+    if (this.#specErrors.has(text)) return undefined;
+    try {
+      return this.versionSetOf(text);
+    } catch (error) {
+      this.#specErrors.set(text, error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+}
+
+function compareTracked(a: { version: Version; tracked: boolean }, b: { version: Version; tracked: boolean }): number {
+  if (a.tracked !== b.tracked) return a.tracked ? 1 : -1;
+  return b.version.compare(a.version);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A total order on otherwise equal records, independent of where they appear in the files. */
+function compareFixed(a: PackageRecord, b: PackageRecord): number {
+  return compareText(a.build, b.build) || compareText(a.subdir, b.subdir) || compareText(a.fn, b.fn) || compareText(a.url, b.url);
+}

@@ -1,0 +1,80 @@
+/**
+ * One conda solve: parse the root specs, build the provider, run the core, and turn its outcome
+ * into records, an explanation, or a typed error. Synchronous and free of I/O.
+ */
+import type { PackageRecord } from '../../vocabulary/record.js';
+import { explainUnsatisfiable } from '../core/explain/unsat.js';
+import { renderExplanation } from '../core/explain/render.js';
+import type { Explanation } from '../core/explain/types.js';
+import type { Cancellation } from '../core/provider.js';
+import { CoreSolver, type CoreSolverOptions, type SolverStats } from '../core/solver.js';
+import { SolveAbortedError, SolveTimeoutError } from '../errors.js';
+import { CondaProvider } from './provider.js';
+import type { SpecParser } from './spec.js';
+import type { SolveRequest } from './types.js';
+
+export type SolveOutcome =
+  /** Sorted by name; virtual packages are not included. */
+  | { readonly kind: 'solved'; readonly records: PackageRecord[] }
+  /** `message` is the rendered explanation. */
+  | { readonly kind: 'unsatisfiable'; readonly explanation: Explanation; readonly message: string };
+
+export interface SolveDiagnostics {
+  readonly stats: SolverStats;
+}
+
+export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnostics?: (d: SolveDiagnostics) => void): SolveOutcome {
+  const started = Date.now();
+  const cancellation = makeCancellation(request.signal, request.timeoutMs, started);
+  if (request.signal?.aborted) throw new SolveAbortedError();
+  const rootSpecs = request.specs.map((text) => parseSpec(text));
+  const provider = new CondaProvider({
+    channels: request.channels,
+    virtualPackages: request.virtualPackages,
+    channelPriority: request.channelPriority ?? 'strict',
+    excludeNewer: request.excludeNewer,
+    parseSpec,
+    rootSpecs,
+  });
+  const specVersionSets = request.specs.map((text) => provider.versionSetOf(text));
+  const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));
+  const options: CoreSolverOptions = { cancellation };
+  const solver = new CoreSolver(provider, options);
+  const outcome = solver.solve([...specVersionSets, ...fixed]);
+  diagnostics?.({ stats: solver.stats });
+  switch (outcome.kind) {
+    case 'cancelled':
+      if (outcome.reason === 'aborted') throw new SolveAbortedError();
+      throw new SolveTimeoutError(request.timeoutMs ?? 0);
+    case 'sat': {
+      const records = outcome.solvables.filter((s) => !provider.isVirtual(s)).map((s) => provider.records[s]);
+      records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return { kind: 'solved', records };
+    }
+    case 'unsat': {
+      const explanation = explainUnsatisfiable({
+        provider,
+        interner: provider,
+        specs: rootSpecs.map((spec) => spec.display()),
+        specVersionSets,
+        fixed,
+        options,
+        solver,
+        outcome,
+      });
+      return { kind: 'unsatisfiable', explanation, message: renderExplanation(explanation) };
+    }
+  }
+}
+
+function makeCancellation(signal: AbortSignal | undefined, timeoutMs: number | undefined, started: number): Cancellation | undefined {
+  if (!signal && timeoutMs === undefined) return undefined;
+  const deadline = timeoutMs === undefined ? Infinity : started + timeoutMs;
+  return {
+    check: () => {
+      if (signal?.aborted) return 'aborted';
+      if (Date.now() > deadline) return 'timeout';
+      return null;
+    },
+  };
+}
