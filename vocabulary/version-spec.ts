@@ -176,19 +176,22 @@ function isLeaf(t: Tree): t is Leaf {
   return (t as Leaf).text !== undefined;
 }
 
-/** conda's treeify (a shunting-yard over `,` `|` and parentheses), keeping token positions. */
+/**
+ * conda's treeify: a shunting-yard over `,` `|` and parentheses, keeping token positions. The
+ * operand/operator alternation is checked token by token so errors point at the right place.
+ */
 function treeify(input: string): Tree {
-  const wrapped = `(${input})`;
   const output: Tree[] = [];
-  const stack: { op: string; at: number }[] = [];
+  // The bottom entry stands for conda's implicit outer parentheses.
+  const stack: { op: string; at: number }[] = [{ op: '(', at: -1 }];
+  let prev: 'start' | 'open' | 'op' | 'operand' | 'close' = 'start';
+  let prevOp = '';
   const fail = (reason: string, at: number): never => {
     throw new InvalidVersionSpecError(input, reason, Math.max(0, Math.min(input.length, at)));
   };
   const applyOps = (stop: string) => {
-    while (stack.length > 0 && !stop.includes(stack[stack.length - 1]!.op)) {
-      const top = stack.pop()!;
-      if (output.length < 2) fail(`"${top.op}" has nothing on one side`, top.at);
-      const op = top.op as ',' | '|';
+    while (!stop.includes(stack[stack.length - 1]!.op)) {
+      const op = stack.pop()!.op as ',' | '|';
       const right = output.pop()!;
       const left = output.pop()!;
       const items: Tree[] = [];
@@ -199,33 +202,38 @@ function treeify(input: string): Tree {
       output.push({ op, items });
     }
   };
-  for (const match of wrapped.matchAll(TOKENS)) {
+  for (const match of input.matchAll(TOKENS)) {
     const raw = match[0];
     const item = raw.trim();
-    // Position in `input`: skip the leading whitespace and the added "(".
-    const at = match.index + (raw.length - raw.trimStart().length) - 1;
-    if (item === '|') {
-      applyOps('(');
-      stack.push({ op: '|', at });
-    } else if (item === ',') {
-      applyOps('|(');
-      stack.push({ op: ',', at });
+    if (item === '') continue;
+    const at = match.index + (raw.length - raw.trimStart().length);
+    if (item === '|' || item === ',') {
+      if (prev !== 'operand' && prev !== 'close') fail(`expected a version before "${item}"`, at);
+      applyOps(item === '|' ? '(' : '|(');
+      stack.push({ op: item, at });
+      prev = 'op';
+      prevOp = item;
     } else if (item === '(') {
+      if (prev === 'operand' || prev === 'close') fail('expected "," or "|" before "("', at);
       stack.push({ op: '(', at });
+      prev = 'open';
     } else if (item === ')') {
+      if (prev === 'op') fail(`expected a version after "${prevOp}"`, at);
+      if (prev === 'open') fail('empty parentheses', at);
       applyOps('(');
-      if (stack.length === 0 || stack[stack.length - 1]!.op !== '(') fail('unmatched ")"', at);
+      if (stack.length === 1) fail('unmatched ")"', at);
       stack.pop();
+      prev = 'close';
     } else {
+      if (prev === 'operand' || prev === 'close') fail(`expected "," or "|" before ${JSON.stringify(item)}`, at);
       output.push({ text: item, at });
+      prev = 'operand';
     }
   }
-  if (stack.length > 0) fail('unmatched "("', stack[stack.length - 1]!.at);
-  if (output.length === 0) fail('no version given', 0);
-  if (output.length > 1) {
-    const extra = output[1]!;
-    fail('expected "," or "|" between versions', isLeaf(extra) ? extra.at : 0);
-  }
+  if (prev === 'op') fail(`expected a version after "${prevOp}"`, input.length);
+  if (prev === 'start') fail('no version given', 0);
+  applyOps('(');
+  if (stack.length > 1) fail('unmatched "("', stack[stack.length - 1]!.at);
   return output[0]!;
 }
 
