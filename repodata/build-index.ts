@@ -13,6 +13,8 @@ export type SharedSubdirIndexHandle = SharedLazyIndexHandle | SharedEagerIndexHa
 /** A `SubdirIndex` that can cross to worker threads. */
 export interface ShareableSubdirIndex extends SubdirIndex {
   toShared(): SharedSubdirIndexHandle;
+  /** Release what the index holds open (a file-backed lazy index closes its file). */
+  close(): void;
 }
 
 /**

@@ -60,6 +60,9 @@ export class EagerSubdirIndex implements SubdirIndex {
     return this.#byName.get(name) ?? EMPTY;
   }
 
+  /** Nothing to release: the records live in memory. */
+  close(): void {}
+
   toShared(): SharedEagerIndexHandle {
     const bytes = toSharedBytes(typeof this.#input === 'string' ? new TextEncoder().encode(this.#input) : this.#input);
     return { kind: 'conda-resolve/eager-subdir-index', version: 1, channel: this.channel, subdir: this.subdir, bytes };

@@ -46,14 +46,22 @@ export function fnv1a(bytes: Uint8Array, start: number, end: number, seed: numbe
  * the cache's validator (ETag/Last-Modified) remains the real key.
  */
 export function fingerprintBytes(bytes: Uint8Array): number {
-  const length = bytes.length;
+  return fingerprintWith(bytes.length, (start, end) => bytes.subarray(start, end));
+}
+
+/** `fingerprintBytes` over a reader, so a file's fingerprint costs 66 small reads, not the file. */
+export function fingerprintWith(length: number, read: (start: number, end: number) => Uint8Array): number {
+  const mix = (hash: number, start: number, end: number): number => {
+    const chunk = read(start, end);
+    return fnv1a(chunk, 0, chunk.length, hash);
+  };
   let hash = fnv1a(new Uint8Array(new Float64Array([length]).buffer), 0, 8);
-  hash = fnv1a(bytes, 0, Math.min(length, 4096), hash);
-  hash = fnv1a(bytes, Math.max(0, length - 4096), length, hash);
+  hash = mix(hash, 0, Math.min(length, 4096));
+  hash = mix(hash, Math.max(0, length - 4096), length);
   const samples = 64;
   for (let i = 0; i < samples; i++) {
     const at = Math.floor((length * i) / samples);
-    hash = fnv1a(bytes, at, Math.min(length, at + 256), hash);
+    hash = mix(hash, at, Math.min(length, at + 256));
   }
   return hash;
 }

@@ -28,6 +28,8 @@ export interface RepodataBytes {
   readonly positional: boolean;
   /** All the bytes, in shared memory when the platform has it (for `toShared`). */
   readAll(): Uint8Array;
+  /** Release what the source holds open (a file descriptor); reads fail afterwards. */
+  close?(): void;
 }
 
 /** `RepodataBytes` over bytes already in memory. */
@@ -136,6 +138,11 @@ export class LazySubdirIndex implements SubdirIndex {
   toShared(): SharedLazyIndexHandle {
     const bytes = toSharedBytes(this.#bytes.readAll());
     return { kind: 'conda-resolve/lazy-subdir-index', version: 1, channel: this.channel, subdir: this.subdir, bytes, tables: this.tables };
+  }
+
+  /** Release the bytes' source (a file-backed index closes its file); the index is unusable afterwards. */
+  close(): void {
+    this.#bytes.close?.();
   }
 
   #id(name: string): number {

@@ -1,0 +1,173 @@
+/**
+ * Node file access for the lazy index, kept apart so the index itself works on plain bytes:
+ * a positional reader over a cached repodata.json, reading and writing index sidecars, and
+ * `loadIndexFromCache`, which gives the disk cache a ready index for a cached JSON file.
+ *
+ * Warm start with a valid sidecar: no scan at all; the JSON is either read whole into shared memory
+ * (`bytes: 'memory'`, the default, needed anyway to hand the index to worker threads) or left on
+ * disk and read span by span as names are asked for (`bytes: 'positional'`, least memory).
+ * bench/load-index.ts measures both (bench/RESULTS.md).
+ *
+ * Security notes: paths come from the cache, never from users. A sidecar is checked against the
+ * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
+ */
+import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { indexRepodata, type ShareableSubdirIndex } from './build-index.js';
+import { fingerprintWith, sharedUint8 } from './index-tables.js';
+import { decodeIndexSidecar, encodeIndexSidecar } from './index-sidecar.js';
+import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-index.js';
+import { RepodataIndexUnsupportedError, describeSource } from './parse-errors.js';
+import type { RepodataSource } from './record-normalise.js';
+import type { RepodataIndexTables } from './index-tables.js';
+
+/** Closes descriptors of readers that were dropped without `close()`. */
+const finalizer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/** A repodata.json on disk, read with positional reads (`pread`). */
+export class RepodataFile implements RepodataBytes {
+  readonly length: number;
+  readonly positional = true;
+  #fd: number | null;
+
+  private constructor(fd: number, length: number) {
+    this.#fd = fd;
+    this.length = length;
+    finalizer.register(this, fd, this);
+  }
+
+  static open(path: string): RepodataFile {
+    const fd = openSync(path, 'r');
+    try {
+      return new RepodataFile(fd, fstatSync(fd).size);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  read(start: number, end: number): Uint8Array {
+    const out = new Uint8Array(end - start);
+    this.#readInto(out, start);
+    return out;
+  }
+
+  /** The whole file, in a SharedArrayBuffer. */
+  readAll(): Uint8Array {
+    const out = sharedUint8(this.length);
+    this.#readInto(out, 0);
+    return out;
+  }
+
+  close(): void {
+    if (this.#fd === null) return;
+    finalizer.unregister(this);
+    closeSync(this.#fd);
+    this.#fd = null;
+  }
+
+  #readInto(out: Uint8Array, position: number): void {
+    if (this.#fd === null) throw new Error('RepodataFile is closed');
+    let done = 0;
+    while (done < out.length) {
+      const n = readSync(this.#fd, out, done, out.length - done, position + done);
+      if (n === 0) throw new Error(`repodata file shrank while reading at byte ${position + done}`);
+      done += n;
+    }
+  }
+}
+
+/** Write a sidecar atomically (temporary file, then rename), so a reader never sees half of one. */
+export function writeIndexSidecar(path: string, tables: RepodataIndexTables): void {
+  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(temporary, encodeIndexSidecar(tables));
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Read a sidecar into shared memory and check it against the JSON it claims to describe.
+ * Throws `RepodataIndexUnsupportedError` when it does not belong to `json`, or is damaged.
+ */
+export function readIndexSidecar(path: string, json: RepodataBytes, where: string): RepodataIndexTables {
+  const file = RepodataFile.open(path);
+  let bytes: Uint8Array;
+  try {
+    bytes = file.readAll();
+  } finally {
+    file.close();
+  }
+  const expected = { byteLength: json.length, fingerprint: fingerprintWith(json.length, (start, end) => json.read(start, end)) };
+  return decodeIndexSidecar(bytes, expected, where);
+}
+
+export interface LoadIndexOptions {
+  /** The cached repodata.json. */
+  readonly jsonPath: string;
+  /** Where the index sidecar lives; default `<jsonPath>.index`. */
+  readonly sidecarPath?: string;
+  readonly source: RepodataSource;
+  /** With a valid sidecar: read the JSON whole into shared memory, or span by span. Default `memory`. */
+  readonly bytes?: 'memory' | 'positional';
+  /** Write a sidecar after scanning. Default true. */
+  readonly writeSidecar?: boolean;
+}
+
+export interface LoadedIndex {
+  readonly index: ShareableSubdirIndex;
+  /** `sidecar`: no scan; `scan`: scanned (and sidecar written); `eager`: the lazy scan declined. */
+  readonly from: 'sidecar' | 'scan' | 'eager';
+}
+
+/**
+ * A ready index for a cached repodata.json: from its sidecar when one matches, else by scanning
+ * (writing the sidecar for next time), else eagerly. Throws `RepodataParseError` for a bad document;
+ * a failure to write the sidecar is not an error (the index is still returned).
+ */
+export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
+  const sidecarPath = options.sidecarPath ?? `${options.jsonPath}.index`;
+  const where = describeSource(options.source.channel.name, options.source.subdir);
+  const file = RepodataFile.open(options.jsonPath);
+  let tables: RepodataIndexTables | null = null;
+  try {
+    tables = readIndexSidecar(sidecarPath, file, where);
+  } catch (error) {
+    // Missing or not matching: rebuild below. Anything else (permissions, I/O) is worth surfacing.
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (!missing && !(error instanceof RepodataIndexUnsupportedError)) {
+      file.close();
+      throw error;
+    }
+  }
+  if (tables !== null) {
+    if ((options.bytes ?? 'memory') === 'positional') return { index: new LazySubdirIndex(tables, file, options.source), from: 'sidecar' };
+    const bytes = file.readAll();
+    file.close();
+    return { index: new LazySubdirIndex(tables, bytesInMemory(bytes), options.source), from: 'sidecar' };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = file.readAll();
+  } finally {
+    file.close();
+  }
+  const index = indexRepodata(bytes, options.source);
+  if (!(index instanceof LazySubdirIndex)) return { index, from: 'eager' };
+  if (options.writeSidecar ?? true) {
+    try {
+      writeIndexSidecar(sidecarPath, index.tables);
+    } catch {
+      // A read-only cache still works; the next start scans again.
+    }
+  }
+  return { index, from: 'scan' };
+}
