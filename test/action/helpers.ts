@@ -101,6 +101,8 @@ export interface StandInReply {
   status: number;
   body: string | Buffer;
   headers?: Record<string, string>;
+  /** Send the status line and headers, then cut the connection without the body. */
+  cutAfterHeaders?: boolean;
 }
 
 export interface StandInServer {
@@ -160,6 +162,11 @@ export async function startStandInServer(options: { host?: string } = {}): Promi
         return;
       }
       res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain; charset=utf-8' });
+      if (answer.cutAfterHeaders) {
+        res.flushHeaders();
+        setTimeout(() => res.socket?.destroy(), 200);
+        return;
+      }
       res.end(answer.body);
     });
   });
