@@ -232,12 +232,13 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const runnerOs = options.runnerOs ?? 'Linux';
   const runnerArch = options.runnerArch ?? 'X64';
 
+  const stepState: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
   const context: ExpressionContext = {
     inputs,
     runner: { os: runnerOs, arch: runnerArch, temp: runnerTemp },
     github: { action_path: actionPath, workspace },
     stepIds: new Set(action.steps.flatMap((s) => (s.id ? [s.id] : []))),
-    steps: {},
+    steps: stepState,
     failed: false,
   };
   let env = baseEnvironment(options.env);
@@ -260,7 +261,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     steps.push(record);
     const run = evaluateCondition(step.if, context);
     if (!run) {
-      if (step.id) context.steps[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
+      if (step.id) stepState[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
       continue;
     }
     if (step.uses !== undefined) {
@@ -268,7 +269,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       record.uses = step.uses;
       record.with = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(v, context)]));
       log += `[runner] would run ${step.uses} with ${JSON.stringify(record.with)}\n`;
-      if (step.id) context.steps[step.id] = { outputs: {}, outcome: 'success', conclusion: 'success' };
+      if (step.id) stepState[step.id] = { outputs: {}, outcome: 'success', conclusion: 'success' };
       continue;
     }
 
@@ -310,7 +311,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     if (added.length > 0) env = { ...env, PATH: [...added.reverse(), env.PATH ?? ''].join(':') };
     record.status = result.exitCode === 0 ? 'success' : 'failure';
     if (record.status === 'failure') context.failed = true;
-    if (step.id) context.steps[step.id] = { outputs: record.outputs, outcome: record.status, conclusion: record.status };
+    if (step.id) stepState[step.id] = { outputs: record.outputs, outcome: record.status, conclusion: record.status };
   }
 
   const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, def]) => [name, interpolate(def.value, context)]));

@@ -256,7 +256,7 @@ export async function startResolveServer(options: { host: '127.0.0.1' | '::1'; c
     const timer = setTimeout(() => reject(new Error(`conda-resolve serve did not report its port within 20 s:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
-      const match = /https?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d+)/.exec(output);
+      const match = /listening (?:on|at) https?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolvePromise(Number(match[1]));
