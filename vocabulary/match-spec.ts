@@ -12,7 +12,7 @@
  * `name[...]` inside brackets that disagrees with the name outside), this parser reports an error
  * instead: those specs would otherwise match packages the user did not ask for.
  */
-import { channelIdentity, parseChannel, InvalidChannelError, removeCredentials } from './channel.js';
+import { channelIdentity, DEFAULTS_CHANNEL_URLS, InvalidChannelError, parseChannel, redactSecrets, removeCredentials } from './channel.js';
 import { CondaResolveError } from './errors.js';
 import { isKnownSubdir } from './platform.js';
 import type { PackageRecord } from './record.js';
@@ -25,8 +25,9 @@ export class InvalidMatchSpecError extends CondaResolveError {
   readonly reason: string;
 
   constructor(input: string, reason: string, position: number, options?: { cause?: unknown }) {
-    super('CR_ERR_MATCH_SPEC_INVALID', `Cannot parse match spec ${JSON.stringify(input)}: ${reason} at position ${position}`, options);
-    this.input = input;
+    const shown = redactSecrets(input);
+    super('CR_ERR_MATCH_SPEC_INVALID', `Cannot parse match spec ${JSON.stringify(shown)}: ${redactSecrets(reason)} at position ${position}`, options);
+    this.input = shown;
     this.reason = reason;
     this.position = position;
   }
@@ -61,7 +62,9 @@ function globSource(glob: string): string {
 
 /**
  * conda's string matcher for names, builds and licenses: `^...$` is a regular expression, a
- * string with `*` is a glob, anything else must be equal.
+ * string with `*` is a glob, anything else must be equal. Unlike conda, a pattern that starts
+ * with `^` but lacks the closing `$` (`^py.*`) is a regular expression too: conda would read it as
+ * a glob with a literal `^`, which no package name or build string can match.
  */
 export class StringPattern {
   readonly text: string;
@@ -73,7 +76,7 @@ export class StringPattern {
   constructor(text: string) {
     this.text = text;
     this.matchesAll = text === '*';
-    if (text.length > 1 && text.startsWith('^') && text.endsWith('$')) {
+    if (text.length > 1 && text.startsWith('^')) {
       this.#re = new RegExp(text);
       this.exact = null;
     } else if (text.includes('*')) {
@@ -172,31 +175,34 @@ function sameFeatures(want: readonly string[], have: readonly string[]): boolean
   return true;
 }
 
-/** Channel constraint: a glob over channel names, or one channel compared canonically. */
+/** Base URLs conda's `defaults` multichannel stands for (on any platform). */
+const DEFAULTS_BASE_URLS: readonly string[] = [...DEFAULTS_CHANNEL_URLS, 'https://repo.anaconda.com/pkgs/msys2'];
+
+/** Channel constraint: a glob over channel names, or channels compared canonically. */
 class ChannelMatcher {
   readonly text: string;
   readonly exact: boolean;
   readonly matchesAll: boolean;
   readonly #pattern: StringPattern | null;
   readonly #name: string;
-  readonly #baseUrl: string | null;
+  readonly #baseUrls: readonly string[];
 
-  constructor(text: string, name: string, baseUrl: string | null) {
+  /** `baseUrls` empty means a glob (`text` is the pattern); otherwise the channel(s) `name` stands for. */
+  constructor(text: string, name: string, baseUrls: readonly string[]) {
     this.text = name;
     this.matchesAll = text === '*';
-    this.exact = !text.includes('*') && !(text.startsWith('^') && text.endsWith('$'));
+    this.exact = baseUrls.length > 0;
     this.#pattern = this.exact ? null : new StringPattern(text);
     this.#name = name;
-    this.#baseUrl = baseUrl;
+    this.#baseUrls = baseUrls;
   }
 
   test(channel: string): boolean {
-    if (this.matchesAll) return true;
-    if (channel === this.#name) return true;
+    if (this.matchesAll || channel === this.#name) return true;
     const identity = channelIdentity(channel);
     if (this.#pattern !== null) return this.#pattern.test(identity === null ? channel : identity.name);
     if (identity === null) return false;
-    return identity.name === this.#name || identity.baseUrl === this.#baseUrl;
+    return identity.name === this.#name || this.#baseUrls.includes(identity.baseUrl);
   }
 }
 
@@ -348,7 +354,21 @@ export class MatchSpec {
     let versionExact = false;
     const version = this.version?.matchesAll ? null : this.version?.text ?? null;
     if (version !== null) {
-      if (/[><$^|,]/.test(version)) brackets.push(`version='${version}'`);
+      if (/[><$^|,]/.test(version)) {
+        // Bracketed versions go through conda's sanitizer again, which drops a leading `==`: drop it
+        // here when that keeps the meaning (`==1.2` is `1.2`), else keep it inside parentheses
+        // (`==1.2.*` is not `1.2.*`), so the printed form parses back to itself.
+        const first = /^[^,|]*/.exec(version)![0];
+        if (!version.startsWith('==')) brackets.push(`version='${version}'`);
+        else if (first.includes('*')) brackets.push(`version='(${version})'`);
+        else brackets.push(`version='${version.slice(2)}'`);
+      }
+      else if (version.startsWith('=') && !version.startsWith('==')) {
+        // `=1.2` (starts with), reachable through parentheses: print it in the form that parses back.
+        const operand = version.slice(1).replace(/\.\*$/, '');
+        if (operand.includes('*')) brackets.push(`version='(${version})'`);
+        else builder.push(`=${operand}`);
+      }
       else if (version.startsWith('!=') || version.startsWith('~=')) {
         if (this.build !== null) brackets.push(`version='${version}'`);
         else builder.push(version);
@@ -414,7 +434,7 @@ class SpecParser {
 const NAME_CHARS = /^[A-Za-z0-9_.+*-]+$/;
 const BUILD_CHARS = /^[A-Za-z0-9_.+*!]+$/;
 const KEY = /[A-Za-z0-9_-]+/y;
-const UNQUOTED = /[^,\s]*/y;
+const UNQUOTED = /[^,\s[\]]*/y;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** conda's `_parse_version_plus_build`: the build is the last word after a space or `=`. */
@@ -444,8 +464,8 @@ function parseBrackets(p: SpecParser, content: string, at: number): Map<string, 
     if (content[i] !== '=') p.fail(`expected "=" after "${key}" in brackets`, at + i);
     i++;
     let value: string;
-    const valueAt = at + i;
     const quote = content[i];
+    const valueAt = at + i + (quote === "'" || quote === '"' ? 1 : 0);
     if (quote === "'" || quote === '"') {
       const end = content.indexOf(quote, i + 1);
       if (end < 0) p.fail(`unterminated ${quote} quote`, at + i);
@@ -457,6 +477,7 @@ function parseBrackets(p: SpecParser, content: string, at: number): Map<string, 
       i += value.length;
     }
     if (/['"]/.test(value)) p.fail('quotes are not allowed inside a value', valueAt + value.search(/['"]/));
+    if (content[i] === '[' || content[i] === ']') p.fail(`unexpected "${content[i]}"`, at + i);
     if (i < content.length && content[i] !== ',' && !/\s/.test(content[i]!)) {
       p.fail(`expected "," after the value of "${key}" (quote values that contain spaces or commas)`, at + i);
     }
@@ -534,13 +555,14 @@ function parseParts(p: SpecParser): Parsed {
 
   if (s.endsWith('.conda') || s.endsWith('.tar.bz2')) return parsePackageFile(p, s, lead);
 
-  // Brackets: from the last "[" that has a "]" after it, to the last "]" (as conda's regex).
+  // Brackets: from the first "[" to the last "]". (conda takes the last "[" before the last "]",
+  // which breaks on a regex value that contains "[".)
   let fields = new Map<string, Located>();
   let cutAt = -1;
   let cutLength = 0;
   const close = s.lastIndexOf(']');
-  const open = close >= 0 ? s.lastIndexOf('[', close) : -1;
-  if (open >= 0) {
+  const open = s.indexOf('[');
+  if (open >= 0 && close > open) {
     fields = parseBrackets(p, s.slice(open + 1, close), lead + open + 1);
     cutAt = open;
     cutLength = close - open + 1;
@@ -605,7 +627,7 @@ function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
     p.fail(`the name in brackets ("${bracketName.value}") differs from the package name ("${nameLoc.value}")`, bracketName.at);
   }
   const rawName = nameLoc.value.toLowerCase();
-  const nameIsRegex = rawName.length > 1 && rawName.startsWith('^') && rawName.endsWith('$');
+  const nameIsRegex = rawName.length > 1 && rawName.startsWith('^');
   if (!nameIsRegex && !NAME_CHARS.test(rawName)) {
     const bad = rawName.search(/[^A-Za-z0-9_.+*-]/);
     p.fail(`unexpected ${JSON.stringify(rawName[bad])} in package name`, nameLoc.at + bad);
@@ -617,19 +639,23 @@ function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
   let channel: ChannelMatcher | null = null;
   const channelOf = (loc: Located): { matcher: ChannelMatcher; platform: string | null } => {
     const text = loc.value;
-    if (text === '*' || text.includes('*') || (text.startsWith('^') && text.endsWith('$'))) {
+    if (text.includes('*') || text.startsWith('^')) {
       // A glob channel may still name a subdir: `*/linux-64::numpy`.
       const slash = text.lastIndexOf('/');
       if (slash > 0 && isKnownSubdir(text.slice(slash + 1))) {
         const head = text.slice(0, slash);
-        return { matcher: new ChannelMatcher(head, head, null), platform: text.slice(slash + 1) };
+        return { matcher: new ChannelMatcher(head, head, []), platform: text.slice(slash + 1) };
       }
       pattern(p, text, loc.at);
-      return { matcher: new ChannelMatcher(text, text, null), platform: null };
+      return { matcher: new ChannelMatcher(text, text, []), platform: null };
+    }
+    const defaults = /^defaults(?:\/([^/]+))?$/.exec(text);
+    if (defaults !== null && (defaults[1] === undefined || isKnownSubdir(defaults[1]))) {
+      return { matcher: new ChannelMatcher(text, 'defaults', DEFAULTS_BASE_URLS), platform: defaults[1] ?? null };
     }
     try {
       const c = parseChannel(text);
-      return { matcher: new ChannelMatcher(text, c.name, c.baseUrl), platform: c.platform };
+      return { matcher: new ChannelMatcher(text, c.name, [c.baseUrl]), platform: c.platform };
     } catch (error) {
       if (error instanceof InvalidChannelError) p.fail(error.message.replace(/^Cannot use /, 'invalid '), loc.at, error);
       throw error;
@@ -667,7 +693,7 @@ function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
   const buildLoc = fields.get('build') ?? parsed.build;
   let build: StringPattern | null = null;
   if (buildLoc !== undefined) {
-    const isRegex = buildLoc.value.length > 1 && buildLoc.value.startsWith('^') && buildLoc.value.endsWith('$');
+    const isRegex = buildLoc.value.length > 1 && buildLoc.value.startsWith('^');
     if (!isRegex && !BUILD_CHARS.test(buildLoc.value)) {
       const bad = buildLoc.value.search(/[^A-Za-z0-9_.+*!]/);
       p.fail(`unexpected ${JSON.stringify(buildLoc.value[bad])} in build string`, buildLoc.at + bad);
