@@ -172,16 +172,52 @@ export class LazySubdirIndex implements SubdirIndex {
         while (end < last && fnStart[end] >= hi) hi = recEnd[end++];
       }
       const window = this.#bytes.read(lo, hi);
-      for (; row < end; row++) {
-        const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
-        const record = normaliseRecord(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context);
-        if (record.name !== name) {
-          throw new RepodataIndexUnsupportedError(this.#context.source, `record "${fn}" was indexed under "${name}" but is named "${record.name}"`);
+      while (row < end) {
+        // Rows that follow each other in the file (`"fn": {...}, "fn": {...}`) are parsed with one
+        // JSON.parse as an object body: far fewer calls than one per record.
+        let runEnd = row + 1;
+        while (runEnd < end && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && entriesAdjacent(window, recEnd[runEnd - 1] - lo, fnStart[runEnd] - 1 - lo)) {
+          runEnd++;
         }
-        out[row - first] = record;
+        if (runEnd - row > 1 && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && this.#parseRun(window, lo, row, runEnd, first, name, out)) {
+          row = runEnd;
+          continue;
+        }
+        for (; row < runEnd; row++) out[row - first] = this.#parseRow(window, lo, row, name);
       }
     }
     return out;
+  }
+
+  #parseRow(window: Uint8Array, lo: number, row: number, name: string): PackageRecord {
+    const { fnStart, fnEnd, recStart, recEnd } = this.tables;
+    const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
+    return this.#checked(normaliseRecord(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context), fn, name);
+  }
+
+  /** Parse rows `[row, runEnd)` in one go; false (nothing written) when that is not exact. */
+  #parseRun(window: Uint8Array, lo: number, row: number, runEnd: number, first: number, name: string, out: PackageRecord[]): boolean {
+    const { fnStart, recEnd } = this.tables;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(`{${decoder.decode(window.subarray(fnStart[row] - 1 - lo, recEnd[runEnd - 1] - lo))}}`) as Record<string, unknown>;
+    } catch {
+      return false; // let the row-by-row path report the exact position
+    }
+    const fns = Object.keys(parsed);
+    if (fns.length !== runEnd - row) return false;
+    for (let i = 0; i < fns.length; i++) {
+      const fn = fns[i];
+      out[row + i - first] = this.#checked(normaliseRecord(parsed[fn], fn, this.#context), fn, name);
+    }
+    return true;
+  }
+
+  #checked(record: PackageRecord, fn: string, name: string): PackageRecord {
+    if (record.name !== name) {
+      throw new RepodataIndexUnsupportedError(this.#context.source, `record "${fn}" was indexed under "${name}" but is named "${record.name}"`);
+    }
+    return record;
   }
 
   #parseRecord(window: Uint8Array, start: number, end: number, fileOffset: number, fn: string): unknown {
@@ -192,6 +228,30 @@ export class LazySubdirIndex implements SubdirIndex {
       throw fragmentSyntaxError(this.#context.source, `record "${fn}"`, text, fileOffset, cause);
     }
   }
+}
+
+const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Between a key's closing quote at `keyEnd` and its value at `valueStart`: only whitespace and ":". */
+function keyValueAdjacent(window: Uint8Array, keyEnd: number, valueStart: number): boolean {
+  let colons = 0;
+  for (let i = keyEnd + 1; i < valueStart; i++) {
+    const c = window[i];
+    if (c === 0x3a) colons++;
+    else if (!isWs(c)) return false;
+  }
+  return colons === 1;
+}
+
+/** Between one entry's end and the next key's opening quote: only whitespace and one ",". */
+function entriesAdjacent(window: Uint8Array, end: number, nextKey: number): boolean {
+  let commas = 0;
+  for (let i = end; i < nextKey; i++) {
+    const c = window[i];
+    if (c === 0x2c) commas++;
+    else if (!isWs(c)) return false;
+  }
+  return commas === 1;
 }
 
 function decodeKey(window: Uint8Array, start: number, end: number): string {
