@@ -10,11 +10,17 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-export const CLI_ENTRY = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.js');
+/**
+ * The action checkout the end-to-end tests run: the repository itself, or (to try a build kept
+ * outside dist/) a folder named by CONDA_RESOLVE_ACTION_ROOT that holds action.yml, pixi.toml,
+ * package.json, node_modules and dist/.
+ */
+export const ACTION_ROOT = process.env.CONDA_RESOLVE_ACTION_ROOT ? resolve(process.env.CONDA_RESOLVE_ACTION_ROOT) : PROJECT_ROOT;
+export const CLI_ENTRY = join(ACTION_ROOT, 'dist', 'src', 'cli', 'bin.js');
 export const DEMO_CHANNEL_DIR = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
 export const DEMO_CHANNEL_URL = pathToFileURL(DEMO_CHANNEL_DIR).href;
 export const TLS_DIR = join(PROJECT_ROOT, 'fixtures', 'tls');

@@ -10,9 +10,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
-import { assertCliBuilt, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, makeToolBox, type ToolBox } from './helpers.js';
+import { ACTION_ROOT, assertCliBuilt, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, makeToolBox, type ToolBox } from './helpers.js';
 
-const MANIFEST = join(PROJECT_ROOT, 'pixi.toml');
+const MANIFEST = join(ACTION_ROOT, 'pixi.toml');
 const PREPARE = ['run', '--manifest-path', MANIFEST, '--environment', 'cli', 'conda-resolve', '--version'];
 const RESOLVE = ['--quiet', 'run', '--manifest-path', MANIFEST, '--environment', 'cli', '--skip-deps', 'conda-resolve'];
 const ENV_FILE = await readFile(join(PROJECT_ROOT, 'fixtures', 'action', 'environment.yml'), 'utf8');
@@ -47,6 +47,7 @@ async function local(
   const before = (await tools.pixiCalls()).length;
   const run = await runAction({
     inputs: { mode: 'local', ...inputs },
+    actionPath: ACTION_ROOT,
     workspace,
     env: tools.env,
     runnerOs: options.runnerOs ?? 'Linux',
@@ -119,6 +120,7 @@ describe('action local mode', () => {
     await symlink(DEMO_CHANNEL_DIR, join(workspace, 'channels', 'demo'));
     const run = await runAction({
       inputs: { mode: 'local', specs: 'python=3.10', channels: './channels/demo', platforms: 'linux-64' },
+      actionPath: ACTION_ROOT,
       workspace,
       env: tools.env,
     });
@@ -169,7 +171,7 @@ describe('action local mode', () => {
     // Commas split values, so 'numpy>=1.24,<2' arrives as two specs, exactly as written.
     expect(pixi[1].argv).toEqual([...RESOLVE, '-f', "odd dir/it's env.yml", '-c', DEMO_CHANNEL_URL, '-p', 'linux-64', 'python 3.11.*', "requests[version='>=2.32']", 'numpy>=1.24', '<2']);
     expect(existsSync(join(run.workspace, 'pwned'))).toBe(false);
-    expect(existsSync(join(PROJECT_ROOT, 'pwned'))).toBe(false);
+    expect(existsSync(join(ACTION_ROOT, 'pwned'))).toBe(false);
     // '<2' alone is not a match spec: the CLI refuses it (usage error), so the action fails.
     expect(run.failed).toBe(true);
     expect(errors(run)[0]).toContain('exited with status 2');
@@ -189,7 +191,7 @@ describe('action local mode', () => {
     expect(pixi[1].argv.slice(RESOLVE.length + 4)).toEqual(specs);
     expect(run.failed).toBe(true);
     expect(existsSync(join(run.workspace, 'pwned'))).toBe(false);
-    expect(existsSync(join(PROJECT_ROOT, 'pwned'))).toBe(false);
+    expect(existsSync(join(ACTION_ROOT, 'pwned'))).toBe(false);
   });
 
   it('refuses a spec that starts with "-" (it would be read as an option)', async () => {

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
 import {
+  ACTION_ROOT,
   CLI_ENTRY,
   DEMO_CHANNEL_URL,
   makeToolBox,
@@ -53,7 +54,7 @@ async function remote(inputs: Record<string, string>, files: Record<string, stri
     await mkdir(dirname(join(workspace, path)), { recursive: true });
     await writeFile(join(workspace, path), content);
   }
-  const run = await runAction({ inputs: { mode: 'remote', channels: DEMO_CHANNEL_URL, ...inputs }, workspace, env: { ...tools.env, ...env } });
+  const run = await runAction({ inputs: { mode: 'remote', channels: DEMO_CHANNEL_URL, ...inputs }, actionPath: ACTION_ROOT, workspace, env: { ...tools.env, ...env } });
   runs.push(run);
   return run;
 }
