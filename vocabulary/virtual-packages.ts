@@ -82,7 +82,8 @@ export function parseVirtualPackage(entry: string): VirtualPackage {
     );
   }
   if (version.trim() === '') throw new InvalidVirtualPackageError(entry, 'the version is empty');
-  if (build.trim() === '' || !/^[A-Za-z0-9_.+]+$/.test(build.trim())) {
+  if (build.trim() === '') throw new InvalidVirtualPackageError(entry, 'the build string is empty');
+  if (!/^[A-Za-z0-9_.+]+$/.test(build.trim())) {
     throw new InvalidVirtualPackageError(entry, `"${build}" is not a valid build string`);
   }
   return { name, version: checkVersion(entry, version.trim(), 'version'), build: build.trim() };
