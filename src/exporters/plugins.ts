@@ -20,8 +20,12 @@
  * A plugin that cannot be loaded or does not export a valid list is skipped with a warning that
  * names it. Warnings are returned, never printed: the caller decides where they go. Two exporters
  * with the same name or alias are an error (`DuplicateExporterError`), as in conda.
+ *
+ * Discovery reads every package.json in those folders (a project has hundreds). It uses
+ * synchronous reads on purpose: on a busy 2-core machine they take a few milliseconds where the
+ * same reads through the thread pool take tens.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -96,15 +100,15 @@ export async function discoverPlugins(
 ): Promise<{ candidates: PluginCandidate[]; warnings: string[] }> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const searchFrom = options.searchFrom ?? (await ownPackageRoot());
+  const searchFrom = options.searchFrom ?? ownPackageRoot();
   const warnings: string[] = [];
-  const folders = await nodeModulesFolders([searchFrom, cwd]);
+  const folders = nodeModulesFolders([searchFrom, cwd]);
 
   const candidates: PluginCandidate[] = [];
   const seenNames = new Set<string>();
   const seenLocations = new Set<string>();
   const add = async (candidate: PluginCandidate) => {
-    const real = await realpath(candidate.location).catch(() => candidate.location);
+    const real = realpathOrNull(candidate.location) ?? candidate.location;
     if (seenNames.has(candidate.name) || seenLocations.has(real)) return;
     seenNames.add(candidate.name);
     seenLocations.add(real);
@@ -119,12 +123,11 @@ export async function discoverPlugins(
     if (candidate) await add(candidate);
   }
   for (const folder of folders) {
-    const packageDirs = await packageFolders(folder);
-    // Read every package.json at once: a project's node_modules holds hundreds.
-    const manifests = await Promise.all(packageDirs.map(readManifest));
-    for (const [i, manifest] of manifests.entries()) {
+    for (const packageDir of packageFolders(folder)) {
+      // Only a manifest that mentions the key is worth parsing.
+      const manifest = readManifest(packageDir, `"${PLUGIN_MANIFEST_KEY}"`);
       if (!manifest || manifest[PLUGIN_MANIFEST_KEY] === undefined) continue;
-      const candidate = candidateFromManifest(packageDirs[i], manifest, warnings);
+      const candidate = candidateFromManifest(packageDir, manifest, warnings);
       if (candidate) await add(candidate);
     }
   }
@@ -212,7 +215,7 @@ async function candidateFromSpecifier(
   const isPath = spec.startsWith('.') || isAbsolute(spec) || spec.startsWith('file:');
   if (isPath) {
     const path = spec.startsWith('file:') ? fileURLToPath(spec) : resolve(cwd, spec);
-    const info = await stat(path).catch(() => null);
+    const info = statOrNull(path);
     if (!info) {
       warnings.push(`Skipped exporter plugin ${spec} (CONDA_RESOLVE_PLUGINS): no such file or folder`);
       return null;
@@ -225,7 +228,7 @@ async function candidateFromSpecifier(
   if (packageName === spec) {
     for (const folder of folders) {
       const dir = join(folder, ...spec.split('/'));
-      if (await readManifest(dir)) return packageCandidate(dir, spec, warnings);
+      if (readManifest(dir)) return packageCandidate(dir, spec, warnings);
     }
   }
   // A module specifier (a package's subpath, or a package installed elsewhere): let Node resolve it.
@@ -238,8 +241,8 @@ async function candidateFromSpecifier(
   }
 }
 
-async function packageCandidate(dir: string, spec: string, warnings: string[]): Promise<PluginCandidate | null> {
-  const manifest = await readManifest(dir);
+function packageCandidate(dir: string, spec: string, warnings: string[]): PluginCandidate | null {
+  const manifest = readManifest(dir);
   if (!manifest) {
     warnings.push(`Skipped exporter plugin ${spec} (CONDA_RESOLVE_PLUGINS): ${dir} has no readable package.json`);
     return null;
@@ -252,9 +255,12 @@ async function packageCandidate(dir: string, spec: string, warnings: string[]): 
   return candidateFromManifest(dir, manifest, warnings);
 }
 
-async function readManifest(dir: string): Promise<Manifest | null> {
+/** A folder's package.json, or null; with `mustContain`, null too when the text lacks it (not parsed). */
+function readManifest(dir: string, mustContain?: string): Manifest | null {
   try {
-    const parsed: unknown = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+    const text = readFileSync(join(dir, 'package.json'), 'utf8');
+    if (mustContain !== undefined && !text.includes(mustContain)) return null;
+    const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Manifest) : null;
   } catch {
     return null;
@@ -262,14 +268,14 @@ async function readManifest(dir: string): Promise<Manifest | null> {
 }
 
 /** `node_modules` folders of each start directory and its ancestors, nearest first, without repeats. */
-async function nodeModulesFolders(starts: readonly string[]): Promise<string[]> {
+function nodeModulesFolders(starts: readonly string[]): string[] {
   const result: string[] = [];
   const seen = new Set<string>();
   for (const start of starts) {
     let dir = resolve(start);
     for (;;) {
       const candidate = join(dir, 'node_modules');
-      const real = await realpath(candidate).catch(() => null);
+      const real = realpathOrNull(candidate);
       if (real && !seen.has(real)) {
         seen.add(real);
         result.push(candidate);
@@ -283,29 +289,50 @@ async function nodeModulesFolders(starts: readonly string[]): Promise<string[]> 
 }
 
 /** The package folders directly in a `node_modules` folder, including scoped ones (`@scope/name`). */
-async function packageFolders(folder: string): Promise<string[]> {
-  const entries = await readdir(folder).catch(() => [] as string[]);
+function packageFolders(folder: string): string[] {
   const result: string[] = [];
-  await Promise.all(
-    entries.map(async (entry) => {
-      if (entry.startsWith('.')) return;
-      if (entry.startsWith('@')) {
-        for (const scoped of await readdir(join(folder, entry)).catch(() => [] as string[])) {
-          if (!scoped.startsWith('.')) result.push(join(folder, entry, scoped));
-        }
-      } else {
-        result.push(join(folder, entry));
+  for (const entry of readdirOrEmpty(folder)) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) {
+      for (const scoped of readdirOrEmpty(join(folder, entry))) {
+        if (!scoped.startsWith('.')) result.push(join(folder, entry, scoped));
       }
-    }),
-  );
+    } else {
+      result.push(join(folder, entry));
+    }
+  }
   return result.sort();
 }
 
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function statOrNull(path: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /** conda-resolve's package root: the nearest folder above this module with its package.json. */
-async function ownPackageRoot(): Promise<string> {
+function ownPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const manifest = await readManifest(dir);
+    const manifest = readManifest(dir);
     if (manifest?.name === 'conda-resolve') return dir;
     const parent = dirname(dir);
     if (parent === dir) return dirname(fileURLToPath(import.meta.url));

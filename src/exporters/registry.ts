@@ -308,10 +308,24 @@ export function renderExport(exporter: Exporter, environments: readonly ExportEn
 
 // Python's str.isspace() characters, which `rstrip()` removes (JavaScript's trimEnd differs: it
 // keeps U+001C..U+001F and U+0085 and removes U+FEFF).
-const PYTHON_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+function isPythonWhitespace(code: number): boolean {
+  return (
+    (code >= 0x09 && code <= 0x0d) ||
+    (code >= 0x1c && code <= 0x20) ||
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  );
+}
 
 function pythonRstrip(text: string): string {
   let end = text.length;
-  while (end > 0 && PYTHON_WHITESPACE.test(text[end - 1])) end--;
+  while (end > 0 && isPythonWhitespace(text.charCodeAt(end - 1))) end--;
   return text.slice(0, end);
 }

@@ -52,10 +52,37 @@ const SEQUENCE_DASH_OFFSET = 2;
 const MAX_SIMPLE_KEY_LENGTH = 128;
 const STR_TAG_LENGTH = '!!str'.length;
 
-const LINE_BREAKS = new Set(['\n', '\x85', '\u2028', '\u2029']);
-const WHITESPACE_AFTER = new Set(['\0', ' ', '\t', '\r', '\n', '\x85', '\u2028', '\u2029']);
 const LEADING_INDICATORS = new Set([...'#,[]{}&*!|>\'"%@`']);
 const FLOW_INDICATORS = new Set([...',[]{}']);
+
+/** ruamel's line breaks (YAML 1.1's, which it also writes). */
+function isLineBreak(ch: string): boolean {
+  return ch === '\n' || ch === '\x85' || ch === '\u2028' || ch === '\u2029';
+}
+
+/** What ruamel counts as whitespace after an indicator (`'\0 \t\r\n\x85\u2028\u2029'`). */
+function isWhitespaceAfter(ch: string): boolean {
+  return ch === ' ' || ch === '\0' || ch === '\t' || ch === '\r' || isLineBreak(ch);
+}
+
+/**
+ * A scalar's characters, indexable by code point (ruamel counts columns in code points): the
+ * string itself when it has no surrogate pairs (each UTF-16 unit is then one code point),
+ * otherwise an array of code points.
+ */
+type Chars = string | readonly string[];
+
+function toChars(text: string): Chars {
+  return /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : text;
+}
+
+function piece(chars: Chars, start: number, end: number): string {
+  return typeof chars === 'string' ? chars.slice(start, end) : chars.slice(start, end).join('');
+}
+
+// Text that analyses as a plain word with nothing to quote: a letter, digit or `_` first, then
+// none of space, flow indicators or line breaks, and `:` never last (`a:` reads as a key).
+const PLAIN_WORD = /^[A-Za-z0-9_](?:[A-Za-z0-9_./+=~<>!*&|@%^$()-]|[:#](?!$))*$/;
 
 const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = {
   '\0': '0',
@@ -76,7 +103,9 @@ const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 interface ScalarAnalysis {
-  readonly chars: readonly string[];
+  readonly chars: Chars;
+  /** No spaces and no line breaks: the plain writer has one word to place. */
+  readonly singleWord: boolean;
   readonly empty: boolean;
   readonly multiline: boolean;
   readonly allowFlowPlain: boolean;
@@ -139,7 +168,7 @@ function prepareScalar(value: YamlScalar): PreparedScalar {
 class RuamelEmitter {
   private readonly bestWidth: number;
   private readonly longWordsOnOwnLine: boolean;
-  private readonly chunks: string[] = [];
+  private out = '';
 
   // The emitter's position and the state ruamel keeps about the last thing written.
   private column = 0;
@@ -149,8 +178,12 @@ class RuamelEmitter {
   private openEnded = false;
 
   private indent: number | null = null;
-  /** ruamel's `Indents`: the indent before each increase, and whether that level is a sequence. */
-  private readonly indents: [number | null, boolean | null][] = [];
+  /**
+   * ruamel's `Indents`, as two parallel stacks (no allocation per node): the indent before each
+   * increase (-1 for none), and whether that level is a sequence.
+   */
+  private readonly indentStack: number[] = [];
+  private readonly sequenceStack: boolean[] = [];
   private flowLevel = 0;
 
   private rootContext = false;
@@ -174,7 +207,7 @@ class RuamelEmitter {
       this.writeIndicator('...', true);
       this.writeIndent();
     }
-    return this.chunks.join('');
+    return this.out;
   }
 
   // ---- nodes -------------------------------------------------------------------------------
@@ -207,7 +240,7 @@ class RuamelEmitter {
   private expectScalar(scalar: PreparedScalar, analysis?: ScalarAnalysis): void {
     this.increaseIndent(true, null);
     this.processScalar(scalar, analysis ?? analyzeScalar(scalar.text));
-    this.indent = this.indents.pop()![0];
+    this.indent = this.popIndent();
   }
 
   /** `[]` and `{}`: ruamel writes every empty collection in flow style. */
@@ -216,7 +249,7 @@ class RuamelEmitter {
     this.writeIndicator(' '.repeat(Math.max(0, align)) + open, true, true);
     this.increaseIndent(true, open === '[');
     this.flowLevel++;
-    this.indent = this.indents.pop()![0];
+    this.indent = this.popIndent();
     this.flowLevel--;
     this.writeIndicator(close, false);
     if (this.flowLevel === 0) this.writeLineBreak();
@@ -233,7 +266,7 @@ class RuamelEmitter {
       if (keepLine || SEQUENCE_DASH_OFFSET + 2 > SEQUENCE_INDENT) this.noNewline = true;
       this.expectNode(item, { sequence: true });
     }
-    this.indent = this.indents.pop()![0];
+    this.indent = this.popIndent();
     this.noNewline = false;
   }
 
@@ -261,11 +294,12 @@ class RuamelEmitter {
         this.expectNode(value, { mapping: true });
       }
     }
-    this.indent = this.indents.pop()![0];
+    this.indent = this.popIndent();
   }
 
   private increaseIndent(flow: boolean, sequence: boolean | null, indentless = false): void {
-    this.indents.push([this.indent, sequence]);
+    this.indentStack.push(this.indent ?? -1);
+    this.sequenceStack.push(sequence === true);
     if (this.indent === null) {
       // A flow collection at the top takes ruamel's requested indent, which conda leaves unset.
       this.indent = flow ? null : 0;
@@ -276,14 +310,21 @@ class RuamelEmitter {
 
   /** ruamel's `Indents.last_seq`: whether the level that contains the new one is a sequence. */
   private lastLevelIsSequence(): boolean {
-    return this.indents.length >= 2 ? this.indents[this.indents.length - 2][1] === true : false;
+    const n = this.sequenceStack.length;
+    return n >= 2 ? this.sequenceStack[n - 2] : false;
+  }
+
+  private popIndent(): number | null {
+    this.sequenceStack.pop();
+    const indent = this.indentStack.pop()!;
+    return indent < 0 ? null : indent;
   }
 
   /** ruamel's `Indents.seq_flow_align` without comments: spaces before a flow collection in a sequence. */
   private seqFlowAlign(sequenceIndent: number, column: number): number {
-    const last = this.indents[this.indents.length - 1];
-    if (this.indents.length < 2 || last[1] !== true) return 0;
-    const base = last[0] ?? 0;
+    const n = this.sequenceStack.length;
+    if (n < 2 || !this.sequenceStack[n - 1]) return 0;
+    const base = Math.max(0, this.indentStack[n - 1]);
     return base + sequenceIndent - column - 1;
   }
 
@@ -295,7 +336,7 @@ class RuamelEmitter {
     if (this.sequenceContext && this.flowLevel === 0) this.writeIndent();
     if (style === '"') this.writeDoubleQuoted(analysis.chars, split);
     else if (style === "'") this.writeSingleQuoted(analysis.chars, split);
-    else this.writePlain(analysis.chars, split);
+    else this.writePlain(analysis.chars, split, analysis.singleWord);
   }
 
   private chooseScalarStyle(scalar: PreparedScalar, analysis: ScalarAnalysis): ScalarStyle {
@@ -308,12 +349,20 @@ class RuamelEmitter {
     return '"';
   }
 
-  private writePlain(chars: readonly string[], split: boolean): void {
+  private writePlain(chars: Chars, split: boolean, singleWord: boolean): void {
     if (this.rootContext) this.openEnded = true;
     if (chars.length === 0) return;
     if (!this.whitespace) this.write(' ', 1);
     this.whitespace = false;
     this.indention = false;
+    if (singleWord) {
+      // The loop below reduced to its one word (most scalars: names, versions, URLs, hashes).
+      if (this.longWordsOnOwnLine && chars.length + this.column > this.bestWidth && this.indent !== null && this.column > this.indent) {
+        this.writeIndent();
+      }
+      this.writeChars(chars, 0, chars.length);
+      return;
+    }
     let spaces = false;
     let breaks = false;
     let start = 0;
@@ -332,7 +381,7 @@ class RuamelEmitter {
         }
       } else if (breaks) {
         // Unreachable for the data we write (text with line breaks is never plain), kept as ruamel has it.
-        if (ch === null || !LINE_BREAKS.has(ch)) {
+        if (ch === null || !isLineBreak(ch)) {
           if (chars[start] === '\n') this.writeLineBreak();
           for (let i = start; i < end; i++) this.writeLineBreak(chars[i]);
           this.writeIndent();
@@ -340,7 +389,7 @@ class RuamelEmitter {
           this.indention = false;
           start = end;
         }
-      } else if (ch === null || ch === ' ' || LINE_BREAKS.has(ch)) {
+      } else if (ch === null || ch === ' ' || isLineBreak(ch)) {
         if (
           this.longWordsOnOwnLine &&
           end - start + this.column > this.bestWidth &&
@@ -355,12 +404,12 @@ class RuamelEmitter {
       }
       if (ch !== null) {
         spaces = ch === ' ';
-        breaks = LINE_BREAKS.has(ch);
+        breaks = isLineBreak(ch);
       }
     }
   }
 
-  private writeSingleQuoted(chars: readonly string[], split: boolean): void {
+  private writeSingleQuoted(chars: Chars, split: boolean): void {
     this.writeIndicator("'", true);
     let spaces = false;
     let breaks = false;
@@ -377,13 +426,13 @@ class RuamelEmitter {
           start = end;
         }
       } else if (breaks) {
-        if (ch === null || !LINE_BREAKS.has(ch)) {
+        if (ch === null || !isLineBreak(ch)) {
           if (chars[start] === '\n') this.writeLineBreak();
           for (let i = start; i < end; i++) this.writeLineBreak(chars[i]);
           this.writeIndent();
           start = end;
         }
-      } else if (ch === null || ch === ' ' || ch === "'" || LINE_BREAKS.has(ch)) {
+      } else if (ch === null || ch === ' ' || ch === "'" || isLineBreak(ch)) {
         if (start < end) {
           this.writeChars(chars, start, end);
           start = end;
@@ -395,13 +444,13 @@ class RuamelEmitter {
       }
       if (ch !== null) {
         spaces = ch === ' ';
-        breaks = LINE_BREAKS.has(ch);
+        breaks = isLineBreak(ch);
       }
     }
     this.writeIndicator("'", false);
   }
 
-  private writeDoubleQuoted(chars: readonly string[], split: boolean): void {
+  private writeDoubleQuoted(chars: Chars, split: boolean): void {
     this.writeIndicator('"', true);
     let start = 0;
     for (let end = 0; end <= chars.length; end++) {
@@ -425,10 +474,10 @@ class RuamelEmitter {
         split
       ) {
         // Fold: end the line with `\` and continue on the next one.
-        const piece = chars.slice(start, end).join('') + '\\';
+        const text = piece(chars, start, end) + '\\';
         const width = end - start + 1;
         if (start < end) start = end;
-        this.write(piece, width);
+        this.write(text, width);
         this.writeIndent();
         this.whitespace = false;
         this.indention = false;
@@ -441,12 +490,12 @@ class RuamelEmitter {
   // ---- output primitives (ruamel's write_indicator, write_indent, write_line_break) ---------
 
   private write(text: string, width: number): void {
-    this.chunks.push(text);
+    this.out += text;
     this.column += width;
   }
 
-  private writeChars(chars: readonly string[], start: number, end: number): void {
-    if (end > start) this.write(chars.slice(start, end).join(''), end - start);
+  private writeChars(chars: Chars, start: number, end: number): void {
+    if (end > start) this.write(piece(chars, start, end), end - start);
   }
 
   private writeIndicator(indicator: string, needWhitespace: boolean, whitespace = false, indention = false): void {
@@ -472,7 +521,7 @@ class RuamelEmitter {
   private writeLineBreak(text = '\n'): void {
     this.whitespace = true;
     this.indention = true;
-    this.chunks.push(text);
+    this.out += text;
     this.column = 0;
   }
 }
@@ -514,10 +563,23 @@ function isAllowedUnicode(ch: string): boolean {
 
 /** ruamel's `analyze_scalar` (YAML 1.2 rules for `?` and `:`), with unicode allowed. */
 function analyzeScalar(text: string): ScalarAnalysis {
-  const chars = Array.from(text);
+  if (PLAIN_WORD.test(text)) {
+    return {
+      chars: text,
+      singleWord: true,
+      empty: false,
+      multiline: false,
+      allowFlowPlain: true,
+      allowBlockPlain: true,
+      allowSingleQuoted: true,
+      allowDoubleQuoted: true,
+    };
+  }
+  const chars = toChars(text);
   if (chars.length === 0) {
     return {
       chars,
+      singleWord: true,
       empty: true,
       multiline: false,
       allowFlowPlain: false,
@@ -542,9 +604,10 @@ function analyzeScalar(text: string): ScalarAnalysis {
     flowIndicators = true;
   }
   let precededByWhitespace = true;
-  let followedByWhitespace = chars.length === 1 || WHITESPACE_AFTER.has(chars[1]);
+  let followedByWhitespace = chars.length === 1 || isWhitespaceAfter(chars[1]);
   let previousSpace = false;
   let previousBreak = false;
+  let anySpace = false;
 
   for (let index = 0; index < chars.length; index++) {
     const ch = chars[index];
@@ -573,19 +636,20 @@ function analyzeScalar(text: string): ScalarAnalysis {
       }
     }
 
-    if (LINE_BREAKS.has(ch)) lineBreaks = true;
+    if (isLineBreak(ch)) lineBreaks = true;
     if (!(ch === '\n' || (ch >= '\x20' && ch <= '\x7E'))) {
       // With unicode allowed, printable non-ASCII characters are fine; everything else needs escapes.
       if (!isAllowedUnicode(ch)) specialCharacters = true;
     }
 
     if (ch === ' ') {
+      anySpace = true;
       if (index === 0) leadingSpace = true;
       if (index === chars.length - 1) trailingSpace = true;
       if (previousBreak) breakSpace = true;
       previousSpace = true;
       previousBreak = false;
-    } else if (LINE_BREAKS.has(ch)) {
+    } else if (isLineBreak(ch)) {
       if (index === 0) leadingBreak = true;
       if (index === chars.length - 1) trailingBreak = true;
       if (previousSpace) spaceBreak = true;
@@ -596,8 +660,8 @@ function analyzeScalar(text: string): ScalarAnalysis {
       previousBreak = false;
     }
 
-    precededByWhitespace = WHITESPACE_AFTER.has(ch);
-    followedByWhitespace = index + 2 >= chars.length || WHITESPACE_AFTER.has(chars[index + 2]);
+    precededByWhitespace = isWhitespaceAfter(ch);
+    followedByWhitespace = index + 2 >= chars.length || isWhitespaceAfter(chars[index + 2]);
   }
 
   let allowFlowPlain = true;
@@ -614,6 +678,7 @@ function analyzeScalar(text: string): ScalarAnalysis {
 
   return {
     chars,
+    singleWord: !anySpace && !lineBreaks,
     empty: false,
     multiline: lineBreaks,
     allowFlowPlain,
