@@ -5,7 +5,9 @@
  */
 export {
   EXPORTER_API_VERSION,
+  EXPORTER_ERROR_CODES,
   ExportError,
+  type ExporterErrorCode,
   type ExportContext,
   type ExportEnvironment,
   type Exporter,

@@ -89,3 +89,26 @@ export class ExportError extends CondaResolveError {
     this.format = format;
   }
 }
+
+/**
+ * Every error code the exporters and their registry use, with what it means (for the service's
+ * error registry and its documentation). Usage errors (exit 2, HTTP 400) are the `CR_ERR_FORMAT_*`
+ * codes; the `CR_ERR_EXPORT_*` codes are failures to render (exit 1, HTTP 500).
+ */
+export const EXPORTER_ERROR_CODES = {
+  CR_ERR_FORMAT_UNKNOWN: 'The format name or alias is not in the exporter registry (the message lists the names, sorted).',
+  CR_ERR_FORMAT_NOT_DETECTED: "No exporter's default filenames match the output file name.",
+  CR_ERR_FORMAT_AMBIGUOUS: "More than one exporter's default filenames match the output file name.",
+  CR_ERR_FORMAT_CONFLICT: 'Two exporters (built-in or plugin) claim the same name or alias; start-up fails.',
+  CR_ERR_EXPORT_INVALID_PLUGIN: 'A plugin handed over something that is not a valid exporter.',
+  CR_ERR_EXPORT_NO_ENVIRONMENTS: 'An exporter was asked to render no platforms.',
+  CR_ERR_EXPORT_NO_URL: 'A package has no URL, which explicit files and lock files need.',
+  CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: 'explicit: the environment has no packages.',
+  CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: 'explicit: requested packages are missing from the environment.',
+  CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: 'requirements: the environment carries no requested specs (a solved environment never does).',
+  CR_ERR_EXPORT_YAML: 'An exporter built data the YAML emitter cannot write (a programming error).',
+  CR_ERR_EXPORT_FAILED: 'A plugin exporter threw or returned something other than text.',
+} as const;
+
+export type ExporterErrorCode = keyof typeof EXPORTER_ERROR_CODES;
+
