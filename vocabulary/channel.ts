@@ -317,6 +317,7 @@ export function parseChannel(text: string, options: ParseChannelOptions = {}): C
   if (typeof text !== 'string') throw new InvalidChannelError(String(text), 'not a string');
   const trimmed = text.trim();
   if (trimmed === '') throw new InvalidChannelError(text, 'empty channel');
+  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidChannelError(text, 'control characters are not allowed');
   const alias = parseAlias(options.alias);
   const scheme = SCHEME.exec(trimmed);

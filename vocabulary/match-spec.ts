@@ -252,6 +252,8 @@ export class MatchSpec {
   readonly #channel: ChannelMatcher | null;
   readonly #license: StringPattern | null;
   readonly #licenseFamily: StringPattern | null;
+  readonly #exactName: string | null;
+  readonly #rest: ((r: PackageRecord) => boolean)[] | null;
   #text: string | undefined;
 
   /** @internal Use `parseMatchSpec`. */
@@ -295,26 +297,45 @@ export class MatchSpec {
     this.licenseFamily = fields.licenseFamily?.text ?? null;
     this.trackFeatures = fields.trackFeatures;
     this.features = fields.features;
+    this.#exactName = fields.name.matchesAll ? null : fields.name.exact;
+    this.#rest = this.#compileRest();
   }
 
   /** Whether `record` satisfies every constraint of this spec. Allocates nothing in the common case. */
   matches(record: PackageRecord): boolean {
-    const name = this.#name;
-    if (name.exact !== null ? record.name !== name.exact : !name.test(record.name)) return false;
-    if (this.version !== null && !this.version.matches(record.version)) return false;
-    if (this.#build !== null && !this.#build.test(record.build)) return false;
-    if (this.buildNumber !== null && !this.buildNumber.test(record.build_number)) return false;
-    if (this.#channel !== null && !this.#channel.test(record.channel)) return false;
-    if (this.subdir !== null && record.subdir !== this.subdir) return false;
-    if (this.md5 !== null && (record.md5 === null || record.md5.toLowerCase() !== this.md5)) return false;
-    if (this.sha256 !== null && (record.sha256 === null || record.sha256.toLowerCase() !== this.sha256)) return false;
-    if (this.url !== null && record.url !== this.url) return false;
-    if (this.fn !== null && record.fn !== this.fn) return false;
-    if (this.#license !== null && !this.#license.test((record.license ?? '').toLowerCase())) return false;
-    if (this.#licenseFamily !== null && !this.#licenseFamily.test((record.license_family ?? '').toLowerCase())) return false;
-    if (this.trackFeatures !== null && !sameFeatures(this.trackFeatures, record.track_features)) return false;
-    if (this.features !== null && !sameFeatures(this.features, record.features === null ? [] : featureSet(record.features))) return false;
+    const exactName = this.#exactName;
+    if (exactName !== null) {
+      if (record.name !== exactName) return false;
+    } else if (!this.#name.test(record.name)) return false;
+    const version = this.version;
+    if (version !== null && !version.matches(record.version)) return false;
+    const build = this.#build;
+    if (build !== null && !build.test(record.build)) return false;
+    const rest = this.#rest;
+    if (rest === null) return true;
+    for (let i = 0; i < rest.length; i++) if (!rest[i]!(record)) return false;
     return true;
+  }
+
+  /** The rarer constraints, compiled once so `matches` checks only what this spec has. */
+  #compileRest(): ((r: PackageRecord) => boolean)[] | null {
+    const checks: ((r: PackageRecord) => boolean)[] = [];
+    const { buildNumber, subdir, md5, sha256, url, fn, trackFeatures, features } = this;
+    const channel = this.#channel;
+    const license = this.#license;
+    const licenseFamily = this.#licenseFamily;
+    if (buildNumber !== null) checks.push((r) => buildNumber.test(r.build_number));
+    if (channel !== null && !channel.matchesAll) checks.push((r) => channel.test(r.channel));
+    if (subdir !== null) checks.push((r) => r.subdir === subdir);
+    if (md5 !== null) checks.push((r) => r.md5 === md5 || (r.md5 !== null && r.md5.toLowerCase() === md5));
+    if (sha256 !== null) checks.push((r) => r.sha256 === sha256 || (r.sha256 !== null && r.sha256.toLowerCase() === sha256));
+    if (url !== null) checks.push((r) => r.url === url);
+    if (fn !== null) checks.push((r) => r.fn === fn);
+    if (license !== null) checks.push((r) => license.test((r.license ?? '').toLowerCase()));
+    if (licenseFamily !== null) checks.push((r) => licenseFamily.test((r.license_family ?? '').toLowerCase()));
+    if (trackFeatures !== null) checks.push((r) => sameFeatures(trackFeatures, r.track_features));
+    if (features !== null) checks.push((r) => sameFeatures(features, r.features === null ? [] : featureSet(r.features)));
+    return checks.length === 0 ? null : checks;
   }
 
   /**
@@ -435,6 +456,7 @@ const NAME_CHARS = /^[A-Za-z0-9_.+*-]+$/;
 const BUILD_CHARS = /^[A-Za-z0-9_.+*!]+$/;
 const KEY = /[A-Za-z0-9_-]+/y;
 const UNQUOTED = /[^,\s[\]]*/y;
+// eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** conda's `_parse_version_plus_build`: the build is the last word after a space or `=`. */
@@ -543,7 +565,7 @@ function parseParts(p: SpecParser): Parsed {
   // conda's legacy feature form: `mkl@` means "any package tracking feature mkl".
   if (s.endsWith('@')) {
     const feature = s.slice(0, -1).trim();
-    if (feature === '' || /[\s\[\]=<>]/.test(feature)) p.fail('expected a feature name before "@"', lead);
+    if (feature === '' || /[\s[\]=<>]/.test(feature)) p.fail('expected a feature name before "@"', lead);
     return { name: { value: '*', at: lead }, fields: new Map([['track_features', { value: feature, at: lead }]]) };
   }
 

@@ -513,13 +513,22 @@ describeShared('MatchSpec on real repodata (../shared/channels)', () => {
 
   it('matches every record with its own name==version=build spec and no other build of it', () => {
     const byName = new Map<string, PackageRecord[]>();
-    for (const r of records) byName.set(r.name, [...(byName.get(r.name) ?? []), r]);
     for (const r of records) {
-      const ms = parseMatchSpec(`${r.name}==${r.version}=${r.build}`);
-      expect(ms.matches(r)).toBe(true);
-      const others = byName.get(r.name)!.filter((o) => ms.matches(o));
-      for (const o of others) expect(o.build).toBe(r.build);
+      const group = byName.get(r.name);
+      if (group === undefined) byName.set(r.name, [r]);
+      else group.push(r);
     }
+    const failures: string[] = [];
+    for (const group of byName.values()) {
+      for (const r of group) {
+        const ms = parseMatchSpec(`${r.name}==${r.version}=${r.build}`);
+        if (!ms.matches(r)) failures.push(`${String(ms)} does not match its own record`);
+        for (const o of group) {
+          if (o.build !== r.build && ms.matches(o)) failures.push(`${String(ms)} matches ${o.fn}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
   });
 
   it('selects python 3.9 records with python_abi 3.9.* *_cp39 and python >=3.9,<3.10.0a0', () => {
