@@ -96,11 +96,13 @@ class Random {
     return items[Math.floor(this.float() * items.length)];
   }
   hex(chars: number): string {
-    let out = '';
-    while (out.length < chars) out += this.next().toString(16).padStart(8, '0');
-    return out.slice(0, chars);
+    const words = (chars + 7) >> 3;
+    for (let i = 0; i < words; i++) HEX_SCRATCH.writeUInt32LE(this.next(), i * 4);
+    return HEX_SCRATCH.toString('hex', 0, words * 4).slice(0, chars);
   }
 }
+
+const HEX_SCRATCH = Buffer.alloc(64);
 
 // --- the hand-written core (conda-forge pins, May 2024) -----------------------------------------
 
@@ -538,27 +540,24 @@ function addFiller(builder: SubdirBuilder, random: Random, names: number, total:
 }
 
 function serialise(record: RawRecord, subdir: string, random: Random, indent: boolean): string {
-  // Keys in sorted order, as conda-index's json.dumps(sort_keys=True).
+  // Keys in sorted order, as conda-index's json.dumps(sort_keys=True); one template, few temporaries.
   const q = JSON.stringify;
-  const pairs: Array<[string, string]> = [
-    ['build', q(record.build)],
-    ['build_number', String(record.build_number)],
-  ];
-  if (record.constrains) pairs.push(['constrains', listJson(record.constrains, indent)]);
-  pairs.push(['depends', listJson(record.depends, indent)]);
-  pairs.push(['license', q(record.license)], ['license_family', q(record.license_family)], ['md5', q(random.hex(32))], ['name', q(record.name)]);
-  if (record.noarch) pairs.push(['noarch', q(record.noarch)]);
-  pairs.push(['sha256', q(random.hex(64))], ['size', String(record.size)], ['subdir', q(subdir)], ['timestamp', String(record.timestamp)]);
-  if (record.track_features) pairs.push(['track_features', q(record.track_features)]);
-  pairs.push(['version', q(record.version)]);
-  if (!indent) return `{${pairs.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
-  return `{\n${pairs.map(([k, v]) => `      "${k}": ${v}`).join(',\n')}\n    }`;
+  const [open, sep, close, colon] = indent ? ['{\n      ', ',\n      ', '\n    }', ': '] : ['{', ',', '}', ':'];
+  let out = `${open}"build"${colon}${q(record.build)}${sep}"build_number"${colon}${record.build_number}`;
+  if (record.constrains) out += `${sep}"constrains"${colon}${listJson(record.constrains, indent)}`;
+  out += `${sep}"depends"${colon}${listJson(record.depends, indent)}${sep}"license"${colon}${q(record.license)}${sep}"license_family"${colon}${q(record.license_family)}`;
+  out += `${sep}"md5"${colon}"${random.hex(32)}"${sep}"name"${colon}${q(record.name)}`;
+  if (record.noarch) out += `${sep}"noarch"${colon}"${record.noarch}"`;
+  out += `${sep}"sha256"${colon}"${random.hex(64)}"${sep}"size"${colon}${record.size}${sep}"subdir"${colon}${q(subdir)}${sep}"timestamp"${colon}${record.timestamp}`;
+  if (record.track_features) out += `${sep}"track_features"${colon}${q(record.track_features)}`;
+  return `${out}${sep}"version"${colon}${q(record.version)}${close}`;
 }
 
 function listJson(items: readonly string[], indent: boolean): string {
   if (items.length === 0) return '[]';
-  if (!indent) return `[${items.map((s) => JSON.stringify(s)).join(',')}]`;
-  return `[\n${items.map((s) => `        ${JSON.stringify(s)}`).join(',\n')}\n      ]`;
+  let out = indent ? '[\n        ' : '[';
+  for (let i = 0; i < items.length; i++) out += (i === 0 ? '' : indent ? ',\n        ' : ',') + JSON.stringify(items[i]);
+  return out + (indent ? '\n      ]' : ']');
 }
 
 function writeSubdir(out: string, builder: SubdirBuilder, random: Random, compact: boolean): GeneratedSubdir {
@@ -572,13 +571,22 @@ function writeSubdir(out: string, builder: SubdirBuilder, random: Random, compac
   unique.sort((a, b) => (a.fn < b.fn ? -1 : a.fn > b.fn ? 1 : 0));
   const fd = openSync(path, 'w');
   let bytes = 0;
-  let chunk = '';
+  // Text goes into a 4 MiB buffer written out when full: no giant strings for the GC to copy.
+  const chunk = Buffer.allocUnsafe(4 << 20);
+  let used = 0;
+  const flush = (): void => {
+    let done = 0;
+    while (done < used) done += writeSync(fd, chunk, done, used - done);
+    bytes += used;
+    used = 0;
+  };
   const emit = (text: string): void => {
-    chunk += text;
-    if (chunk.length > 1 << 20) {
-      bytes += writeSync(fd, chunk);
-      chunk = '';
+    if (used + text.length * 3 > chunk.length) flush();
+    if (text.length * 3 > chunk.length) {
+      bytes += writeSync(fd, text);
+      return;
     }
+    used += chunk.write(text, used);
   };
   const nl = compact ? '' : '\n';
   const sp = compact ? '' : ' ';
@@ -594,7 +602,7 @@ function writeSubdir(out: string, builder: SubdirBuilder, random: Random, compac
     emit(`${first ? '' : nl + (compact ? '' : '  ')}},${nl}`);
   }
   emit(`${compact ? '' : '  '}"removed":${sp}[],${nl}${compact ? '' : '  '}"repodata_version":${sp}1${nl}}${nl}`);
-  bytes += writeSync(fd, chunk);
+  flush();
   closeSync(fd);
   return { subdir: builder.subdir, path, records: unique.length, names: builder.names.size, bytes };
 }

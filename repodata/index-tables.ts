@@ -115,19 +115,3 @@ function nameBytesEqual(tables: RepodataIndexTables, id: number, query: Uint8Arr
   for (let i = 0; i < query.length; i++) if (bytes[start + i] !== query[i]) return false;
   return true;
 }
-
-/** Rebuild the hash table of names (used after loading names from a sidecar written without it). */
-export function buildNameSlots(nameBytes: Uint8Array, nameByteOffsets: Uint32Array): Int32Array {
-  const count = nameByteOffsets.length - 1;
-  let capacity = 16;
-  while (capacity < count * 2) capacity *= 2;
-  const slots = sharedInt32(capacity);
-  slots.fill(-1);
-  const mask = capacity - 1;
-  for (let id = 0; id < count; id++) {
-    let slot = fnv1a(nameBytes, nameByteOffsets[id], nameByteOffsets[id + 1]) & mask;
-    while (slots[slot] !== -1) slot = (slot + 1) & mask;
-    slots[slot] = id;
-  }
-  return slots;
-}

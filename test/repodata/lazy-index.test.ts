@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { generateChannel } from '../../bench/generate-channel.js';
 import { indexRepodata } from '../../repodata/build-index.js';
 import { EagerSubdirIndex } from '../../repodata/eager-index.js';
 import { LazySubdirIndex } from '../../repodata/lazy-index.js';
@@ -125,6 +127,25 @@ describeShared('the lazy index on the shared snapshots', () => {
       });
     }
   });
+});
+
+describe('the lazy index on generated conda-forge-shaped channels', () => {
+  for (const compact of [false, true]) {
+    it(`answers exactly like the eager parser (${compact ? 'compact' : 'indent=2'})`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cr-lazy-'));
+      try {
+        generateChannel({ out: dir, records: 3000, names: 300, noarchRecords: 400, noarchNames: 60, seed: compact ? 3 : 4, compact });
+        for (const subdir of ['linux-64', 'noarch']) {
+          const bytes = readFileSync(join(dir, subdir, 'repodata.json'));
+          const index = lazy(bytes, subdir);
+          expectEquivalent(index, bytes, subdir);
+          expect(index.recordCount).toBe(subdir === 'linux-64' ? 3000 : 400);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('the lazy index', () => {
