@@ -232,14 +232,14 @@ function normalisePath(path: string): string {
 
 function pathToFileUrl(input: string, path: string): string {
   let p = path.replaceAll('\\', '/');
-  if (p.startsWith('//')) {
-    // A UNC path (\\server\share): the server becomes the URL host.
-    const [host, ...rest] = p.slice(2).split('/');
-    return new URL(`file://${host}${encodePath(normalisePath(`/${rest.join('/')}`))}`).href;
-  }
-  p = normalisePath(p);
-  if (/^[A-Za-z]:/.test(p)) p = `/${p}`;
   try {
+    if (p.startsWith('//')) {
+      // A UNC path (\\server\share): the server becomes the URL host.
+      const [host, ...rest] = p.slice(2).split('/');
+      return new URL(`file://${host}${encodePath(normalisePath(`/${rest.join('/')}`))}`).href;
+    }
+    p = normalisePath(p);
+    if (/^[A-Za-z]:/.test(p)) p = `/${p}`;
     return new URL(`file://${encodePath(p)}`).href;
   } catch {
     throw new InvalidChannelError(input, 'not a valid path');

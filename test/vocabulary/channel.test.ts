@@ -193,3 +193,21 @@ describe('removeCredentials', () => {
     expect(removeCredentials(url)).toBe(expected);
   });
 });
+
+describe('parseChannel fuzz', () => {
+  it('never throws anything but InvalidChannelError on arbitrary strings', () => {
+    const channelish = fc.stringMatching(/^[a-zA-Z0-9_.:/\\@~ %#?+-]{0,30}$/);
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), channelish), fc.constantFrom(undefined, '/home/me', 'C:\\work'), (s, cwd) => {
+        try {
+          const c = parseChannel(s, { cwd, home: '/home/me' });
+          expect(new URL(c.subdirUrl('noarch')).pathname.endsWith('/noarch')).toBe(true);
+          expect(new URL(c.publicSubdirUrl('noarch')).pathname).not.toContain('//');
+        } catch (e) {
+          expect(e).toBeInstanceOf(InvalidChannelError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -142,3 +142,19 @@ describe('virtual package records', () => {
     expect(has('__cuda >=12', virtualPackages('linux-64', { CONDA_OVERRIDE_CUDA: '12.2' }))).toBe(true);
   });
 });
+
+describe('virtual package entry fuzz', () => {
+  it('never throws anything but InvalidVirtualPackageError on arbitrary entries and overrides', async () => {
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (entry, value) => {
+        try {
+          virtualPackages('linux-64', { CONDA_OVERRIDE_GLIBC: value, CONDA_OVERRIDE_ARCHSPEC: value }, [entry]);
+        } catch (e) {
+          expect(e).toBeInstanceOf(InvalidVirtualPackageError);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
