@@ -12,7 +12,7 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
 import type { ServerConfig } from './config.js';
@@ -35,7 +35,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     // The access log below replaces fastify's, which would log query strings (spec values).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     // Shutdown answers are problem details from the hook below.

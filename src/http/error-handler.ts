@@ -80,24 +80,26 @@ function validationProblem(error: FastifyError): Problem {
   const issue = issues[0];
   if (!issue) return makeProblem('invalid-request', `Cannot read the ${where}`);
   const field = issueField(issue);
+  const at = field ? { field } : {};
   if (issue.keyword === 'maxItems' && TOO_MANY[field]) {
     const limit = Number(issue.params.limit);
     return makeProblem(TOO_MANY[field]!, `Cannot resolve: "${field}" has more than ${limit} entries (this server's limit)`, { field, limit });
   }
   if (issue.keyword === 'additionalProperties') {
-    return makeProblem('invalid-request', `Cannot read the ${where}: unknown ${where === 'query' ? 'parameter' : 'field'} "${field}"`, { field });
+    return makeProblem('invalid-request', `Cannot read the ${where}: unknown ${where === 'query' ? 'parameter' : 'field'} "${field}"`, at);
   }
   if (issue.keyword === 'enum') {
     const allowed = (issue.params.allowedValues as unknown[] | undefined)?.filter((v) => v !== null).join(', ');
-    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be one of ${allowed}`, { field });
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be one of ${allowed}`, at);
   }
   if (issue.keyword === 'anyOf' || issue.keyword === 'type') {
-    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be ${describeType(field, where)}`, { field });
+    if (!field) return makeProblem('invalid-request', `Cannot read the ${where}: it must be ${describeType(field, where)}`);
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be ${describeType(field, where)}`, at);
   }
   if (issue.keyword === 'maxLength') {
-    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${String(issue.params.limit)} characters`, { field });
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${String(issue.params.limit)} characters`, at);
   }
-  return makeProblem('invalid-request', `Cannot read the ${where}: "${field || where}" ${issue.message ?? 'is invalid'}`, field ? { field } : {});
+  return makeProblem('invalid-request', `Cannot read the ${where}: "${field || where}" ${issue.message ?? 'is invalid'}`, at);
 }
 
 function describeType(field: string, where: string): string {

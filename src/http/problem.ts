@@ -112,5 +112,7 @@ export function sendProblem(reply: FastifyReply, problem: Problem, headers: Read
   if (body.retry_after !== undefined) reply.header('retry-after', String(body.retry_after));
   if (body.allowed_methods) reply.header('allow', body.allowed_methods.join(', '));
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-  return reply.code(problem.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
+  // A Buffer is sent as is: fastify would append a charset to a JSON string's media type, and
+  // application/problem+json defines none.
+  return reply.code(problem.status).type(PROBLEM_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)));
 }

@@ -6,7 +6,8 @@
  * or exporter makes it a 500. Bad input is a 400 naming the field before anything is fetched.
  *
  * Performance notes: the solve runs on the worker pool; loading goes through the store's in-memory
- * index cache, so a warm request parses nothing. Time limit and client disconnect both abort the
+ * index cache, so a warm request parses nothing. Admission is the pool's bounded queue: a solve that
+ * finds it full is a 503 (outcomes the solve cache already holds are still served). Time limit and client disconnect both abort the
  * request's AbortSignal, which drops a queued solve and stops a running one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -126,17 +127,14 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
     }
   }
 
-  // 4. Admission: a full solve queue answers now rather than after loading.
-  if (deps.pool && deps.pool.queued >= deps.pool.maxQueue) {
-    note.outcome = 'overloaded';
-    throw new HttpProblemError('overloaded', `Cannot start the solve: the solve queue is full (${deps.pool.maxQueue} waiting); retry shortly`, { retry_after: 1 });
-  }
-
-  // 5. Resolve, bounded by the time limit and by the client staying connected.
+  // 4. Resolve, bounded by the time limit and by the client staying connected.
   const outcome = await resolveWithin(prepared, request, reply, context);
   if (outcome.kind === 'gone') {
+    // Nobody is listening: no answer is written (and no access log line); this line stands for it.
     note.outcome = 'cancelled';
-    request.log.info({ reason: 'client disconnected' }, 'resolve cancelled');
+    request.log.info({ method: request.method, route: '/resolve', ms: Math.round(reply.elapsedTime * 10) / 10, outcome: 'cancelled', reason: 'client disconnected' }, 'resolve cancelled');
+    reply.hijack();
+    reply.raw.destroy();
     return reply;
   }
   if (outcome.kind === 'timeout') {
@@ -208,14 +206,15 @@ function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply
       controller.abort(new RequestEndedError('CR_ERR_SOLVE_TIMEOUT', timeLimitDetail(config.requestTimeoutMs)));
       finish({ kind: 'timeout' });
     }, config.requestTimeoutMs);
-    // 'close' on the response before it was written means the connection went away.
+    // 'close' on the response before it was written means the connection went away. (Not the
+    // request's 'close': that fires as soon as its body has been read.)
     const onClose = () => {
       if (reply.raw.writableFinished) return;
       controller.abort(new RequestEndedError('CR_ERR_SOLVE_ABORTED', 'The client disconnected'));
       finish({ kind: 'gone' });
     };
     reply.raw.on('close', onClose);
-    if (request.raw.destroyed) onClose();
+    if (request.raw.socket?.destroyed !== false) onClose();
     resolvePrepared(
       prepared,
       { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true },

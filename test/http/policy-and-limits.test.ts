@@ -1,0 +1,263 @@
+/**
+ * Channel policy refusals, time limit, client disconnect, rate limit, overload and CORS, against the
+ * real server, with the demo channel also served over HTTP on 127.0.0.1 by the test channel server
+ * (which can hold, redirect or rewrite answers).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RepodataStore } from '../../repodata/store.js';
+import { PoolBusyError } from '../../src/solve-pool.js';
+import { InProcessSolver, type PlatformSolveInput, type PlatformSolveOutcome, type PlatformSolver } from '../../src/platform-solver.js';
+import { loadRegistry } from '../../src/exporters/index.js';
+import { buildApp } from '../../src/http/app.js';
+import { createChannelPolicy } from '../../src/http/channel-policy.js';
+import { loadConfig } from '../../src/http/config.js';
+import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { call, DEMO_CHANNEL, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+
+let channels: ChannelServer;
+let demoHttp: string;
+const running: TestServer[] = [];
+
+beforeAll(async () => {
+  channels = await startChannelServer({ root: join(PROJECT_ROOT, 'fixtures', 'channels') });
+  demoHttp = `${channels.url}/demo`;
+});
+afterAll(async () => {
+  await channels?.close();
+});
+afterEach(async () => {
+  channels.intercept = undefined;
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+async function serve(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const server = await startTestServer(...args);
+  running.push(server);
+  return server;
+}
+
+const until = async (condition: () => boolean, ms = 5000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/** Holds requests whose path contains `marker` until released; records whether the client left first. */
+function holdRequests(marker: string) {
+  const held: { res: ServerResponse; closedEarly: boolean }[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  channels.intercept = async (req, res) => {
+    if (!req.url?.includes(marker)) return false;
+    const entry = { res, closedEarly: false };
+    held.push(entry);
+    res.on('close', () => {
+      if (!res.writableFinished) entry.closedEarly = true;
+    });
+    await released;
+    return entry.closedEarly; // answered (by nobody) when the client left; else serve the file
+  };
+  return { held, release };
+}
+
+describe('channel policy', () => {
+  it('refuses file:// and local paths unless local channels are enabled', async () => {
+    const server = await serve({ 'allow-local-channels': false, 'default-channel': ['conda-forge'] });
+    for (const channel of [DEMO_CHANNEL, '/etc', './fixtures/channels/demo']) {
+      const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python'], channels: [channel], platforms: ['linux-64'] } });
+      expect(answer.status).toBe(400);
+      const problem = answer.json<ProblemBody>();
+      expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
+      expect(problem.detail).toContain('local channels are not enabled');
+      expect(problem.detail).not.toContain(PROJECT_ROOT);
+    }
+  });
+
+  it('refuses a channel that is not allowlisted, even from an environment file (field file)', async () => {
+    const server = await serve({ 'allow-local-channels': false, 'default-channel': ['conda-forge'] });
+    const fetchedBefore = channels.log.length;
+    const direct = await call(server.url, 'GET', `/resolve?spec=python&channel=${encodeURIComponent(demoHttp)}`);
+    expect(direct.json<ProblemBody>()).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
+    expect(direct.json<ProblemBody>().detail).toContain("not on this server's channel allowlist");
+    const viaFile = await call(server.url, 'POST', '/resolve', { json: { file: `channels:\n  - ${demoHttp}\ndependencies:\n  - python\n`, filename: 'environment.yml' } });
+    expect(viaFile.json<ProblemBody>()).toMatchObject({ status: 400, field: 'file' });
+    expect(channels.log.length).toBe(fetchedBefore); // refused before anything was fetched
+  });
+
+  it('with *, refuses loopback, private and link-local targets', async () => {
+    const server = await serve({ 'allow-local-channels': false, 'allow-channel': ['*'], 'default-channel': ['conda-forge'] });
+    for (const channel of ['https://127.0.0.1:9/chan', 'https://localhost/chan', 'https://10.0.0.1/chan', 'https://169.254.169.254/latest', 'https://[::ffff:7f00:1]/chan', 'http://example.org/chan']) {
+      const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python'], channels: [channel] } });
+      expect(answer.status, channel).toBe(400);
+      expect(answer.json<ProblemBody>().type).toBe('urn:conda-resolve:problem:channel-refused');
+    }
+  });
+
+  it('an allowlisted channel on loopback is served', async () => {
+    const server = await serve({ 'allow-local-channels': false, 'allow-channel': [demoHttp], 'default-channel': [demoHttp] });
+    const answer = await call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
+    expect(answer.status).toBe(200);
+    const [result] = answer.json<NativeBody[]>();
+    expect(result!.error).toBeNull();
+    expect(result!.packages.find((p) => p.name === 'python')!.url).toContain(`${demoHttp}/linux-64/`);
+  });
+
+  it('a redirect to a target outside the policy fails that platform (500 with format)', async () => {
+    const server = await serve({ 'allow-local-channels': false, 'allow-channel': [`${channels.url}/redirecting`], 'default-channel': [`${channels.url}/redirecting`] });
+    channels.intercept = (req, res) => {
+      if (!req.url?.startsWith('/redirecting/')) return false;
+      res.writeHead(302, { location: `http://169.254.169.254/latest${req.url}` }).end();
+      return true;
+    };
+    const native = await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64');
+    expect(native.status).toBe(200);
+    const [result] = native.json<NativeBody[]>();
+    expect(result!.packages).toEqual([]);
+    expect(result!.error).toMatch(/169\.254\.169\.254/);
+    expect(result!.error).toMatch(/polic|allowlist/);
+    const formatted = await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64&format=explicit');
+    expect(formatted.status).toBe(500);
+  });
+
+  it('a base_url inside repodata that points outside the policy fails that platform', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cr-baseurl-'));
+    try {
+      cpSync(join(PROJECT_ROOT, 'fixtures', 'channels', 'demo'), join(root, 'evil'), { recursive: true });
+      for (const subdir of ['linux-64', 'noarch']) {
+        const file = join(root, 'evil', subdir, 'repodata.json');
+        const doc = JSON.parse(readFileSync(file, 'utf8')) as { info: Record<string, unknown>; repodata_version?: number };
+        doc.info['base_url'] = `http://10.11.12.13/mirror/${subdir}/`;
+        doc.repodata_version = 2;
+        mkdirSync(join(root, 'evil', subdir), { recursive: true });
+        writeFileSync(file, JSON.stringify(doc));
+      }
+      const evilServer = await startChannelServer({ root });
+      try {
+        const evil = `${evilServer.url}/evil`;
+        const server = await serve({ 'allow-local-channels': false, 'allow-channel': [evil], 'default-channel': [evil] });
+        const [result] = (await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64')).json<NativeBody[]>();
+        expect(result!.packages).toEqual([]);
+        expect(result!.error).toMatch(/10\.11\.12\.13/);
+      } finally {
+        await evilServer.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('time limit and cancellation', () => {
+  it('504 at the time limit, and the fetch behind it is cancelled', async () => {
+    const server = await serve({ timeout: '1', 'allow-channel': [`${channels.url}/demo`], 'default-channel': [`${channels.url}/demo`] });
+    const hold = holdRequests('/demo/');
+    const answer = await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64&format=explicit');
+    expect(hold.held.length).toBeGreaterThan(0);
+    expect(answer.status).toBe(504);
+    expect(answer.type).toBe('application/problem+json');
+    expect(answer.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:time-limit', status: 504 });
+    expect(answer.json<ProblemBody>().detail).toContain('time limit of 1 s');
+    // The upstream request was abandoned by the server, not answered.
+    await until(() => hold.held.every((h) => h.closedEarly));
+    hold.release();
+  });
+
+  it('504 in native mode too (the time limit is the whole request)', async () => {
+    const server = await serve({ timeout: '0.5', 'allow-channel': [`${channels.url}/demo`], 'default-channel': [`${channels.url}/demo`] });
+    const hold = holdRequests('/demo/');
+    const answer = await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64');
+    expect(answer.status).toBe(504);
+    hold.release();
+  });
+
+  it('a client that disconnects cancels its resolve, while /health keeps answering', async () => {
+    const server = await serve({ 'allow-channel': [`${channels.url}/demo`], 'default-channel': [`${channels.url}/demo`] });
+    const hold = holdRequests('/demo/');
+    const controller = new AbortController();
+    const pending = call(server.url, 'GET', '/resolve?spec=python&platform=linux-64', { signal: controller.signal }).catch((error: Error) => error);
+    await until(() => hold.held.length > 0);
+    const health = await call(server.url, 'GET', '/health');
+    expect(health.status).toBe(200);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await until(() => hold.held.every((h) => h.closedEarly));
+    await until(() => server.logs.some((line) => line.includes('resolve cancelled')));
+    hold.release();
+  });
+});
+
+describe('rate limit, overload and CORS', () => {
+  it('429 with Retry-After past the per-address rate limit; /health is exempt', async () => {
+    const server = await serve({ 'rate-limit': '3' });
+    for (let i = 0; i < 3; i++) expect((await call(server.url, 'GET', '/version')).status).toBe(200);
+    const limited = await call(server.url, 'GET', '/version');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:rate-limited', status: 429 });
+    expect((await call(server.url, 'GET', '/resolve?spec=python')).status).toBe(429);
+    expect((await call(server.url, 'GET', '/health')).status).toBe(200);
+  });
+
+  it('503 with Retry-After when the solve queue is full', async () => {
+    // A solver that admits one solve at a time and refuses the rest exactly as the pool does
+    // with a full queue, so the test controls when the "pool" is busy.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let busy = false;
+    const inner = new InProcessSolver();
+    const solver: PlatformSolver = {
+      async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
+        if (busy) throw new PoolBusyError(0);
+        busy = true;
+        await gate;
+        busy = false;
+        return inner.solve(input, signal);
+      },
+    };
+    const config = loadConfig({}, { 'rate-limit': '0', 'allow-local-channels': true, 'default-channel': [DEMO_CHANNEL] });
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-503-'));
+    const app = buildApp(config, {
+      store: new RepodataStore({ cacheDir, offline: false, refresh: false }),
+      solver,
+      registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
+      policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
+      logger: pino({ level: 'silent' }),
+      env: {},
+      cwd: PROJECT_ROOT,
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const address = app.server.address() as { port: number };
+      const base = `http://127.0.0.1:${address.port}`;
+      const first = call(base, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
+      await until(() => busy);
+      const second = await call(base, 'GET', '/resolve?spec=python=3.12&platform=linux-64');
+      expect(second.status).toBe(503);
+      expect(second.headers['retry-after']).toBe('1');
+      expect(second.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:overloaded', status: 503 });
+      release();
+      expect((await first).status).toBe(200);
+    } finally {
+      await app.close();
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  it('CORS answers the configured origin only', async () => {
+    const server = await serve({ 'cors-origin': ['https://example.org'] });
+    const allowed = await call(server.url, 'GET', '/version', { headers: { origin: 'https://example.org' } });
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://example.org');
+    const preflight = await call(server.url, 'OPTIONS', '/resolve', { headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    const other = await call(server.url, 'GET', '/version', { headers: { origin: 'https://evil.example' } });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

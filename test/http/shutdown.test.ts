@@ -1,0 +1,111 @@
+/**
+ * `conda-resolve serve` as a real process: SIGTERM with a request in flight. The listening socket
+ * closes at once (new connections are refused), the request in flight still gets its answer, and
+ * the process exits with status 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { call, type NativeBody } from './helpers/test-server.js';
+
+let channels: ChannelServer;
+let cacheDir: string;
+beforeAll(async () => {
+  channels = await startChannelServer({ root: join(PROJECT_ROOT, 'fixtures', 'channels') });
+  cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-sigterm-'));
+});
+afterAll(async () => {
+  await channels?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+function startServe(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: string[]; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'cli', 'bin.ts'), 'serve', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stderr: string[] = [];
+  let buffered = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        stderr.push(line);
+        const match = /"url":"(http:\/\/[^"]+)"/.exec(line);
+        if (match && line.includes('listening on')) resolve(match[1]!);
+      }
+    });
+    child.once('exit', () => reject(new Error(`serve exited early:\n${stderr.join('\n')}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, url, stderr, exit };
+}
+
+function connectionRefused(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('conda-resolve serve: graceful shutdown', () => {
+  it('on SIGTERM refuses new connections, finishes the request in flight and exits 0', async () => {
+    const demo = `${channels.url}/demo`;
+    const serve = startServe(['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir]);
+    const url = await serve.url;
+    expect((await call(url, 'GET', '/health')).status).toBe(200);
+
+    // Hold the channel's answers so the resolve stays in flight.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held = 0;
+    channels.intercept = async () => {
+      held++;
+      await released;
+      return false;
+    };
+    const inFlight = call(url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
+    while (held === 0) await new Promise((r) => setTimeout(r, 20));
+
+    serve.child.kill('SIGTERM');
+    let refused = false;
+    for (let i = 0; i < 100 && !refused; i++) {
+      refused = await connectionRefused(url);
+      if (!refused) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(refused).toBe(true);
+
+    release();
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    const [result] = answer.json<NativeBody[]>();
+    expect(result!.error).toBeNull();
+    expect(result!.packages.map((p) => p.name)).toContain('python');
+
+    expect(await serve.exit).toBe(0);
+    const log = serve.stderr.join('\n');
+    expect(log).toContain('shutting down');
+    expect(log).toContain('"msg":"stopped"');
+    channels.intercept = undefined;
+  });
+
+  it('a bad flag is a usage error (exit 2) naming it', async () => {
+    const serve = startServe(['--port', 'many']);
+    serve.url.catch(() => undefined);
+    expect(await serve.exit).toBe(2);
+    expect(serve.stderr.join('\n')).toContain('Cannot use --port "many"');
+  });
+});
