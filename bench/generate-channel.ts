@@ -17,7 +17,9 @@
  * extensions pinned per python, C libraries with `>=x.y,<x+1.0a0` run-export pins, R packages,
  * noarch python packages), a heavy-tailed number of records per name, `.tar.bz2` for older and
  * `.conda` for newer builds (some in both), occasional `constrains` and `track_features`.
- * The output is a pure function of the options (same seed, same bytes).
+ * The output is a pure function of the options (same seed, same bytes). The hand-written core is
+ * always written (about 1,000 linux-64 records over 67 names and 100 noarch records over 15 names),
+ * so smaller `--records`/`--names` values than that give just the core.
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

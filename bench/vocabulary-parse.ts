@@ -123,6 +123,25 @@ function main(): void {
     ),
   };
 
+  // Per snapshot: how much of the file a data-science solve touches decides what laziness saves.
+  const perDoc = docs.map((doc) => {
+    const source = { channel: CHANNEL, subdir: doc.subdir };
+    const index = LazySubdirIndex.fromBytes(doc.bytes, source);
+    const used = SOLVE_NAMES.reduce((sum, name) => sum + index.records(name).length, 0);
+    return {
+      label: doc.label,
+      records: index.recordCount,
+      names: [...index.names()].length,
+      used,
+      jsonParse: time(rounds, () => JSON.parse(decoder.decode(doc.bytes)) as unknown),
+      eager: time(rounds, () => parseRepodata(doc.bytes, source)),
+      lazy: time(rounds, () => {
+        const fresh = LazySubdirIndex.fromBytes(doc.bytes, source);
+        for (const name of SOLVE_NAMES) fresh.records(name);
+      }),
+    };
+  });
+
   const largest = docs.reduce((a, b) => (b.bytes.length > a.bytes.length ? b : a));
   const big = {
     jsonParse: time(rounds * 3, () => JSON.parse(decoder.decode(largest.bytes)) as unknown),
@@ -152,13 +171,21 @@ function main(): void {
   console.log(row('lazy: scan only', all.scan, all.jsonParse));
   console.log(row(`lazy: scan + ${SOLVE_NAMES.length} names of a data-science solve`, all.solveNames, all.jsonParse));
   console.log(row('lazy: scan + every record', all.everything, all.jsonParse));
+  console.log(`\nPer snapshot: eager vs lazy (scan + the ${SOLVE_NAMES.length} solve names):`);
+  console.log(`| ${'snapshot'.padEnd(48)} | ${'records'.padStart(7)} | ${'names'.padStart(5)} | ${'used'.padStart(5)} | ${'JSON.parse'.padStart(10)} | ${'eager'.padStart(7)} | ${'lazy'.padStart(7)} | ${'eager/lazy'.padStart(10)} |`);
+  console.log(`|${'-'.repeat(50)}|${'-'.repeat(9)}|${'-'.repeat(7)}|${'-'.repeat(7)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(12)}|`);
+  for (const d of perDoc) {
+    console.log(
+      `| ${d.label.padEnd(48)} | ${String(d.records).padStart(7)} | ${String(d.names).padStart(5)} | ${String(d.used).padStart(5)} | ${d.jsonParse.toFixed(1).padStart(10)} | ${d.eager.toFixed(1).padStart(7)} | ${d.lazy.toFixed(1).padStart(7)} | ${(d.eager / d.lazy).toFixed(1).padStart(9)}x |`,
+    );
+  }
   const bigCount = parseRepodata(largest.bytes, { channel: CHANNEL, subdir: largest.subdir }).records.length;
   console.log(`\nLargest snapshot, ${largest.label} (${(largest.bytes.length / 1e6).toFixed(1)} MB, ${bigCount} records):\n${header}`);
   console.log(row('JSON.parse (peer)', big.jsonParse, big.jsonParse, largest.bytes.length, bigCount));
   console.log(row('eager parseRepodata', big.eager, big.jsonParse, largest.bytes.length, bigCount));
   console.log(row('lazy: scan only', big.scan, big.jsonParse, largest.bytes.length, bigCount));
-  console.log(`\nMatching ${specs.length} specs against all ${n} records: ${matchMs.toFixed(1)} ms, ${perSecond(n * specs.length, matchMs)} spec-record checks, ${perSecond(n, matchMs / specs.length)} records per spec; ${matched} matches`);
-  console.log(`Parsing the ${specs.length} specs: ${(specParseMs * 1000 / specs.length).toFixed(1)} µs per spec`);
+  console.log(`\nMatching ${specs.length} specs against all ${n} records: ${matchMs.toFixed(1)} ms, ${perSecond(n * specs.length, matchMs)} spec-record checks; ${matched} matches`);
+  console.log(`Parsing the ${specs.length} specs: ${((specParseMs * 1000) / specs.length).toFixed(2)} µs per spec`);
   console.log(`Speed-up of lazy (scan + solve names) over eager: ${(all.eager / all.solveNames).toFixed(1)}x; over JSON.parse alone: ${(all.jsonParse / all.solveNames).toFixed(1)}x`);
 }
 
