@@ -304,6 +304,8 @@ class RepodataScanner {
   ];
   /** Every file name so far is plain ASCII and each section's keys strictly increase (as conda-index writes them). */
   #sorted = true;
+  /** Entries that cannot be indexed, checked against `removed` at the end. */
+  readonly #unusable: Array<{ fnStart: number; fnEnd: number; detail: string; at: number }> = [];
   readonly #names: NameTable;
   #stack = new Uint8Array(64);
   /** The bytes' buffer as 32-bit words, for skipping four bytes at a time. */
@@ -374,6 +376,7 @@ class RepodataScanner {
 
     const info = readRepodataInfo(top, this.#where);
     checkRepodataVersion(info, this.#where);
+    this.#checkUnusable(info.removed);
     return buildTables({
       bytes: b,
       where: this.#where,
@@ -421,16 +424,27 @@ class RepodataScanner {
       at = this.#skipWs(fnEnd + 1);
       if (b[at] !== COLON) throw this.#syntaxError(at, '":"');
       at = this.#skipWs(at + 1);
-      if (b[at] !== OPEN_BRACE) throw this.#recordError(fnStart, fnEnd, 'must be an object', at);
+      if (b[at] !== OPEN_BRACE) {
+        // Not an error yet: `removed` (which may come later) can list it, and then it is ignored.
+        this.#unusable.push({ fnStart, fnEnd, detail: 'must be an object', at });
+        at = this.#afterEntry(this.#skipValue(at), sectionName);
+        if (at < 0) return -at;
+        continue;
+      }
       const recStart = at;
       const recEnd = scanRecordObject(b, this.#words, b.byteOffset, n, at);
       if (recEnd < 0) throw this.#syntaxError(n, `the end of record "${this.decodeString(fnStart, fnEnd)}"`);
       const state = recordOut[2];
-      if (state === 2) throw this.#recordError(fnStart, fnEnd, 'field "name" must be a non-empty string', recStart);
-      if (state === 0) throw this.#recordError(fnStart, fnEnd, 'field "name" is missing', recStart);
       const nameStart = recordOut[0];
       const nameEnd = recordOut[1];
-      if (nameStart === nameEnd) throw this.#recordError(fnStart, fnEnd, 'field "name" must be a non-empty string, got ""', recStart);
+      const unusable =
+        state === 2 ? 'field "name" must be a non-empty string' : state === 0 ? 'field "name" is missing' : nameStart === nameEnd ? 'field "name" must be a non-empty string, got ""' : null;
+      if (unusable !== null) {
+        this.#unusable.push({ fnStart, fnEnd, detail: unusable, at: recStart });
+        at = this.#afterEntry(recEnd, sectionName);
+        if (at < 0) return -at;
+        continue;
+      }
       const row = this.#rows++;
       this.#fnStart.set(row, fnStart);
       this.#fnEnd.set(row, fnEnd);
@@ -444,11 +458,32 @@ class RepodataScanner {
       }
       this.#sectionOf[row] = section;
       this.#sectionRows[section][1] = row + 1;
-      at = this.#skipWs(recEnd);
-      const c = b[at];
-      if (c === COMMA) at = this.#skipWs(at + 1);
-      else if (c === CLOSE_BRACE) return at + 1;
-      else throw this.#syntaxError(at, `"," or "}" in "${sectionName}"`);
+      at = this.#afterEntry(recEnd, sectionName);
+      if (at < 0) return -at;
+    }
+  }
+
+  /** After an entry of a section: the next key's index, or minus the index past the section's `}`. */
+  #afterEntry(at: number, sectionName: string): number {
+    at = this.#skipWs(at);
+    const c = this.#b[at];
+    if (c === COMMA) return this.#skipWs(at + 1);
+    if (c === CLOSE_BRACE) return -(at + 1);
+    throw this.#syntaxError(at, `"," or "}" in "${sectionName}"`);
+  }
+
+  /**
+   * Entries without a usable name (or not objects) are errors unless `removed` lists them, as in
+   * the eager parser, which skips removed entries before reading them. With unsorted keys a
+   * repeated key could replace such an entry, which only the eager parser reproduces exactly.
+   */
+  #checkUnusable(removed: readonly string[]): void {
+    if (this.#unusable.length === 0) return;
+    const gone = new Set(removed);
+    for (const entry of this.#unusable) {
+      if (gone.has(this.decodeString(entry.fnStart, entry.fnEnd))) continue;
+      if (!this.#sorted) throw new RepodataIndexUnsupportedError(this.#where, `record "${this.decodeString(entry.fnStart, entry.fnEnd)}" ${entry.detail}`);
+      throw this.#recordError(entry.fnStart, entry.fnEnd, entry.detail, entry.at);
     }
   }
 

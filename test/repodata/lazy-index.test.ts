@@ -172,6 +172,16 @@ describe('the lazy index', () => {
     expect(index.has('b')).toBe(false);
   });
 
+  it('ignores a removed entry without a name or not an object, as the eager parser does (found by fuzzing)', () => {
+    for (const bad of ['{"build":"0","version":"1"}', '3', '{"name":""}']) {
+      const text = `{"packages":{"a-1-0.tar.bz2":${bad},"b-1-0.tar.bz2":{"name":"b","build":"0","version":"1"}},"removed":["a-1-0.tar.bz2"],"info":{"subdir":"linux-64"}}`;
+      expectEquivalent(lazy(text), text);
+      const kept = text.replace('"removed":["a-1-0.tar.bz2"]', '"removed":[]');
+      expect(() => lazy(kept)).toThrow(RepodataParseError);
+      expect(() => parseRepodata(kept, { channel: CHANNEL })).toThrow(RepodataParseError);
+    }
+  });
+
   it('uses the last of repeated "name" keys, as JSON.parse does', () => {
     const text = '{"info":{"subdir":"linux-64"},"packages":{"x-1-0.tar.bz2":{"name":"wrong","build":"0","version":"1","name":"x"}}}';
     expectEquivalent(lazy(text), text);
@@ -255,6 +265,44 @@ describe('the lazy index', () => {
         expectEquivalent(index, doc);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('on corrupted documents, agrees with the eager parser whenever that succeeds, and only throws typed errors', () => {
+    const valid = JSON.stringify(withOddities(doc as Doc), null, 1);
+    fc.assert(
+      fc.property(fc.nat(valid.length), fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', ' ', 'n'), maxLength: 3 }), fc.nat(3), (at, insert, cut) => {
+        const corrupted = valid.slice(0, at) + insert + valid.slice(at + cut);
+        let eagerOk = true;
+        try {
+          parseRepodata(corrupted, { channel: CHANNEL, subdir: 'linux-64' });
+        } catch (error) {
+          expect(error).toBeInstanceOf(RepodataParseError);
+          eagerOk = false;
+        }
+        let index: LazySubdirIndex;
+        try {
+          index = lazy(corrupted);
+        } catch (error) {
+          if (eagerOk) expect(error).toBeInstanceOf(RepodataIndexUnsupportedError);
+          else expect(error instanceof RepodataParseError || error instanceof RepodataIndexUnsupportedError).toBe(true);
+          return;
+        }
+        if (eagerOk) {
+          expectEquivalent(index, corrupted);
+          return;
+        }
+        // The scan accepted a document JSON.parse rejects (bad JSON inside a record): reading
+        // fails with a typed error, never a SyntaxError.
+        for (const name of index.names()) {
+          try {
+            index.records(name);
+          } catch (error) {
+            expect(error instanceof RepodataParseError || error instanceof RepodataIndexUnsupportedError).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 
