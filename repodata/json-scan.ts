@@ -4,14 +4,16 @@
  * without building a JS object per record. The result is `RepodataIndexTables`.
  *
  * The scan follows JSON structure exactly where it matters for the index (the top-level object, the
- * two package sections, the keys and separators of each record object, every string with its
- * escapes, nesting of skipped values) and leaves the content of skipped values to `JSON.parse`
- * when a record is read. It reproduces `JSON.parse` semantics for what it indexes: the last of
- * duplicate `name` keys wins; a file name repeated within a section keeps its first position and
- * its last value; names and file names with escapes or non-ASCII bytes are compared decoded.
- * Whatever it cannot reproduce exactly (a package section given twice, a file name repeated with
- * different package names, integer-like file names, a file over 4 GiB) raises
- * `RepodataIndexUnsupportedError`, and the caller falls back to eager parsing.
+ * two package sections and their separators, every string with its escapes, nesting) and leaves
+ * the content of values to `JSON.parse` when a record is read. It reproduces `JSON.parse` and the
+ * eager parser for what it indexes: the last of duplicate `name` keys wins; a file name repeated
+ * within a section keeps its first position and its last value; names and file names with escapes
+ * or non-ASCII bytes are compared decoded; entries listed in `removed` are dropped, and are not
+ * errors even when they have no name. Whatever it cannot reproduce exactly (a package section
+ * given twice, a file name repeated with different package names, integer-like file names, a file
+ * over 4 GiB) raises `RepodataIndexUnsupportedError`, and the caller falls back to eager parsing.
+ * Invalid JSON inside a value the index never reads (a record, `signatures`) is not detected by
+ * the scan: a record's is reported by `records(name)`, the rest never matters to a solve.
  *
  * Inside a record object the scan is a single tight loop over the bytes (a class table per byte,
  * an inner loop per string) that tracks nesting and, at the record's own level, which string is a
