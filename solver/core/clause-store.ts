@@ -126,9 +126,12 @@ export class ClauseStore {
       used += n;
       this.next[2 * c] = -1;
       this.next[2 * c + 1] = -1;
-      if (n >= 2 && isWatched(c)) this.watch(c);
     }
     this.literals = pool;
     this.literalsUsed = used;
+    // Watch only once the literals are in the new pool (`watch` reads them).
+    for (let c = 0; c < this.count; c++) {
+      if (this.kind[c] !== ClauseKind.Deleted && this.length[c] >= 2 && isWatched(c)) this.watch(c);
+    }
   }
 }

@@ -57,6 +57,8 @@ export interface SolverStats {
   propagations: number;
   restarts: number;
   learnt: number;
+  /** Learnt clauses currently kept (the clean-up deletes the least useful half). */
+  learntKept: number;
   clauses: number;
   variables: number;
   names: number;
@@ -84,6 +86,7 @@ export class CoreSolver {
     propagations: 0,
     restarts: 0,
     learnt: 0,
+    learntKept: 0,
     clauses: 0,
     variables: 0,
     names: 0,
@@ -367,8 +370,9 @@ export class CoreSolver {
     if (n === 1) {
       const literal = lits[start];
       const value = t.literalValue(literal);
-      if (value !== 0 && t.level[literal >> 1] === 0) return value === 1 ? NO_CONFLICT : clause;
+      if (value === 1 && t.level[literal >> 1] === 0) return NO_CONFLICT;
       this.#backjump(0);
+      if (value === -1 && t.level[literal >> 1] === 0) return clause;
       this.#set(literal, clause);
       return NO_CONFLICT;
     }
@@ -556,7 +560,7 @@ export class CoreSolver {
     this.#backjump(backjumpLevel);
     const clause = this.clauses.add(ClauseKind.Learnt, learnt, whyStart, whyLength, lbd);
     this.stats.learnt++;
-    this.#learntLive++;
+    this.stats.learntKept = ++this.#learntLive;
     if (learnt.length >= 2) this.clauses.watch(clause);
     this.#set(learnt[0], clause);
     return true;
@@ -602,7 +606,10 @@ export class CoreSolver {
         if (lv === currentLevel) pathCount++;
         else learnt.push(literal);
       }
-      while (!seen[t.order[index]] || level[t.order[index]] !== currentLevel) index--;
+      while (!seen[t.order[index]] || level[t.order[index]] !== currentLevel) {
+        // A conflict without a literal at its level means a broken watch invariant: fail loudly.
+        if (--index < 0) throw new Error(`internal solver error: conflict clause ${conflict} has no literal at level ${currentLevel}`);
+      }
       pivot = t.order[index--];
       pathCount--;
       if (pathCount === 0) break;
@@ -666,6 +673,7 @@ export class CoreSolver {
     const remove = candidates.length >> 1;
     for (let i = 0; i < remove; i++) c.kind[candidates[i]] = ClauseKind.Deleted;
     this.#learntLive -= remove;
+    this.stats.learntKept = this.#learntLive;
     c.compact((clause) => c.kind[clause] !== ClauseKind.Forbid);
     this.#maxLearnt = Math.floor(this.#maxLearnt * 1.2);
   }

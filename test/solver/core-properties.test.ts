@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CoreSolver } from '../../solver/core/solver.js';
-import { randomProblem, type RandomProblem } from './helpers/random-universe.js';
+import { cnfProblem, randomProblem, type RandomProblem } from './helpers/random-universe.js';
 import { Oracle, optimalityViolation, violations, type OracleProblem } from './helpers/sat-oracle.js';
 import { comparePreference, matchesRequirement, parseRequirement, UniverseProvider } from './helpers/universe.js';
 
@@ -24,9 +24,9 @@ function oracleProblem(problem: RandomProblem): OracleProblem {
   };
 }
 
-function solveCore(problem: RandomProblem): number[] | null {
+function solveCore(problem: RandomProblem, options: ConstructorParameters<typeof CoreSolver>[1] = {}): number[] | null {
   const provider = new UniverseProvider(problem.packages);
-  const outcome = new CoreSolver(provider).solve(problem.specs.map((s) => provider.versionSet(s)));
+  const outcome = new CoreSolver(provider, options).solve(problem.specs.map((s) => provider.versionSet(s)));
   if (outcome.kind === 'cancelled') throw new Error('cancelled');
   return outcome.kind === 'sat' ? outcome.solvables : null;
 }
@@ -67,5 +67,27 @@ describe('core solver against MiniSat on random universes', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('stays sound when learnt clauses are cleaned up constantly', () => {
+    let cleaned = 0;
+    fc.assert(
+      fc.property(cnfProblem, (problem) => {
+        const oracle = new Oracle(oracleProblem(problem));
+        const provider = new UniverseProvider(problem.packages);
+        const solver = new CoreSolver(provider, { maxLearnt: 10 });
+        const outcome = solver.solve(problem.specs.map((s) => provider.versionSet(s)));
+        if (solver.stats.learnt > solver.stats.learntKept) cleaned++;
+        const reference = oracle.solve();
+        expect(outcome.kind === 'sat').toBe(reference !== null);
+        if (outcome.kind === 'sat') {
+          expect(violations(oracle.problem, outcome.solvables)).toEqual([]);
+          const compare = (a: number, b: number): number => comparePreference(problem.packages[a], problem.packages[b]);
+          expect(optimalityViolation(oracle, outcome.solvables, compare)).toBeNull();
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(cleaned).toBeGreaterThan(0);
   });
 });

@@ -50,3 +50,25 @@ export const randomProblem: fc.Arbitrary<RandomProblem> = fc
       specs: fc.array(requirementArb([...names, 'missing']), { minLength: 1, maxLength: 3 }),
     });
   });
+
+/**
+ * Random 3-SAT near the hardness threshold, written as packages: variable `xi` has versions 0
+ * and 1, clause `cj` has one version per literal, each requiring its variable's value, and every
+ * clause is requested. Plenty of conflicts, restarts and learnt-clause clean-ups.
+ */
+export const cnfProblem: fc.Arbitrary<RandomProblem> = fc.integer({ min: 10, max: 18 }).chain((variables) => {
+  const clauseCount = Math.round(variables * 4.3);
+  const literal = fc.tuple(fc.integer({ min: 0, max: variables - 1 }), fc.boolean());
+  return fc.array(fc.array(literal, { minLength: 3, maxLength: 3 }), { minLength: clauseCount, maxLength: clauseCount }).map((clauses) => {
+    const packages: UniversePackage[] = [];
+    for (let i = 0; i < variables; i++) {
+      for (const version of [0, 1]) packages.push({ name: `x${i}`, version, build: 0, features: 0, requires: [], constrains: [] });
+    }
+    clauses.forEach((clause, j) => {
+      clause.forEach(([variable, value], k) => {
+        packages.push({ name: `c${j}`, version: k + 1, build: 0, features: 0, requires: [`x${variable} =${value ? 1 : 0}`], constrains: [] });
+      });
+    });
+    return { packages, specs: clauses.map((_, j) => `c${j}`) };
+  });
+});
