@@ -42,7 +42,8 @@ export function inputProblem(error: CondaResolveError, context: ErrorContext = {
   const mapped = INPUT_CODES[error.code] ?? (error.code.startsWith('CR_ERR_INPUT_') ? (['invalid-request', undefined] as const) : undefined);
   if (!mapped) return undefined;
   const detail = userMessage(error, { hidePaths: true });
-  let [kind, field] = mapped;
+  const kind = mapped[0];
+  let field = mapped[1];
   if (error.code === 'CR_ERR_INPUT_SPEC' && context.filename && detail.startsWith(context.filename)) field = 'file';
   if (error.code === 'CR_ERR_INPUT_NO_SPECS' && context.filename) field = 'file';
   if (error.code === 'CR_ERR_INPUT_OPTION' && /channel priority/i.test(detail)) field = 'channel_priority';

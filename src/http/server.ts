@@ -20,7 +20,7 @@ import { PooledSolver, type PlatformSolver } from '../platform-solver.js';
 import { SolvePool } from '../solve-pool.js';
 import { TOOL_VERSION } from '../version.js';
 import { buildApp } from './app.js';
-import type { Lifecycle } from './app-context.js';
+import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
 import { CachingSolver } from './solve-cache.js';
@@ -33,6 +33,8 @@ export interface StartServerOptions {
   readonly logger?: Logger;
   /** Install SIGTERM/SIGINT handlers that shut the server down gracefully (the CLI does). */
   readonly handleSignals?: boolean;
+  /** The time written into lock files; default the system clock (tests fix it). */
+  readonly clock?: Clock;
 }
 
 export interface RunningServer {
@@ -96,6 +98,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     pool,
     solveCache: cache,
     lifecycle,
+    clock: options.clock,
   });
 
   try {

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } f
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
@@ -18,6 +19,7 @@ import { createChannelPolicy } from '../../src/http/channel-policy.js';
 import { loadConfig } from '../../src/http/config.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { writePigeonChannel } from './helpers/pigeon-channel.js';
 import { call, DEMO_CHANNEL, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
 
 let channels: ChannelServer;
@@ -176,6 +178,38 @@ describe('time limit and cancellation', () => {
     const answer = await call(server.url, 'GET', '/resolve?spec=python&platform=linux-64');
     expect(answer.status).toBe(504);
     hold.release();
+  });
+
+  it('a long solve runs off the event loop: /health answers meanwhile, the time limit stops it, the pool recovers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cr-pigeons-'));
+    try {
+      const { specs } = writePigeonChannel(dir, 8);
+      const pigeons = pathToFileURL(dir).href;
+      const server = await serve({ timeout: '1.5', workers: '1', 'solve-cache': '0' });
+      let resolved = false;
+      const hard = call(server.url, 'POST', '/resolve', { json: { specs, channels: [pigeons], platforms: ['linux-64'] } }).finally(() => (resolved = true));
+      // Ask for /health until the resolve ends; some answers must come while the worker is busy.
+      let healthWhileSolving = 0;
+      while (!resolved) {
+        const health = await call(server.url, 'GET', '/health');
+        if (!resolved && health.status === 200 && health.json<{ solver: { running: number } }>().solver.running === 1) healthWhileSolving++;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(healthWhileSolving).toBeGreaterThan(0);
+      const answer = await hard;
+      expect(answer.status).toBe(504);
+      expect(answer.json<ProblemBody>().type).toBe('urn:conda-resolve:problem:time-limit');
+      // The solve is stopped (or its worker replaced) and the next solve works.
+      for (let i = 0; i < 200; i++) {
+        if ((await call(server.url, 'GET', '/health')).json<{ solver: { running: number } }>().solver.running === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const next = await call(server.url, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+      expect(next.status).toBe(200);
+      expect(next.json<NativeBody[]>()[0]!.error).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a client that disconnects cancels its resolve, while /health keeps answering', async () => {

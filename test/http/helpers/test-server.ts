@@ -15,6 +15,9 @@ import { PROJECT_ROOT } from '../../helpers/shared.js';
 export const DEMO_CHANNEL_DIR = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
 export const DEMO_CHANNEL = pathToFileURL(DEMO_CHANNEL_DIR).href;
 
+/** Lock files carry their creation time; a fixed clock makes answers comparable byte for byte. */
+export const FIXED_CLOCK = { now: () => new Date('2026-01-02T03:04:05Z') };
+
 export interface TestServer {
   readonly url: string;
   readonly server: RunningServer;
@@ -34,7 +37,7 @@ export async function startTestServer(flags: ServeFlags = {}, env: Record<string
       callback();
     },
   });
-  const server = await startServer(config, { env, cwd: PROJECT_ROOT, logStream });
+  const server = await startServer(config, { env, cwd: PROJECT_ROOT, logStream, clock: FIXED_CLOCK });
   return {
     url: server.url,
     server,
