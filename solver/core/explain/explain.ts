@@ -101,13 +101,35 @@ class ExplanationBuilder {
 
   build(): Explanation {
     const { specs, culprit, specVersionSets, complete } = this.#input;
+    const failure = this.#explainRequirement(specVersionSets[culprit]);
     return {
       spec: specs[culprit],
       specIndex: culprit,
       earlierSpecs: specs.slice(0, culprit),
-      failure: this.#explainRequirement(specVersionSets[culprit]),
+      failure,
+      together: this.#together(failure),
       complete,
     };
+  }
+
+  /**
+   * When every candidate of the culprit is blocked by records that one earlier requested spec
+   * forces in, explain that spec instead: "every python 3.9.* requires openssl >=1.1.1, which
+   * conflicts with the requested openssl 1.0.*" says more than the chain of forced records.
+   */
+  #together(failure: RequirementFailure): Explanation['together'] {
+    if (failure.kind !== 'unsatisfiable') return null;
+    let root: string | undefined;
+    for (const group of failure.groups) {
+      const top = forcedBy(group.reason);
+      if (top === undefined || (root !== undefined && top !== root)) return null;
+      root = top;
+    }
+    const index = root === undefined ? -1 : this.#input.specs.indexOf(root);
+    if (index < 0 || index >= this.#input.culprit) return null;
+    const other = this.#explainRequirement(this.#input.specVersionSets[index]);
+    if (other.kind !== 'unsatisfiable' || !isFailing(other)) return null;
+    return { spec: root!, failure: other };
   }
 
   #matches(versionSet: VersionSetId): Set<SolvableId> {
@@ -167,23 +189,6 @@ class ExplanationBuilder {
       }
     }
 
-    const constraint = this.#constrainedBy.get(candidate)?.[0];
-    if (constraint) {
-      const parentName = this.#provider.nameOfSolvable(constraint.parent);
-      const spec = this.#interner.displayVersionSet(constraint.versionSet);
-      const by = this.#interner.displayName(parentName);
-      return {
-        key: `K|${by}|${spec}`,
-        reason: {
-          kind: 'constrained',
-          by,
-          byVersions: [this.#interner.displayVersion(constraint.parent)],
-          spec,
-          necessity: this.#necessity([constraint.parent], new Set()),
-        },
-      };
-    }
-
     let fallback: { key: string; reason: CandidateReason; dependency?: VersionSetId } | undefined;
     for (const versionSet of this.#requiresOf.get(candidate) ?? []) {
       if (this.#onStack.has(versionSet)) continue;
@@ -202,6 +207,23 @@ class ExplanationBuilder {
       };
       if (isFailing(failure)) return entry;
       fallback ??= entry;
+    }
+
+    const constraint = this.#constrainedBy.get(candidate)?.[0];
+    if (constraint) {
+      const parentName = this.#provider.nameOfSolvable(constraint.parent);
+      const spec = this.#interner.displayVersionSet(constraint.versionSet);
+      const by = this.#interner.displayName(parentName);
+      return {
+        key: `K|${by}|${spec}`,
+        reason: {
+          kind: 'constrained',
+          by,
+          byVersions: [this.#interner.displayVersion(constraint.parent)],
+          spec,
+          necessity: this.#necessity([constraint.parent], new Set()),
+        },
+      };
     }
 
     const packageRival = this.#rivalRequirer(candidate, rivals, false);
@@ -393,6 +415,18 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];
+}
+
+/** The requested spec at the top of the chain that forces the record behind a conflict, if any. */
+function forcedBy(reason: CandidateReason): string | undefined {
+  let necessity: Necessity | null = null;
+  if ((reason.kind === 'conflicts' || reason.kind === 'constrains') && reason.requirer.kind === 'package') necessity = reason.requirer.necessity;
+  else if (reason.kind === 'constrained') necessity = reason.necessity;
+  for (let depth = 0; necessity && depth < 16; depth++) {
+    if (necessity.requiredBy.kind === 'requested') return necessity.requiredBy.spec;
+    necessity = necessity.requiredBy.necessity;
+  }
+  return undefined;
 }
 
 function isFailing(failure: RequirementFailure): boolean {

@@ -16,7 +16,7 @@ interface TextNode {
 
 export function renderExplanation(explanation: Explanation): string {
   const head = `${explanation.spec} cannot be installed because `;
-  const { text, children } = describeFailure(explanation.failure);
+  const { text, children } = explanation.together ? describeTogether(explanation.together) : describeFailure(explanation.failure);
   const lines = [head + text];
   appendChildren(lines, children, '');
   if (!explanation.complete) lines.push('(the explanation may be incomplete: the proof was too large to keep)');
@@ -51,6 +51,15 @@ function describeFailure(failure: RequirementFailure): { text: string; children:
       return { text: `no ${failure.spec} can be installed:`, children: failure.groups.map(groupNode) };
     }
   }
+}
+
+/** "every python 3.9.* (...) requires openssl 1.1.1h .. 3.3.0, which conflicts with the requested openssl 1.0.*" */
+function describeTogether(together: NonNullable<Explanation['together']>): { text: string; children: TextNode[] } {
+  const failure = together.failure;
+  if (failure.kind === 'unsatisfiable' && failure.groups.length > 1) {
+    return { text: `no ${together.spec} can be installed with it:`, children: failure.groups.map(groupNode) };
+  }
+  return describeFailure(failure);
 }
 
 function describeMissing(failure: Extract<RequirementFailure, { kind: 'missing' }>): string {

@@ -17,6 +17,12 @@ export interface Explanation {
   /** The specs before it (they can be installed together). */
   readonly earlierSpecs: readonly string[];
   readonly failure: RequirementFailure;
+  /**
+   * Set when the spec is blocked by what an earlier requested spec needs: that spec, and why none
+   * of its candidates can be installed alongside this one. Renderers prefer it, since it names the
+   * pair the user has to change.
+   */
+  readonly together: { readonly spec: string; readonly failure: RequirementFailure } | null;
   /** False when the solver's proof was too large to keep and the explanation may be partial. */
   readonly complete: boolean;
 }
