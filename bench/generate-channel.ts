@@ -156,6 +156,17 @@ interface CoreLib {
 
 const GCC = ['9.3.0', '10.3.0', '11.2.0', '12.2.0', '12.3.0', '13.1.0', '13.2.0'];
 
+/**
+ * The build hash of a core library version. conda-forge builds sibling packages from one recipe
+ * with one hash (libgcc-ng and libgomp 13.2.0 are both `h77fa898_7`), and other records pin those
+ * exact builds, so the hash must be a function of the version for those pins to be satisfiable.
+ */
+function coreHash(version: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < version.length; i++) h = Math.imul(h ^ version.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0').slice(0, 7);
+}
+
 const CORE_LIBS: CoreLib[] = [
   { name: '_libgcc_mutex', versions: ['0.1'], depends: () => [], buildsPerVersion: 2 },
   { name: '_openmp_mutex', versions: ['4.5'], depends: () => ['_libgcc_mutex 0.1 conda_forge', 'libgomp >=7.5.0'], constrains: () => ['openmp_impl 9999'], buildsPerVersion: 4 },
@@ -163,12 +174,12 @@ const CORE_LIBS: CoreLib[] = [
   { name: 'libgcc-ng', versions: GCC, depends: () => ['_libgcc_mutex 0.1 conda_forge', '_openmp_mutex >=4.5'], constrains: (v, b) => [`libgomp ${v} ${b}`], buildsPerVersion: 6 },
   { name: 'libstdcxx-ng', versions: GCC, depends: () => [], buildsPerVersion: 6 },
   { name: 'libgfortran5', versions: GCC, depends: () => [], constrains: (v) => [`libgfortran-ng ${v} *`], buildsPerVersion: 4 },
-  { name: 'libgfortran-ng', versions: GCC, depends: (v) => [`libgfortran5 ${v} hca663fb_6`], buildsPerVersion: 4 },
+  { name: 'libgfortran-ng', versions: GCC, depends: (v) => [`libgfortran5 ${v} h${coreHash(v)}_*`], buildsPerVersion: 4 },
   { name: 'ld_impl_linux-64', versions: ['2.36.1', '2.38', '2.39', '2.40'], depends: () => [], constrains: (v) => [`binutils_impl_linux-64 ${v}`], buildsPerVersion: 3 },
   { name: 'ca-certificates', versions: ['2022.12.7', '2023.5.7', '2023.7.22', '2023.11.17', '2024.2.2'], depends: () => [], buildsPerVersion: 1 },
   { name: 'bzip2', versions: ['1.0.8'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 6, maxPin: 'x' },
   { name: 'libzlib', versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'], depends: () => ['libgcc-ng >=12'], constrains: (v) => [`zlib ${v} *_0`], buildsPerVersion: 5, maxPin: 'x.x' },
-  { name: 'zlib', versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'], depends: (v) => ['libgcc-ng >=12', `libzlib ${v} hd590300_0`], buildsPerVersion: 4 },
+  { name: 'zlib', versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'], depends: (v) => ['libgcc-ng >=12', `libzlib ${v} h${coreHash(v)}_0`], buildsPerVersion: 4 },
   { name: 'xz', versions: ['5.2.5', '5.2.6', '5.4.2', '5.4.6'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 3, maxPin: 'x' },
   { name: 'libffi', versions: ['3.3', '3.4.2'], depends: () => ['libgcc-ng >=9.4.0'], buildsPerVersion: 5, maxPin: 'x.x' },
   { name: 'libnsl', versions: ['2.0.0', '2.0.1'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2, maxPin: 'x.x' },
@@ -195,10 +206,10 @@ const CORE_LIBS: CoreLib[] = [
   { name: 'libtiff', versions: ['4.5.1', '4.6.0'], depends: () => ['libdeflate >=1.20,<1.21.0a0', 'libgcc-ng >=12', 'libjpeg-turbo >=3.0.0,<4.0a0', 'libstdcxx-ng >=12', 'libwebp-base >=1.3.2,<2.0a0', 'libzlib >=1.2.13,<1.3.0a0', 'xz >=5.2.6,<6.0a0', 'zstd >=1.5.5,<1.6.0a0'], buildsPerVersion: 2, maxPin: 'x.x' },
   { name: 'libdeflate', versions: ['1.18', '1.19', '1.20'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 1, maxPin: 'x.x' },
   { name: 'libwebp-base', versions: ['1.3.1', '1.3.2', '1.4.0'], depends: () => ['libgcc-ng >=12'], constrains: (v) => [`libwebp ${v}`], buildsPerVersion: 1, maxPin: 'x' },
-  { name: 'brotli', versions: ['1.0.9', '1.1.0'], depends: () => ['libgcc-ng >=12', 'libbrotlidec 1.1.0 hd590300_1', 'libbrotlienc 1.1.0 hd590300_1'], buildsPerVersion: 2 },
+  { name: 'brotli', versions: ['1.0.9', '1.1.0'], depends: () => ['libgcc-ng >=12', `libbrotlidec 1.1.0 h${coreHash('1.1.0')}_1`, `libbrotlienc 1.1.0 h${coreHash('1.1.0')}_1`], buildsPerVersion: 2 },
   { name: 'libbrotlicommon', versions: ['1.0.9', '1.1.0'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2, maxPin: 'x.x' },
-  { name: 'libbrotlidec', versions: ['1.0.9', '1.1.0'], depends: () => ['libbrotlicommon 1.1.0 hd590300_1', 'libgcc-ng >=12'], buildsPerVersion: 2 },
-  { name: 'libbrotlienc', versions: ['1.0.9', '1.1.0'], depends: () => ['libbrotlicommon 1.1.0 hd590300_1', 'libgcc-ng >=12'], buildsPerVersion: 2 },
+  { name: 'libbrotlidec', versions: ['1.0.9', '1.1.0'], depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'], buildsPerVersion: 2 },
+  { name: 'libbrotlienc', versions: ['1.0.9', '1.1.0'], depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'], buildsPerVersion: 2 },
   { name: 'libxcb', versions: ['1.13', '1.15'], depends: () => ['libgcc-ng >=12', 'pthread-stubs', 'xorg-libxau', 'xorg-libxdmcp'], buildsPerVersion: 2, maxPin: 'x.x' },
   { name: 'pthread-stubs', versions: ['0.4'], depends: () => ['libgcc-ng >=7.5.0'], buildsPerVersion: 2 },
   { name: 'xorg-libxau', versions: ['1.0.9', '1.0.11'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2 },
@@ -406,7 +417,9 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
     lib.versions.forEach((version, i) => {
       const f = (i + 1) / (lib.versions.length + 1);
       for (let bn = 0; bn < (lib.buildsPerVersion ?? 2); bn++) {
-        const build = lib.name === '_libgcc_mutex' ? (bn === 0 ? 'conda_forge' : 'main') : lib.name === '_openmp_mutex' ? `${bn}_${['gnu', 'llvm', 'kmp_llvm', 'gnu'][bn]}` : `h${random.hex(7)}_${bn}`;
+        // Still draw the hex the builds used to take, so every record after the core keeps its bytes.
+        random.hex(7);
+        const build = lib.name === '_libgcc_mutex' ? (bn === 0 ? 'conda_forge' : 'main') : lib.name === '_openmp_mutex' ? `${bn}_${['gnu', 'llvm', 'kmp_llvm', 'gnu'][bn]}` : `h${coreHash(version)}_${bn}`;
         const [lic, family] = license(random, lib.license);
         const record: RawRecord = {
           name: lib.name, version, build, build_number: bn, depends: lib.depends(version),

@@ -185,7 +185,8 @@ class ExplanationBuilder {
         const requirer = this.#requirerOf(target, candidate, root);
         if (!requirer) continue;
         const spec = this.#interner.displayVersionSet(versionSet);
-        return { key: `N|${spec}|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'constrains', spec, requirer } };
+        const targetName = this.#provider.nameOfVersionSet(versionSet);
+        return { key: `N|${targetName}|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'constrains', specs: [spec], requirer } };
       }
     }
 
@@ -346,6 +347,9 @@ class ExplanationBuilder {
       const byVersions = unique(reasons.flatMap((r) => (r.kind === 'constrained' ? r.byVersions : [])));
       return { ...first, byVersions };
     }
+    if (first.kind === 'constrains') {
+      return { ...first, specs: unique(reasons.flatMap((r) => (r.kind === 'constrains' ? r.specs : []))) };
+    }
     if (first.kind !== 'requires' || dependencies.length <= 1) return first;
     const dependencyName = this.#provider.nameOfVersionSet(dependencies[0]);
     const lowest = (versionSet: VersionSetId): SolvableId | undefined => {
@@ -458,7 +462,7 @@ function reasonSignature(reason: CandidateReason): string {
     case 'constrained':
       return `constrained:${reason.by}:${reason.spec}`;
     case 'constrains':
-      return `constrains:${reason.spec}:${reasonSignature({ kind: 'conflicts', requirer: reason.requirer })}`;
+      return `constrains:${reasonSignature({ kind: 'conflicts', requirer: reason.requirer })}`;
     case 'unusable':
       return `unusable:${reason.reason}`;
     case 'combination':

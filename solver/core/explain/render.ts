@@ -104,9 +104,10 @@ function describeReason(reason: CandidateReason): { text: string; children: Text
       };
     case 'constrains': {
       const requirer = reason.requirer;
-      if (requirer.kind === 'requested') return { text: `constrains ${reason.spec}, which conflicts with the requested ${requirer.spec}`, children: [] };
+      const specs = reason.specs.length <= 2 ? reason.specs.join(' or ') : `${reason.specs[0]} (or one of ${reason.specs.length - 1} similar constraints)`;
+      if (requirer.kind === 'requested') return { text: `constrains ${specs}, which conflicts with the requested ${requirer.spec}`, children: [] };
       return {
-        text: `constrains ${reason.spec}, which conflicts with ${requirer.spec} required by ${requirer.name} ${versions(requirer.versions)}`,
+        text: `constrains ${specs}, which conflicts with ${requirer.spec} required by ${requirer.name} ${versions(requirer.versions)}`,
         children: requirer.necessity ? [necessityNode(requirer.name, requirer.versions, requirer.necessity)] : [],
       };
     }

@@ -98,8 +98,11 @@ export type CandidateReason =
       readonly spec: string;
       readonly necessity: Necessity | null;
     }
-  /** The candidate's own `constrains` entry rejects a record that `requirer` needs. */
-  | { readonly kind: 'constrains'; readonly spec: string; readonly requirer: Requirer }
+  /**
+   * The candidate's own `constrains` entry rejects a record that `requirer` needs. `specs` holds the
+   * entries of every candidate in the group (builds often pin a sibling to their own build string).
+   */
+  | { readonly kind: 'constrains'; readonly specs: readonly string[]; readonly requirer: Requirer }
   /** The candidate's own metadata cannot be used. */
   | { readonly kind: 'unusable'; readonly reason: string }
   /** The candidate is ruled out only in combination with other choices. */
