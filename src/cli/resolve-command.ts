@@ -8,7 +8,7 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { InputFileError, UsageError, userMessage } from '../errors.js';
-import { loadRegistry, detectExporterByFilename, render } from '../exporters/index.js';
+import { ExporterNotDetectedError, ExporterRegistry, loadRegistry, detectExporterByFilename, render } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, PooledSolver, type PlatformSolver } from '../platform-solver.js';
 import { prepareRequest, type InputFile } from '../request.js';
@@ -77,7 +77,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = detectExporterByFilename(registry, values.output);
+      else if (values.output !== undefined) exporter = exporterForOutput(registry, values.output);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -153,7 +153,17 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
 }
 
 function isUsageCode(error: unknown): boolean {
-  return error instanceof CondaResolveError && (error.code === 'CR_ERR_FORMAT_UNKNOWN' || error.code.startsWith('CR_ERR_INPUT_'));
+  return error instanceof CondaResolveError && (error.code.startsWith('CR_ERR_FORMAT_') || error.code.startsWith('CR_ERR_INPUT_'));
+}
+
+/** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */
+function exporterForOutput(registry: ExporterRegistry, output: string): Exporter | undefined {
+  try {
+    return detectExporterByFilename(registry, output);
+  } catch (error) {
+    if (error instanceof ExporterNotDetectedError) return undefined;
+    throw error;
+  }
 }
 
 async function readInputFile(path: string, cwd: string): Promise<InputFile> {
