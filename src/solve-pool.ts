@@ -11,7 +11,7 @@
  * grace period after its deadline, the worker is terminated and replaced.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { CondaResolveError } from '../vocabulary/errors.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import type { SharedIndexHandle } from './index-sharing.js';
@@ -74,7 +74,7 @@ interface QueuedTask {
   reject: (error: unknown) => void;
 }
 
-const WORKER_URL = workerUrl();
+const WORKER = workerSource();
 
 export class SolvePool {
   readonly size: number;
@@ -155,7 +155,7 @@ export class SolvePool {
   }
 
   #spawn(): WorkerSlot {
-    const worker = new Worker(WORKER_URL.url, { execArgv: WORKER_URL.execArgv });
+    const worker = new Worker(WORKER.source, WORKER.options);
     worker.unref();
     return { worker, known: new Map(), busy: false };
   }
@@ -282,11 +282,20 @@ function abortError(signal: AbortSignal): CondaResolveError {
   return new CondaResolveError('CR_ERR_SOLVE_ABORTED', 'The solve was cancelled');
 }
 
-/** The worker's entry: the compiled file, or the TypeScript source through tsx when running from source. */
-function workerUrl(): { url: URL; execArgv: string[] } {
+/**
+ * The worker's entry: the compiled file, or, when running from the TypeScript source, a bootstrap
+ * that registers tsx inside the worker and then imports the source (Node 20 does not apply
+ * `--import tsx` from `execArgv` to worker threads: the worker fails with ERR_UNKNOWN_FILE_EXTENSION).
+ */
+function workerSource(): { source: URL | string; options: WorkerOptions } {
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
-    return { url: new URL('./solve-worker.ts', here), execArgv: ['--import', 'tsx'] };
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./solve-worker.ts', here).href;
+    return {
+      source: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`,
+      options: { eval: true },
+    };
   }
-  return { url: new URL('./solve-worker.js', here), execArgv: [] };
+  return { source: new URL('./solve-worker.js', here), options: {} };
 }
