@@ -145,7 +145,7 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
 
   candidates(name: NameId): Candidates {
     const entry = this.#entry(name);
-    return { solvables: this.#sorted(name, entry), excluded: entry.excluded };
+    return { solvables: this.#sorted(entry), excluded: entry.excluded };
   }
 
   matching(versionSet: VersionSetId): readonly SolvableId[] {
@@ -224,7 +224,7 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
   }
 
   #split(entry: VersionSetEntry): void {
-    const sorted = this.#sorted(entry.name, this.#entry(entry.name));
+    const sorted = this.#sorted(this.#entry(entry.name));
     const matching: SolvableId[] = [];
     const notMatching: SolvableId[] = [];
     for (const solvable of sorted) {
@@ -235,7 +235,7 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     entry.notMatching = notMatching;
   }
 
-  #sorted(name: NameId, entry: NameEntry): SolvableId[] {
+  #sorted(entry: NameEntry): SolvableId[] {
     if (entry.sorted) return entry.sorted;
     const sorted = [...entry.gathered];
     sorted.sort((a, b) => this.#compareSimple(a, b));
@@ -252,7 +252,6 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
       start = end;
     }
     entry.sorted = sorted;
-    void name;
     return sorted;
   }
 

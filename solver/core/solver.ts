@@ -153,6 +153,7 @@ export class CoreSolver {
       this.rootRequires.push(clause);
       const conflict = this.#attach(clause);
       if (conflict !== NO_CONFLICT) return this.#unsat(conflict);
+      if (this.#unsatConflict >= 0) return this.#unsat(this.#unsatConflict);
     }
 
     let iterations = 0;
@@ -167,7 +168,7 @@ export class CoreSolver {
         continue;
       }
       if (this.#pendingHead < this.#pending.length) {
-        if (!this.#encodePending()) return this.#unsat(this.#unsatConflict);
+        if (!this.#encodePending() || this.#unsatConflict >= 0) return this.#unsat(this.#unsatConflict);
         continue;
       }
       if (this.#conflictsSinceRestart >= this.#restartLimit) {
@@ -266,7 +267,8 @@ export class CoreSolver {
     const waiting = this.#pendingConstrains.get(name);
     if (waiting) {
       this.#pendingConstrains.delete(name);
-      for (let i = 0; i < waiting.length; i += 2) this.#addConstrains(waiting[i], waiting[i + 1]);
+      // A conflict here would set #unsatConflict, which the main loop checks after every step.
+      for (let i = 0; i < waiting.length && this.#unsatConflict < 0; i += 2) this.#addConstrains(waiting[i], waiting[i + 1]);
     }
     return variables;
   }

@@ -30,7 +30,6 @@ export function explainUnsatisfiable(input: UnsatInput): Explanation {
   const { specs } = input;
   let solver = input.solver;
   let outcome = input.outcome;
-  let culprit = specs.length - 1;
   let low = 0;
   let high = specs.length - 1;
   while (low < high) {
@@ -46,11 +45,8 @@ export function explainUnsatisfiable(input: UnsatInput): Explanation {
       low = middle + 1;
     }
   }
-  culprit = high;
-  if (low < high) {
-    // Cancelled while bisecting: blame the last spec the full proof uses.
-    culprit = lastSpecInCore(input, solver, outcome);
-  }
+  // When cancelled while bisecting, blame the last spec the proof at hand uses.
+  const culprit = low < high ? lastSpecInCore(input, solver, outcome) : high;
   return buildExplanation({
     solver,
     core: outcome.core,
