@@ -44,13 +44,25 @@ export function gatherCandidates(name: string, options: GatherOptions): Gathered
   if (virtual) return { selectable: virtual.map((record) => ({ record, channelIndex: -1 })), excluded: [] };
 
   const all: CandidateRecord[] = [];
-  options.channels.forEach((channel, channelIndex) => {
-    for (const source of channel.sources) {
+  for (let channelIndex = 0; channelIndex < options.channels.length; channelIndex++) {
+    for (const source of options.channels[channelIndex].sources) {
       const records = source.records(name);
+      // Same package as .conda and .tar.bz2 in one subdir: keep the .conda. Only a source that
+      // has both kinds of file for this name can hold such a pair.
+      let conda = false;
+      let bz2 = false;
+      for (let i = 0; i < records.length && !(conda && bz2); i++) {
+        if (records[i].fn.endsWith('.conda')) conda = true;
+        else bz2 = true;
+      }
+      if (!(conda && bz2)) {
+        for (let i = 0; i < records.length; i++) all.push({ record: records[i], channelIndex });
+        continue;
+      }
       const byStem = new Map<string, number>();
-      for (const record of records) {
-        // Same package as .conda and .tar.bz2 in one subdir: keep the .conda.
-        const stem = `${record.subdir}/${fileStem(record.fn)}`;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i];
+        const stem = fileStem(record.fn);
         const seen = byStem.get(stem);
         if (seen === undefined) {
           byStem.set(stem, all.length);
@@ -60,7 +72,7 @@ export function gatherCandidates(name: string, options: GatherOptions): Gathered
         }
       }
     }
-  });
+  }
 
   const selectable: CandidateRecord[] = [];
   const excluded: GatheredCandidates['excluded'] = [];
