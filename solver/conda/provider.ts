@@ -57,6 +57,16 @@ interface RecordFacts {
 
 const factsCache = new WeakMap<PackageRecord, RecordFacts>();
 
+/** conda's variables that set a virtual package (named in explanations). */
+const OVERRIDES: Readonly<Record<string, string>> = {
+  __glibc: 'CONDA_OVERRIDE_GLIBC',
+  __cuda: 'CONDA_OVERRIDE_CUDA',
+  __osx: 'CONDA_OVERRIDE_OSX',
+  __linux: 'CONDA_OVERRIDE_LINUX',
+  __win: 'CONDA_OVERRIDE_WIN',
+  __archspec: 'CONDA_OVERRIDE_ARCHSPEC',
+};
+
 function factsOf(record: PackageRecord): RecordFacts {
   let facts = factsCache.get(record);
   if (!facts) {
@@ -185,6 +195,14 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
 
   compareVersions(a: SolvableId, b: SolvableId): number {
     return this.#facts[a].version.compare(this.#facts[b].version);
+  }
+
+  noteOnName(name: NameId): string | undefined {
+    const text = this.names[name];
+    if (!text.startsWith('__')) return undefined;
+    const variable = OVERRIDES[text];
+    const how = variable ? `; ${variable} ${this.#virtualNames.has(text) ? 'changes' : 'adds'} it` : '';
+    return this.#virtualNames.has(text) ? `a virtual package of the target system${how}` : `a virtual package the target system does not have${how}`;
   }
 
   excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[] {

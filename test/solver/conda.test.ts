@@ -168,6 +168,11 @@ describe('errors and limits', () => {
     expect(() => solve({ specs: ['num*'], channels: [], virtualPackages: [] })).toThrow(SolveSpecError);
   });
 
+  it('solves an empty request to no packages', () => {
+    const outcome = solve({ specs: [], channels: [channel('conda-forge', [rec('a', '1')])], virtualPackages: [virtual('__glibc', '2.28')] });
+    expect(outcome).toEqual({ kind: 'solved', records: [] });
+  });
+
   it('answers unsatisfiable, not an error, for a name with no candidates', () => {
     const outcome = solve({ specs: ['foo'], channels: [channel('conda-forge', [])], virtualPackages: [] });
     expect(outcome.kind === 'unsatisfiable' && outcome.message).toBe('foo cannot be installed because nothing provides foo');

@@ -35,7 +35,10 @@ describe('explanations on small channels', () => {
   it('2. a virtual package that is too old', () => {
     const records = [rec('cudatoolkit', '12.4', { depends: ['__cuda >=12'] }), rec('cudatoolkit', '12.1', { depends: ['__cuda >=12'] })];
     expect(explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)], virtualPackages: [virtual('__cuda', '11.8')] })).toBe(
-      'cudatoolkit cannot be installed because every cudatoolkit (12.1, 12.4) requires __cuda >=12, but no __cuda matches (available: 11.8)',
+      'cudatoolkit cannot be installed because every cudatoolkit (12.1, 12.4) requires __cuda >=12, but no __cuda matches (available: 11.8) (a virtual package of the target system; CONDA_OVERRIDE_CUDA changes it)',
+    );
+    expect(explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)] })).toBe(
+      'cudatoolkit cannot be installed because every cudatoolkit (12.1, 12.4) requires __cuda >=12, which nothing provides (a virtual package the target system does not have; CONDA_OVERRIDE_CUDA adds it)',
     );
   });
 

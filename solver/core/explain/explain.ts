@@ -23,6 +23,8 @@ export interface ExplainInterner {
   compareVersions(a: SolvableId, b: SolvableId): number;
   /** Candidates that match the version set but were excluded (strict priority, exclude-newer...). */
   excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[];
+  /** Something worth telling about a name nothing (suitable) provides, e.g. that it is virtual. */
+  noteOnName?(name: NameId): string | undefined;
 }
 
 export interface ExplainInput {
@@ -168,6 +170,7 @@ class ExplanationBuilder {
       name: this.#interner.displayName(name),
       available: this.#collapse(name, all),
       excluded: [...excludedByReason].map(([reason, solvables]) => ({ reason, versions: this.#collapse(name, solvables) })),
+      note: this.#interner.noteOnName?.(name) ?? null,
     };
   }
 

@@ -67,8 +67,9 @@ function describeMissing(failure: Extract<RequirementFailure, { kind: 'missing' 
     const parts = failure.excluded.map((entry) => `${failure.name} ${versions(entry.versions)} ${entry.reason}`);
     return `every match is excluded: ${parts.join('; ')}`;
   }
-  if (failure.available.length === 0) return `nothing provides ${failure.name}`;
-  return `no ${failure.name} matches (available: ${versions(failure.available)})`;
+  const note = failure.note ? ` (${failure.note})` : '';
+  if (failure.available.length === 0) return `nothing provides ${failure.name}${note}`;
+  return `no ${failure.name} matches (available: ${versions(failure.available)})${note}`;
 }
 
 /** "every numpy >=2 (2.0.0 .. 2.1.3)" or, for a single candidate, "numpy 2.0.0". */
@@ -140,10 +141,12 @@ function necessityNode(name: string, shown: VersionList, necessity: Necessity): 
 /** The rest of "... requires X" saying why X cannot be met. */
 function describeDependencyFailure(failure: RequirementFailure): { text: string; children: TextNode[] } {
   switch (failure.kind) {
-    case 'missing':
+    case 'missing': {
       if (failure.excluded.length > 0) return { text: `, but ${describeMissing(failure)}`, children: [] };
-      if (failure.available.length === 0) return { text: ', which nothing provides', children: [] };
-      return { text: `, but no ${failure.name} matches (available: ${versions(failure.available)})`, children: [] };
+      const note = failure.note ? ` (${failure.note})` : '';
+      if (failure.available.length === 0) return { text: `, which nothing provides${note}`, children: [] };
+      return { text: `, but no ${failure.name} matches (available: ${versions(failure.available)})${note}`, children: [] };
+    }
     case 'cycle':
       return { text: '', children: [] };
     case 'unsatisfiable': {

@@ -37,6 +37,8 @@ export type RequirementFailure =
       readonly available: VersionList;
       /** Matching candidates that exist but were excluded, grouped by reason. */
       readonly excluded: readonly { readonly reason: string; readonly versions: VersionList }[];
+      /** What the ecosystem adds about the name, e.g. that it is a virtual package. */
+      readonly note: string | null;
     }
   /** There are matching candidates, and each of them is ruled out for a reason given per group. */
   | {
