@@ -195,7 +195,7 @@ describe('errors and limits', () => {
 
   it('ends a hard solve with a typed timeout error', () => {
     const started = Date.now();
-    expect(() => solve({ ...pigeonhole(11), timeoutMs: 100 })).toThrow(SolveTimeoutError);
+    expect(() => solve({ ...pigeonhole(12), timeoutMs: 100 })).toThrow(SolveTimeoutError);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 

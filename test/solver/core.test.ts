@@ -130,4 +130,22 @@ describe('core solver', () => {
     );
     expect(result).toEqual(['dropdown 10', 'icons 1', 'intl 5', 'menu 10']);
   });
+
+  it('keeps the learnt clauses bounded on a hard problem and still proves it unsatisfiable', () => {
+    // Pigeonhole: 9 packages must each take one of 8 versions, and no two the same version.
+    const lines: string[] = [];
+    for (let p = 0; p <= 8; p++) {
+      for (let hole = 1; hole <= 8; hole++) {
+        const others = [];
+        for (let q = 0; q <= 8; q++) if (q !== p) others.push(`p${q} !=${hole}`);
+        lines.push(`p${p} ${hole}: | ${others.join('; ')}`);
+      }
+    }
+    const provider = new UniverseProvider(parseUniverse(lines.join('\n')));
+    const solver = new CoreSolver(provider, { maxLearnt: 50 });
+    const outcome = solver.solve(Array.from({ length: 9 }, (_, p) => provider.versionSet(`p${p}`)));
+    expect(outcome.kind).toBe('unsat');
+    expect(solver.stats.learnt).toBeGreaterThan(solver.stats.learntKept);
+    expect(solver.stats.learntKept).toBeLessThan(1000);
+  });
 });
