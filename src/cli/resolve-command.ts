@@ -110,7 +110,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
       offline: values.offline === true,
       refresh: values.refresh === true,
-      channelAlias: io.env.CONDA_CHANNEL_ALIAS,
+      // One platform solves here and reads only the records it needs; workers need shared bytes.
+      indexBytes: pool ? 'memory' : 'positional',
       onProgress: progress.onLoad,
     });
     let resolution;
@@ -119,6 +120,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     } finally {
       progress.stop();
       await pool?.close();
+      await store.close();
     }
 
     const failed = resolution.platforms.filter((p) => p.error !== null);

@@ -72,8 +72,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
     refresh: false,
-    channelAlias: options.env.CONDA_CHANNEL_ALIAS,
-    checkUrl: (url: string) => policy.checkUrl(url),
+    checkUrl: (url: URL) => policy.checkUrl(url.href),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   pool.warm();

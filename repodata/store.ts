@@ -1,0 +1,447 @@
+/**
+ * The repodata store: turns (channel, subdir) into a `SubdirIndex`, through the disk cache and the
+ * network, and keeps what it loaded in memory for the next request of a long-running process.
+ *
+ * Per HTTP(S) subdir, in order:
+ * 1. In memory and still fresh (Cache-Control max-age, else `ttlSeconds`): use it, no I/O at all.
+ * 2. On disk (`cache.ts`) and fresh, or `offline`: index the cached file (the lazy index reads its
+ *    sidecar, so a warm start does not even scan), unless memory already holds the index of the same
+ *    content (same sha256): then only the state is refreshed.
+ * 3. Otherwise revalidate or fetch, trying the sharded index (CEP 16) first, then
+ *    `repodata.json.zst`, then `repodata.json`; a format that answered once is asked first next
+ *    time, with its ETag / Last-Modified, and a 304 keeps the cached copy. A channel found to serve
+ *    no shards is not asked again for a day.
+ * Each failure is a typed error naming the channel and subdir, and leaves the cache as it was.
+ * A subdir answering 404 in every format is empty (conda treats a missing subdir so); a channel whose
+ * platform subdir and noarch are both missing is an error (`ChannelNotFoundError`).
+ *
+ * `file://` and local path channels are read in place (`repodata.json`, else `.zst`), re-indexed
+ * only when the file's size or mtime change.
+ *
+ * For sharded channels `prepare` fetches the shards of every name reachable from the root names
+ * through `depends`, so the solver can then read records synchronously.
+ *
+ * Concurrent loads of the same subdir share one promise; network requests of the whole store go
+ * through one bounded pool (`concurrency`).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Dispatcher } from 'undici';
+import type { Channel } from '../vocabulary/channel.js';
+import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { indexRepodata } from './build-index.js';
+import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
+import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError } from './fetch-errors.js';
+import { checkUrlAllowed, createDefaultDispatcher, failForStatus, httpGet, readBodyBytes, streamBody, type CheckUrl, type FetchContext } from './fetch.js';
+import { sharedUint8 } from './index-tables.js';
+import { loadIndexFromCache } from './index-file.js';
+import { LazySubdirIndex } from './lazy-index.js';
+import { ConcurrencyLimit } from './limit.js';
+import { decodeShardIndex, MAX_SHARD_BYTES, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE, shardMatchesHash, ShardedSubdirIndex } from './shards.js';
+import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
+import { zstdDecompress } from './zstd.js';
+
+export { defaultCacheDir };
+
+export interface RepodataStoreOptions {
+  readonly cacheDir: string;
+  /** Use the cache only; a subdir that was never fetched is an error. */
+  readonly offline?: boolean;
+  /** Revalidate every subdir once now, whatever its freshness. */
+  readonly refresh?: boolean;
+  /** Freshness when the server sends no `max-age`; default 60 s. */
+  readonly ttlSeconds?: number;
+  /** Network requests at once, over all channels, subdirs and shards; default 8. */
+  readonly concurrency?: number;
+  readonly onProgress?: LoadProgress | undefined;
+  /** Channel policy: called with every URL before it is requested, and with base URLs inside repodata. */
+  readonly checkUrl?: CheckUrl | undefined;
+  readonly dispatcher?: Dispatcher;
+  /** Ask channels for `repodata_shards.msgpack.zst` first; default true. */
+  readonly shards?: boolean;
+  /**
+   * How a cached monolithic index holds its bytes: `memory` reads the file into shared memory (what
+   * worker threads need), `positional` reads only the records asked for (fastest for one solve).
+   */
+  readonly indexBytes?: 'memory' | 'positional';
+  /** Subdir indexes kept in memory (least recently used dropped first); default 64. */
+  readonly maxIndexes?: number;
+  readonly now?: () => number;
+}
+
+export interface LoadOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
+interface MemoryEntry {
+  readonly index: SubdirIndex;
+  /** For HTTP subdirs: the state the index was built from (its sha256 is the validator). */
+  state: CacheState | null;
+  /** For local subdirs: size and mtime of the file. */
+  readonly stamp: string | null;
+}
+
+/** A day: how long "this channel serves no shard index" is remembered. */
+const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
+const MAX_REPODATA_BYTES = 4 * 1024 * 1024 * 1024;
+
+const FORMAT_FILES: Record<CacheFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
+
+export class RepodataStore {
+  readonly cache: RepodataCache;
+  readonly #options: RepodataStoreOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #limit: ConcurrencyLimit;
+  readonly #memory = new Map<string, MemoryEntry>();
+  readonly #inflight = new Map<string, Promise<SubdirIndex | null>>();
+  readonly #refreshed = new Set<string>();
+  readonly #now: () => number;
+
+  constructor(options: RepodataStoreOptions) {
+    this.#options = options;
+    this.cache = new RepodataCache(options.cacheDir);
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? createDefaultDispatcher();
+    this.#limit = new ConcurrencyLimit(options.concurrency ?? 8);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * The indexes of every (channel, subdir), channel-major (`channels[0]` x `subdirs`, then
+   * `channels[1]` ...). Missing subdirs are empty indexes; a channel missing all of them fails.
+   * Sharded subdirs come back with the closure of `rootNames` fetched.
+   */
+  async prepare(
+    channels: readonly Channel[],
+    subdirs: readonly string[],
+    rootNames: readonly string[],
+    options: LoadOptions = {},
+  ): Promise<SubdirIndex[]> {
+    const loaded = await Promise.all(channels.flatMap((channel) => subdirs.map((subdir) => this.load(channel, subdir, options))));
+    const indexes: SubdirIndex[] = [];
+    channels.forEach((channel, c) => {
+      const row = loaded.slice(c * subdirs.length, (c + 1) * subdirs.length);
+      if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
+      row.forEach((index, s) => indexes.push(index ?? emptyIndex(channel, subdirs[s]!)));
+    });
+    if (indexes.some((index) => index instanceof ShardedSubdirIndex)) await prefetchClosure(indexes, rootNames, options.signal);
+    return indexes;
+  }
+
+  /** One subdir's index, or null when the channel does not have that subdir. */
+  load(channel: Channel, subdir: string, options: LoadOptions = {}): Promise<SubdirIndex | null> {
+    const key = this.#key(channel, subdir);
+    let pending = this.#inflight.get(key);
+    if (!pending) {
+      pending = (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, options.signal)).finally(() =>
+        this.#inflight.delete(key),
+      );
+      this.#inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  async close(): Promise<void> {
+    this.#memory.clear();
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #key(channel: Channel, subdir: string): string {
+    const secret = channel.credentials ? JSON.stringify(channel.credentials) : null;
+    return this.cache.entryKey(channel.name, subdir, channel.publicSubdirUrl(subdir), secret);
+  }
+
+  #remember(key: string, entry: MemoryEntry): void {
+    this.#memory.delete(key);
+    this.#memory.set(key, entry);
+    const max = this.#options.maxIndexes ?? 64;
+    while (this.#memory.size > max) this.#memory.delete(this.#memory.keys().next().value as string);
+  }
+
+  #progress(channel: Channel, subdir: string, phase: 'fetch' | 'cache' | 'index' | 'done', extra: { bytes?: number; totalBytes?: number; records?: number } = {}): void {
+    this.#options.onProgress?.({ channel: channel.name, subdir, phase, ...extra });
+  }
+
+  // ---- local channels -------------------------------------------------------------------------
+
+  async #loadLocal(channel: Channel, subdir: string, key: string): Promise<SubdirIndex | null> {
+    const dir = `${fileURLToPath(channel.baseUrl)}/${subdir}`;
+    for (const [file, zst] of [
+      ['repodata.json', false],
+      ['repodata.json.zst', true],
+    ] as const) {
+      const path = `${dir}/${file}`;
+      const info = await stat(path).catch(() => null);
+      if (!info?.isFile()) continue;
+      const stamp = `${file}:${info.size}:${info.mtimeMs}`;
+      const known = this.#memory.get(key);
+      if (known && known.stamp === stamp) {
+        this.#remember(key, known);
+        return known.index;
+      }
+      this.#progress(channel, subdir, 'cache', { bytes: info.size, totalBytes: info.size });
+      let bytes: Uint8Array;
+      try {
+        const raw = await readFile(path);
+        bytes = zst ? await zstdDecompress(raw, { maxOutputBytes: MAX_REPODATA_BYTES }) : raw;
+      } catch (error) {
+        if (error instanceof RepodataFetchError) throw error;
+        const code = (error as { code?: unknown })?.code;
+        if (code === 'ZSTD_DATA' || (error as Error)?.name === 'ZstdDataError') {
+          throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${file}`, { cause: error });
+        }
+        throw new RepodataFetchError(channel.name, subdir, `cannot read ${file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+      }
+      const index = indexRepodata(toShared(bytes), { channel: channelRef(channel), subdir });
+      this.#progress(channel, subdir, 'done', { records: index.recordCount });
+      this.#remember(key, { index, state: null, stamp });
+      return index;
+    }
+    return null;
+  }
+
+  // ---- HTTP channels --------------------------------------------------------------------------
+
+  async #loadRemote(channel: Channel, subdir: string, key: string, signal: AbortSignal | undefined): Promise<SubdirIndex | null> {
+    const now = this.#now();
+    const ttl = this.#options.ttlSeconds ?? 60;
+    const mustRefresh = this.#options.refresh === true && !this.#refreshed.has(key);
+    const known = this.#memory.get(key);
+    if (known?.state && !mustRefresh && (this.#options.offline || isFresh(known.state, ttl, now))) {
+      this.#remember(key, known);
+      return known.index;
+    }
+
+    let state = await this.cache.readState(key);
+    if (state) state = await this.cache.checkData(key, state);
+    if (state && (this.#options.offline || (!mustRefresh && isFresh(state, ttl, now)))) {
+      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
+      return this.#indexFromState(channel, subdir, key, state, signal);
+    }
+    if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
+
+    const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
+    const fetched = await this.#fetch(channel, subdir, key, state, context);
+    this.#refreshed.add(key);
+    if (fetched === null) return null;
+    return this.#indexFromState(channel, subdir, key, fetched, signal);
+  }
+
+  /** Revalidate or download; returns the committed state, or null when no format exists. */
+  async #fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, context: FetchContext): Promise<CacheState | null> {
+    const now = this.#now();
+    const formats: CacheFormat[] = [];
+    if (state) formats.push(state.format);
+    const probeShards =
+      this.#options.shards !== false && (state === null || state.format === 'shards' || state.shardsAbsentAt === null || now - state.shardsAbsentAt > SHARDS_ABSENT_RECHECK_MS);
+    for (const format of (probeShards ? ['shards', 'zst', 'json'] : ['zst', 'json']) as CacheFormat[]) {
+      if (!formats.includes(format)) formats.push(format);
+    }
+    // A cached monolithic state that is not re-probed for shards keeps its verdict.
+    let shardsAbsentAt: number | null = state && !probeShards ? state.shardsAbsentAt : null;
+
+    for (const format of formats) {
+      const url = `${channel.subdirUrl(subdir)}/${FORMAT_FILES[format]}`;
+      const validators = state && state.format === format ? { etag: state.etag, lastModified: state.lastModified } : undefined;
+      const outcome = await this.#limit.run(async () => {
+        const response = await httpGet(context, url, { validators });
+        if (response.status === 404 || response.status === 410) {
+          await response.body.dump().catch(() => undefined);
+          return 'missing' as const;
+        }
+        const fields = {
+          url: channel.publicSubdirUrl(subdir),
+          format,
+          sourceUrl: `${channel.publicSubdirUrl(subdir)}/${FORMAT_FILES[format]}`,
+          etag: response.etag,
+          lastModified: response.lastModified,
+          cacheControl: response.cacheControl,
+          fetchedAt: this.#now(),
+        };
+        if (response.status === 304 && state && state.format === format) {
+          await response.body.dump().catch(() => undefined);
+          this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
+          return this.cache.updateState(key, {
+            ...state,
+            ...fields,
+            etag: response.etag ?? state.etag,
+            lastModified: response.lastModified ?? state.lastModified,
+            shardsAbsentAt: format === 'shards' ? null : shardsAbsentAt,
+          });
+        }
+        if (response.status !== 200) return failForStatus(context, response);
+
+        if (format === 'shards') {
+          // The shard index is small (0.6 MB for conda-forge linux-64): read, check, then cache decompressed.
+          const compressed = await readBodyBytes(context, response, MAX_SHARD_INDEX_BYTES);
+          this.#progress(channel, subdir, 'fetch', { bytes: compressed.length, totalBytes: compressed.length });
+          let raw: Buffer;
+          try {
+            raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
+          } catch (cause) {
+            throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}: ${(cause as Error).message}`, { url, cause });
+          }
+          decodeShardIndex(raw, channel.name, subdir);
+          const writer = await this.cache.createWriter(key);
+          try {
+            await writer.write(raw);
+          } catch (error) {
+            await writer.discard();
+            throw error;
+          }
+          const { createHash } = await import('node:crypto');
+          return this.cache.commit(key, writer, 'shards.msgpack', {
+            ...fields,
+            size: raw.length,
+            sha256: createHash('sha256').update(raw).digest('hex'),
+            shardsAbsentAt: null,
+          });
+        }
+
+        const writer = await this.cache.createWriter(key);
+        try {
+          const body = await streamBody(context, response, {
+            decoding: format === 'zst' ? 'zstd' : 'identity',
+            maxOutputBytes: MAX_REPODATA_BYTES,
+            onData: (chunk) => writer.write(chunk),
+            onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
+          });
+          return await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+        } catch (error) {
+          await writer.discard();
+          throw error;
+        }
+      }, context.signal);
+      if (outcome !== 'missing') return outcome;
+      if (format === 'shards') shardsAbsentAt = this.#now();
+    }
+    return null;
+  }
+
+  async #indexFromState(channel: Channel, subdir: string, key: string, state: CacheState, signal: AbortSignal | undefined): Promise<SubdirIndex> {
+    const known = this.#memory.get(key);
+    if (known?.state && known.state.sha256 === state.sha256 && known.state.format === state.format) {
+      // Same content as the index in memory (a 304, or another process refreshed the state): no re-parse.
+      known.state = state;
+      this.#remember(key, known);
+      return known.index;
+    }
+    const ref = channelRef(channel);
+    let index: SubdirIndex;
+    if (state.format === 'shards') {
+      index = await this.#shardedIndex(channel, subdir, state, known?.index, signal);
+    } else {
+      const loaded = loadIndexFromCache({
+        jsonPath: this.cache.dataPath(state),
+        source: { channel: ref, subdir },
+        bytes: this.#options.indexBytes ?? 'memory',
+      });
+      index = loaded.index;
+      const baseUrl = index instanceof LazySubdirIndex ? index.tables.info.baseUrl : null;
+      if (baseUrl) {
+        const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
+        await checkUrlAllowed(context, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
+      }
+    }
+    this.#progress(channel, subdir, 'done', { records: index.recordCount });
+    this.#remember(key, { index, state, stamp: null });
+    return index;
+  }
+
+  async #shardedIndex(channel: Channel, subdir: string, state: CacheState, previous: SubdirIndex | undefined, signal: AbortSignal | undefined): Promise<ShardedSubdirIndex> {
+    const raw = await readFile(this.cache.dataPath(state));
+    const shardIndex = decodeShardIndex(raw, channel.name, subdir);
+    const publicIndexUrl = `${channel.publicSubdirUrl(subdir)}/${SHARD_INDEX_FILE}`;
+    const { packageBase, shardsBase: publicShardsBase } = resolveShardUrls(shardIndex.info, publicIndexUrl, channel.name, subdir);
+    const { shardsBase } = resolveShardUrls(shardIndex.info, `${channel.subdirUrl(subdir)}/${SHARD_INDEX_FILE}`, channel.name, subdir);
+    const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
+    await checkUrlAllowed(context, packageBase);
+    await checkUrlAllowed(context, publicShardsBase);
+    return new ShardedSubdirIndex({
+      channel: channelRef(channel),
+      subdir,
+      index: shardIndex,
+      packageBase,
+      previous: previous instanceof ShardedSubdirIndex ? previous : undefined,
+      onProgress: this.#options.onProgress,
+      fetchShard: async (sha256, name, { signal: shardSignal, bypassCache }) => {
+        if (!bypassCache) {
+          const cached = await this.cache.readShard(sha256);
+          if (cached) return { bytes: cached, fromCache: true };
+        }
+        if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
+        const shardContext: FetchContext = { ...context, signal: shardSignal };
+        const url = `${shardsBase}${sha256}.msgpack.zst`;
+        const bytes = await this.#limit.run(async () => {
+          const response = await httpGet(shardContext, url);
+          if (response.status !== 200) return failForStatus(shardContext, response);
+          return readBodyBytes(shardContext, response, MAX_SHARD_BYTES);
+        }, shardSignal);
+        if (!(await shardMatchesHash(bytes, sha256))) {
+          throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url });
+        }
+        await this.cache.writeShard(sha256, bytes);
+        return { bytes, fromCache: false };
+      },
+    });
+  }
+}
+
+function channelRef(channel: Channel): ChannelRef {
+  return { name: channel.name, baseUrl: channel.baseUrl };
+}
+
+function toShared(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes;
+  const out = sharedUint8(bytes.length);
+  out.set(bytes);
+  return out;
+}
+
+/** Fetch, breadth first, the shards of every name reachable from `roots` through `depends`. */
+async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  const seen = new Set<string>();
+  let frontier = roots.filter((name) => !seen.has(name) && seen.add(name));
+  while (frontier.length > 0) {
+    signal?.throwIfAborted();
+    await Promise.all(indexes.filter((i): i is ShardedSubdirIndex => i instanceof ShardedSubdirIndex).map((i) => i.prefetch(frontier, { signal })));
+    const next: string[] = [];
+    for (const name of frontier) {
+      for (const index of indexes) {
+        for (const record of index.records(name)) {
+          for (const dep of record.depends) {
+            const depName = dependencyName(dep);
+            if (depName && !seen.has(depName)) {
+              seen.add(depName);
+              next.push(depName);
+            }
+          }
+        }
+      }
+    }
+    frontier = next;
+  }
+}
+
+function dependencyName(dep: string): string | null {
+  try {
+    const name = parseMatchSpec(dep).name;
+    return name && name !== '*' ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+function emptyIndex(channel: Channel, subdir: string): SubdirIndex {
+  const none: readonly PackageRecord[] = [];
+  return {
+    channel: channelRef(channel),
+    subdir,
+    recordCount: 0,
+    names: () => [],
+    has: () => false,
+    records: () => none,
+  };
+}
