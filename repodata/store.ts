@@ -22,7 +22,9 @@
  * through `depends`, so the solver can then read records synchronously.
  *
  * Concurrent loads of the same subdir share one promise; network requests of the whole store go
- * through one bounded pool (`concurrency`).
+ * through one bounded pool (`concurrency`). The HTTP client (undici, ~0.1 s to load) is imported
+ * only when a request is about to be made, so a resolve from a fresh cache or a local channel
+ * never pays for it.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +35,7 @@ import type { PackageRecord } from '../vocabulary/record.js';
 import { indexRepodata } from './build-index.js';
 import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
 import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError } from './fetch-errors.js';
-import { checkUrlAllowed, createDefaultDispatcher, failForStatus, httpGet, readBodyBytes, streamBody, type CheckUrl, type FetchContext } from './fetch.js';
+import type { CheckUrl, FetchContext } from './fetch.js';
 import { sharedUint8 } from './index-tables.js';
 import { loadIndexFromCache } from './index-file.js';
 import { LazySubdirIndex } from './lazy-index.js';
@@ -91,7 +93,7 @@ const FORMAT_FILES: Record<CacheFormat, string> = { shards: SHARD_INDEX_FILE, zs
 export class RepodataStore {
   readonly cache: RepodataCache;
   readonly #options: RepodataStoreOptions;
-  readonly #dispatcher: Dispatcher;
+  #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #limit: ConcurrencyLimit;
   readonly #memory = new Map<string, MemoryEntry>();
@@ -103,7 +105,7 @@ export class RepodataStore {
     this.#options = options;
     this.cache = new RepodataCache(options.cacheDir);
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? createDefaultDispatcher();
+    this.#dispatcher = options.dispatcher;
     this.#limit = new ConcurrencyLimit(options.concurrency ?? 8);
     this.#now = options.now ?? Date.now;
   }
@@ -145,7 +147,14 @@ export class RepodataStore {
 
   async close(): Promise<void> {
     this.#memory.clear();
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher && this.#dispatcher) await this.#dispatcher.close();
+  }
+
+  /** The HTTP module and a dispatcher, loaded on first use. */
+  async #net(channel: Channel, subdir: string, signal: AbortSignal | undefined): Promise<{ http: typeof import('./fetch.js'); context: FetchContext }> {
+    const http = await import('./fetch.js');
+    this.#dispatcher ??= http.createDefaultDispatcher();
+    return { http, context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal } };
   }
 
   #key(channel: Channel, subdir: string): string {
@@ -222,15 +231,23 @@ export class RepodataStore {
     }
     if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
 
-    const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
-    const fetched = await this.#fetch(channel, subdir, key, state, context);
+    const { http, context } = await this.#net(channel, subdir, signal);
+    const fetched = await this.#fetch(http, channel, subdir, key, state, context);
     this.#refreshed.add(key);
     if (fetched === null) return null;
     return this.#indexFromState(channel, subdir, key, fetched, signal);
   }
 
   /** Revalidate or download; returns the committed state, or null when no format exists. */
-  async #fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, context: FetchContext): Promise<CacheState | null> {
+  async #fetch(
+    http: typeof import('./fetch.js'),
+    channel: Channel,
+    subdir: string,
+    key: string,
+    state: CacheState | null,
+    context: FetchContext,
+  ): Promise<CacheState | null> {
+    const { failForStatus, httpGet, readBodyBytes, streamBody } = http;
     const now = this.#now();
     const formats: CacheFormat[] = [];
     if (state) formats.push(state.format);
@@ -340,9 +357,9 @@ export class RepodataStore {
       });
       index = loaded.index;
       const baseUrl = index instanceof LazySubdirIndex ? index.tables.info.baseUrl : null;
-      if (baseUrl) {
-        const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
-        await checkUrlAllowed(context, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
+      if (baseUrl && this.#options.checkUrl) {
+        const { http, context } = await this.#net(channel, subdir, signal);
+        await http.checkUrlAllowed(context, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
       }
     }
     this.#progress(channel, subdir, 'done', { records: index.recordCount });
@@ -356,7 +373,8 @@ export class RepodataStore {
     const publicIndexUrl = `${channel.publicSubdirUrl(subdir)}/${SHARD_INDEX_FILE}`;
     const { packageBase, shardsBase: publicShardsBase } = resolveShardUrls(shardIndex.info, publicIndexUrl, channel.name, subdir);
     const { shardsBase } = resolveShardUrls(shardIndex.info, `${channel.subdirUrl(subdir)}/${SHARD_INDEX_FILE}`, channel.name, subdir);
-    const context: FetchContext = { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal };
+    const { http, context } = await this.#net(channel, subdir, signal);
+    const { checkUrlAllowed, failForStatus, httpGet, readBodyBytes } = http;
     await checkUrlAllowed(context, packageBase);
     await checkUrlAllowed(context, publicShardsBase);
     return new ShardedSubdirIndex({

@@ -3,12 +3,13 @@
  * or an exporter's text to standard output (or `-o FILE`).
  */
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { InputFileError, UsageError, userMessage } from '../errors.js';
-import { ExporterNotDetectedError, ExporterRegistry, loadRegistry, detectExporterByFilename, render } from '../exporters/index.js';
+import type { ExporterRegistry } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, PooledSolver, type PlatformSolver } from '../platform-solver.js';
 import { prepareRequest, type InputFile } from '../request.js';
@@ -70,14 +71,16 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
   try {
     // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
     let exporter: Exporter | undefined;
-    let registry: Awaited<ReturnType<typeof loadRegistry>>['registry'] | undefined;
+    let registry: ExporterRegistry | undefined;
+    // Exporters (and plugin discovery) are loaded only when a format may be wanted.
+    const exporters = values.format !== undefined || values.output !== undefined ? await import('../exporters/index.js') : undefined;
     const formatName = values.format;
-    if (formatName !== undefined || values.output !== undefined) {
-      const loaded = await loadRegistry({ env: io.env, cwd: io.cwd });
+    if (exporters) {
+      const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = exporterForOutput(registry, values.output);
+      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -103,7 +106,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
     // Several platforms solve in parallel on worker threads, started now so they boot while
     // repodata loads; a single platform solves here (a worker would only add start-up time).
-    const pool = request.platforms.length > 1 ? new SolvePool({ size: Math.min(request.platforms.length, 4) }) : undefined;
+    const pool = request.platforms.length > 1 ? new SolvePool({ size: Math.min(request.platforms.length, availableParallelism()) }) : undefined;
     pool?.warm();
     const solver: PlatformSolver = pool ? new PooledSolver(pool) : new InProcessSolver();
     const store = new RepodataStore({
@@ -137,7 +140,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text = render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: new Date() });
+      text = exporters!.render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: new Date() });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
@@ -159,11 +162,11 @@ function isUsageCode(error: unknown): boolean {
 }
 
 /** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */
-function exporterForOutput(registry: ExporterRegistry, output: string): Exporter | undefined {
+function exporterForOutput(exporters: typeof import('../exporters/index.js'), registry: ExporterRegistry, output: string): Exporter | undefined {
   try {
-    return detectExporterByFilename(registry, output);
+    return exporters.detectExporterByFilename(registry, output);
   } catch (error) {
-    if (error instanceof ExporterNotDetectedError) return undefined;
+    if (error instanceof exporters.ExporterNotDetectedError) return undefined;
     throw error;
   }
 }
