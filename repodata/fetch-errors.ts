@@ -57,9 +57,10 @@ export class ChannelNotFoundError extends CondaResolveError {
   readonly channel: string;
 
   constructor(channel: string, subdirs: readonly string[], url: string) {
+    const where = redactSecrets(url) === redactSecrets(channel) ? '' : ` at ${redactSecrets(url)}`;
     super(
       'CR_ERR_REPODATA_CHANNEL_NOT_FOUND',
-      `Cannot find channel ${redactSecrets(channel)}: none of its subdirs ${subdirs.join(', ')} exist at ${redactSecrets(url)}`,
+      `Cannot find channel ${redactSecrets(channel)}: none of its subdirs ${subdirs.join(', ')} exist${where}`,
     );
     this.channel = redactSecrets(channel);
   }

@@ -140,7 +140,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text = exporters!.render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: new Date() });
+      text = exporters!.render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
@@ -155,6 +155,12 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     writeError(io, userMessage(error));
     return EXIT_FAILED;
   }
+}
+
+/** `created_at` in lock files: now, or SOURCE_DATE_EPOCH (seconds) for reproducible output. */
+function exportTime(env: CliIO['env']): Date {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
 }
 
 function isUsageCode(error: unknown): boolean {
