@@ -1,0 +1,376 @@
+/**
+ * The on-disk repodata cache: one entry per (channel URL, credentials, subdir), plus a shared pool of
+ * content-addressed shards.
+ *
+ * Layout under the cache directory:
+ *   repodata/<key>.state.json              the entry's state (below); the commit point
+ *   repodata/<key>.<sha16>.json            a decompressed repodata.json, named by its content hash
+ *   repodata/<key>.<sha16>.shards.msgpack  a decompressed CEP 16 shard index (sharded channels)
+ *   repodata/<key>.<sha16>.json.*          sidecars written next to the JSON (the lazy index's tables)
+ *   shards/<sha256>.msgpack.zst            shards exactly as fetched; immutable, shared by all channels
+ *
+ * `<key>` is `<channel>-<subdir>-<hash>`, the hash over the subdir URL without credentials plus a
+ * digest of the credentials, so two users with different tokens never share a private index.
+ *
+ * The state records the URL (without credentials), ETag, Last-Modified, Cache-Control, when it was
+ * last validated, the data file's name, byte length, sha256 and mtime.
+ *
+ * Writes are atomic and safe when several processes fetch the same index at once: data goes to a
+ * unique temp file which is renamed to its content-addressed name, then the state is written the
+ * same way. A reader only ever follows a committed state to a complete file, and whichever state
+ * is renamed last names a file that exists with exactly the content it describes. Nothing is
+ * renamed when a fetch fails, so the cache stays as it was. The small state file is fsynced; the
+ * large data file is not (a crash can at worst leave a file whose size or hash no longer matches,
+ * which the check below catches).
+ *
+ * Checking an entry before use: the size must match, and when the file's mtime differs from the
+ * recorded one (another process rewrote it, or something touched it) its sha256 is recomputed and
+ * must match. A mismatch or a missing file makes the entry a miss: it is fetched again, never used.
+ * Hashing every time would cost ~0.15 s per 243 MB and defeat reading only the needed byte spans.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { RepodataCacheError } from './fetch-errors.js';
+
+export type CacheFormat = 'json' | 'zst' | 'shards';
+
+export interface CacheState {
+  readonly version: 1;
+  /** The subdir URL without credentials. */
+  readonly url: string;
+  readonly format: CacheFormat;
+  /** The file that was fetched (`.../repodata.json.zst`), without credentials. */
+  readonly sourceUrl: string;
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  readonly cacheControl: string | null;
+  /** Milliseconds since the epoch of the last 200 or 304. */
+  readonly fetchedAt: number;
+  /** Base name of the data file in the entries directory. */
+  readonly dataFile: string;
+  /** Length in bytes of the (decompressed) data file. */
+  readonly size: number;
+  /** sha256 of the data file, lowercase hex. */
+  readonly sha256: string;
+  readonly mtimeMs: number;
+  /** For a monolithic entry: when the channel was last found to serve no shard index. */
+  readonly shardsAbsentAt: number | null;
+}
+
+export type CacheStateFields = Omit<CacheState, 'version' | 'dataFile' | 'mtimeMs'>;
+
+/**
+ * `$XDG_CACHE_HOME/conda-resolve` or `~/.cache/conda-resolve` on Linux and other Unixes,
+ * `~/Library/Caches/conda-resolve` on macOS, `%LOCALAPPDATA%\conda-resolve\Cache` on Windows.
+ * `CONDA_RESOLVE_CACHE_DIR` overrides all of them.
+ */
+export function defaultCacheDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (env.CONDA_RESOLVE_CACHE_DIR) return env.CONDA_RESOLVE_CACHE_DIR;
+  if (platform === 'win32') {
+    const base = env.LOCALAPPDATA || join(home, 'AppData', 'Local');
+    return join(base, 'conda-resolve', 'Cache');
+  }
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'conda-resolve');
+  const xdg = env.XDG_CACHE_HOME;
+  // XDG says a relative value is invalid and must be ignored.
+  return xdg && xdg.startsWith('/') ? join(xdg, 'conda-resolve') : join(home, '.cache', 'conda-resolve');
+}
+
+/** How long a state stays fresh: `max-age` from Cache-Control, else the default TTL. */
+export function freshnessMs(cacheControl: string | null, defaultTtlSeconds: number): number {
+  if (cacheControl) {
+    const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+    if (directives.includes('no-cache') || directives.includes('no-store')) return 0;
+    for (const directive of directives) {
+      const match = /^max-age\s*=\s*"?(\d+)"?$/.exec(directive);
+      if (match) return Number(match[1]) * 1000;
+    }
+  }
+  return defaultTtlSeconds * 1000;
+}
+
+export function isFresh(state: CacheState, defaultTtlSeconds: number, now: number): boolean {
+  return now >= state.fetchedAt && now - state.fetchedAt < freshnessMs(state.cacheControl, defaultTtlSeconds);
+}
+
+/** A temp file being written; `commit` renames it into place, `discard` removes it. */
+export interface CacheWriter {
+  readonly path: string;
+  write(chunk: Uint8Array): Promise<void>;
+  /** Closes and deletes the temp file (safe to call twice, or after commit). */
+  discard(): Promise<void>;
+}
+
+const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
+/** A data file not named by the current state is removed only when older than this (another process may be about to commit it). */
+const ORPHAN_MAX_AGE_MS = 10 * 60 * 1000;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function slug(text: string): string {
+  return text
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 48);
+}
+
+function isCacheState(value: unknown): value is CacheState {
+  if (value === null || typeof value !== 'object') return false;
+  const s = value as Record<string, unknown>;
+  return (
+    s.version === 1 &&
+    typeof s.url === 'string' &&
+    (s.format === 'json' || s.format === 'zst' || s.format === 'shards') &&
+    typeof s.sourceUrl === 'string' &&
+    (s.etag === null || typeof s.etag === 'string') &&
+    (s.lastModified === null || typeof s.lastModified === 'string') &&
+    (s.cacheControl === null || typeof s.cacheControl === 'string') &&
+    typeof s.fetchedAt === 'number' &&
+    typeof s.dataFile === 'string' &&
+    /^[^/\\]+$/.test(s.dataFile) &&
+    typeof s.size === 'number' &&
+    typeof s.sha256 === 'string' &&
+    SHA256_HEX.test(s.sha256) &&
+    typeof s.mtimeMs === 'number' &&
+    (s.shardsAbsentAt === null || typeof s.shardsAbsentAt === 'number')
+  );
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function cacheError(what: string, error: unknown): RepodataCacheError {
+  const code = (error as { code?: unknown })?.code;
+  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'no space left on the device' : error instanceof Error ? error.message : String(error);
+  return new RepodataCacheError(`${what}: ${reason}`, { cause: error });
+}
+
+export class RepodataCache {
+  readonly dir: string;
+  readonly entriesDir: string;
+  readonly shardsDir: string;
+  #ready: Promise<void> | undefined;
+
+  constructor(cacheDir: string) {
+    this.dir = cacheDir;
+    this.entriesDir = join(cacheDir, 'repodata');
+    this.shardsDir = join(cacheDir, 'shards');
+  }
+
+  /** The entry key of one subdir. `secret` is the credentials (hashed, never stored). */
+  entryKey(channelName: string, subdir: string, publicSubdirUrl: string, secret: string | null): string {
+    const hash = createHash('sha256').update(publicSubdirUrl).update('\0').update(secret ?? '').digest('hex').slice(0, 16);
+    return `${slug(channelName)}-${subdir}-${hash}`;
+  }
+
+  statePath(key: string): string {
+    return join(this.entriesDir, `${key}.state.json`);
+  }
+
+  dataPath(state: CacheState): string {
+    return join(this.entriesDir, state.dataFile);
+  }
+
+  async #ensureDirs(): Promise<void> {
+    this.#ready ??= (async () => {
+      try {
+        await mkdir(this.entriesDir, { recursive: true });
+        await mkdir(this.shardsDir, { recursive: true });
+      } catch (error) {
+        this.#ready = undefined;
+        throw cacheError(`cannot create ${this.dir}`, error);
+      }
+    })();
+    return this.#ready;
+  }
+
+  /** The committed state of an entry, or null when there is none or it is unreadable. */
+  async readState(key: string): Promise<CacheState | null> {
+    let text: string;
+    try {
+      text = await readFile(this.statePath(key), 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const value: unknown = JSON.parse(text);
+      return isCacheState(value) ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Whether the data file of `state` is intact (see the module header). Returns the state to use
+   * from now on (its mtime updated when a full hash had to confirm it), or null when the entry must
+   * not be used.
+   */
+  async checkData(key: string, state: CacheState): Promise<CacheState | null> {
+    const path = this.dataPath(state);
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      return null;
+    }
+    if (!info.isFile() || info.size !== state.size) return null;
+    if (info.mtimeMs === state.mtimeMs) return state;
+    let actual: string;
+    try {
+      actual = await hashFile(path);
+    } catch {
+      return null;
+    }
+    if (actual !== state.sha256) return null;
+    const updated: CacheState = { ...state, mtimeMs: info.mtimeMs };
+    await this.#writeState(key, updated).catch(() => undefined);
+    return updated;
+  }
+
+  /** Start writing a data file for `key`. */
+  async createWriter(key: string): Promise<CacheWriter> {
+    await this.#ensureDirs();
+    const path = join(this.entriesDir, `${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    let handle: FileHandle | null;
+    try {
+      handle = await open(path, 'wx');
+    } catch (error) {
+      throw cacheError(`cannot write in ${this.entriesDir}`, error);
+    }
+    let closed = false;
+    const close = async (): Promise<void> => {
+      if (!closed && handle) {
+        closed = true;
+        await handle.close();
+      }
+    };
+    const writer: CacheWriter & { close(): Promise<void> } = {
+      path,
+      async write(chunk) {
+        if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
+        try {
+          await handle.write(chunk);
+        } catch (error) {
+          throw cacheError(`cannot write ${path}`, error);
+        }
+      },
+      async discard() {
+        await close().catch(() => undefined);
+        handle = null;
+        await unlink(path).catch(() => undefined);
+      },
+      close,
+    };
+    return writer;
+  }
+
+  /**
+   * Rename a finished temp file to its content-addressed name and commit the state naming it.
+   * `extension` is `json` or `shards.msgpack`.
+   */
+  async commit(key: string, writer: CacheWriter, extension: string, fields: CacheStateFields): Promise<CacheState> {
+    const closable = writer as CacheWriter & { close?: () => Promise<void> };
+    await closable.close?.();
+    const dataFile = `${key}.${fields.sha256.slice(0, 16)}.${extension}`;
+    const dataPath = join(this.entriesDir, dataFile);
+    try {
+      await rename(writer.path, dataPath);
+    } catch (error) {
+      await writer.discard();
+      throw cacheError(`cannot write ${dataPath}`, error);
+    }
+    const info = await stat(dataPath);
+    const state: CacheState = { version: 1, ...fields, dataFile, mtimeMs: info.mtimeMs };
+    await this.#writeState(key, state);
+    await this.#removeOrphans(key, dataFile).catch(() => undefined);
+    return state;
+  }
+
+  /** After a 304 or a format probe: same data, new validation time and headers. */
+  async updateState(key: string, state: CacheState): Promise<CacheState> {
+    await this.#writeState(key, state);
+    return state;
+  }
+
+  async #writeState(key: string, state: CacheState): Promise<void> {
+    await this.#ensureDirs();
+    const target = this.statePath(key);
+    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(`${JSON.stringify(state, null, 1)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw cacheError(`cannot write ${target}`, error);
+    }
+  }
+
+  /** Remove this key's data files and sidecars that no state names any more, and stale temp files. */
+  async #removeOrphans(key: string, keep: string): Promise<void> {
+    const keepPrefix = keep.replace(/\.(json|shards\.msgpack)$/, '');
+    const now = Date.now();
+    for (const name of await readdir(this.entriesDir)) {
+      if (!name.startsWith(`${key}.`) || name === `${key}.state.json` || name.startsWith(keepPrefix)) continue;
+      const path = join(this.entriesDir, name);
+      const info = await stat(path).catch(() => null);
+      if (!info) continue;
+      const maxAge = name.endsWith('.tmp') ? TEMP_MAX_AGE_MS : ORPHAN_MAX_AGE_MS;
+      if (now - info.mtimeMs > maxAge) await unlink(path).catch(() => undefined);
+    }
+  }
+
+  shardPath(sha256: string): string {
+    return join(this.shardsDir, `${sha256}.msgpack.zst`);
+  }
+
+  /** A cached shard's bytes (as fetched, zstd), or null when absent. The caller checks the hash. */
+  async readShard(sha256: string): Promise<Buffer | null> {
+    if (!SHA256_HEX.test(sha256)) return null;
+    try {
+      return await readFile(this.shardPath(sha256));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Store a verified shard (atomically; another process writing the same shard is harmless). */
+  async writeShard(sha256: string, bytes: Uint8Array): Promise<void> {
+    if (!SHA256_HEX.test(sha256)) throw new RepodataCacheError(`invalid shard hash ${JSON.stringify(sha256)}`);
+    await this.#ensureDirs();
+    const target = this.shardPath(sha256);
+    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(bytes);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw cacheError(`cannot write ${target}`, error);
+    }
+  }
+
+  /** Delete a shard found to be corrupt. */
+  async removeShard(sha256: string): Promise<void> {
+    if (SHA256_HEX.test(sha256)) await unlink(this.shardPath(sha256)).catch(() => undefined);
+  }
+}

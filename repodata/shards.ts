@@ -1,0 +1,324 @@
+/**
+ * Sharded repodata (CEP 16): the shard index of one subdir and a `SubdirIndex` that holds the
+ * records of the names fetched so far.
+ *
+ * Layout, as CEP 16 and rattler/conda read it:
+ * - `<subdir>/repodata_shards.msgpack.zst`: zstd-compressed msgpack `{version, info: {base_url,
+ *   shards_base_url, subdir, created_at, ...}, shards: {name: <32 raw sha256 bytes>}}`. It follows
+ *   the usual HTTP freshness rules (the cache keeps it decompressed).
+ * - A shard is `<shards_base_url><sha256 hex>.msgpack.zst`: zstd-compressed msgpack `{packages,
+ *   "packages.conda", removed}` with records as in repodata.json except `md5`/`sha256`, which are raw
+ *   bytes. Shards are content-addressed, so they are immutable and cached forever by hash.
+ * - `base_url` and `shards_base_url` may be absolute or relative to the shard index URL; both are
+ *   treated as directories (a missing trailing slash is added, as rattler does). An empty or absent
+ *   `base_url` means the subdir URL itself, like monolithic repodata.
+ *
+ * Which bytes the hash covers differs between writers (conda-index hashes the uncompressed msgpack,
+ * other tools the compressed file), so a shard is accepted when either matches. A shard matching
+ * neither is corrupt: it is not cached and the load fails.
+ *
+ * Records go through the same normaliser as repodata.json records (`record-normalise.ts`), so a
+ * sharded channel and its monolithic form give identical `PackageRecord`s, in the same order
+ * (`packages` before `packages.conda`, each in document order, `removed` dropped).
+ */
+import { createHash } from 'node:crypto';
+import { decode } from '@msgpack/msgpack';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { describeSubdir, RepodataCorruptError, ShardNotLoadedError } from './fetch-errors.js';
+import { normaliseRecord, recordContext, type RecordContext } from './record-normalise.js';
+import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
+import { zstdDecompress } from './zstd.js';
+
+export const SHARD_INDEX_FILE = 'repodata_shards.msgpack.zst';
+
+/** Decoded shards are capped (the largest conda-forge shard is about 2.6 MB). */
+export const MAX_SHARD_BYTES = 64 * 1024 * 1024;
+/** The conda-forge linux-64 shard index is about 0.6 MB decompressed. */
+export const MAX_SHARD_INDEX_BYTES = 256 * 1024 * 1024;
+
+export interface ShardIndexInfo {
+  /** As written in the index; resolve with `resolveShardUrls`. */
+  readonly baseUrl: string | null;
+  readonly shardsBaseUrl: string | null;
+  readonly subdir: string | null;
+  readonly createdAt: string | null;
+}
+
+export interface ShardIndex {
+  readonly info: ShardIndexInfo;
+  /** Package name -> lowercase hex sha256 of its shard. */
+  readonly shards: ReadonlyMap<string, string>;
+}
+
+function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+function optionalText(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** Decode a decompressed shard index. Throws `RepodataCorruptError` for anything malformed. */
+export function decodeShardIndex(bytes: Uint8Array, channel: string, subdir: string): ShardIndex {
+  const bad = (detail: string, cause?: unknown): RepodataCorruptError =>
+    new RepodataCorruptError(channel, subdir, `the shard index ${detail}`, { cause });
+  let value: unknown;
+  try {
+    value = decode(bytes);
+  } catch (cause) {
+    throw bad(`is not valid msgpack: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a map');
+  const top = value as Record<string, unknown>;
+  const infoValue = top.info ?? {};
+  if (infoValue === null || typeof infoValue !== 'object' || Array.isArray(infoValue)) throw bad('has an "info" that is not a map');
+  const info = infoValue as Record<string, unknown>;
+  const shardsValue = top.shards;
+  if (shardsValue === null || typeof shardsValue !== 'object' || Array.isArray(shardsValue)) throw bad('has no "shards" map');
+  const shards = new Map<string, string>();
+  for (const [name, hash] of Object.entries(shardsValue as Record<string, unknown>)) {
+    if (hash instanceof Uint8Array && hash.length === 32) shards.set(name, toHex(hash));
+    else if (typeof hash === 'string' && /^[0-9a-fA-F]{64}$/.test(hash)) shards.set(name, hash.toLowerCase());
+    else throw bad(`has an invalid hash for "${name}"`);
+  }
+  return {
+    info: {
+      baseUrl: optionalText(info.base_url),
+      shardsBaseUrl: optionalText(info.shards_base_url),
+      subdir: optionalText(info.subdir),
+      createdAt: optionalText(info.created_at),
+    },
+    shards,
+  };
+}
+
+function asDirectory(url: URL): string {
+  const href = url.href;
+  return href.endsWith('/') ? href : `${href}/`;
+}
+
+/**
+ * The absolute package base and shards base of a shard index fetched from `indexUrl`.
+ * Throws `RepodataCorruptError` when either is not a URL.
+ */
+export function resolveShardUrls(info: ShardIndexInfo, indexUrl: string, channel: string, subdir: string): { packageBase: string; shardsBase: string } {
+  const resolve = (value: string | null, what: string): string => {
+    try {
+      return asDirectory(new URL(value && value !== '' ? value : './', indexUrl));
+    } catch (cause) {
+      throw new RepodataCorruptError(channel, subdir, `the shard index has an invalid ${what} ${JSON.stringify(value)}`, { cause });
+    }
+  };
+  return { packageBase: resolve(info.baseUrl, 'base_url'), shardsBase: resolve(info.shardsBaseUrl, 'shards_base_url') };
+}
+
+/**
+ * Whether `compressed` is the shard named by `sha256` (the hash of either the compressed or the
+ * decompressed bytes). False for bytes that are not even zstd.
+ */
+export async function shardMatchesHash(compressed: Uint8Array, sha256: string): Promise<boolean> {
+  if (createHash('sha256').update(compressed).digest('hex') === sha256) return true;
+  try {
+    const raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_BYTES });
+    return createHash('sha256').update(raw).digest('hex') === sha256;
+  } catch {
+    return false;
+  }
+}
+
+/** Check a shard's bytes against the hash the index names, and decode it into records. */
+export async function decodeShard(
+  compressed: Uint8Array,
+  sha256: string,
+  name: string,
+  context: RecordContext,
+  where: { channel: string; subdir: string },
+): Promise<PackageRecord[]> {
+  const bad = (detail: string, cause?: unknown): RepodataCorruptError =>
+    new RepodataCorruptError(where.channel, where.subdir, `the shard of "${name}" (${sha256}) ${detail}`, { cause });
+  let raw: Buffer;
+  try {
+    raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_BYTES });
+  } catch (cause) {
+    throw bad(`is not valid zstd: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  }
+  const compressedHash = createHash('sha256').update(compressed).digest('hex');
+  if (compressedHash !== sha256 && createHash('sha256').update(raw).digest('hex') !== sha256) {
+    throw bad('does not match its hash');
+  }
+  let value: unknown;
+  try {
+    value = decode(raw);
+  } catch (cause) {
+    throw bad(`is not valid msgpack: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a map');
+  const shard = value as Record<string, unknown>;
+  const removed = new Set<string>();
+  if (Array.isArray(shard.removed)) for (const fn of shard.removed) if (typeof fn === 'string') removed.add(fn);
+  const records: PackageRecord[] = [];
+  for (const section of ['packages', 'packages.conda'] as const) {
+    const entries = shard[section];
+    if (entries === undefined || entries === null) continue;
+    if (typeof entries !== 'object' || Array.isArray(entries)) throw bad(`has a "${section}" that is not a map`);
+    for (const [fn, entry] of Object.entries(entries as Record<string, unknown>)) {
+      if (removed.has(fn)) continue;
+      const record = normaliseRecord(hexDigests(entry), fn, context);
+      // A shard holds one name; a record of another name would be served under the wrong name.
+      if (record.name !== name) throw bad(`holds "${fn}" named "${record.name}"`);
+      records.push(record);
+    }
+  }
+  return records;
+}
+
+/** Shards carry md5/sha256 as raw bytes; the normaliser reads repodata.json's hex strings. */
+function hexDigests(entry: unknown): unknown {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
+  const record = entry as Record<string, unknown>;
+  const md5 = record.md5;
+  const sha256 = record.sha256;
+  if (!(md5 instanceof Uint8Array) && !(sha256 instanceof Uint8Array)) return entry;
+  return {
+    ...record,
+    md5: md5 instanceof Uint8Array ? toHex(md5) : md5,
+    sha256: sha256 instanceof Uint8Array ? toHex(sha256) : sha256,
+  };
+}
+
+/**
+ * Where the compressed bytes of a shard come from. Bytes from the network or a local channel must
+ * have been checked with `shardMatchesHash` before they were cached; bytes from the cache are
+ * checked when decoded, and `bypassCache` asks for a fresh copy after a cached one failed.
+ */
+export type ShardFetcher = (
+  sha256: string,
+  name: string,
+  options: { readonly signal: AbortSignal | undefined; readonly bypassCache: boolean },
+) => Promise<{ readonly bytes: Uint8Array; readonly fromCache: boolean }>;
+
+export interface ShardedSubdirIndexOptions {
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  readonly index: ShardIndex;
+  /** The absolute package base URL (resolved `base_url`, with a trailing slash). */
+  readonly packageBase: string;
+  readonly fetchShard: ShardFetcher;
+  /** Records already decoded for the same shard hashes (an earlier version of this index). */
+  readonly previous?: ShardedSubdirIndex | undefined;
+  readonly onProgress?: LoadProgress | undefined;
+}
+
+const EMPTY: readonly PackageRecord[] = Object.freeze([]);
+
+/**
+ * A sharded subdir. `names()`/`has()` answer from the shard index; `records(name)` answers only
+ * for names fetched by `prefetch` (the store's `prepare` does it for the closure of the request),
+ * and throws `ShardNotLoadedError` otherwise, so a solver can never silently miss records.
+ */
+export class ShardedSubdirIndex implements SubdirIndex {
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  readonly shardIndex: ShardIndex;
+  readonly packageBase: string;
+  readonly #context: RecordContext;
+  readonly #fetchShard: ShardFetcher;
+  readonly #onProgress: LoadProgress | undefined;
+  /** name -> records, with the hash they were decoded from. */
+  readonly #loaded = new Map<string, { sha256: string; records: readonly PackageRecord[] }>();
+  readonly #inflight = new Map<string, Promise<void>>();
+  #recordCount = 0;
+  #shardBytes = 0;
+
+  constructor(options: ShardedSubdirIndexOptions) {
+    this.channel = options.channel;
+    this.subdir = options.subdir;
+    this.shardIndex = options.index;
+    this.packageBase = options.packageBase;
+    this.#fetchShard = options.fetchShard;
+    this.#onProgress = options.onProgress;
+    this.#context = recordContext(
+      { channel: options.channel, subdir: options.subdir },
+      { subdir: options.subdir, baseUrl: options.packageBase, repodataVersion: 2, removed: [] },
+    );
+    if (options.previous) {
+      for (const [name, entry] of options.previous.#loaded) {
+        if (options.index.shards.get(name) === entry.sha256) {
+          this.#loaded.set(name, entry);
+          this.#recordCount += entry.records.length;
+        }
+      }
+    }
+  }
+
+  get recordCount(): number {
+    return this.#recordCount;
+  }
+
+  names(): Iterable<string> {
+    return this.shardIndex.shards.keys();
+  }
+
+  has(name: string): boolean {
+    return this.shardIndex.shards.has(name);
+  }
+
+  /** Whether `records(name)` can answer without fetching. */
+  isLoaded(name: string): boolean {
+    return this.#loaded.has(name) || !this.shardIndex.shards.has(name);
+  }
+
+  /** The names whose shards have been fetched. */
+  loadedNames(): Iterable<string> {
+    return this.#loaded.keys();
+  }
+
+  records(name: string): readonly PackageRecord[] {
+    const entry = this.#loaded.get(name);
+    if (entry) return entry.records;
+    if (!this.shardIndex.shards.has(name)) return EMPTY;
+    throw new ShardNotLoadedError(this.channel.name, this.subdir, name);
+  }
+
+  /** Fetch the shards of `names` that this subdir has and that are not loaded yet. */
+  async prefetch(names: Iterable<string>, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const name of names) {
+      if (this.isLoaded(name)) continue;
+      let pending = this.#inflight.get(name);
+      if (!pending) {
+        pending = this.#load(name, options.signal).finally(() => this.#inflight.delete(name));
+        this.#inflight.set(name, pending);
+      }
+      waits.push(pending);
+    }
+    // Wait for all, then report the first failure (so no request is left running unobserved).
+    const results = await Promise.allSettled(waits);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  async #load(name: string, signal: AbortSignal | undefined): Promise<void> {
+    const sha256 = this.shardIndex.shards.get(name)!;
+    const where = { channel: this.channel.name, subdir: this.subdir };
+    let { bytes, fromCache } = await this.#fetchShard(sha256, name, { signal, bypassCache: false });
+    let records: PackageRecord[];
+    try {
+      records = await decodeShard(bytes, sha256, name, this.#context, where);
+    } catch (error) {
+      // A damaged cache copy is replaced, never used; a bad copy from the source is an error.
+      if (!fromCache || !(error instanceof RepodataCorruptError)) throw error;
+      ({ bytes, fromCache } = await this.#fetchShard(sha256, name, { signal, bypassCache: true }));
+      records = await decodeShard(bytes, sha256, name, this.#context, where);
+    }
+    if (this.#loaded.has(name)) return;
+    this.#loaded.set(name, { sha256, records });
+    this.#recordCount += records.length;
+    this.#shardBytes += bytes.length;
+    this.#onProgress?.({ channel: this.channel.name, subdir: this.subdir, phase: 'shards', bytes: this.#shardBytes, records: this.#recordCount });
+  }
+
+  toString(): string {
+    return `sharded ${describeSubdir(this.channel.name, this.subdir)}`;
+  }
+}
