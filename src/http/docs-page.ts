@@ -16,6 +16,7 @@ export function docsHtml(options: { version: string; defaultChannels: readonly s
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>conda-resolve ${escapeHtml(options.version)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="docs/app.css">
 <script src="docs/app.js" defer></script>
 </head>

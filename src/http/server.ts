@@ -11,6 +11,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
+import { Agent } from 'undici';
 import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
@@ -72,7 +73,12 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
     refresh: false,
+    // Workers read indexes from shared memory.
+    indexBytes: 'memory',
     checkUrl: (url: URL) => policy.checkUrl(url.href),
+    // Connections resolve host names through the policy too, so a host that changes its answer
+    // after the check (DNS rebinding) is still refused a private address.
+    dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   pool.warm();
@@ -105,6 +111,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await pool.close();
+    await store.close();
     await app.close().catch(() => undefined);
     throw error;
   }
@@ -142,7 +149,9 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     force.unref();
     closing = app
       .close()
-      .then(() => pool.close())
+      .then(async () => {
+        await Promise.all([pool.close(), store.close()]);
+      })
       .finally(() => {
         clearTimeout(force);
         if (options.handleSignals) {

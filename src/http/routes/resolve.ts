@@ -183,7 +183,9 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
     throw new HttpProblemError('export-failed', userMessage(error, { hidePaths: true }), { field: 'format' });
   }
   note.outcome = 'solved';
-  return reply.code(200).type(exporter.mediaType).send(text);
+  // As bytes, so the media type goes out exactly as the exporter states it (fastify would append a
+  // charset to a JSON type given a string).
+  return reply.code(200).type(exporter.mediaType).send(Buffer.from(text, 'utf8'));
 }
 
 type Outcome = { kind: 'done'; resolution: Resolution } | { kind: 'timeout' } | { kind: 'gone' };
