@@ -6,6 +6,10 @@ declare module 'autocannon' {
       connections?: number;
       amount?: number;
       duration?: number;
+      /** Seconds before a request counts as timed out; default 10. */
+      timeout?: number;
+      /** Sampling interval in ms; a run given an `amount` ends on a sample, default 1000. */
+      sampleInt?: number;
       method?: string;
       headers?: Record<string, string>;
       body?: string;

@@ -16,11 +16,11 @@
  *    behind a bare node:http server, over the same channel served on 127.0.0.1, `--peer-requests`
  *    requests over the same number of connections: the requests/second ratio.
  *
- * The server runs from `dist/` when it has been built (`npm run bench` builds first), otherwise
- * from a compilation into `bench/out/http-build` (git-ignored).
+ * The server runs from `dist/` when it is newer than the sources (`npm run bench` builds first),
+ * otherwise from a compilation into `bench/out/http-build` (git-ignored).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -43,15 +43,32 @@ const { values: args } = parseArgs({
     'solve-cache': { type: 'string' },
     workers: { type: 'string', default: '2' },
     'peer-requests': { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '3' },
     'no-peer': { type: 'boolean', default: false },
   },
 });
 
+/** Newest modification time of the TypeScript sources the server is built from. */
+function newestSource(): number {
+  let newest = 0;
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  for (const dir of ['src', 'repodata', 'solver', 'vocabulary']) visit(join(ROOT, dir));
+  return newest;
+}
+
+/** `dist/` when it is built from the current sources (`npm run bench` builds it), else a fresh compilation. */
 function serverEntry(): string {
   const dist = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
-  if (existsSync(dist)) return dist;
+  if (existsSync(dist) && statSync(dist).mtimeMs >= newestSource()) return dist;
   const out = join(ROOT, 'bench', 'out', 'http-build');
-  console.error(`[http-load] compiling the server into ${out} (no dist/ build found)`);
+  console.error(`[http-load] compiling the server into ${out} (dist/ is missing or older than the sources)`);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { stdio: 'ignore' });
@@ -105,29 +122,37 @@ async function startServer(extra: string[]): Promise<Server> {
   };
 }
 
+/** autocannon, sampling every 50 ms so that a run of a given number of requests ends when they do. */
 function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ sampleInt: 50, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
-async function loadPhase(server: Server): Promise<Record<string, number>> {
+async function loadPhase(server: Server): Promise<Record<string, number>[]> {
   const connections = Number(args.connections);
-  // Warm-up: indexes are pre-warmed; this reaches the workers and the JIT.
-  await cannon({ url: `${server.url}${LOAD_PATH}`, connections, amount: 500 });
-  const rssBefore = server.rssMb();
-  const result = await cannon({ url: `${server.url}${LOAD_PATH}`, connections, amount: Number(args.requests) });
-  const rssAfter = server.rssMb();
-  return {
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rssBefore,
-    rssAfter,
-  };
+  // Warm-up: indexes are pre-warmed; this reaches the workers, the JIT and V8's heap sizing.
+  await cannon({ url: `${server.url}${LOAD_PATH}`, connections, amount: Number(args.warmup) });
+  const rounds: Record<string, number>[] = [];
+  for (let round = 0; round < Number(args.rounds); round++) {
+    const rssBefore = server.rssMb();
+    const started = performance.now();
+    const result = await cannon({ url: `${server.url}${LOAD_PATH}`, connections, amount: Number(args.requests) });
+    const seconds = (performance.now() - started) / 1000;
+    const rssAfter = server.rssMb();
+    rounds.push({
+      requests: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      // Total over wall time (autocannon's own average is per sample, not per second).
+      rps: result.requests.total / seconds,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      rssBefore,
+      rssAfter,
+    });
+  }
+  return rounds;
 }
 
 type Category = 'valid' | 'invalid' | 'slow';
@@ -220,9 +245,12 @@ async function peerPhase(channelUrl: string): Promise<Record<string, number> | u
   const url = `http://127.0.0.1:${(peer.address() as AddressInfo).port}${LOAD_PATH}`;
   const connections = Number(args.connections);
   await cannon({ url, connections: 2, amount: 4 });
-  const result = await cannon({ url, connections, amount: Number(args['peer-requests']) });
+  // rattler solves one request at a time: requests wait their turn, so allow them two minutes.
+  const started = performance.now();
+  const result = await cannon({ url, connections, amount: Number(args['peer-requests']), timeout: 120 });
+  const seconds = (performance.now() - started) / 1000;
   await new Promise<void>((resolve) => peer.close(() => resolve()));
-  return { requests: result.requests.total, non2xx: result.non2xx, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { requests: result.requests.total, non2xx: result.non2xx, rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 async function main(): Promise<void> {
@@ -239,13 +267,13 @@ async function main(): Promise<void> {
 
   const server = await startServer(extra);
   console.log(`server ${server.url} (workers ${args.workers}, solve cache ${args['solve-cache'] ?? 'default'})`);
-  const load = await loadPhase(server);
-  console.log(`\nload: python=3.9 linux-64, conda-forge-py39, ${args.connections} connections, ${load.requests} requests`);
-  console.log(`  requests/s      ${load.rps!.toFixed(0)}`);
-  console.log(`  latency p50     ${load.p50} ms`);
-  console.log(`  latency p99     ${load.p99} ms`);
-  console.log(`  non-2xx/errors  ${load.non2xx}/${load.errors}`);
-  console.log(`  RSS             ${load.rssBefore!.toFixed(0)} MB -> ${load.rssAfter!.toFixed(0)} MB (${(((load.rssAfter! - load.rssBefore!) / load.rssBefore!) * 100).toFixed(1)}%)`);
+  const rounds = await loadPhase(server);
+  const load = rounds[0]!;
+  console.log(`\nload: python=3.9 linux-64, conda-forge-py39, ${args.connections} connections, ${args.requests} requests per round after ${args.warmup} warm-up requests`);
+  for (const [i, round] of rounds.entries()) {
+    const growth = ((round.rssAfter! - round.rssBefore!) / round.rssBefore!) * 100;
+    console.log(`  round ${i + 1}: ${round.rps!.toFixed(0)} requests/s, p50 ${round.p50} ms, p99 ${round.p99} ms, non-2xx/errors ${round.non2xx}/${round.errors}, RSS ${round.rssBefore!.toFixed(0)} MB -> ${round.rssAfter!.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%)`);
+  }
 
   const mixed = await mixedPhase(server, slowChannel);
   const accounted = [...mixed.entries()].filter(([k]) => k !== 'wall ms').reduce((sum, [, n]) => sum + n, 0);

@@ -10,6 +10,7 @@
  * left.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
 import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
@@ -106,6 +107,26 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     clock: options.clock,
   });
 
+  // Requests in flight per connection. On shutdown, connections with none are closed at once: Node
+  // closes idle keep-alive connections itself, but not those a client opened without sending a
+  // request yet, which would otherwise hold the shutdown until the client gives up on them.
+  const inFlight = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  app.addHook('onRequest', async (request) => {
+    const socket = request.raw.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+  });
+  app.addHook('onResponse', async (request) => {
+    const socket = request.raw.socket;
+    const left = Math.max(0, (inFlight.get(socket) ?? 1) - 1);
+    inFlight.set(socket, left);
+    // While closing, answers carry `Connection: close`; this covers a socket Node keeps regardless.
+    if (lifecycle.closing && left === 0) socket.end();
+  });
+
   try {
     await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });
     await app.listen({ host: config.host, port: config.port });
@@ -147,8 +168,9 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       app.server.closeAllConnections();
     }, config.shutdownGraceMs);
     force.unref();
-    closing = app
-      .close()
+    const stopping = app.close();
+    for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
+    closing = stopping
       .then(async () => {
         await Promise.all([pool.close(), store.close()]);
       })

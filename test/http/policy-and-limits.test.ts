@@ -16,6 +16,7 @@ import { InProcessSolver, type PlatformSolveInput, type PlatformSolveOutcome, ty
 import { loadRegistry } from '../../src/exporters/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createChannelPolicy } from '../../src/http/channel-policy.js';
+import { boundedError, MAX_ERROR_CHARS } from '../../src/http/routes/resolve.js';
 import { loadConfig } from '../../src/http/config.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
@@ -183,7 +184,7 @@ describe('time limit and cancellation', () => {
   it('a long solve runs off the event loop: /health answers meanwhile, the time limit stops it, the pool recovers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cr-pigeons-'));
     try {
-      const { specs } = writePigeonChannel(dir, 8);
+      const { specs } = writePigeonChannel(dir, 12);
       const pigeons = pathToFileURL(dir).href;
       const server = await serve({ timeout: '1.5', workers: '1', 'solve-cache': '0' });
       let resolved = false;
@@ -207,6 +208,25 @@ describe('time limit and cancellation', () => {
       const next = await call(server.url, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
       expect(next.status).toBe(200);
       expect(next.json<NativeBody[]>()[0]!.error).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a huge explanation is cut to a bounded error text', async () => {
+    expect(boundedError('x'.repeat(MAX_ERROR_CHARS))).toHaveLength(MAX_ERROR_CHARS);
+    expect(boundedError('x'.repeat(MAX_ERROR_CHARS + 5))).toBe(`${'x'.repeat(MAX_ERROR_CHARS)}\n... (5 more characters not shown)`);
+    const dir = mkdtempSync(join(tmpdir(), 'cr-pigeons-'));
+    try {
+      // Six holes: unsatisfiable, proved quickly, with a long explanation.
+      const { specs } = writePigeonChannel(dir, 6);
+      const server = await serve({ 'solve-cache': '0' });
+      const answer = await call(server.url, 'POST', '/resolve', { json: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } });
+      expect(answer.status).toBe(200);
+      const [result] = answer.json<NativeBody[]>();
+      expect(result!.packages).toEqual([]);
+      expect(result!.error).toMatch(/pigeon/);
+      expect(result!.error!.length).toBeLessThan(MAX_ERROR_CHARS + 100);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

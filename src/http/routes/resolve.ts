@@ -146,10 +146,21 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
   return answer(outcome.resolution, exporter, reply, context, note);
 }
 
+/**
+ * Longest error text sent for one platform. Explanations of hard conflicts can grow to megabytes;
+ * a client reading an answer should not have to download them.
+ */
+export const MAX_ERROR_CHARS = 32 * 1024;
+
+export function boundedError(text: string): string {
+  if (text.length <= MAX_ERROR_CHARS) return text;
+  return `${text.slice(0, MAX_ERROR_CHARS)}\n... (${text.length - MAX_ERROR_CHARS} more characters not shown)`;
+}
+
 function answer(resolution: Resolution, exporter: Exporter | undefined, reply: FastifyReply, context: AppContext, note: ResolveNote): FastifyReply {
   const failures: PlatformFailure[] = resolution.platforms
     .filter((p) => p.error !== null)
-    .map((p) => ({ platform: p.platform, error: p.error!, code: p.errorCode ?? 'CR_ERR_INTERNAL' }));
+    .map((p) => ({ platform: p.platform, error: boundedError(p.error!), code: p.errorCode ?? 'CR_ERR_INTERNAL' }));
   note.failed = failures.map((f) => f.platform);
 
   // Overload and the time limit concern the whole request, whatever the format.
@@ -166,7 +177,11 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
   if (!exporter) {
     note.outcome = failures.length > 0 ? 'partial' : 'solved';
     const warnings = resolution.request.warnings;
-    const results = toNative(resolution).map((result) => (warnings.length > 0 ? { ...result, warnings: [...warnings] } : result));
+    const results = toNative(resolution).map((result) => ({
+      ...result,
+      error: result.error === null ? null : boundedError(result.error),
+      ...(warnings.length > 0 ? { warnings: [...warnings] } : {}),
+    }));
     return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(results));
   }
   if (failures.length > 0) {
