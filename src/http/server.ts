@@ -13,7 +13,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
-import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
+import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { loadRegistry } from '../exporters/index.js';
@@ -25,6 +25,7 @@ import { buildApp } from './app.js';
 import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
+import { DetachedLoadStore } from './detached-store.js';
 import { CachingSolver } from './solve-cache.js';
 
 export interface StartServerOptions {
@@ -70,7 +71,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     channelAlias: options.env.CONDA_CHANNEL_ALIAS,
     cwd: options.cwd,
   });
-  const store = new RepodataStore({
+  const store = new DetachedLoadStore({
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
     refresh: false,
