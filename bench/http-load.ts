@@ -274,6 +274,11 @@ async function main(): Promise<void> {
     const growth = ((round.rssAfter! - round.rssBefore!) / round.rssBefore!) * 100;
     console.log(`  round ${i + 1}: ${round.rps!.toFixed(0)} requests/s, p50 ${round.p50} ms, p99 ${round.p99} ms, non-2xx/errors ${round.non2xx}/${round.errors}, RSS ${round.rssBefore!.toFixed(0)} MB -> ${round.rssAfter!.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%)`);
   }
+  if (rounds.length > 1) {
+    const first = rounds[0]!.rssBefore!;
+    const last = rounds.at(-1)!.rssAfter!;
+    console.log(`  over all ${rounds.length} rounds: RSS ${first.toFixed(0)} MB -> ${last.toFixed(0)} MB (${(((last - first) / first) * 100).toFixed(1)}%)`);
+  }
 
   const mixed = await mixedPhase(server, slowChannel);
   const accounted = [...mixed.entries()].filter(([k]) => k !== 'wall ms').reduce((sum, [, n]) => sum + n, 0);
