@@ -313,6 +313,23 @@ describe('rate limit, overload and CORS', () => {
     }
   });
 
+  it('pre-warms the configured channel indexes before listening, and skips one it may not load', async () => {
+    const demo = `${channels.url}/demo`;
+    const server = await serve({ 'allow-channel': [demo], 'default-channel': [demo], prewarm: [`${demo}/linux-64`, 'https://example.org/other/osx-64'] });
+    const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const warmed = lines.find((line) => line['msg'] === 'pre-warmed channel index');
+    expect(warmed).toMatchObject({ channel: demo, platform: 'linux-64' });
+    expect(warmed!['records']).toBeGreaterThan(10);
+    const skipped = lines.find((line) => line['msg'] === 'cannot pre-warm channel index');
+    expect(skipped).toMatchObject({ channel: 'https://example.org/other', platform: 'osx-64' });
+    expect(String(skipped!['error'])).toContain("not on this server's channel allowlist");
+    // Listening came after warming, and the warm index answers without fetching again.
+    expect(lines.findIndex((line) => String(line['msg']).includes('listening on'))).toBeGreaterThan(lines.indexOf(warmed!));
+    const fetched = channels.log.length;
+    expect((await call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64')).status).toBe(200);
+    expect(channels.log.slice(fetched).filter((entry) => entry.path.startsWith('/demo/linux-64/'))).toEqual([]);
+  });
+
   it('CORS answers the configured origin only', async () => {
     const server = await serve({ 'cors-origin': ['https://example.org'] });
     const allowed = await call(server.url, 'GET', '/version', { headers: { origin: 'https://example.org' } });
