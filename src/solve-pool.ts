@@ -59,6 +59,8 @@ export interface SolvePoolOptions {
   killGraceMs?: number;
   /** Keys of indexes a worker keeps; the oldest are dropped beyond this. Default 64. */
   maxIndexesPerWorker?: number;
+  /** V8 old-generation limit of each worker, in MB; default 2048. */
+  maxHeapMb?: number;
 }
 
 interface WorkerSlot {
@@ -81,6 +83,7 @@ export class SolvePool {
   readonly maxQueue: number;
   readonly #killGraceMs: number;
   readonly #maxIndexes: number;
+  readonly #maxHeapMb: number;
   readonly #slots: WorkerSlot[] = [];
   readonly #queue: QueuedTask[] = [];
   #closed = false;
@@ -91,6 +94,7 @@ export class SolvePool {
     this.maxQueue = options.maxQueue ?? 64;
     this.#killGraceMs = options.killGraceMs ?? 2000;
     this.#maxIndexes = options.maxIndexesPerWorker ?? 64;
+    this.#maxHeapMb = options.maxHeapMb ?? 2048;
   }
 
   /** Starts the workers now (they load the solver code), so the first solve does not wait for them. */
@@ -155,7 +159,9 @@ export class SolvePool {
   }
 
   #spawn(): WorkerSlot {
-    const worker = new Worker(WORKER.source, WORKER.options);
+    // A bound on each worker's heap: a pathological request fails its own solve (the worker is
+    // replaced) instead of growing the process without limit.
+    const worker = new Worker(WORKER.source, { ...WORKER.options, resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb } });
     worker.unref();
     return { worker, known: new Map(), busy: false };
   }

@@ -45,6 +45,11 @@ interface Edge {
   readonly versionSet: VersionSetId;
 }
 
+/** Candidate reasons and necessity steps one explanation may work out (see `#budget`). */
+const EXPLAIN_BUDGET = 4000;
+/** Necessity chains nested deeper than this add little a person can act on. */
+const MAX_NECESSITY_DEPTH = 3;
+
 export function buildExplanation(input: ExplainInput): Explanation {
   return new ExplanationBuilder(input).build();
 }
@@ -65,6 +70,13 @@ class ExplanationBuilder {
   readonly #onStack = new Set<VersionSetId>();
   readonly #matchingSets = new Map<VersionSetId, Set<SolvableId>>();
   readonly #versionUniverse = new Map<NameId, string[]>();
+  /**
+   * Work left before the walk stops going deeper. Candidate reasons and necessity chains refer to
+   * each other, so on combinatorial problems (pigeonhole-like) the walk would grow exponentially;
+   * past the budget, reasons are summarised and the explanation is marked incomplete.
+   */
+  #budget = EXPLAIN_BUDGET;
+  #necessityDepth = 0;
 
   constructor(input: ExplainInput) {
     this.#input = input;
@@ -110,7 +122,7 @@ class ExplanationBuilder {
       earlierSpecs: specs.slice(0, culprit),
       failure,
       together: this.#together(failure),
-      complete,
+      complete: complete && this.#budget > 0,
     };
   }
 
@@ -175,6 +187,7 @@ class ExplanationBuilder {
   }
 
   #reasonFor(candidate: SolvableId): { key: string; reason: CandidateReason; dependency?: VersionSetId } {
+    if (--this.#budget <= 0) return { key: 'X', reason: { kind: 'combination' } };
     const unknown = this.#unknown.get(candidate);
     if (unknown !== undefined) return { key: `U|${unknown}`, reason: { kind: 'unusable', reason: unknown } };
 
@@ -288,6 +301,16 @@ class ExplanationBuilder {
    * up to a requested spec.
    */
   #necessity(solvables: readonly SolvableId[], visited: Set<VersionSetId>): Necessity | null {
+    if (--this.#budget <= 0 || this.#necessityDepth >= MAX_NECESSITY_DEPTH) return null;
+    this.#necessityDepth++;
+    try {
+      return this.#necessityUnbounded(solvables, visited);
+    } finally {
+      this.#necessityDepth--;
+    }
+  }
+
+  #necessityUnbounded(solvables: readonly SolvableId[], visited: Set<VersionSetId>): Necessity | null {
     const chosen = new Set(solvables);
     for (const edge of this.#edges) {
       if (visited.has(edge.versionSet) || edge.versionSet === this.#input.specVersionSets[this.#input.culprit]) continue;

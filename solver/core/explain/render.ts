@@ -14,21 +14,38 @@ interface TextNode {
   readonly children: readonly TextNode[];
 }
 
+/** Lines of tree shown at most; a person does not read further, and hard problems have huge trees. */
+export const MAX_EXPLANATION_LINES = 80;
+
 export function renderExplanation(explanation: Explanation): string {
   const head = `${explanation.spec} cannot be installed because `;
   const { text, children } = explanation.together ? describeTogether(explanation.together) : describeFailure(explanation.failure);
   const lines = [head + text];
-  appendChildren(lines, children, '');
+  const omitted = appendChildren(lines, children, '', MAX_EXPLANATION_LINES);
+  if (omitted > 0) lines.push(`... (${omitted} more line${omitted === 1 ? '' : 's'} of explanation not shown)`);
   if (!explanation.complete) lines.push('(the explanation may be incomplete: the proof was too large to keep)');
   return lines.join('\n');
 }
 
-function appendChildren(lines: string[], children: readonly TextNode[], indent: string): void {
+/** Appends the tree until `max` lines; returns how many lines did not fit (counted, not built). */
+function appendChildren(lines: string[], children: readonly TextNode[], indent: string, max: number): number {
+  let omitted = 0;
   children.forEach((child, i) => {
+    if (lines.length >= max) {
+      omitted += countLines(child);
+      return;
+    }
     const last = i === children.length - 1;
     lines.push(`${indent}${last ? '└─ ' : '├─ '}${child.text}`);
-    appendChildren(lines, child.children, indent + (last ? '   ' : '│  '));
+    omitted += appendChildren(lines, child.children, indent + (last ? '   ' : '│  '), max);
   });
+  return omitted;
+}
+
+function countLines(node: TextNode): number {
+  let count = 1;
+  for (const child of node.children) count += countLines(child);
+  return count;
 }
 
 function versions(list: VersionList): string {
