@@ -35,7 +35,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { RepodataCacheError } from './fetch-errors.js';
 
-export type CacheFormat = 'json' | 'zst' | 'shards';
+/** `missing`: the subdir does not exist (404 everywhere); its data file is empty. */
+export type CacheFormat = 'json' | 'zst' | 'shards' | 'missing';
 
 export interface CacheState {
   readonly version: 1;
@@ -104,6 +105,8 @@ export function isFresh(state: CacheState, defaultTtlSeconds: number, now: numbe
 export interface CacheWriter {
   readonly path: string;
   write(chunk: Uint8Array): Promise<void>;
+  /** Closes the file (done by `commit` too); the temp file stays until committed or discarded. */
+  close(): Promise<void>;
   /** Closes and deletes the temp file (safe to call twice, or after commit). */
   discard(): Promise<void>;
 }
@@ -127,7 +130,7 @@ function isCacheState(value: unknown): value is CacheState {
   return (
     s.version === 1 &&
     typeof s.url === 'string' &&
-    (s.format === 'json' || s.format === 'zst' || s.format === 'shards') &&
+    (s.format === 'json' || s.format === 'zst' || s.format === 'shards' || s.format === 'missing') &&
     typeof s.sourceUrl === 'string' &&
     (s.etag === null || typeof s.etag === 'string') &&
     (s.lastModified === null || typeof s.lastModified === 'string') &&
@@ -254,7 +257,7 @@ export class RepodataCache {
         await handle.close();
       }
     };
-    const writer: CacheWriter & { close(): Promise<void> } = {
+    const writer: CacheWriter = {
       path,
       async write(chunk) {
         if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
@@ -276,11 +279,10 @@ export class RepodataCache {
 
   /**
    * Rename a finished temp file to its content-addressed name and commit the state naming it.
-   * `extension` is `json` or `shards.msgpack`.
+   * `extension` is `json`, `shards.msgpack` or `missing`.
    */
   async commit(key: string, writer: CacheWriter, extension: string, fields: CacheStateFields): Promise<CacheState> {
-    const closable = writer as CacheWriter & { close?: () => Promise<void> };
-    await closable.close?.();
+    await writer.close();
     const dataFile = `${key}.${fields.sha256.slice(0, 16)}.${extension}`;
     const dataPath = join(this.entriesDir, dataFile);
     try {
@@ -323,7 +325,7 @@ export class RepodataCache {
 
   /** Remove this key's data files and sidecars that no state names any more, and stale temp files. */
   async #removeOrphans(key: string, keep: string): Promise<void> {
-    const keepPrefix = keep.replace(/\.(json|shards\.msgpack)$/, '');
+    const keepPrefix = keep.replace(/\.(json|shards\.msgpack|missing)$/, '');
     const now = Date.now();
     for (const name of await readdir(this.entriesDir)) {
       if (!name.startsWith(`${key}.`) || name === `${key}.state.json` || name.startsWith(keepPrefix)) continue;

@@ -8,18 +8,23 @@
  *    sidecar, so a warm start does not even scan), unless memory already holds the index of the same
  *    content (same sha256): then only the state is refreshed.
  * 3. Otherwise revalidate or fetch, trying the sharded index (CEP 16) first, then
- *    `repodata.json.zst`, then `repodata.json`; a format that answered once is asked first next
- *    time, with its ETag / Last-Modified, and a 304 keeps the cached copy. A channel found to serve
- *    no shards is not asked again for a day.
+ *    `repodata.json.zst`, then `repodata.json`; a format that answered once is asked next time
+ *    with its ETag / Last-Modified, and a 304 keeps the cached copy. A channel found to serve no
+ *    shards is not asked again for a day. A downloaded repodata.json is streamed (through zstd) to a
+ *    temp file and indexed there; only a document that indexes is committed to the cache, and the
+ *    index built on the way is the one returned (no second scan).
  * Each failure is a typed error naming the channel and subdir, and leaves the cache as it was.
- * A subdir answering 404 in every format is empty (conda treats a missing subdir so); a channel whose
- * platform subdir and noarch are both missing is an error (`ChannelNotFoundError`).
+ * A subdir answering 404 in every format is empty (conda treats a missing subdir so), and that
+ * answer is cached like any other (so a server does not probe three URLs per request); a channel
+ * whose platform subdir and noarch are both missing is an error (`ChannelNotFoundError`).
  *
  * `file://` and local path channels are read in place (`repodata.json`, else `.zst`), re-indexed
  * only when the file's size or mtime change.
  *
  * For sharded channels `prepare` fetches the shards of every name reachable from the root names
- * through `depends`, so the solver can then read records synchronously.
+ * through `depends` (of every record of every reached name, in every channel and subdir of the
+ * request), so the solver can then read records synchronously. Each name is expanded as soon as
+ * its shards arrive. Shards are cached forever by hash.
  *
  * Concurrent loads of the same subdir share one promise; network requests of the whole store go
  * through one bounded pool (`concurrency`). The HTTP client (undici, ~0.1 s to load) is imported
@@ -30,16 +35,17 @@ import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
 import type { Channel } from '../vocabulary/channel.js';
-import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import { tryParseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { indexRepodata } from './build-index.js';
 import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
 import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError } from './fetch-errors.js';
 import type { CheckUrl, FetchContext } from './fetch.js';
 import { sharedUint8 } from './index-tables.js';
-import { loadIndexFromCache } from './index-file.js';
+import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
 import { LazySubdirIndex } from './lazy-index.js';
 import { ConcurrencyLimit } from './limit.js';
+import { RepodataParseError } from './parse-errors.js';
 import { decodeShardIndex, MAX_SHARD_BYTES, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE, shardMatchesHash, ShardedSubdirIndex } from './shards.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
 import { zstdDecompress } from './zstd.js';
@@ -88,7 +94,34 @@ interface MemoryEntry {
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 const MAX_REPODATA_BYTES = 4 * 1024 * 1024 * 1024;
 
-const FORMAT_FILES: Record<CacheFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
+type FetchFormat = Exclude<CacheFormat, 'missing'>;
+
+const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** The index of a subdir the channel does not have (404 on every repodata file); `load` returns null for it. */
+export class MissingSubdirIndex implements SubdirIndex {
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  readonly recordCount = 0;
+
+  constructor(channel: ChannelRef, subdir: string) {
+    this.channel = channel;
+    this.subdir = subdir;
+  }
+
+  names(): Iterable<string> {
+    return [];
+  }
+
+  has(): boolean {
+    return false;
+  }
+
+  records(): readonly PackageRecord[] {
+    return [];
+  }
+}
 
 export class RepodataStore {
   readonly cache: RepodataCache;
@@ -128,7 +161,14 @@ export class RepodataStore {
       if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
       row.forEach((index, s) => indexes.push(index ?? emptyIndex(channel, subdirs[s]!)));
     });
-    if (indexes.some((index) => index instanceof ShardedSubdirIndex)) await prefetchClosure(indexes, rootNames, options.signal);
+    if (indexes.some((index) => index instanceof ShardedSubdirIndex)) {
+      await prefetchClosure(indexes, rootNames, options.signal);
+      for (const index of indexes) {
+        if (index instanceof ShardedSubdirIndex) {
+          this.#options.onProgress?.({ channel: index.channel.name, subdir: index.subdir, phase: 'done', records: index.recordCount });
+        }
+      }
+    }
     return indexes;
   }
 
@@ -220,25 +260,28 @@ export class RepodataStore {
     const known = this.#memory.get(key);
     if (known?.state && !mustRefresh && (this.#options.offline || isFresh(known.state, ttl, now))) {
       this.#remember(key, known);
-      return known.index;
+      return present(known.index);
     }
 
     let state = await this.cache.readState(key);
-    if (state) state = await this.cache.checkData(key, state);
+    if (state && state.format !== 'missing') state = await this.cache.checkData(key, state);
     if (state && (this.#options.offline || (!mustRefresh && isFresh(state, ttl, now)))) {
       this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
-      return this.#indexFromState(channel, subdir, key, state, signal);
+      return present(await this.#indexFromState(channel, subdir, key, state, signal));
     }
     if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
 
     const { http, context } = await this.#net(channel, subdir, signal);
     const fetched = await this.#fetch(http, channel, subdir, key, state, context);
     this.#refreshed.add(key);
-    if (fetched === null) return null;
-    return this.#indexFromState(channel, subdir, key, fetched, signal);
+    return present(await this.#indexFromState(channel, subdir, key, fetched.state, signal, fetched.index));
   }
 
-  /** Revalidate or download; returns the committed state, or null when no format exists. */
+  /**
+   * Revalidate or download. Returns the committed state, with the index when the download was
+   * indexed on the way (a monolithic file is indexed before it is committed, so a document that
+   * does not parse never enters the cache). All formats answering 404 commits a `missing` state.
+   */
   async #fetch(
     http: typeof import('./fetch.js'),
     channel: Channel,
@@ -246,27 +289,33 @@ export class RepodataStore {
     key: string,
     state: CacheState | null,
     context: FetchContext,
-  ): Promise<CacheState | null> {
+  ): Promise<{ state: CacheState; index?: SubdirIndex }> {
     const { failForStatus, httpGet, readBodyBytes, streamBody } = http;
     const now = this.#now();
-    const formats: CacheFormat[] = [];
-    if (state) formats.push(state.format);
     const probeShards =
-      this.#options.shards !== false && (state === null || state.format === 'shards' || state.shardsAbsentAt === null || now - state.shardsAbsentAt > SHARDS_ABSENT_RECHECK_MS);
-    for (const format of (probeShards ? ['shards', 'zst', 'json'] : ['zst', 'json']) as CacheFormat[]) {
-      if (!formats.includes(format)) formats.push(format);
-    }
+      this.#options.shards !== false &&
+      (state === null || state.format === 'shards' || state.shardsAbsentAt === null || now - state.shardsAbsentAt > SHARDS_ABSENT_RECHECK_MS);
+    // The shard index first when it is (re)checked, then the format that answered last time (with
+    // its validators), then the rest.
+    const formats: FetchFormat[] = probeShards ? ['shards'] : [];
+    if (state && state.format !== 'missing' && !formats.includes(state.format)) formats.push(state.format);
+    for (const format of ['zst', 'json'] as const) if (!formats.includes(format)) formats.push(format);
     // A cached monolithic state that is not re-probed for shards keeps its verdict.
     let shardsAbsentAt: number | null = state && !probeShards ? state.shardsAbsentAt : null;
 
     for (const format of formats) {
       const url = `${channel.subdirUrl(subdir)}/${FORMAT_FILES[format]}`;
       const validators = state && state.format === format ? { etag: state.etag, lastModified: state.lastModified } : undefined;
-      const outcome = await this.#limit.run(async () => {
+      const outcome = await this.#limit.run(async (): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> => {
         const response = await httpGet(context, url, { validators });
-        if (response.status === 404 || response.status === 410) {
+        // The optional formats count as "not served" on any client error but auth and rate limits.
+        const absent =
+          response.status === 404 ||
+          response.status === 410 ||
+          (format !== 'json' && response.status >= 400 && response.status < 500 && ![401, 403, 407, 429].includes(response.status));
+        if (absent) {
           await response.body.dump().catch(() => undefined);
-          return 'missing' as const;
+          return 'missing';
         }
         const fields = {
           url: channel.publicSubdirUrl(subdir),
@@ -280,13 +329,15 @@ export class RepodataStore {
         if (response.status === 304 && state && state.format === format) {
           await response.body.dump().catch(() => undefined);
           this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
-          return this.cache.updateState(key, {
+          const updated = await this.cache.updateState(key, {
             ...state,
             ...fields,
             etag: response.etag ?? state.etag,
             lastModified: response.lastModified ?? state.lastModified,
+            cacheControl: response.cacheControl ?? state.cacheControl,
             shardsAbsentAt: format === 'shards' ? null : shardsAbsentAt,
           });
+          return { state: updated };
         }
         if (response.status !== 200) return failForStatus(context, response);
 
@@ -309,15 +360,17 @@ export class RepodataStore {
             throw error;
           }
           const { createHash } = await import('node:crypto');
-          return this.cache.commit(key, writer, 'shards.msgpack', {
+          const committed = await this.cache.commit(key, writer, 'shards.msgpack', {
             ...fields,
             size: raw.length,
             sha256: createHash('sha256').update(raw).digest('hex'),
             shardsAbsentAt: null,
           });
+          return { state: committed };
         }
 
         const writer = await this.cache.createWriter(key);
+        let committed = false;
         try {
           const body = await streamBody(context, response, {
             decoding: format === 'zst' ? 'zstd' : 'identity',
@@ -325,21 +378,65 @@ export class RepodataStore {
             onData: (chunk) => writer.write(chunk),
             onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
           });
-          return await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
-        } catch (error) {
-          await writer.discard();
-          throw error;
+          // Index the temp file before committing it: broken JSON is reported, never cached.
+          await writer.close();
+          let loaded;
+          try {
+            loaded = loadIndexFromCache({ jsonPath: writer.path, source: { channel: channelRef(channel), subdir }, writeSidecar: false });
+          } catch (error) {
+            if (error instanceof RepodataParseError) {
+              throw new RepodataCorruptError(channel.name, subdir, error.message.replace(/^Cannot parse repodata for [^:]+: /, ''), {
+                url: fields.sourceUrl,
+                cause: error,
+              });
+            }
+            throw error;
+          }
+          this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
+          const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+          committed = true;
+          if (loaded.index instanceof LazySubdirIndex) {
+            try {
+              writeIndexSidecar(`${this.cache.dataPath(saved)}.index`, loaded.index.tables);
+            } catch {
+              // Without a sidecar the next cold start scans again; not an error.
+            }
+          }
+          return { state: saved, index: loaded.index };
+        } finally {
+          if (!committed) await writer.discard();
         }
       }, context.signal);
       if (outcome !== 'missing') return outcome;
       if (format === 'shards') shardsAbsentAt = this.#now();
     }
-    return null;
+    // 404 in every format: the channel has no such subdir. Remembered like any other answer.
+    const writer = await this.cache.createWriter(key);
+    const missing = await this.cache.commit(key, writer, 'missing', {
+      url: channel.publicSubdirUrl(subdir),
+      format: 'missing',
+      sourceUrl: `${channel.publicSubdirUrl(subdir)}/repodata.json`,
+      etag: null,
+      lastModified: null,
+      cacheControl: null,
+      fetchedAt: this.#now(),
+      size: 0,
+      sha256: EMPTY_SHA256,
+      shardsAbsentAt,
+    });
+    return { state: missing };
   }
 
-  async #indexFromState(channel: Channel, subdir: string, key: string, state: CacheState, signal: AbortSignal | undefined): Promise<SubdirIndex> {
+  async #indexFromState(
+    channel: Channel,
+    subdir: string,
+    key: string,
+    state: CacheState,
+    signal: AbortSignal | undefined,
+    built?: SubdirIndex,
+  ): Promise<SubdirIndex> {
     const known = this.#memory.get(key);
-    if (known?.state && known.state.sha256 === state.sha256 && known.state.format === state.format) {
+    if (!built && known?.state && known.state.sha256 === state.sha256 && known.state.format === state.format) {
       // Same content as the index in memory (a 304, or another process refreshed the state): no re-parse.
       known.state = state;
       this.#remember(key, known);
@@ -347,22 +444,25 @@ export class RepodataStore {
     }
     const ref = channelRef(channel);
     let index: SubdirIndex;
-    if (state.format === 'shards') {
+    if (state.format === 'missing') {
+      index = new MissingSubdirIndex(ref, subdir);
+    } else if (state.format === 'shards') {
       index = await this.#shardedIndex(channel, subdir, state, known?.index, signal);
     } else {
-      const loaded = loadIndexFromCache({
-        jsonPath: this.cache.dataPath(state),
-        source: { channel: ref, subdir },
-        bytes: this.#options.indexBytes ?? 'memory',
-      });
-      index = loaded.index;
+      index =
+        built ??
+        loadIndexFromCache({
+          jsonPath: this.cache.dataPath(state),
+          source: { channel: ref, subdir },
+          bytes: this.#options.indexBytes ?? 'memory',
+        }).index;
       const baseUrl = index instanceof LazySubdirIndex ? index.tables.info.baseUrl : null;
       if (baseUrl && this.#options.checkUrl) {
         const { http, context } = await this.#net(channel, subdir, signal);
         await http.checkUrlAllowed(context, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
       }
     }
-    this.#progress(channel, subdir, 'done', { records: index.recordCount });
+    if (!(index instanceof ShardedSubdirIndex)) this.#progress(channel, subdir, 'done', { records: index.recordCount });
     this.#remember(key, { index, state, stamp: null });
     return index;
   }
@@ -418,38 +518,88 @@ function toShared(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Fetch, breadth first, the shards of every name reachable from `roots` through `depends`. */
+/** `load` answers null for a subdir the channel does not have. */
+function present(index: SubdirIndex): SubdirIndex | null {
+  return index instanceof MissingSubdirIndex ? null : index;
+}
+
+/**
+ * Fetch the shards of every name reachable from `roots` through `depends`, in every sharded index.
+ * Records of monolithic indexes are followed too (their dependencies may be in a sharded channel).
+ * Each name is expanded as soon as its own shards are in, so independent branches of the graph
+ * overlap instead of waiting for the slowest shard of a breadth-first level.
+ */
 async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  const sharded = indexes.filter((index): index is ShardedSubdirIndex => index instanceof ShardedSubdirIndex);
   const seen = new Set<string>();
-  let frontier = roots.filter((name) => !seen.has(name) && seen.add(name));
-  while (frontier.length > 0) {
-    signal?.throwIfAborted();
-    await Promise.all(indexes.filter((i): i is ShardedSubdirIndex => i instanceof ShardedSubdirIndex).map((i) => i.prefetch(frontier, { signal })));
-    const next: string[] = [];
-    for (const name of frontier) {
+  await new Promise<void>((resolve, reject) => {
+    let pending = 0;
+    let failed = false;
+    const fail = (error: unknown): void => {
+      if (!failed) {
+        failed = true;
+        reject(error);
+      }
+    };
+    const expand = (name: string): void => {
       for (const index of indexes) {
+        if (!index.has(name)) continue;
         for (const record of index.records(name)) {
           for (const dep of record.depends) {
             const depName = dependencyName(dep);
-            if (depName && !seen.has(depName)) {
-              seen.add(depName);
-              next.push(depName);
-            }
+            if (depName !== null) visit(depName);
           }
         }
       }
+    };
+    const visit = (name: string): void => {
+      if (failed || seen.has(name)) return;
+      seen.add(name);
+      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal }));
+      if (waits.length === 0) {
+        expand(name);
+        return;
+      }
+      pending += 1;
+      Promise.all(waits)
+        .then(() => {
+          if (!failed) expand(name);
+        })
+        .catch(fail)
+        .finally(() => {
+          pending -= 1;
+          if (pending === 0 && !failed) resolve();
+        });
+    };
+    try {
+      signal?.throwIfAborted();
+      for (const name of roots) visit(name);
+    } catch (error) {
+      fail(error);
+      return;
     }
-    frontier = next;
-  }
+    if (pending === 0 && !failed) resolve();
+  });
 }
 
-function dependencyName(dep: string): string | null {
-  try {
-    const name = parseMatchSpec(dep).name;
-    return name && name !== '*' ? name : null;
-  } catch {
-    return null;
+/** `depends` strings repeat thousands of times across records: their names are cached. */
+const dependencyNames = new Map<string, string | null>();
+const SIMPLE_NAME = /^\s*([^\s=<>!~[\](),|;@*:/]+)/;
+
+/** The package name a `depends` entry refers to (`python >=3.9` -> `python`), or null. */
+export function dependencyName(dep: string): string | null {
+  let name = dependencyNames.get(dep);
+  if (name !== undefined) return name;
+  if (dep.includes('::') || dep.includes('/')) {
+    // A channel-qualified spec: let the match-spec parser find the name.
+    const parsed = tryParseMatchSpec(dep);
+    name = parsed && parsed.nameIsExact && parsed.name !== '*' ? parsed.name : null;
+  } else {
+    name = SIMPLE_NAME.exec(dep)?.[1] ?? null;
   }
+  if (dependencyNames.size >= 100_000) dependencyNames.clear();
+  dependencyNames.set(dep, name);
+  return name;
 }
 
 function emptyIndex(channel: Channel, subdir: string): SubdirIndex {
