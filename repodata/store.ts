@@ -12,7 +12,10 @@
  *    with its ETag / Last-Modified, and a 304 keeps the cached copy. A channel found to serve no
  *    shards is not asked again for a day. A downloaded repodata.json is streamed (through zstd) to a
  *    temp file and indexed there; only a document that indexes is committed to the cache, and the
- *    index built on the way is the one returned (no second scan).
+ *    index built on the way is the one returned (no second scan). The scan checks the document's
+ *    structure (truncation, garbage, broken separators: reported with their byte offset); a syntax
+ *    error inside one record's object is reported when that record is first read, naming the
+ *    channel, subdir and byte, since checking every record up front would cost a full parse.
  * Each failure is a typed error naming the channel and subdir, and leaves the cache as it was.
  * A subdir answering 404 in every format is empty (conda treats a missing subdir so), and that
  * answer is cached like any other (so a server does not probe three URLs per request); a channel
