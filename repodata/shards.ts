@@ -301,14 +301,15 @@ export class ShardedSubdirIndex implements SubdirIndex {
   async #load(name: string, signal: AbortSignal | undefined): Promise<void> {
     const sha256 = this.shardIndex.shards.get(name)!;
     const where = { channel: this.channel.name, subdir: this.subdir };
-    let { bytes, fromCache } = await this.#fetchShard(sha256, name, { signal, bypassCache: false });
+    const first = await this.#fetchShard(sha256, name, { signal, bypassCache: false });
+    let bytes = first.bytes;
     let records: PackageRecord[];
     try {
       records = await decodeShard(bytes, sha256, name, this.#context, where);
     } catch (error) {
       // A damaged cache copy is replaced, never used; a bad copy from the source is an error.
-      if (!fromCache || !(error instanceof RepodataCorruptError)) throw error;
-      ({ bytes, fromCache } = await this.#fetchShard(sha256, name, { signal, bypassCache: true }));
+      if (!first.fromCache || !(error instanceof RepodataCorruptError)) throw error;
+      bytes = (await this.#fetchShard(sha256, name, { signal, bypassCache: true })).bytes;
       records = await decodeShard(bytes, sha256, name, this.#context, where);
     }
     if (this.#loaded.has(name)) return;
