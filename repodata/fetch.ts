@@ -16,17 +16,13 @@ import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
-import { redactSecrets, removeCredentials } from '../vocabulary/channel.js';
+import { redactSecrets } from '../vocabulary/channel.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
-import { RepodataCorruptError, RepodataFetchError, RepodataUrlRefusedError } from './fetch-errors.js';
+import { RepodataCorruptError, RepodataFetchError } from './fetch-errors.js';
+import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import { createZstdDecoder, ZstdDataError } from './zstd.js';
 
-/**
- * The channel policy hook: called with every URL before it is requested (redirect targets
- * included) and with base URLs read from repodata. Return `false` (or throw) to refuse. It gets the
- * URL without credentials.
- */
-export type CheckUrl = (url: URL) => boolean | void | Promise<boolean | void>;
+export { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 
 /** Who a request is for: names the channel and subdir in errors, carries the shared settings. */
 export interface FetchContext {
@@ -70,21 +66,6 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   const value = headers[name];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** Check one URL against the policy; `url` may carry credentials, the hook never sees them. */
-export async function checkUrlAllowed(context: FetchContext, url: string): Promise<void> {
-  if (!context.checkUrl) return;
-  const shown = removeCredentials(url);
-  let allowed: boolean | void;
-  try {
-    allowed = await context.checkUrl(new URL(shown));
-  } catch (error) {
-    if (error instanceof CondaResolveError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new RepodataUrlRefusedError(context.channel, context.subdir, shown, reason);
-  }
-  if (allowed === false) throw new RepodataUrlRefusedError(context.channel, context.subdir, shown);
 }
 
 /** Move `user:password@` into a header; the token segment stays in the path. */

@@ -43,7 +43,8 @@ import type { PackageRecord } from '../vocabulary/record.js';
 import { indexRepodata } from './build-index.js';
 import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
 import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError } from './fetch-errors.js';
-import type { CheckUrl, FetchContext } from './fetch.js';
+import type { FetchContext } from './fetch.js';
+import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import { sharedUint8 } from './index-tables.js';
 import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
 import { LazySubdirIndex } from './lazy-index.js';
@@ -270,14 +271,14 @@ export class RepodataStore {
     if (state && state.format !== 'missing') state = await this.cache.checkData(key, state);
     if (state && (this.#options.offline || (!mustRefresh && isFresh(state, ttl, now)))) {
       this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
-      return present(await this.#indexFromState(channel, subdir, key, state, signal));
+      return present(await this.#indexFromState(channel, subdir, key, state));
     }
     if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
 
     const { http, context } = await this.#net(channel, subdir, signal);
     const fetched = await this.#fetch(http, channel, subdir, key, state, context);
     this.#refreshed.add(key);
-    return present(await this.#indexFromState(channel, subdir, key, fetched.state, signal, fetched.index));
+    return present(await this.#indexFromState(channel, subdir, key, fetched.state, fetched.index));
   }
 
   /**
@@ -435,7 +436,6 @@ export class RepodataStore {
     subdir: string,
     key: string,
     state: CacheState,
-    signal: AbortSignal | undefined,
     built?: SubdirIndex,
   ): Promise<SubdirIndex> {
     const known = this.#memory.get(key);
@@ -450,7 +450,7 @@ export class RepodataStore {
     if (state.format === 'missing') {
       index = new MissingSubdirIndex(ref, subdir);
     } else if (state.format === 'shards') {
-      index = await this.#shardedIndex(channel, subdir, state, known?.index, signal);
+      index = await this.#shardedIndex(channel, subdir, state, known?.index);
     } else {
       index =
         built ??
@@ -461,8 +461,7 @@ export class RepodataStore {
         }).index;
       const baseUrl = index instanceof LazySubdirIndex ? index.tables.info.baseUrl : null;
       if (baseUrl && this.#options.checkUrl) {
-        const { http, context } = await this.#net(channel, subdir, signal);
-        await http.checkUrlAllowed(context, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
+        await checkUrlAllowed({ channel: channel.name, subdir, checkUrl: this.#options.checkUrl }, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
       }
     }
     if (!(index instanceof ShardedSubdirIndex)) this.#progress(channel, subdir, 'done', { records: index.recordCount });
@@ -470,16 +469,15 @@ export class RepodataStore {
     return index;
   }
 
-  async #shardedIndex(channel: Channel, subdir: string, state: CacheState, previous: SubdirIndex | undefined, signal: AbortSignal | undefined): Promise<ShardedSubdirIndex> {
+  async #shardedIndex(channel: Channel, subdir: string, state: CacheState, previous: SubdirIndex | undefined): Promise<ShardedSubdirIndex> {
     const raw = await readFile(this.cache.dataPath(state));
     const shardIndex = decodeShardIndex(raw, channel.name, subdir);
     const publicIndexUrl = `${channel.publicSubdirUrl(subdir)}/${SHARD_INDEX_FILE}`;
     const { packageBase, shardsBase: publicShardsBase } = resolveShardUrls(shardIndex.info, publicIndexUrl, channel.name, subdir);
     const { shardsBase } = resolveShardUrls(shardIndex.info, `${channel.subdirUrl(subdir)}/${SHARD_INDEX_FILE}`, channel.name, subdir);
-    const { http, context } = await this.#net(channel, subdir, signal);
-    const { checkUrlAllowed, failForStatus, httpGet, readBodyBytes } = http;
-    await checkUrlAllowed(context, packageBase);
-    await checkUrlAllowed(context, publicShardsBase);
+    const policy = { channel: channel.name, subdir, checkUrl: this.#options.checkUrl };
+    await checkUrlAllowed(policy, packageBase);
+    await checkUrlAllowed(policy, publicShardsBase);
     return new ShardedSubdirIndex({
       channel: channelRef(channel),
       subdir,
@@ -493,7 +491,9 @@ export class RepodataStore {
           if (cached) return { bytes: cached, fromCache: true };
         }
         if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
-        const shardContext: FetchContext = { ...context, signal: shardSignal };
+        // The HTTP client is loaded only when a shard is not in the cache.
+        const { http, context: shardContext } = await this.#net(channel, subdir, shardSignal);
+        const { failForStatus, httpGet, readBodyBytes } = http;
         const url = `${shardsBase}${sha256}.msgpack.zst`;
         const bytes = await this.#limit.run(async () => {
           const response = await httpGet(shardContext, url);

@@ -302,11 +302,15 @@ export async function createZstdDecoder(
   };
 }
 
+/** Input is handed to the WebAssembly codec in pieces of this size (its memory is capped). */
+const CHUNK = 1 << 20;
+
 /** Decodes a whole zstd buffer (shards, shard indexes). */
 export async function zstdDecompress(bytes: Uint8Array, options: ZstdDecoderOptions = {}): Promise<Buffer> {
   const chunks: Buffer[] = [];
   const decoder = await createZstdDecoder((chunk) => chunks.push(chunk), options);
-  decoder.push(bytes);
+  // In pieces: the binding copies each input into WebAssembly memory, which is capped.
+  for (let at = 0; at < bytes.length; at += CHUNK) decoder.push(bytes.subarray(at, at + CHUNK));
   decoder.end();
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
@@ -320,9 +324,9 @@ export async function zstdCompress(bytes: Uint8Array, level = 3): Promise<Buffer
     chunks.push(Buffer.from(out));
   };
   try {
-    if (!stream.begin(level) || !stream.transform(bytes, callback) || !stream.end(callback)) {
-      throw new ZstdDataError('Cannot compress data with zstd: the encoder failed', 0);
-    }
+    let ok = stream.begin(level);
+    for (let at = 0; ok && at < bytes.length; at += CHUNK) ok = stream.transform(bytes.subarray(at, at + CHUNK), callback);
+    if (!ok || !stream.end(callback)) throw new ZstdDataError('Cannot compress data with zstd: the encoder failed', 0);
   } finally {
     stream.delete();
   }

@@ -37,7 +37,7 @@ describe('dependencyName', () => {
   });
 });
 
-describe('shard index URLs', () => {
+describe('shard index', () => {
   const info = (baseUrl: string | null, shardsBaseUrl: string | null) => ({ baseUrl, shardsBaseUrl, subdir: 'linux-64', createdAt: null });
   const indexUrl = 'https://h/ch/linux-64/repodata_shards.msgpack.zst';
 
@@ -51,6 +51,27 @@ describe('shard index URLs', () => {
       shardsBase: 'https://cdn/shards/',
     });
     expect(resolveShardUrls(info(null, '../shards'), indexUrl, 'ch', 'linux-64').shardsBase).toBe('https://h/ch/shards/');
+  });
+
+  it('reads the usual layout and any other valid msgpack the same way', () => {
+    const hash = (n: number): Uint8Array => new Uint8Array(32).fill(n);
+    const hex = (n: number): string => Buffer.from(hash(n)).toString('hex');
+    // The layout writers produce (raw 32-byte hashes), with extra keys and a non-ASCII name.
+    const usual = decodeShardIndex(
+      encode({ version: 1, info: { base_url: './', shards_base_url: './shards/', subdir: 'noarch', extra: [1, { a: null }] }, shards: { numpy: hash(1), 'päckage': hash(2) }, removed: [] }),
+      'ch',
+      'noarch',
+    );
+    // Hashes as hex strings: not what CEP 16 says, but read.
+    const other = decodeShardIndex(encode({ shards: { numpy: hex(1), 'päckage': hex(2).toUpperCase() }, info: { subdir: 'noarch' } }), 'ch', 'noarch');
+    for (const index of [usual, other]) {
+      expect([...index.shards.keys()].sort()).toEqual(['numpy', 'päckage']);
+      expect(index.shards.get('numpy')).toBe(hex(1));
+      expect(index.shards.get('päckage')).toBe(hex(2));
+      expect(index.shards.get('scipy')).toBeUndefined();
+      expect(index.info.subdir).toBe('noarch');
+    }
+    expect(usual.info).toMatchObject({ baseUrl: './', shardsBaseUrl: './shards/' });
   });
 
   it('rejects an index that is not a CEP 16 index', async () => {
