@@ -367,6 +367,14 @@ export interface ShardedSubdirIndexOptions {
 
 const EMPTY: readonly PackageRecord[] = Object.freeze([]);
 
+/** The records a sharded index has fetched, as plain data (see `ShardedSubdirIndex.toShared`). */
+export interface ShardedRecordsSnapshot {
+  readonly kind: 'conda-resolve/records-snapshot';
+  readonly channel: ChannelRef;
+  readonly subdir: string;
+  readonly entries: readonly (readonly [string, readonly PackageRecord[]])[];
+}
+
 /**
  * A sharded subdir. `names()`/`has()` answer from the shard index; `records(name)` answers only
  * for names fetched by `prefetch` (the store's `prepare` does it for the closure of the request),
@@ -427,6 +435,20 @@ export class ShardedSubdirIndex implements SubdirIndex {
   /** The names whose shards have been fetched. */
   loadedNames(): Iterable<string> {
     return this.#loaded.keys();
+  }
+
+  /**
+   * A structured-cloneable snapshot of the fetched records, for worker threads: the
+   * `conda-resolve/records-snapshot` handle that `src/index-sharing.ts` revives. (Without it, a
+   * snapshot built by probing `records()` of every listed name would throw once per unfetched name.)
+   */
+  toShared(): ShardedRecordsSnapshot {
+    return {
+      kind: 'conda-resolve/records-snapshot',
+      channel: this.channel,
+      subdir: this.subdir,
+      entries: [...this.#loaded].map(([name, entry]) => [name, entry.records] as const),
+    };
   }
 
   records(name: string): readonly PackageRecord[] {

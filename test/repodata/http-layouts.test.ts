@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
 import { ShardedSubdirIndex } from '../../repodata/shards.js';
-import type { SubdirIndex } from '../../repodata/types.js';
+import type { LoadProgressEvent, SubdirIndex } from '../../repodata/types.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
@@ -99,6 +99,18 @@ describeShared('one snapshot, four layouts', () => {
     await second.close();
     expect(zst.log.map((e) => e.status)).toEqual([304]);
     expect(allRecords(fromCache!)).toEqual(allRecords(index!));
+  });
+
+  it('reports progress: bytes as they arrive, then the records indexed', async () => {
+    const events: LoadProgressEvent[] = [];
+    const store = new RepodataStore({ cacheDir: join(work.path, 'cache-progress'), onProgress: (e) => events.push(e) });
+    await store.prepare([parseChannel(`${zst.url}/conda-forge-py39`)], ['linux-64'], []);
+    await store.close();
+    const fetches = events.filter((e) => e.phase === 'fetch');
+    expect(fetches.length).toBeGreaterThanOrEqual(1);
+    expect(fetches.map((e) => e.bytes)).toEqual([...fetches.map((e) => e.bytes!)].sort((a, b) => a - b));
+    expect(fetches.at(-1)).toMatchObject({ channel: `${zst.url}/conda-forge-py39`, subdir: 'linux-64', bytes: 229342, totalBytes: 229342 });
+    expect(events.at(-1)).toMatchObject({ phase: 'done', records: 2709 });
   });
 
   it('does not ask the network while the cache is fresh', async () => {

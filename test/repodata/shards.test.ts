@@ -19,6 +19,7 @@ import { CondaResolveError } from '../../vocabulary/errors.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
+import { reviveIndex, shareIndex } from '../../src/index-sharing.js';
 import { allRecords, tempDir } from './http-helpers.js';
 
 describe('dependencyName', () => {
@@ -134,6 +135,10 @@ describeShared('sharded channels', () => {
     // An unreachable name was not fetched, and says so instead of answering "no records".
     const unreachable = [...indexes[0]!.names()].find((name) => !reachable.has(name))!;
     expect(() => indexes[0]!.records(unreachable)).toThrow(ShardNotLoadedError);
+    // Worker threads get the fetched records as a plain snapshot.
+    const revived = reviveIndex(structuredClone(shareIndex(indexes[0]!)));
+    expect([...revived.names()].sort()).toEqual([...reachable].filter((n) => indexes[0]!.has(n)).sort());
+    expect(revived.records('python')).toEqual(indexes[0]!.records('python'));
   });
 
   it('caches shards by hash: a second process fetches only the (revalidated) shard index', async () => {
