@@ -11,7 +11,8 @@ export { RepodataStore, MissingSubdirIndex, dependencyName, defaultCacheDir } fr
 export type { RepodataStoreOptions, LoadOptions } from './store.js';
 export { RepodataCache, freshnessMs, isFresh } from './cache.js';
 export type { CacheFormat, CacheState } from './cache.js';
-export type { CheckUrl } from './fetch.js';
+export { checkUrlAllowed } from './url-policy.js';
+export type { CheckUrl } from './url-policy.js';
 
 // Parsing and indexing one repodata.json.
 export { parseRepodata, MAX_REPODATA_VERSION, PACKAGE_SECTIONS } from './parse.js';
@@ -25,7 +26,7 @@ export { loadIndexFromCache, RepodataFile } from './index-file.js';
 
 // Sharded repodata.
 export { ShardedSubdirIndex, decodeShardIndex, decodeShard, resolveShardUrls, SHARD_INDEX_FILE } from './shards.js';
-export type { ShardIndex, ShardIndexInfo, ShardFetcher } from './shards.js';
+export type { ShardIndex, ShardIndexInfo, ShardFetcher, ShardHashes, ShardedRecordsSnapshot } from './shards.js';
 
 // zstd.
 export { zstdCompress, zstdDecompress, createZstdDecoder, ZstdDataError } from './zstd.js';
