@@ -8,7 +8,8 @@
  * CR_ERR_REPODATA_CHANNEL_NOT_FOUND (neither the platform subdir nor noarch exists),
  * CR_ERR_REPODATA_OFFLINE (--offline and nothing cached), CR_ERR_REPODATA_URL_REFUSED (the
  * `checkUrl` policy refused a URL), CR_ERR_REPODATA_CACHE (the cache directory cannot be written),
- * CR_ERR_REPODATA_SHARD_NOT_LOADED (a sharded index was asked for a name it was not prepared for).
+ * CR_ERR_REPODATA_SHARD_NOT_LOADED (a sharded index was asked for a name it was not prepared for),
+ * CR_ERR_REPODATA_STORE_CLOSED (the store was closed while a load was running).
  */
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { redactSecrets } from '../vocabulary/channel.js';
@@ -93,5 +94,12 @@ export class ShardNotLoadedError extends CondaResolveError {
       'CR_ERR_REPODATA_SHARD_NOT_LOADED',
       `Cannot read records of "${name}" from ${describeSubdir(channel, subdir)}: its shard was not fetched (call prepare() with it reachable from the root names)`,
     );
+  }
+}
+
+/** `RepodataStore.close()` was called while a load was still running. */
+export class RepodataStoreClosedError extends CondaResolveError {
+  constructor() {
+    super('CR_ERR_REPODATA_STORE_CLOSED', 'Cannot load repodata: the store was closed while loading');
   }
 }

@@ -1,7 +1,9 @@
 /**
- * A bounded pool for network work: at most `size` tasks run at once, the rest wait in order.
- * Shared by every subdir and shard request of one `RepodataStore`, so a request touching many
- * channels, subdirs and shards never opens more than `size` requests at a time.
+ * Bounding and sharing network work. `ConcurrencyLimit`: at most `size` tasks run at once, the rest
+ * wait in order; shared by every subdir and shard request of one `RepodataStore`, so a request
+ * touching many channels, subdirs and shards never opens more than `size` requests at a time.
+ * `SharedWork`: concurrent callers of the same load share one run, which stops only when all of
+ * them have given up.
  */
 export class ConcurrencyLimit {
   readonly size: number;
@@ -53,5 +55,74 @@ export class ConcurrencyLimit {
     this.#active -= 1;
     const next = this.#waiting.shift();
     if (next) next();
+  }
+}
+
+interface SharedRun<T> {
+  readonly promise: Promise<T>;
+  readonly controller: AbortController;
+  /** Waiters still waiting; the run is aborted when the last one with a signal gives up. */
+  waiters: number;
+}
+
+/**
+ * One run of a task per key, shared by every caller that asks while it runs (a subdir's load, a
+ * shard's fetch). The task gets its own signal, which aborts only when every caller has given up:
+ * one impatient caller (a client that disconnects, a request past its time limit) stops waiting
+ * for itself alone and never fails the others. A caller without a signal never gives up.
+ */
+export class SharedWork<K, T> {
+  readonly #running = new Map<K, SharedRun<T>>();
+
+  /** Runs in progress. */
+  get size(): number {
+    return this.#running.size;
+  }
+
+  run(key: K, task: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let run = this.#running.get(key);
+    if (!run) {
+      const controller = new AbortController();
+      const promise = task(controller.signal).finally(() => {
+        if (this.#running.get(key) === run) this.#running.delete(key);
+      });
+      // Observed here so a run every caller left is never an unhandled rejection.
+      promise.catch(() => undefined);
+      run = { promise, controller, waiters: 0 };
+      this.#running.set(key, run);
+    }
+    run.waiters += 1;
+    if (!signal) return run.promise;
+    const joined = run;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => {
+        joined.waiters -= 1;
+        if (joined.waiters === 0) {
+          // Nobody waits any more: stop the work, and let the next caller start afresh.
+          if (this.#running.get(key) === joined) this.#running.delete(key);
+          joined.controller.abort(signal.reason);
+        }
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      joined.promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Abort every run (closing down); their callers get `reason`. */
+  abortAll(reason: unknown): void {
+    const runs = [...this.#running.values()];
+    this.#running.clear();
+    for (const run of runs) run.controller.abort(reason);
   }
 }

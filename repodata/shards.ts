@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { decode } from '@msgpack/msgpack';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { describeSubdir, RepodataCorruptError, ShardNotLoadedError } from './fetch-errors.js';
+import { SharedWork } from './limit.js';
 import { normaliseRecord, recordContext, type RecordContext } from './record-normalise.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
 import { zstdDecompress } from './zstd.js';
@@ -390,7 +391,8 @@ export class ShardedSubdirIndex implements SubdirIndex {
   readonly #onProgress: LoadProgress | undefined;
   /** name -> records, with the hash they were decoded from. */
   readonly #loaded = new Map<string, { sha256: string; records: readonly PackageRecord[] }>();
-  readonly #inflight = new Map<string, Promise<void>>();
+  /** Shard fetches in flight, shared by concurrent `prefetch` calls (see `SharedWork`). */
+  readonly #fetching = new SharedWork<string, void>();
   #recordCount = 0;
   #shardBytes = 0;
 
@@ -458,17 +460,16 @@ export class ShardedSubdirIndex implements SubdirIndex {
     throw new ShardNotLoadedError(this.channel.name, this.subdir, name);
   }
 
-  /** Fetch the shards of `names` that this subdir has and that are not loaded yet. */
+  /**
+   * Fetch the shards of `names` that this subdir has and that are not loaded yet. A shard another
+   * call is already fetching is waited for, not fetched twice; `signal` ends this call's wait, and
+   * the fetch itself only once no call waits for it any more.
+   */
   async prefetch(names: Iterable<string>, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const name of names) {
       if (this.isLoaded(name)) continue;
-      let pending = this.#inflight.get(name);
-      if (!pending) {
-        pending = this.#load(name, options.signal).finally(() => this.#inflight.delete(name));
-        this.#inflight.set(name, pending);
-      }
-      waits.push(pending);
+      waits.push(this.#fetching.run(name, (signal) => this.#load(name, signal), options.signal));
     }
     // Wait for all, then report the first failure (so no request is left running unobserved).
     const results = await Promise.allSettled(waits);
@@ -476,7 +477,7 @@ export class ShardedSubdirIndex implements SubdirIndex {
     if (failed) throw failed.reason;
   }
 
-  async #load(name: string, signal: AbortSignal | undefined): Promise<void> {
+  async #load(name: string, signal: AbortSignal): Promise<void> {
     const sha256 = this.shardIndex.shards.get(name)!;
     const where = { channel: this.channel.name, subdir: this.subdir };
     const first = await this.#fetchShard(sha256, name, { signal, bypassCache: false });

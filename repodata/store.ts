@@ -42,13 +42,13 @@ import { tryParseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { indexRepodata } from './build-index.js';
 import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
-import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError } from './fetch-errors.js';
+import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError, RepodataStoreClosedError } from './fetch-errors.js';
 import type { FetchContext } from './fetch.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import { sharedUint8 } from './index-tables.js';
 import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
 import { LazySubdirIndex } from './lazy-index.js';
-import { ConcurrencyLimit } from './limit.js';
+import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { RepodataParseError } from './parse-errors.js';
 import { decodeShardIndex, MAX_SHARD_BYTES, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE, shardMatchesHash, ShardedSubdirIndex } from './shards.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
@@ -134,7 +134,7 @@ export class RepodataStore {
   readonly #ownsDispatcher: boolean;
   readonly #limit: ConcurrencyLimit;
   readonly #memory = new Map<string, MemoryEntry>();
-  readonly #inflight = new Map<string, Promise<SubdirIndex | null>>();
+  readonly #loads = new SharedWork<string, SubdirIndex | null>();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
 
@@ -176,20 +176,23 @@ export class RepodataStore {
     return indexes;
   }
 
-  /** One subdir's index, or null when the channel does not have that subdir. */
+  /**
+   * One subdir's index, or null when the channel does not have that subdir. Concurrent calls for
+   * the same subdir share one load; a caller whose signal aborts stops waiting at once, and the load
+   * itself stops only when every caller waiting for it has given up.
+   */
   load(channel: Channel, subdir: string, options: LoadOptions = {}): Promise<SubdirIndex | null> {
     const key = this.#key(channel, subdir);
-    let pending = this.#inflight.get(key);
-    if (!pending) {
-      pending = (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, options.signal)).finally(() =>
-        this.#inflight.delete(key),
-      );
-      this.#inflight.set(key, pending);
-    }
-    return pending;
+    return this.#loads.run(
+      key,
+      (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal)),
+      options.signal,
+    );
   }
 
+  /** Stop loads still running, drop the indexes held in memory, close the HTTP client. */
   async close(): Promise<void> {
+    this.#loads.abortAll(new RepodataStoreClosedError());
     this.#memory.clear();
     if (this.#ownsDispatcher && this.#dispatcher) await this.#dispatcher.close();
   }
