@@ -5,6 +5,10 @@
  *
  * `intercept` lets a test answer a request itself (an error status, a truncated body, a dropped
  * connection) before the static handler runs.
+ *
+ * `auth` makes it a private channel: every path must start with `/t/<token>/` (stripped before the
+ * file is looked up; 403 otherwise) and/or carry `Authorization: Basic <user:password>` (401
+ * otherwise), as anaconda.org and HTTP-auth mirrors expect.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -34,6 +38,8 @@ export interface ChannelServerOptions {
   /** Seconds for `Cache-Control: max-age`; omitted when undefined. */
   maxAge?: number;
   host?: string;
+  /** Require an anaconda.org-style token in the path and/or Basic credentials. */
+  auth?: { token?: string; basic?: { user: string; password: string } };
 }
 
 export async function startChannelServer(options: ChannelServerOptions): Promise<ChannelServer> {
@@ -49,9 +55,26 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    res.on('finish', () => log.push({ method: req.method ?? 'GET', path, headers: req.headers, status: res.statusCode }));
+    const requested = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    let path = requested;
+    res.on('finish', () => log.push({ method: req.method ?? 'GET', path: requested, headers: req.headers, status: res.statusCode }));
     if (state.intercept && (await state.intercept(req, res))) return;
+    const auth = options.auth;
+    if (auth?.basic) {
+      const expected = `Basic ${Buffer.from(`${auth.basic.user}:${auth.basic.password}`).toString('base64')}`;
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="channel"' }).end();
+        return;
+      }
+    }
+    if (auth?.token !== undefined) {
+      const prefix = `/t/${auth.token}/`;
+      if (!path.startsWith(prefix)) {
+        res.writeHead(403).end();
+        return;
+      }
+      path = path.slice(prefix.length - 1);
+    }
     const file = normalize(join(root, path));
     if (!file.startsWith(root + sep) && file !== root) {
       res.writeHead(403).end();
