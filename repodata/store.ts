@@ -97,6 +97,11 @@ interface MemoryEntry {
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 const MAX_REPODATA_BYTES = 4 * 1024 * 1024 * 1024;
+/** Index sets whose completed closures are remembered (a server sees few distinct channel lists). */
+const MAX_REMEMBERED_CLOSURES = 1024;
+/** A process-wide identity for index objects, for keys of index sets. */
+const indexIds = new WeakMap<SubdirIndex, number>();
+let nextIndexId = 1;
 
 type FetchFormat = Exclude<CacheFormat, 'missing'>;
 
@@ -135,6 +140,8 @@ export class RepodataStore {
   readonly #limit: ConcurrencyLimit;
   readonly #memory = new Map<string, MemoryEntry>();
   readonly #loads = new SharedWork<string, SubdirIndex | null>();
+  /** Root names whose shard closure is complete, per set of index objects (see `prepare`). */
+  readonly #closures = new Map<string, Set<string>>();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
 
@@ -166,7 +173,16 @@ export class RepodataStore {
       row.forEach((index, s) => indexes.push(index ?? emptyIndex(channel, subdirs[s]!)));
     });
     if (indexes.some((index) => index instanceof ShardedSubdirIndex)) {
-      await prefetchClosure(indexes, rootNames, options.signal);
+      // The same indexes were already completed for these roots (a server's next request): the
+      // closure cannot have grown, since indexes are immutable and shards only get added.
+      const setKey = this.#indexSetKey(indexes);
+      let done = this.#closures.get(setKey);
+      const roots = done ? rootNames.filter((name) => !done!.has(name)) : rootNames;
+      if (roots.length === 0) return indexes;
+      await prefetchClosure(indexes, roots, options.signal);
+      if (this.#closures.size >= MAX_REMEMBERED_CLOSURES) this.#closures.clear();
+      if (!done) this.#closures.set(setKey, (done = new Set()));
+      for (const name of roots) done.add(name);
       for (const index of indexes) {
         if (index instanceof ShardedSubdirIndex) {
           this.#options.onProgress?.({ channel: index.channel.name, subdir: index.subdir, phase: 'done', records: index.recordCount });
@@ -202,6 +218,18 @@ export class RepodataStore {
     const http = await import('./fetch.js');
     this.#dispatcher ??= http.createDefaultDispatcher();
     return { http, context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal } };
+  }
+
+  /** Identity of the indexes that can contribute records (empty ones are made afresh each time). */
+  #indexSetKey(indexes: readonly SubdirIndex[]): string {
+    return indexes
+      .filter((index) => index instanceof ShardedSubdirIndex || index.recordCount > 0)
+      .map((index) => {
+        let id = indexIds.get(index);
+        if (id === undefined) indexIds.set(index, (id = nextIndexId++));
+        return id;
+      })
+      .join(',');
   }
 
   #key(channel: Channel, subdir: string): string {

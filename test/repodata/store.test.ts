@@ -351,6 +351,39 @@ describeShared('the repodata store', () => {
     }
   });
 
+  it('does not walk a closure again for roots already prepared over the same indexes', async () => {
+    const root = join(work.path, 'hot-sharded');
+    await shardChannel({ source: PY39, out: join(root, 'ch'), subdirs: ['linux-64', 'noarch'] });
+    const sharded = await startChannelServer({ root, maxAge: 3600 });
+    try {
+      const store = new RepodataStore({ cacheDir: join(work.path, 'hot-sharded-cache') });
+      const channel = parseChannel(`${sharded.url}/ch`);
+      const first = await store.prepare([channel], ['linux-64', 'noarch'], ['python']);
+      const reads: string[] = [];
+      for (const index of first) {
+        const records = index.records.bind(index);
+        index.records = (name: string) => {
+          reads.push(name);
+          return records(name);
+        };
+      }
+      const again = await store.prepare([channel], ['linux-64', 'noarch'], ['python']);
+      expect(again).toEqual(first);
+      expect(reads).toEqual([]);
+      // A new root is followed (and only what it adds is fetched).
+      const loaded = new Set((first[0] as ShardedSubdirIndex).loadedNames());
+      const outside = [...first[0]!.names()].find((name) => !loaded.has(name))!;
+      const requests = sharded.log.length;
+      await store.prepare([channel], ['linux-64', 'noarch'], ['python', outside]);
+      expect(reads).toContain(outside);
+      expect(sharded.log.length).toBeGreaterThan(requests);
+      expect(first[0]!.records(outside).length).toBeGreaterThan(0);
+      await store.close();
+    } finally {
+      await sharded.close();
+    }
+  });
+
   it('offline over a sharded cache: the prepared closure loads with no request; a name never fetched is an offline error', async () => {
     const root = join(work.path, 'offline-sharded');
     await shardChannel({ source: PY39, out: join(root, 'ch'), subdirs: ['linux-64', 'noarch'] });
