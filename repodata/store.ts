@@ -490,9 +490,9 @@ export class RepodataStore {
           source: { channel: ref, subdir },
           bytes: this.#options.indexBytes ?? 'memory',
         }).index;
-      const baseUrl = index instanceof LazySubdirIndex ? index.tables.info.baseUrl : null;
-      if (baseUrl && this.#options.checkUrl) {
-        await checkUrlAllowed({ channel: channel.name, subdir, checkUrl: this.#options.checkUrl }, new URL(baseUrl, `${channel.publicSubdirUrl(subdir)}/`).href);
+      if (this.#options.checkUrl) {
+        const policy = { channel: channel.name, subdir, checkUrl: this.#options.checkUrl };
+        for (const base of packageBases(index, channel.publicSubdirUrl(subdir))) await checkUrlAllowed(policy, base);
       }
     }
     if (!(index instanceof ShardedSubdirIndex)) this.#progress(channel, subdir, 'done', { records: index.recordCount });
@@ -539,6 +539,27 @@ export class RepodataStore {
       },
     });
   }
+}
+
+/**
+ * Where the records of a monolithic index point other than the subdir itself (which the policy saw
+ * as a request URL): `info.base_url`. The lazy index read it while scanning; an eager parse (the
+ * fallback for documents the scan declines) is asked through its records' URLs.
+ */
+function packageBases(index: SubdirIndex, publicSubdirUrl: string): string[] {
+  const own = `${publicSubdirUrl}/`;
+  if (index instanceof LazySubdirIndex) {
+    const baseUrl = index.tables.info.baseUrl;
+    return baseUrl ? [new URL(baseUrl, own).href] : [];
+  }
+  const bases = new Set<string>();
+  for (const name of index.names()) {
+    for (const record of index.records(name)) {
+      const base = record.url.slice(0, record.url.lastIndexOf('/') + 1);
+      if (base !== own) bases.add(base);
+    }
+  }
+  return [...bases];
 }
 
 function channelRef(channel: Channel): ChannelRef {

@@ -311,6 +311,34 @@ describeShared('the repodata store', () => {
     }
   });
 
+  it('asks the policy about base_url also when the document is parsed eagerly', async () => {
+    // "packages" twice: the lazy scan declines and the eager parser (JSON.parse, last one wins) reads it.
+    const root = join(work.path, 'eager');
+    mkdirSync(join(root, 'ch', 'noarch'), { recursive: true });
+    const record = { name: 'a', version: '1', build: '0', build_number: 0, depends: [], subdir: 'noarch' };
+    writeFileSync(
+      join(root, 'ch', 'noarch', 'repodata.json'),
+      `{"info": {"subdir": "noarch", "base_url": "https://10.0.0.7/pkgs"}, "packages": {}, "packages": {"a-1-0.tar.bz2": ${JSON.stringify(record)}}}`,
+    );
+    const eager = await startChannelServer({ root });
+    try {
+      const seen: string[] = [];
+      const store = new RepodataStore({
+        cacheDir: join(work.path, 'eager-cache'),
+        checkUrl: (url) => {
+          seen.push(url.href);
+          return url.hostname !== '10.0.0.7';
+        },
+      });
+      const error = await store.prepare([parseChannel(`${eager.url}/ch`)], ['noarch'], []).catch((e: unknown) => e);
+      await store.close();
+      expect(seen).toContain('https://10.0.0.7/pkgs/');
+      expect(error).toBeInstanceOf(RepodataUrlRefusedError);
+    } finally {
+      await eager.close();
+    }
+  });
+
   it('sends the token and password with every request, sharded or not, and keeps them out of progress, cache names and state', async () => {
     const root = join(work.path, 'private');
     await shardChannel({ source: PY39, out: join(root, 'sharded'), subdirs: ['linux-64', 'noarch'] });
