@@ -15,7 +15,7 @@ import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared, PROJECT_ROOT } from '../helpers/shared.js';
-import { hidePaths, tempDir } from './http-helpers.js';
+import { hidePaths, tempDir } from './store-helpers.js';
 
 describe('defaultCacheDir', () => {
   it('follows each platform', () => {
@@ -204,7 +204,7 @@ describeShared('the repodata cache', () => {
 
   it('two processes fetching the same index at once both end with a valid cache', async () => {
     const cacheDir = join(work.path, 'processes');
-    const script = join(PROJECT_ROOT, 'test', 'repodata', 'http-fetch-process.ts');
+    const script = join(PROJECT_ROOT, 'test', 'repodata', 'store-fetch-process.ts');
     const run = promisify(execFile);
     const tsx = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
     const outputs = await Promise.all(

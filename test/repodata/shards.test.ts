@@ -20,7 +20,7 @@ import { startChannelServer, type ChannelServer } from '../helpers/channel-serve
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
 import { reviveIndex, shareIndex } from '../../src/index-sharing.js';
-import { allRecords, tempDir } from './http-helpers.js';
+import { allRecords, tempDir } from './store-helpers.js';
 
 describe('dependencyName', () => {
   it.each([

@@ -15,7 +15,7 @@ import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
-import { tempDir } from './http-helpers.js';
+import { tempDir } from './store-helpers.js';
 
 const PY39 = join(CHANNELS_DIR, 'conda-forge-py39');
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);

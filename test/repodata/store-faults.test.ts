@@ -13,7 +13,7 @@ import { parseChannel } from '../../vocabulary/channel.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
-import { snapshotDir, tempDir } from './http-helpers.js';
+import { snapshotDir, tempDir } from './store-helpers.js';
 
 const LINUX = join(CHANNELS_DIR, 'conda-forge-py39', 'linux-64');
 

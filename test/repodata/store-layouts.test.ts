@@ -13,7 +13,7 @@ import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
-import { allRecords, hidePaths, tempDir } from './http-helpers.js';
+import { allRecords, hidePaths, tempDir } from './store-helpers.js';
 
 const SUBDIRS = ['linux-64', 'noarch', 'osx-arm64'];
 
