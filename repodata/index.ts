@@ -12,6 +12,7 @@ export type { RepodataStoreOptions, LoadOptions } from './store.js';
 export { RepodataCache, freshnessMs, isFresh } from './cache.js';
 export type { CacheFormat, CacheState } from './cache.js';
 export { checkUrlAllowed } from './url-policy.js';
+export { ConcurrencyLimit, SharedWork } from './limit.js';
 export type { CheckUrl } from './url-policy.js';
 
 // Parsing and indexing one repodata.json.
@@ -41,4 +42,5 @@ export {
   RepodataUrlRefusedError,
   RepodataCacheError,
   ShardNotLoadedError,
+  RepodataStoreClosedError,
 } from './fetch-errors.js';
