@@ -173,6 +173,38 @@ describeShared('the repodata store', () => {
     }
   });
 
+  it('fetches subdirs, channels and shards in parallel, never more at once than its pool allows', async () => {
+    const root = join(work.path, 'pool');
+    await shardChannel({ source: PY39, out: join(root, 'a'), subdirs: ['linux-64', 'noarch'] });
+    await shardChannel({ source: PY39, out: join(root, 'b'), subdirs: ['linux-64', 'noarch'] });
+    const pooled = await startChannelServer({ root });
+    let active = 0;
+    let peak = 0;
+    pooled.intercept = async (_req, res) => {
+      active++;
+      peak = Math.max(peak, active);
+      res.on('close', () => active--);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return false;
+    };
+    try {
+      for (const concurrency of [2, 6]) {
+        peak = 0;
+        const store = new RepodataStore({ cacheDir: join(work.path, `pool-cache-${concurrency}`), concurrency });
+        const channels = [parseChannel(`${pooled.url}/a`), parseChannel(`${pooled.url}/b`)];
+        const indexes = await store.prepare(channels, ['linux-64', 'noarch'], ['python']);
+        await store.close();
+        expect(indexes.map((index) => index.records('python').length > 0)).toEqual([true, false, true, false]);
+        expect(peak).toBeLessThanOrEqual(concurrency);
+        expect(peak).toBeGreaterThan(1);
+      }
+      // Per run: 4 shard indexes, and the 55 shards of the closure (once or twice: the channels share hashes).
+      expect(pooled.log.length).toBeGreaterThanOrEqual(2 * (4 + 55));
+    } finally {
+      await pooled.close();
+    }
+  });
+
   it('keeps loading for the others when one caller gives up', async () => {
     const slow = await startChannelServer({ root: CHANNELS_DIR });
     let release: () => void = () => undefined;
