@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ChannelNotFoundError, RepodataOfflineError, RepodataUrlRefusedError } from '../../repodata/fetch-errors.js';
+import { ChannelNotFoundError, RepodataOfflineError, RepodataStoreClosedError, RepodataUrlRefusedError } from '../../repodata/fetch-errors.js';
 import { ShardedSubdirIndex } from '../../repodata/shards.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { LoadProgressEvent } from '../../repodata/types.js';
@@ -281,6 +281,23 @@ describeShared('the repodata store', () => {
       setTimeout(() => controller.abort(new Error('time limit')), 30);
       await expect(loading).rejects.toThrow('time limit');
       await store.close();
+    } finally {
+      await stalled.close();
+    }
+  });
+
+  it('stops loads still running when it is closed', async () => {
+    const stalled = await startChannelServer({ root: CHANNELS_DIR });
+    stalled.intercept = () => new Promise<boolean>(() => undefined); // never answers
+    try {
+      const store = new RepodataStore({ cacheDir: join(work.path, 'closed') });
+      const loading = store.prepare([parseChannel(`${stalled.url}/conda-forge-py39`)], ['noarch'], []).catch((e: unknown) => e);
+      // Let the request reach the server (it will never be answered).
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await store.close();
+      const error = await loading;
+      expect(error).toBeInstanceOf(RepodataStoreClosedError);
+      expect((error as RepodataStoreClosedError).code).toBe('CR_ERR_REPODATA_STORE_CLOSED');
     } finally {
       await stalled.close();
     }
