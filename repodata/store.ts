@@ -29,10 +29,13 @@
  * request), so the solver can then read records synchronously. Each name is expanded as soon as
  * its shards arrive. Shards are cached forever by hash.
  *
- * Concurrent loads of the same subdir share one promise; network requests of the whole store go
- * through one bounded pool (`concurrency`). The HTTP client (undici, ~0.1 s to load) is imported
- * only when a request is about to be made, so a resolve from a fresh cache or a local channel
- * never pays for it.
+ * Concurrent loads of the same subdir (and fetches of the same shard) share one run, which stops
+ * only when every caller waiting for it has given up (`SharedWork`): one caller's abort never fails
+ * another. A `prepare` over the same index objects and roots as an earlier one does not walk the
+ * shard closure again. Network requests of the whole store go through one bounded pool
+ * (`concurrency`); `close()` stops loads still running. The HTTP client (undici, ~0.1 s to load) is
+ * imported only when a request is about to be made, so a resolve from a fresh cache or a local
+ * channel never pays for it.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
