@@ -1,7 +1,8 @@
 /**
- * Runs one platform's solve, either in this thread or on the worker pool. The resolve orchestration
- * does not care which: the CLI solves a single platform in-process (a worker would only add its
- * start-up time) and several platforms on workers in parallel; the server always uses the pool.
+ * Runs one platform's solve in this thread, on the worker pool, or on both. The resolve
+ * orchestration does not care which: the CLI solves a single platform in-process (a worker would
+ * only add its start-up time) and several platforms on this thread and workers together; the
+ * server always uses the pool.
  */
 import { solve, SolveTimeoutError } from '../solver/index.js';
 import type { SubdirIndex } from '../repodata/types.js';
@@ -78,5 +79,74 @@ export class PooledSolver implements PlatformSolver {
       },
       signal,
     );
+  }
+}
+
+interface WaitingSolve {
+  readonly input: PlatformSolveInput;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (outcome: PlatformSolveOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Several platforms for one process: solved here one after another until a solve proves heavy,
+ * then on this thread and the pool's workers together, each taking the next waiting platform.
+ *
+ * Why: a worker's start-up and its cold JIT cost about as much as a small solve, which this thread,
+ * already warm, does in less; so for small solves (conda-forge-py39's python=3.9 takes some 40 ms
+ * once warm) one thread is fastest, and workers pay off only for solves that take longer than
+ * `parallelAfterMs`. bench/cli.ts measures the three-platform case. This thread blocks while it
+ * solves, which suits the CLI, not the server.
+ */
+export class ThisThreadThenPoolSolver implements PlatformSolver {
+  readonly #here = new InProcessSolver();
+  readonly #pooled: PooledSolver;
+  readonly #poolSize: number;
+  readonly #parallelAfterMs: number;
+  readonly #waiting: WaitingSolve[] = [];
+  #poolRunning = 0;
+  #usePool = false;
+  #hereScheduled = false;
+
+  constructor(pool: SolvePool, options: { parallelAfterMs?: number } = {}) {
+    this.#pooled = new PooledSolver(pool);
+    this.#poolSize = pool.size;
+    this.#parallelAfterMs = options.parallelAfterMs ?? 200;
+  }
+
+  solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ input, signal, resolve, reject });
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    while (this.#usePool && this.#waiting.length > 0 && this.#poolRunning < this.#poolSize) {
+      const job = this.#waiting.shift()!;
+      this.#poolRunning++;
+      this.#pooled
+        .solve(job.input, job.signal)
+        .then(job.resolve, job.reject)
+        .finally(() => {
+          this.#poolRunning--;
+          this.#dispatch();
+        });
+    }
+    if (this.#waiting.length === 0 || this.#hereScheduled) return;
+    // A turn later, so the event loop can finish loading other platforms' indexes first.
+    this.#hereScheduled = true;
+    setImmediate(() => {
+      const job = this.#waiting.shift();
+      const started = performance.now();
+      const done = () => {
+        if (performance.now() - started > this.#parallelAfterMs) this.#usePool = true;
+        this.#hereScheduled = false;
+        this.#dispatch();
+      };
+      if (!job) return done();
+      this.#here.solve(job.input, job.signal).then(job.resolve, job.reject).finally(done);
+    });
   }
 }

@@ -11,7 +11,7 @@ import { CondaResolveError } from '../../vocabulary/errors.js';
 import { InputFileError, UsageError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
-import { InProcessSolver, PooledSolver, type PlatformSolver } from '../platform-solver.js';
+import { InProcessSolver, ThisThreadThenPoolSolver, type PlatformSolver } from '../platform-solver.js';
 import { prepareRequest, type InputFile } from '../request.js';
 import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
 import { SolvePool } from '../solve-pool.js';
@@ -104,17 +104,17 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     for (const warning of request.warnings) writeWarning(io, warning);
 
     const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
-    // Several platforms solve in parallel on worker threads, started now so they boot while
-    // repodata loads; a single platform solves here (a worker would only add start-up time).
-    const pool = request.platforms.length > 1 ? new SolvePool({ size: Math.min(request.platforms.length, availableParallelism()) }) : undefined;
-    pool?.warm();
-    const solver: PlatformSolver = pool ? new PooledSolver(pool) : new InProcessSolver();
+    // One platform solves here (a worker would only add its start-up time); several solve here
+    // one after another until a solve proves heavy, then on worker threads as well.
+    const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
+    const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
+    const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
     const store = new RepodataStore({
       cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
       offline: values.offline === true,
       refresh: values.refresh === true,
-      // One platform solves here and reads only the records it needs; workers need shared bytes.
-      indexBytes: pool ? 'memory' : 'positional',
+      // This thread reads only the records it needs; an index handed to a worker is read whole then.
+      indexBytes: 'positional',
       onProgress: progress.onLoad,
     });
     let resolution;
