@@ -592,7 +592,10 @@ function parseParts(p: SpecParser): Parsed {
   }
   const pos = (k: number) => lead + (cutAt >= 0 && k >= cutAt ? k + cutLength : k);
   const stray = s.search(/[[\]]/);
-  if (stray >= 0) p.fail(`unexpected "${s[stray]}"`, pos(stray));
+  if (stray >= 0) {
+    const unclosed = s[stray] === '[' && s.indexOf(']', stray) < 0;
+    p.fail(unclosed ? 'unclosed "[" (bracket attributes end with "]")' : `unexpected "${s[stray]}"`, pos(stray));
+  }
 
   // A trailing `(optional)` / `(target=...)` annotation, which conda parses and ignores.
   const parens = /\(([^()]*)\)\s*$/.exec(s);

@@ -356,7 +356,8 @@ describe('MatchSpec errors', () => {
   it.each([
     ['', 'empty match spec', 0],
     ['   ', 'empty match spec', 0],
-    ['blas [optional', 'unexpected "["', 5],
+    ['blas [optional', 'unclosed "[" (bracket attributes end with "]")', 5],
+    ['blas ]x[', 'unexpected "]"', 5],
     ['blas [test=]', 'empty value for "test"', 11],
     ['blas[invalid="1"]', 'unknown key "invalid" (valid keys: channel, subdir, name, version, build, build_number, track_features, features, url, md5, sha256, license, license_family, fn)', 5],
     ['!xyz 1.3', 'no package name found before "!"', 0],
