@@ -2,13 +2,11 @@
  * The repodata store as a server uses it: a request that gives up (time limit, client gone) stops
  * waiting for its channel indexes, but the loads themselves go on.
  *
- * Why: the store shares one in-flight load per channel subdir among every request that wants it,
- * and the load is bound to the signal of the request that started it. Passing a request's signal
- * down would let one impatient client fail every other request waiting on the same channel ("The
- * client disconnected" in someone else's answer). Letting the load finish also leaves the index in
- * memory for the next request, which is what a shared service wants. Loads stay bounded: the store
- * runs at most one per subdir, and its HTTP client has its own time limits. Solves, which are the
- * expensive part a request owns alone, are still cancelled with the request's signal.
+ * Why: the store already shares one load per channel subdir among its waiters and stops it only
+ * when every waiter has given up (`SharedWork`), which suits a one-shot CLI. A server wants the load
+ * finished even then: the index stays in memory and answers the next request without a fetch.
+ * Loads stay bounded: the store runs at most one per subdir, and its HTTP client has its own time
+ * limits. Solves, the expensive part a request owns alone, are still cancelled with its signal.
  */
 import { RepodataStore, type LoadOptions } from '../../repodata/store.js';
 import type { SubdirIndex } from '../../repodata/types.js';
