@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   CR_ERR_INPUT_DATE: 'An --exclude-newer date cannot be parsed.',
   CR_ERR_INPUT_OPTION: 'An option has an invalid value.',
   CR_ERR_SOLVE_UNSATISFIABLE: 'No set of packages satisfies the request on a platform.',
+  CR_ERR_EXPORT_UNSOLVED: 'An export was asked of a resolution in which a platform did not solve (library API).',
   CR_ERR_INTERNAL: 'An unexpected failure; the message shown is generic.',
 } as const;
 
