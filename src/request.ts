@@ -3,7 +3,7 @@
  * parsed, every file read, every platform and channel checked, before anything is fetched. Bad input
  * fails here, naming the spec, the file and line, or the field.
  */
-import { parseChannel, type Channel } from '../vocabulary/channel.js';
+import { DEFAULTS_CHANNEL_URLS, parseChannel, type Channel } from '../vocabulary/channel.js';
 import { parseMatchSpec } from '../vocabulary/match-spec.js';
 import { isKnownSubdir, KNOWN_SUBDIRS } from '../vocabulary/platform.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
@@ -54,8 +54,6 @@ export interface PrepareOptions {
   readonly defaultChannels: readonly string[];
 }
 
-/** conda's `defaults` multichannel, as conda expands it on non-Windows platforms. */
-const DEFAULTS_EXPANSION = ['https://repo.anaconda.com/pkgs/main', 'https://repo.anaconda.com/pkgs/r'];
 
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
@@ -107,7 +105,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
 
   const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)].map((c) => c.trim());
   const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) =>
-    c === 'defaults' ? DEFAULTS_EXPANSION : [c],
+    c === 'defaults' ? DEFAULTS_CHANNEL_URLS : [c],
   );
   const channels: Channel[] = [];
   const seenChannels = new Set<string>();
