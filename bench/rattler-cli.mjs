@@ -3,6 +3,7 @@
 // prints the solved packages as JSON. Virtual packages are the same as ours, passed as locked
 // records (PEERS.md).
 //   node bench/rattler-cli.mjs CHANNEL_URL PLATFORM[,PLATFORM...] SPEC...
+import process from 'node:process';
 import { simpleSolve } from '@conda-org/rattler';
 import { virtualPackages } from '../dist/vocabulary/virtual-packages.js';
 
