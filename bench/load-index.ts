@@ -26,8 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadIndexFromCache } from '../repodata/index-file.js';
 import { parseRepodata } from '../repodata/parse.js';
-import type { ChannelRef, SubdirIndex } from '../repodata/types.js';
+import type { ChannelRef } from '../repodata/types.js';
 import { generateChannel } from './generate-channel.js';
+import { median, peakRssMb, recordClosure } from './measure.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CHANNEL = join(HERE, 'out', 'channel-465k');
@@ -52,36 +53,7 @@ interface ChildResult {
   readonly processMs?: number;
 }
 
-/** The package name of a dependency spec (`numpy >=1.21,<2.0a0` -> `numpy`). */
-function depName(spec: string): string {
-  const match = /^[^\s=<>!~[]+/.exec(spec.trim());
-  const name = match ? match[0] : spec;
-  const channelSep = name.lastIndexOf('::');
-  return (channelSep >= 0 ? name.slice(channelSep + 2) : name).toLowerCase();
-}
 
-/** Every name reachable from `roots` through `depends`, with all its records, over the indexes. */
-function closure(indexes: readonly SubdirIndex[], roots: readonly string[]): { names: number; records: number } {
-  const seen = new Set<string>(roots);
-  const queue = [...roots];
-  let records = 0;
-  while (queue.length > 0) {
-    const name = queue.pop() as string;
-    for (const index of indexes) {
-      for (const record of index.records(name)) {
-        records++;
-        for (const dep of record.depends) {
-          const next = depName(dep);
-          if (!next.startsWith('__') && !seen.has(next)) {
-            seen.add(next);
-            queue.push(next);
-          }
-        }
-      }
-    }
-  }
-  return { names: seen.size, records };
-}
 
 function runChild(mode: Mode, channelDir: string, specs: readonly string[]): ChildResult {
   const channel: ChannelRef = { name: 'synthetic', baseUrl: `file://${channelDir}` };
@@ -100,7 +72,7 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
       loadIndexFromCache({ jsonPath, sidecarPath: `${jsonPath}.absent-index`, source: { channel, subdir: SUBDIRS[i] }, writeSidecar: false }),
     );
     if (loaded.some((l) => l.from !== 'scan')) throw new Error('expected a scan');
-    result = closure(
+    result = recordClosure(
       loaded.map((l) => l.index),
       specs,
     );
@@ -108,7 +80,7 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
     const bytes = mode === 'lazy-sidecar' ? 'memory' : 'positional';
     const loaded = paths.map((jsonPath, i) => loadIndexFromCache({ jsonPath, source: { channel, subdir: SUBDIRS[i] }, bytes, writeSidecar: false }));
     if (loaded.some((l) => l.from !== 'sidecar')) throw new Error('sidecar missing or stale');
-    result = closure(
+    result = recordClosure(
       loaded.map((l) => l.index),
       specs,
     );
@@ -118,24 +90,7 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: peakRssMb(), closureNames: result.names, closureRecords: result.records };
 }
 
-/**
- * This process's peak RSS. On Linux, VmHWM of /proc/self/status: `getrusage`'s maxrss survives
- * fork+exec and would report the parent's high-water mark for a small child.
- */
-function peakRssMb(): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (match) return Number(match[1]) / 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS / 1024;
-}
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
 
 function main(): void {
   const { values } = parseArgs({

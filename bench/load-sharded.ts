@@ -35,12 +35,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { ShardedSubdirIndex } from '../repodata/shards.js';
-import { dependencyName, RepodataStore } from '../repodata/store.js';
-import type { SubdirIndex } from '../repodata/types.js';
+import { RepodataStore } from '../repodata/store.js';
 import { parseChannel } from '../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../test/helpers/channel-server.js';
 import { shardChannel } from '../test/tools/shard-channel.js';
 import { generateChannel } from './generate-channel.js';
+import { median, peakRssMb, recordClosure } from './measure.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CHANNEL = join(HERE, 'out', 'channel-465k');
@@ -65,16 +65,6 @@ interface ChildResult {
   readonly processMs?: number;
 }
 
-/** VmHWM of this process (see bench/load-index.ts for why not getrusage). */
-function peakRssMb(): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (match) return Number(match[1]) / 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS / 1024;
-}
 
 async function runChild(mode: Mode, options: { channelDir: string; url: string; cacheDir: string; specs: string[] }): Promise<ChildResult> {
   const started = performance.now();
@@ -105,10 +95,6 @@ async function runChild(mode: Mode, options: { channelDir: string; url: string; 
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: peakRssMb(), names, records };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? 0;
-}
 
 // ---- part 2: RepodataStore.prepare over loopback, conda-forge-py39 -------------------------------
 
@@ -140,7 +126,7 @@ async function runStoreChild(layout: StoreLayout, url: string, cacheDir: string)
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuStart);
     const closureStarted = performance.now();
-    closureOf(indexes, ['python']);
+    recordClosure(indexes, ['python']);
     const closureMs = performance.now() - closureStarted;
     const hotStarted = performance.now();
     const again = await store.prepare([channel], SUBDIRS, ['python']);
@@ -154,28 +140,6 @@ async function runStoreChild(layout: StoreLayout, url: string, cacheDir: string)
   }
 }
 
-/** Every record of every name reachable from `roots` through `depends` (materialised on the way). */
-function closureOf(indexes: readonly SubdirIndex[], roots: readonly string[]): number {
-  const seen = new Set(roots);
-  const queue = [...roots];
-  let records = 0;
-  while (queue.length > 0) {
-    const name = queue.pop()!;
-    for (const index of indexes) {
-      for (const record of index.records(name)) {
-        records++;
-        for (const dep of record.depends) {
-          const next = dependencyName(dep);
-          if (next !== null && !seen.has(next)) {
-            seen.add(next);
-            queue.push(next);
-          }
-        }
-      }
-    }
-  }
-  return records;
-}
 
 function runPeerChild(): ChildResult {
   const started = performance.now();

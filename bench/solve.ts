@@ -34,6 +34,7 @@ import { ENVIRONMENTS, type Environment } from '../test/solver/helpers/environme
 import { rattlerSolve } from '../test/solver/helpers/referee.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { generateChannel } from './generate-channel.js';
+import { median } from './measure.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -46,11 +47,6 @@ const { values } = parseArgs({
 const rounds = Math.max(1, Number(values.rounds));
 const environments = ENVIRONMENTS.filter((e) => !values.filter || `${e.folder} ${e.platform} ${e.specs.join(' ')}`.includes(values.filter));
 
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
 

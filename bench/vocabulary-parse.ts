@@ -18,6 +18,7 @@ import { parseRepodata } from '../repodata/parse.js';
 import type { ChannelRef } from '../repodata/types.js';
 import { parseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
+import { median } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = resolve(ROOT, process.env.CONDA_RESOLVE_SHARED_DIR ?? '../shared');
@@ -72,10 +73,6 @@ function snapshots(): Snapshot[] {
   return out;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
 
 /** Median milliseconds of `rounds` runs of `run`, after one warm-up run. */
 function time(rounds: number, run: () => unknown): number {
