@@ -1,8 +1,8 @@
 /**
  * Runs one platform's solve in this thread, on the worker pool, or on both. The resolve
  * orchestration does not care which: the CLI solves a single platform in-process (a worker would
- * only add its start-up time) and several platforms on this thread and workers together; the
- * server always uses the pool.
+ * only add its start-up time), several platforms here first and on workers too once a solve proves
+ * heavy; the server always uses the pool.
  */
 import { solve, SolveTimeoutError } from '../solver/index.js';
 import type { SubdirIndex } from '../repodata/types.js';
@@ -94,7 +94,7 @@ interface WaitingSolve {
  * then on this thread and the pool's workers together, each taking the next waiting platform.
  *
  * Why: a worker's start-up and its cold JIT cost about as much as a small solve, which this thread,
- * already warm, does in less; so for small solves (conda-forge-py39's python=3.9 takes some 40 ms
+ * already warm, does in less; so for small solves (conda-forge-py39's python=3.9 takes some 30 ms
  * once warm) one thread is fastest, and workers pay off only for solves that take longer than
  * `parallelAfterMs`. bench/cli.ts measures the three-platform case. This thread blocks while it
  * solves, which suits the CLI, not the server.
