@@ -28,7 +28,7 @@ import { loadIndexFromCache } from '../repodata/index-file.js';
 import { parseRepodata } from '../repodata/parse.js';
 import type { ChannelRef } from '../repodata/types.js';
 import { generateChannel } from './generate-channel.js';
-import { median, peakRssMb, recordClosure } from './measure.js';
+import { median, peakRssMb, printLoadTable, recordClosure } from './measure.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CHANNEL = join(HERE, 'out', 'channel-465k');
@@ -144,14 +144,10 @@ function main(): void {
   console.log(`conda-resolve load-index benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${rounds} cold processes)`);
   console.log(`channel: ${channelDir} (linux-64 + noarch, ${(totalBytes / 1e6).toFixed(0)} MB of JSON)`);
   console.log(`closure of "${specs.join(' ')}": ${sample?.closureNames} names, ${sample?.closureRecords} records; ratio = load time / JSON.parse time\n`);
-  console.log(`| ${'mode'.padEnd(44)} | ${'load ms'.padStart(8)} | ${'ratio'.padStart(6)} | ${'CPU ms'.padStart(7)} | ${'process ms'.padStart(10)} | ${'peak RSS MB'.padStart(11)} |`);
-  console.log(`|${'-'.repeat(46)}|${'-'.repeat(10)}|${'-'.repeat(8)}|${'-'.repeat(9)}|${'-'.repeat(12)}|${'-'.repeat(13)}|`);
-  for (const mode of MODES) {
-    const ms = pick(mode, 'ms');
-    console.log(
-      `| ${LABELS[mode].padEnd(44)} | ${ms.toFixed(0).padStart(8)} | ${(ms / base).toFixed(3).padStart(6)} | ${pick(mode, 'cpuMs').toFixed(0).padStart(7)} | ${pick(mode, 'processMs').toFixed(0).padStart(10)} | ${pick(mode, 'maxRssMb').toFixed(0).padStart(11)} |`,
-    );
-  }
+  printLoadTable(
+    MODES.map((mode) => ({ label: LABELS[mode], ms: pick(mode, 'ms'), cpuMs: pick(mode, 'cpuMs'), processMs: pick(mode, 'processMs'), maxRssMb: pick(mode, 'maxRssMb') })),
+    base,
+  );
 }
 
 main();

@@ -49,3 +49,22 @@ export function recordClosure(indexes: readonly SubdirIndex[], roots: readonly s
   }
   return { names: seen.size, records };
 }
+
+export interface LoadRow {
+  readonly label: string;
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly processMs: number;
+  readonly maxRssMb: number;
+}
+
+/** The load benchmarks' table: one row per mode, the ratio against `baseMs` (the peer's time). */
+export function printLoadTable(rows: readonly LoadRow[], baseMs: number): void {
+  console.log(`| ${'mode'.padEnd(44)} | ${'load ms'.padStart(8)} | ${'ratio'.padStart(6)} | ${'CPU ms'.padStart(7)} | ${'process ms'.padStart(10)} | ${'peak RSS MB'.padStart(11)} |`);
+  console.log(`|${'-'.repeat(46)}|${'-'.repeat(10)}|${'-'.repeat(8)}|${'-'.repeat(9)}|${'-'.repeat(12)}|${'-'.repeat(13)}|`);
+  for (const row of rows) {
+    console.log(
+      `| ${row.label.padEnd(44)} | ${row.ms.toFixed(0).padStart(8)} | ${(row.ms / baseMs).toFixed(3).padStart(6)} | ${row.cpuMs.toFixed(0).padStart(7)} | ${row.processMs.toFixed(0).padStart(10)} | ${row.maxRssMb.toFixed(0).padStart(11)} |`,
+    );
+  }
+}
