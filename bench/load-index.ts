@@ -53,8 +53,6 @@ interface ChildResult {
   readonly processMs?: number;
 }
 
-
-
 function runChild(mode: Mode, channelDir: string, specs: readonly string[]): ChildResult {
   const channel: ChannelRef = { name: 'synthetic', baseUrl: `file://${channelDir}` };
   const started = performance.now();
@@ -89,8 +87,6 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
   const cpu = process.cpuUsage(cpuStart);
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: peakRssMb(), closureNames: result.names, closureRecords: result.records };
 }
-
-
 
 function main(): void {
   const { values } = parseArgs({

@@ -65,7 +65,6 @@ interface ChildResult {
   readonly processMs?: number;
 }
 
-
 async function runChild(mode: Mode, options: { channelDir: string; url: string; cacheDir: string; specs: string[] }): Promise<ChildResult> {
   const started = performance.now();
   const cpuStart = process.cpuUsage();
@@ -94,7 +93,6 @@ async function runChild(mode: Mode, options: { channelDir: string; url: string; 
   const cpu = process.cpuUsage(cpuStart);
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: peakRssMb(), names, records };
 }
-
 
 // ---- part 2: RepodataStore.prepare over loopback, conda-forge-py39 -------------------------------
 
@@ -139,7 +137,6 @@ async function runStoreChild(layout: StoreLayout, url: string, cacheDir: string)
     await store.close();
   }
 }
-
 
 function runPeerChild(): ChildResult {
   const started = performance.now();

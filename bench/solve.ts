@@ -47,7 +47,6 @@ const { values } = parseArgs({
 const rounds = Math.max(1, Number(values.rounds));
 const environments = ENVIRONMENTS.filter((e) => !values.filter || `${e.folder} ${e.platform} ${e.specs.join(' ')}`.includes(values.filter));
 
-
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
 
 function channelRef(folder: string): { name: string; baseUrl: string } {

@@ -73,7 +73,6 @@ function snapshots(): Snapshot[] {
   return out;
 }
 
-
 /** Median milliseconds of `rounds` runs of `run`, after one warm-up run. */
 function time(rounds: number, run: () => unknown): number {
   run();

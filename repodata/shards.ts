@@ -217,14 +217,7 @@ export function decodeShardIndex(bytes: Uint8Array, channel: string, subdir: str
     infoValue = fast.info ?? {};
     shards = new ShardHashes(bytes, fast.entries);
   } else {
-    let value: unknown;
-    try {
-      value = decode(bytes);
-    } catch (cause) {
-      throw bad(`is not valid msgpack: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a map');
-    const top = value as Record<string, unknown>;
+    const top = decodeMap(bytes, bad);
     infoValue = top.info ?? {};
     const shardsValue = top.shards;
     if (shardsValue === null || typeof shardsValue !== 'object' || Array.isArray(shardsValue)) throw bad('has no "shards" map');
@@ -303,14 +296,7 @@ export async function decodeShard(
   if (compressedHash !== sha256 && createHash('sha256').update(raw).digest('hex') !== sha256) {
     throw bad('does not match its hash');
   }
-  let value: unknown;
-  try {
-    value = decode(raw);
-  } catch (cause) {
-    throw bad(`is not valid msgpack: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a map');
-  const shard = value as Record<string, unknown>;
+  const shard = decodeMap(raw, bad);
   const removed = new Set<string>();
   if (Array.isArray(shard.removed)) for (const fn of shard.removed) if (typeof fn === 'string') removed.add(fn);
   const records: PackageRecord[] = [];
@@ -501,4 +487,16 @@ export class ShardedSubdirIndex implements SubdirIndex {
   toString(): string {
     return `sharded ${describeSubdir(this.channel.name, this.subdir)}`;
   }
+}
+
+/** A msgpack document that must be a map; `bad` makes the error that names the file. */
+function decodeMap(bytes: Uint8Array, bad: (reason: string, cause?: unknown) => Error): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = decode(bytes);
+  } catch (cause) {
+    throw bad(`is not valid msgpack: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('is not a map');
+  return value as Record<string, unknown>;
 }
