@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { indexRepodata } from '../repodata/build-index.js';
-import { createDefaultDispatcher, httpGet } from '../repodata/fetch.js';
+import { createDefaultDispatcher, httpGet, readBodyBytes } from '../repodata/fetch.js';
 import { loadIndexFromCache } from '../repodata/index-file.js';
 import type { SubdirIndex } from '../repodata/types.js';
 import { solve, type SolveChannel } from '../solver/index.js';
@@ -101,7 +101,7 @@ async function partB(): Promise<void> {
           const context = { channel: env.folder, subdir, dispatcher };
           const response = await httpGet(context, `${server.url}/${env.folder}/${subdir}/repodata.json`);
           // The body as bytes, without the cache's checksum (the store is not wired here yet).
-          return indexFromBytes(env.folder, subdir, new Uint8Array(await response.body.arrayBuffer()));
+          return indexFromBytes(env.folder, subdir, new Uint8Array(await readBodyBytes(context, response, 1 << 30)));
         }),
       );
       solve({ specs: env.specs, channels: [{ name: env.folder, sources }], virtualPackages: virtualPackages(env.platform) });

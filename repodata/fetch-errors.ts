@@ -9,7 +9,9 @@
  * CR_ERR_REPODATA_OFFLINE (--offline and nothing cached), CR_ERR_REPODATA_URL_REFUSED (the
  * `checkUrl` policy refused a URL), CR_ERR_REPODATA_CACHE (the cache directory cannot be written),
  * CR_ERR_REPODATA_SHARD_NOT_LOADED (a sharded index was asked for a name it was not prepared for),
- * CR_ERR_REPODATA_STORE_CLOSED (the store was closed while a load was running).
+ * CR_ERR_REPODATA_STORE_CLOSED (the store was closed while a load was running),
+ * CR_ERR_REPODATA_TOO_LARGE (a document decodes to more than the configured cap: a decompression
+ * bomb or the wrong file), CR_ERR_REPODATA_TIMEOUT (a download broke its time or rate rule).
  */
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { redactSecrets } from '../vocabulary/channel.js';
@@ -51,6 +53,42 @@ export class RepodataCorruptError extends RepodataFetchError {
   constructor(channel: string, subdir: string, detail: string, options: { url?: string | null; cause?: unknown } = {}) {
     super(channel, subdir, detail, { ...options, code: 'CR_ERR_REPODATA_CORRUPT' });
   }
+}
+
+/** The document decodes to more than the cap; the download was stopped and nothing was kept. */
+export class RepodataTooLargeError extends RepodataFetchError {
+  readonly limitBytes: number;
+
+  constructor(channel: string, subdir: string, limitBytes: number, options: { url?: string | null; what?: string } = {}) {
+    super(channel, subdir, `${options.what ?? 'the repodata'} decodes to more than ${formatBytes(limitBytes)}, the limit (raise it with --max-repodata-size if the channel really is that large)`, {
+      url: options.url ?? null,
+      code: 'CR_ERR_REPODATA_TOO_LARGE',
+    });
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** A download took longer than its cap, or the server sent too slowly. */
+export class RepodataTimeoutError extends RepodataFetchError {
+  constructor(channel: string, subdir: string, detail: string, options: { url?: string | null } = {}) {
+    super(channel, subdir, detail, { url: options.url ?? null, code: 'CR_ERR_REPODATA_TIMEOUT' });
+  }
+}
+
+/** `1 GiB`, `512 MiB`, `300 kB`-style sizes for messages. */
+export function formatBytes(bytes: number): string {
+  const units = [
+    [1024 ** 3, 'GiB'],
+    [1024 ** 2, 'MiB'],
+    [1024, 'KiB'],
+  ] as const;
+  for (const [size, unit] of units) {
+    if (bytes >= size) {
+      const value = bytes / size;
+      return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+    }
+  }
+  return `${bytes} bytes`;
 }
 
 /** Neither `<platform>` nor `noarch` exists: the channel itself is probably misspelled. */

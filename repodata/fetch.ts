@@ -13,14 +13,15 @@
  * `RepodataUrlRefusedError` (the policy said no). An abort rejects with the signal's reason.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { redactSecrets } from '../vocabulary/channel.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
-import { RepodataCorruptError, RepodataFetchError } from './fetch-errors.js';
+import { RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
+import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
-import { createZstdDecoder, ZstdDataError } from './zstd.js';
+import { createZstdDecoder, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
 
 export { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 
@@ -32,6 +33,8 @@ export interface FetchContext {
   readonly dispatcher: Dispatcher;
   readonly checkUrl?: CheckUrl | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Time and rate rules of each download; `DEFAULT_DOWNLOAD_RULES` where unset. */
+  readonly rules?: DownloadRules | undefined;
 }
 
 export interface Validators {
@@ -51,11 +54,21 @@ export interface HttpHead {
 }
 
 export interface HttpResponse extends HttpHead {
-  readonly body: Dispatcher.ResponseData['body'];
+  readonly body: ResponseBody;
+}
+
+/** Time rules of one download (see `http-response.ts`); the defaults suit repodata on slow links. */
+export interface DownloadRules {
+  /** From the headers to the last byte; default 10 minutes. */
+  readonly maxBodySeconds?: number;
+  /** The minimum rate: at least `minBytesPerWindow` in every `rateWindowSeconds`; default 1 KiB in 30 s. */
+  readonly minBytesPerWindow?: number;
+  readonly rateWindowSeconds?: number;
 }
 
 const MAX_REDIRECTS = 10;
 const USER_AGENT = 'conda-resolve (repodata fetcher; +https://github.com/conda/conda)';
+export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = { maxBodySeconds: 600, minBytesPerWindow: 1024, rateWindowSeconds: 30 };
 
 /** A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not five). */
 export function createDefaultDispatcher(): Agent {
@@ -109,6 +122,24 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error as { name?: unknown })?.name === 'AbortError';
 }
 
+function bodyRules(context: FetchContext, url: string): BodyTimeRules {
+  const rules = { ...DEFAULT_DOWNLOAD_RULES, ...context.rules };
+  return {
+    maxMs: rules.maxBodySeconds * 1000,
+    minBytes: rules.minBytesPerWindow,
+    windowMs: rules.rateWindowSeconds * 1000,
+    onBroken: (what, received) =>
+      new RepodataTimeoutError(
+        context.channel,
+        context.subdir,
+        what === 'total'
+          ? `the download took longer than ${rules.maxBodySeconds} s (${received} bytes received)`
+          : `the server sent fewer than ${rules.minBytesPerWindow} bytes in ${rules.rateWindowSeconds} s (${received} bytes received in all)`,
+        { url },
+      ),
+  };
+}
+
 /**
  * GET `url` (which may carry credentials), following redirects. Returns the response of the last
  * hop whatever its status; the caller reads or dumps the body.
@@ -124,17 +155,17 @@ export async function httpGet(context: FetchContext, url: string, options: { val
     if (first.authorization && new URL(current).origin === first.origin) headers.authorization = first.authorization;
     if (options.validators?.etag) headers['if-none-match'] = options.validators.etag;
     if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
-    let response: Dispatcher.ResponseData;
+    let response: ExchangeHead;
     try {
-      response = await request(current, { method: 'GET', headers, signal: context.signal, dispatcher: context.dispatcher });
+      response = await exchange(context.dispatcher, { url: new URL(current), headers, signal: context.signal, bodyRules: bodyRules(context, current) });
     } catch (error) {
       if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
       throw new RepodataFetchError(context.channel, context.subdir, describeNetworkError(error), { url: current, cause: error });
     }
-    const status = response.statusCode;
+    const status = response.status;
     const location = headerValue(response.headers, 'location');
     if (status >= 300 && status < 400 && status !== 304 && location) {
-      await response.body.dump().catch(() => undefined);
+      await response.body.dump();
       let next: URL;
       try {
         next = new URL(location, current);
@@ -192,12 +223,14 @@ export type BodyDecoding = 'identity' | 'zstd';
 export interface StreamBodyOptions {
   /** `zstd` for `.zst` files; HTTP content-encoding (gzip, br, deflate) is undone first either way. */
   readonly decoding: BodyDecoding;
-  /** Called with each decoded chunk; may be async (backpressure: the next chunk waits). */
+  /** Called with each decoded chunk; may be async (the next chunk waits). */
   readonly onData: (chunk: Buffer) => void | Promise<void>;
   /** Called with the number of bytes received so far (before decoding). */
   readonly onProgress?: ((received: number, total: number | null) => void) | undefined;
-  /** Refuse to decode more than this many bytes. */
+  /** Stop with `RepodataTooLargeError` past this many decoded bytes. */
   readonly maxOutputBytes?: number;
+  /** What the body is, for the size error ("the repodata", "a shard"). */
+  readonly what?: string;
 }
 
 export interface StreamedBody {
@@ -209,72 +242,85 @@ export interface StreamedBody {
   readonly sha256: string;
 }
 
+/** zstd input per decoder call (see `zstd.ts`): bounds what one call can produce before `emit` runs. */
+const ZSTD_SLICE = 4096;
+
 /**
  * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws
  * `RepodataFetchError` when the connection drops, `RepodataCorruptError` when the body is cut
- * short of its Content-Length or the zstd data is bad.
+ * short of its Content-Length or the zstd data is bad, `RepodataTooLargeError` past the cap.
+ * The body is always finished or destroyed when this returns or throws.
  */
 export async function streamBody(context: FetchContext, response: HttpResponse, options: StreamBodyOptions): Promise<StreamedBody> {
   const hash: Hash = createHash('sha256');
-  let received = 0;
   let size = 0;
   const max = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
   const total = response.contentEncoding && response.contentEncoding !== 'identity' ? null : response.contentLength;
   const raw = response.body;
+  const tooLarge = (): RepodataTooLargeError => new RepodataTooLargeError(context.channel, context.subdir, max, { url: response.url, what: options.what });
 
   // Count wire bytes as they arrive, before any decoder.
   async function* wire(): AsyncGenerator<Buffer> {
     for await (const chunk of raw) {
-      const buffer = chunk as Buffer;
-      received += buffer.length;
-      options.onProgress?.(received, total);
-      yield buffer;
+      options.onProgress?.(raw.received, total);
+      yield chunk;
     }
   }
 
   let source: AsyncIterable<Buffer> = wire();
   const encoding = response.contentEncoding;
+  let httpDecoder: Transform | null = null;
   if (encoding && encoding !== 'identity') {
-    const decoder =
+    httpDecoder =
       encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : null;
-    if (!decoder) {
-      await raw.dump().catch(() => undefined);
+    if (!httpDecoder) {
+      raw.destroy();
       throw new RepodataFetchError(context.channel, context.subdir, `the server used an unsupported content encoding "${encoding}"`, { url: response.url });
     }
-    source = Readable.from(wire()).pipe(decoder);
+    // zlib emits 16 kB pieces and waits for each to be read: a gzip bomb never expands at once.
+    source = Readable.from(wire()).pipe(httpDecoder);
   }
 
   const emit = async (chunk: Buffer): Promise<void> => {
     size += chunk.length;
-    if (size > max) throw new RepodataCorruptError(context.channel, context.subdir, `the document is larger than ${max} bytes`, { url: response.url });
+    if (size > max) throw tooLarge();
     hash.update(chunk);
     await options.onData(chunk);
   };
 
   let pending: Buffer[] = [];
-  const decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
+  let decoder: ZstdStreamDecoder | null = null;
   try {
+    decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
+    const flush = async (): Promise<void> => {
+      const out = pending;
+      pending = [];
+      for (const piece of out) await emit(piece);
+    };
     for await (const chunk of source) {
       if (decoder) {
-        decoder.push(chunk);
-        const out = pending;
-        pending = [];
-        for (const piece of out) await emit(piece);
+        // In small slices, emitting after each: a bomb's expansion is never held at once.
+        for (let at = 0; at < chunk.length; at += ZSTD_SLICE) {
+          decoder.push(chunk.subarray(at, at + ZSTD_SLICE));
+          await flush();
+        }
       } else {
         await emit(chunk);
       }
     }
     if (decoder) {
-      decoder.end();
-      const out = pending;
-      pending = [];
-      for (const piece of out) await emit(piece);
+      const finishing = decoder;
+      decoder = null;
+      finishing.end();
+      await flush();
     }
   } catch (error) {
     decoder?.dispose();
     raw.destroy();
+    httpDecoder?.destroy();
     if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
     if (error instanceof ZstdDataError) {
+      if (error.tooLarge) throw tooLarge();
       throw new RepodataCorruptError(context.channel, context.subdir, `${error.message.replace(/^Cannot decompress zstd data: /, 'bad zstd data: ')}`, {
         url: response.url,
         cause: error,
@@ -283,18 +329,18 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     if (error instanceof CondaResolveError) throw error;
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR_FORMAT'))) {
-      throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${received} bytes`, { url: response.url, cause: error });
+      throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, { url: response.url, cause: error });
     }
     const of = total !== null ? ` of ${total}` : '';
-    throw new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${received}${of} bytes: ${describeNetworkError(error)}`, {
+    throw new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
       url: response.url,
       cause: error,
     });
   }
-  if (total !== null && received !== total) {
-    throw new RepodataCorruptError(context.channel, context.subdir, `the body has ${received} bytes but the server announced ${total}`, { url: response.url });
+  if (total !== null && raw.received !== total) {
+    throw new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url });
   }
-  return { receivedBytes: received, size, sha256: hash.digest('hex') };
+  return { receivedBytes: raw.received, size, sha256: hash.digest('hex') };
 }
 
 /** Read a small body (a shard, a shard index) whole, without decoding zstd. */

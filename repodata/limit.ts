@@ -1,7 +1,8 @@
 /**
  * Bounding and sharing network work. `ConcurrencyLimit`: at most `size` tasks run at once, the rest
  * wait in order; shared by every subdir and shard request of one `RepodataStore`, so a request
- * touching many channels, subdirs and shards never opens more than `size` requests at a time.
+ * touching many channels, subdirs and shards never opens more than `size` requests at a time
+ * (downloads that run long step aside: see `run`).
  * `SharedWork`: concurrent callers of the same load share one run, which stops only when all of
  * them have given up.
  */
@@ -20,12 +21,23 @@ export class ConcurrencyLimit {
     return this.#active;
   }
 
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Run `task` in a slot. The task may call `stepAside()` to give its slot up before it ends (a
+   * long download does, so one slow server cannot hold the pool while quick requests wait).
+   */
+  async run<T>(task: (stepAside: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.#acquire(signal);
+    let held = true;
+    const stepAside = (): void => {
+      if (held) {
+        held = false;
+        this.#release();
+      }
+    };
     try {
-      return await task();
+      return await task(stepAside);
     } finally {
-      this.#release();
+      stepAside();
     }
   }
 

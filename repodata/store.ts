@@ -45,8 +45,15 @@ import { tryParseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { indexRepodata } from './build-index.js';
 import { defaultCacheDir, isFresh, RepodataCache, type CacheFormat, type CacheState } from './cache.js';
-import { ChannelNotFoundError, RepodataCorruptError, RepodataFetchError, RepodataOfflineError, RepodataStoreClosedError } from './fetch-errors.js';
-import type { FetchContext } from './fetch.js';
+import {
+  ChannelNotFoundError,
+  RepodataCorruptError,
+  RepodataFetchError,
+  RepodataOfflineError,
+  RepodataStoreClosedError,
+  RepodataTooLargeError,
+} from './fetch-errors.js';
+import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import { sharedUint8 } from './index-tables.js';
 import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
@@ -55,7 +62,7 @@ import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { RepodataParseError } from './parse-errors.js';
 import { decodeShardIndex, MAX_SHARD_BYTES, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE, shardMatchesHash, ShardedSubdirIndex } from './shards.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
-import { zstdDecompress } from './zstd.js';
+import { zstdDecompress, ZstdDataError } from './zstd.js';
 
 export { defaultCacheDir };
 
@@ -83,6 +90,10 @@ export interface RepodataStoreOptions {
   /** Subdir indexes kept in memory (least recently used dropped first); default 64. */
   readonly maxIndexes?: number;
   readonly now?: () => number;
+  /** Stop a subdir whose repodata.json decodes to more than this; default `DEFAULT_MAX_REPODATA_BYTES`. */
+  readonly maxRepodataBytes?: number;
+  /** Time and rate rules of each download (`DEFAULT_DOWNLOAD_RULES` where unset). */
+  readonly downloadRules?: DownloadRules;
 }
 
 export interface LoadOptions {
@@ -97,9 +108,15 @@ interface MemoryEntry {
   readonly stamp: string | null;
 }
 
+/** How long a repodata download holds its slot in the store's pool before stepping aside. */
+const STEP_ASIDE_MS = 3000;
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
-const MAX_REPODATA_BYTES = 4 * 1024 * 1024 * 1024;
+/**
+ * The default cap on one subdir's decoded repodata.json: conda-forge's largest subdir is about
+ * 250 MB today, so 1 GiB leaves room to grow while a decompression bomb stops early.
+ */
+export const DEFAULT_MAX_REPODATA_BYTES = 1024 * 1024 * 1024;
 /** Index sets whose completed closures are remembered (a server sees few distinct channel lists). */
 const MAX_REMEMBERED_CLOSURES = 1024;
 /** A process-wide identity for index objects, for keys of index sets. */
@@ -107,6 +124,19 @@ const indexIds = new WeakMap<SubdirIndex, number>();
 let nextIndexId = 1;
 
 type FetchFormat = Exclude<CacheFormat, 'missing'>;
+
+/** One format of one subdir being asked for (`#fetch` -> `#receive`). */
+interface FetchAttempt {
+  readonly channel: Channel;
+  readonly subdir: string;
+  readonly key: string;
+  /** The cached state before this fetch, if any. */
+  readonly state: CacheState | null;
+  readonly context: FetchContext;
+  readonly format: FetchFormat;
+  readonly url: string;
+  readonly shardsAbsentAt: number | null;
+}
 
 const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -147,8 +177,10 @@ export class RepodataStore {
   readonly #closures = new Map<string, Set<string>>();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
+  readonly #maxBytes: number;
 
   constructor(options: RepodataStoreOptions) {
+    this.#maxBytes = options.maxRepodataBytes ?? DEFAULT_MAX_REPODATA_BYTES;
     this.#options = options;
     this.cache = new RepodataCache(options.cacheDir);
     this.#ownsDispatcher = options.dispatcher === undefined;
@@ -220,7 +252,10 @@ export class RepodataStore {
   async #net(channel: Channel, subdir: string, signal: AbortSignal | undefined): Promise<{ http: typeof import('./fetch.js'); context: FetchContext }> {
     const http = await import('./fetch.js');
     this.#dispatcher ??= http.createDefaultDispatcher();
-    return { http, context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal } };
+    return {
+      http,
+      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules },
+    };
   }
 
   /** Identity of the indexes that can contribute records (empty ones are made afresh each time). */
@@ -269,12 +304,14 @@ export class RepodataStore {
         return known.index;
       }
       this.#progress(channel, subdir, 'cache', { bytes: info.size, totalBytes: info.size });
+      if (!zst && info.size > this.#maxBytes) throw new RepodataTooLargeError(channel.name, subdir, this.#maxBytes, { url: path });
       let bytes: Uint8Array;
       try {
         const raw = await readFile(path);
-        bytes = zst ? await zstdDecompress(raw, { maxOutputBytes: MAX_REPODATA_BYTES }) : raw;
+        bytes = zst ? await zstdDecompress(raw, { maxOutputBytes: this.#maxBytes }) : raw;
       } catch (error) {
         if (error instanceof RepodataFetchError) throw error;
+        if (error instanceof ZstdDataError && error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, this.#maxBytes, { url: path });
         const code = (error as { code?: unknown })?.code;
         if (code === 'ZSTD_DATA' || (error as Error)?.name === 'ZstdDataError') {
           throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${file}`, { cause: error });
@@ -328,7 +365,7 @@ export class RepodataStore {
     state: CacheState | null,
     context: FetchContext,
   ): Promise<{ state: CacheState; index?: SubdirIndex }> {
-    const { failForStatus, httpGet, readBodyBytes, streamBody } = http;
+    const { httpGet } = http;
     const now = this.#now();
     const probeShards =
       this.#options.shards !== false &&
@@ -344,105 +381,18 @@ export class RepodataStore {
     for (const format of formats) {
       const url = `${channel.subdirUrl(subdir)}/${FORMAT_FILES[format]}`;
       const validators = state && state.format === format ? { etag: state.etag, lastModified: state.lastModified } : undefined;
-      const outcome = await this.#limit.run(async (): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> => {
+      const outcome = await this.#limit.run(async (stepAside): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> => {
         const response = await httpGet(context, url, { validators });
-        // The optional formats count as "not served" on any client error but auth and rate limits.
-        const absent =
-          response.status === 404 ||
-          response.status === 410 ||
-          (format !== 'json' && response.status >= 400 && response.status < 500 && ![401, 403, 407, 429].includes(response.status));
-        if (absent) {
-          await response.body.dump().catch(() => undefined);
-          return 'missing';
-        }
-        const fields = {
-          url: channel.publicSubdirUrl(subdir),
-          format,
-          sourceUrl: `${channel.publicSubdirUrl(subdir)}/${FORMAT_FILES[format]}`,
-          etag: response.etag,
-          lastModified: response.lastModified,
-          cacheControl: response.cacheControl,
-          fetchedAt: this.#now(),
-        };
-        if (response.status === 304 && state && state.format === format) {
-          await response.body.dump().catch(() => undefined);
-          this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
-          const updated = await this.cache.updateState(key, {
-            ...state,
-            ...fields,
-            etag: response.etag ?? state.etag,
-            lastModified: response.lastModified ?? state.lastModified,
-            cacheControl: response.cacheControl ?? state.cacheControl,
-            shardsAbsentAt: format === 'shards' ? null : shardsAbsentAt,
-          });
-          return { state: updated };
-        }
-        if (response.status !== 200) return failForStatus(context, response);
-
-        if (format === 'shards') {
-          // The shard index is small (0.6 MB for conda-forge linux-64): read, check, then cache decompressed.
-          const compressed = await readBodyBytes(context, response, MAX_SHARD_INDEX_BYTES);
-          this.#progress(channel, subdir, 'fetch', { bytes: compressed.length, totalBytes: compressed.length });
-          let raw: Buffer;
-          try {
-            raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
-          } catch (cause) {
-            throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}: ${(cause as Error).message}`, { url, cause });
-          }
-          decodeShardIndex(raw, channel.name, subdir);
-          const writer = await this.cache.createWriter(key);
-          try {
-            await writer.write(raw);
-          } catch (error) {
-            await writer.discard();
-            throw error;
-          }
-          const { createHash } = await import('node:crypto');
-          const committed = await this.cache.commit(key, writer, 'shards.msgpack', {
-            ...fields,
-            size: raw.length,
-            sha256: createHash('sha256').update(raw).digest('hex'),
-            shardsAbsentAt: null,
-          });
-          return { state: committed };
-        }
-
-        const writer = await this.cache.createWriter(key);
-        let committed = false;
+        // A download still running after a few seconds leaves its pool slot to quicker requests:
+        // a trickling server then delays only the requests that wait for it.
+        const slow = setTimeout(stepAside, STEP_ASIDE_MS);
+        // Whatever happens below (a cache that cannot be written, a bad document), the body is
+        // finished or dropped: a body left unread would hold its connection and slot forever.
         try {
-          const body = await streamBody(context, response, {
-            decoding: format === 'zst' ? 'zstd' : 'identity',
-            maxOutputBytes: MAX_REPODATA_BYTES,
-            onData: (chunk) => writer.write(chunk),
-            onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
-          });
-          // Index the temp file before committing it: broken JSON is reported, never cached.
-          await writer.close();
-          let loaded;
-          try {
-            loaded = loadIndexFromCache({ jsonPath: writer.path, source: { channel: channelRef(channel), subdir }, writeSidecar: false });
-          } catch (error) {
-            if (error instanceof RepodataParseError) {
-              throw new RepodataCorruptError(channel.name, subdir, error.message.replace(/^Cannot parse repodata for [^:]+: /, ''), {
-                url: fields.sourceUrl,
-                cause: error,
-              });
-            }
-            throw error;
-          }
-          this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
-          const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
-          committed = true;
-          if (loaded.index instanceof LazySubdirIndex) {
-            try {
-              writeIndexSidecar(`${this.cache.dataPath(saved)}.index`, loaded.index.tables);
-            } catch {
-              // Without a sidecar the next cold start scans again; not an error.
-            }
-          }
-          return { state: saved, index: loaded.index };
+          return await this.#receive(http, { channel, subdir, key, state, context, format, url, shardsAbsentAt }, response);
         } finally {
-          if (!committed) await writer.discard();
+          clearTimeout(slow);
+          response.body.destroy();
         }
       }, context.signal);
       if (outcome !== 'missing') return outcome;
@@ -463,6 +413,110 @@ export class RepodataStore {
       shardsAbsentAt,
     });
     return { state: missing };
+  }
+
+  /** What one response of `#fetch` means: a missing format, a revalidated or a new cache state. */
+  async #receive(http: typeof import('./fetch.js'), attempt: FetchAttempt, response: HttpResponse): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> {
+    const { failForStatus, readBodyBytes, streamBody } = http;
+    const { channel, subdir, key, state, context, format, url, shardsAbsentAt } = attempt;
+    // The optional formats count as "not served" on any client error but auth and rate limits.
+    const absent =
+      response.status === 404 ||
+      response.status === 410 ||
+      (format !== 'json' && response.status >= 400 && response.status < 500 && ![401, 403, 407, 429].includes(response.status));
+    if (absent) {
+      await response.body.dump().catch(() => undefined);
+      return 'missing';
+    }
+    const fields = {
+      url: channel.publicSubdirUrl(subdir),
+      format,
+      sourceUrl: `${channel.publicSubdirUrl(subdir)}/${FORMAT_FILES[format]}`,
+      etag: response.etag,
+      lastModified: response.lastModified,
+      cacheControl: response.cacheControl,
+      fetchedAt: this.#now(),
+    };
+    if (response.status === 304 && state && state.format === format) {
+      await response.body.dump().catch(() => undefined);
+      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
+      const updated = await this.cache.updateState(key, {
+        ...state,
+        ...fields,
+        etag: response.etag ?? state.etag,
+        lastModified: response.lastModified ?? state.lastModified,
+        cacheControl: response.cacheControl ?? state.cacheControl,
+        shardsAbsentAt: format === 'shards' ? null : shardsAbsentAt,
+      });
+      return { state: updated };
+    }
+    if (response.status !== 200) return failForStatus(context, response);
+
+    if (format === 'shards') {
+      // The shard index is small (0.6 MB for conda-forge linux-64): read, check, then cache decompressed.
+      const compressed = await readBodyBytes(context, response, MAX_SHARD_INDEX_BYTES);
+      this.#progress(channel, subdir, 'fetch', { bytes: compressed.length, totalBytes: compressed.length });
+      let raw: Buffer;
+      try {
+        raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
+      } catch (cause) {
+        throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}: ${(cause as Error).message}`, { url, cause });
+      }
+      decodeShardIndex(raw, channel.name, subdir);
+      const writer = await this.cache.createWriter(key);
+      try {
+        await writer.write(raw);
+      } catch (error) {
+        await writer.discard();
+        throw error;
+      }
+      const { createHash } = await import('node:crypto');
+      const committed = await this.cache.commit(key, writer, 'shards.msgpack', {
+        ...fields,
+        size: raw.length,
+        sha256: createHash('sha256').update(raw).digest('hex'),
+        shardsAbsentAt: null,
+      });
+      return { state: committed };
+    }
+
+    const writer = await this.cache.createWriter(key);
+    let committed = false;
+    try {
+      const body = await streamBody(context, response, {
+        decoding: format === 'zst' ? 'zstd' : 'identity',
+        maxOutputBytes: this.#maxBytes,
+        onData: (chunk) => writer.write(chunk),
+        onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
+      });
+      // Index the temp file before committing it: broken JSON is reported, never cached.
+      await writer.close();
+      let loaded;
+      try {
+        loaded = loadIndexFromCache({ jsonPath: writer.path, source: { channel: channelRef(channel), subdir }, writeSidecar: false });
+      } catch (error) {
+        if (error instanceof RepodataParseError) {
+          throw new RepodataCorruptError(channel.name, subdir, error.message.replace(/^Cannot parse repodata for [^:]+: /, ''), {
+            url: fields.sourceUrl,
+            cause: error,
+          });
+        }
+        throw error;
+      }
+      this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
+      const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+      committed = true;
+      if (loaded.index instanceof LazySubdirIndex) {
+        try {
+          writeIndexSidecar(`${this.cache.dataPath(saved)}.index`, loaded.index.tables);
+        } catch {
+          // Without a sidecar the next cold start scans again; not an error.
+        }
+      }
+      return { state: saved, index: loaded.index };
+    } finally {
+      if (!committed) await writer.discard();
+    }
   }
 
   async #indexFromState(

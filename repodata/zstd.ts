@@ -22,12 +22,22 @@ import { CondaResolveError } from '../vocabulary/errors.js';
 /** Bad or truncated zstd data. `offset` is the byte of the compressed input where it went wrong. */
 export class ZstdDataError extends CondaResolveError {
   readonly offset: number;
+  /** The data is good so far but decodes to more than the caller's cap. */
+  readonly tooLarge: boolean;
 
-  constructor(message: string, offset: number) {
+  constructor(message: string, offset: number, options: { tooLarge?: boolean } = {}) {
     super('CR_ERR_REPODATA_ZSTD', message);
     this.offset = offset;
+    this.tooLarge = options.tooLarge === true;
   }
 }
+
+/**
+ * Input is handed to libzstd in slices this small. One call decodes its whole slice, and a slice of
+ * a decompression bomb can expand some 32,000 times: 4 kB bounds one call to about 128 MB of
+ * decoding work (a few tens of milliseconds), after which the cap is checked again.
+ */
+const INPUT_SLICE = 4096;
 
 interface StreamBinding {
   begin(level?: number): boolean;
@@ -238,7 +248,7 @@ export async function createZstdDecoder(
     if (failure) return;
     outputBytes += out.length;
     if (outputBytes > max) {
-      failure = new ZstdDataError(`Cannot decompress zstd data: the output exceeds ${max} bytes`, tracker.offset);
+      failure = new ZstdDataError(`Cannot decompress zstd data: the output exceeds ${max} bytes`, tracker.offset, { tooLarge: true });
       return;
     }
     try {
@@ -267,13 +277,15 @@ export async function createZstdDecoder(
         dispose();
         throw error;
       }
-      if (!stream.transform(chunk, callback)) {
-        dispose();
-        throw new ZstdDataError(`Cannot decompress zstd data: corrupt input in the bytes ${start}..${tracker.offset}`, start);
-      }
-      if (failure) {
-        dispose();
-        throw failure;
+      for (let at = 0; at < chunk.length; at += INPUT_SLICE) {
+        if (!stream.transform(chunk.subarray(at, at + INPUT_SLICE), callback)) {
+          dispose();
+          throw new ZstdDataError(`Cannot decompress zstd data: corrupt input in the bytes ${start}..${tracker.offset}`, start);
+        }
+        if (failure) {
+          dispose();
+          throw failure;
+        }
       }
     },
     end() {
