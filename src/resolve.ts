@@ -8,7 +8,7 @@ import type { SubdirIndex } from '../repodata/types.js';
 import { parseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
-import { userMessage } from './errors.js';
+import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
 import type { PlatformSolver } from './platform-solver.js';
@@ -61,10 +61,15 @@ async function resolvePlatform(
     options.onPlatform?.(platform, 'failed');
     return { platform, records: null, error, errorCode };
   };
+  // The time limit covers the whole platform: fetching and indexing repodata as well as solving.
+  const started = Date.now();
+  const deadline = options.timeoutMs !== undefined ? new AbortController() : null;
+  const timer = deadline ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), options.timeoutMs) : null;
+  const signal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
   try {
     options.onPlatform?.(platform, 'load');
     const subdirs = [platform, 'noarch'];
-    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, { signal: options.signal });
+    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, { signal });
     const channels = request.channels.map((channel, i) => ({
       name: channel.name,
       sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
@@ -77,9 +82,9 @@ async function resolvePlatform(
         virtualPackages: virtualPackages(platform, deps.env, request.virtualPackages),
         channelPriority: request.channelPriority,
         excludeNewer: request.excludeNewer,
-        timeoutMs: options.timeoutMs,
+        timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
       },
-      options.signal,
+      signal,
     );
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');
@@ -87,9 +92,21 @@ async function resolvePlatform(
     }
     if (outcome.kind === 'unsatisfiable') return fail(outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE');
     return fail(outcome.message, outcome.code);
-  } catch (error) {
+  } catch (caught) {
+    // Past the deadline, whatever the abort surfaced as, the platform timed out.
+    const error = deadline?.signal.aborted && !options.signal?.aborted ? deadline.signal.reason : caught;
     const code = (error as { code?: unknown })?.code;
     return fail(userMessage(error, { hidePaths: deps.hidePaths }), typeof code === 'string' ? code : 'CR_ERR_INTERNAL');
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** A platform's time limit ran out before its solve could finish (while loading repodata, say). */
+class PlatformTimeoutError extends CondaResolveError {
+  constructor(ms: number) {
+    const seconds = ms / 1000;
+    super('CR_ERR_SOLVE_TIMEOUT', `Resolve exceeded the time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s (loading repodata and solving)`);
   }
 }
 
