@@ -32,7 +32,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RepodataCacheError } from './fetch-errors.js';
 
 /** `missing`: the subdir does not exist (404 everywhere); its data file is empty. */
@@ -152,10 +152,49 @@ async function hashFile(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+const REASONS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a part of the path is not a directory',
+  ENOENT: 'no directory can be created there',
+  EEXIST: 'a file of that name is in the way',
+};
+
 function cacheError(what: string, error: unknown): RepodataCacheError {
   const code = (error as { code?: unknown })?.code;
-  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'no space left on the device' : error instanceof Error ? error.message : String(error);
+  const reason = (typeof code === 'string' ? REASONS[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
   return new RepodataCacheError(`${what}: ${reason}`, { cause: error });
+}
+
+/**
+ * `mkdir -p` one level at a time. Node 20's `mkdir(path, { recursive: true })` never settles for
+ * some paths (`/proc/self/repodata`: ENOENT on a directory whose parent exists sends it round in a
+ * loop) and reports a read-only mount as ENOENT; plain `mkdir` calls give the real error at once.
+ */
+async function makeDirectory(path: string): Promise<void> {
+  try {
+    await mkdir(path);
+    return;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EEXIST') {
+      if ((await stat(path)).isDirectory()) return;
+      throw error;
+    }
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path) throw error;
+  }
+  // The parent is missing: make it, then try this level once more (a second ENOENT is final).
+  await makeDirectory(dirname(path));
+  try {
+    await mkdir(path);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST' && (await stat(path)).isDirectory()) return;
+    throw error;
+  }
 }
 
 export class RepodataCache {
@@ -187,11 +226,12 @@ export class RepodataCache {
   async #ensureDirs(): Promise<void> {
     this.#ready ??= (async () => {
       try {
-        await mkdir(this.entriesDir, { recursive: true });
-        await mkdir(this.shardsDir, { recursive: true });
+        await makeDirectory(this.entriesDir);
+        await makeDirectory(this.shardsDir);
       } catch (error) {
         this.#ready = undefined;
-        throw cacheError(`cannot create ${this.dir}`, error);
+        const path = (error as { path?: unknown }).path;
+        throw cacheError(`cannot create ${typeof path === 'string' ? path : this.dir}`, error);
       }
     })();
     return this.#ready;

@@ -8,36 +8,51 @@
  */
 export class ConcurrencyLimit {
   readonly size: number;
+  /** How many tasks may run aside at once (a separate, bounded budget). */
+  readonly asideSize: number;
   #active = 0;
+  #aside = 0;
   readonly #waiting: (() => void)[] = [];
 
-  constructor(size: number) {
+  constructor(size: number, asideSize = size * 4) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`concurrency must be a positive integer, got ${size}`);
+    if (!Number.isInteger(asideSize) || asideSize < 0) throw new RangeError(`aside budget must be a non-negative integer, got ${asideSize}`);
     this.size = size;
+    this.asideSize = asideSize;
   }
 
-  /** Tasks running now. */
+  /** Tasks running in a slot now. */
   get active(): number {
     return this.#active;
   }
 
+  /** Tasks that stepped aside and are still running. */
+  get aside(): number {
+    return this.#aside;
+  }
+
   /**
-   * Run `task` in a slot. The task may call `stepAside()` to give its slot up before it ends (a
-   * long download does, so one slow server cannot hold the pool while quick requests wait).
+   * Run `task` in a slot. The task may call `stepAside()` to move from its slot to the aside budget
+   * before it ends (a long download does, so one slow server cannot hold the pool while quick
+   * requests wait). With the aside budget full, the task keeps its slot: `stepAside` returns false.
    */
-  async run<T>(task: (stepAside: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(task: (stepAside: () => boolean) => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.#acquire(signal);
-    let held = true;
-    const stepAside = (): void => {
-      if (held) {
-        held = false;
-        this.#release();
-      }
+    let state: 'slot' | 'aside' | 'done' = 'slot';
+    const stepAside = (): boolean => {
+      if (state !== 'slot') return state === 'aside';
+      if (this.#aside >= this.asideSize) return false;
+      state = 'aside';
+      this.#aside += 1;
+      this.#release();
+      return true;
     };
     try {
       return await task(stepAside);
     } finally {
-      stepAside();
+      if (state === 'slot') this.#release();
+      else if (state === 'aside') this.#aside -= 1;
+      state = 'done';
     }
   }
 

@@ -381,17 +381,13 @@ export class RepodataStore {
     for (const format of formats) {
       const url = `${channel.subdirUrl(subdir)}/${FORMAT_FILES[format]}`;
       const validators = state && state.format === format ? { etag: state.etag, lastModified: state.lastModified } : undefined;
-      const outcome = await this.#limit.run(async (stepAside): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> => {
+      const outcome = await this.#download(async (): Promise<'missing' | { state: CacheState; index?: SubdirIndex }> => {
         const response = await httpGet(context, url, { validators });
-        // A download still running after a few seconds leaves its pool slot to quicker requests:
-        // a trickling server then delays only the requests that wait for it.
-        const slow = setTimeout(stepAside, STEP_ASIDE_MS);
         // Whatever happens below (a cache that cannot be written, a bad document), the body is
         // finished or dropped: a body left unread would hold its connection and slot forever.
         try {
           return await this.#receive(http, { channel, subdir, key, state, context, format, url, shardsAbsentAt }, response);
         } finally {
-          clearTimeout(slow);
           response.body.destroy();
         }
       }, context.signal);
@@ -413,6 +409,22 @@ export class RepodataStore {
       shardsAbsentAt,
     });
     return { state: missing };
+  }
+
+  /**
+   * One HTTP exchange in the store's pool. One still running after a few seconds (a server slow to
+   * answer, a long or trickling body) moves from its slot to the pool's aside budget: a slow server
+   * then delays only the requests that wait for it, while quick channels keep the slots.
+   */
+  async #download<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    return this.#limit.run(async (stepAside) => {
+      const slow = setTimeout(stepAside, STEP_ASIDE_MS);
+      try {
+        return await task();
+      } finally {
+        clearTimeout(slow);
+      }
+    }, signal);
   }
 
   /** What one response of `#fetch` means: a missing format, a revalidated or a new cache state. */
@@ -583,10 +595,14 @@ export class RepodataStore {
         const { http, context: shardContext } = await this.#net(channel, subdir, shardSignal);
         const { failForStatus, httpGet, readBodyBytes } = http;
         const url = `${shardsBase}${sha256}.msgpack.zst`;
-        const bytes = await this.#limit.run(async () => {
+        const bytes = await this.#download(async () => {
           const response = await httpGet(shardContext, url);
-          if (response.status !== 200) return failForStatus(shardContext, response);
-          return readBodyBytes(shardContext, response, MAX_SHARD_BYTES);
+          try {
+            if (response.status !== 200) return failForStatus(shardContext, response);
+            return await readBodyBytes(shardContext, response, MAX_SHARD_BYTES);
+          } finally {
+            response.body.destroy();
+          }
         }, shardSignal);
         if (!(await shardMatchesHash(bytes, sha256))) {
           throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url });

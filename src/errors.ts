@@ -39,7 +39,8 @@ export const ERROR_CODES = {
 } as const;
 
 /** Patterns that would leak local detail if shown to a client: absolute paths and stack frames. */
-const LOCAL_PATH = /(?:file:\/\/)?(?:\/(?:home|root|tmp|var|usr|opt|etc|Users|private|work|srv|mnt)\/[^\s'"`,;)]*)|[A-Za-z]:\\[^\s'"`,;)]*/g;
+// A path's last character is not a colon: "cannot create /tmp/x: read-only" keeps its colon.
+const LOCAL_PATH = /(?:file:\/\/)?(?:\/(?:home|root|tmp|var|usr|opt|etc|Users|private|work|srv|mnt)\/(?:[^\s'"`,;)]*[^\s'"`,;):])?)|[A-Za-z]:\\[^\s'"`,;)]*/g;
 const STACK_LINE = /\n\s+at .*/g;
 
 /**
