@@ -233,11 +233,10 @@ describe('slow and silent servers', () => {
   let server: HttpServer;
   let sockets: Set<Socket>;
   let base: string;
-  let healthy: SyntheticChannel;
   const work = tempDir('slow');
 
   beforeAll(async () => {
-    healthy = writeSyntheticChannel(join(work.path, 'healthy'), 50_000);
+    writeSyntheticChannel(join(work.path, 'healthy'), 50_000);
     const { readFileSync } = await import('node:fs');
     server = createHttpServer((req, res) => {
       const path = req.url ?? '/';
