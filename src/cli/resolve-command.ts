@@ -195,17 +195,7 @@ async function emit(io: CliIO, output: string | undefined, text: string): Promis
     return;
   }
   const { resolve } = await import('node:path');
-  try {
-    await writeFileAtomic(resolve(io.cwd, output), text);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'write failed');
-    throw new OutputFileError(`Cannot write "${output}": ${why}`);
-  }
-}
-
-class OutputFileError extends CondaResolveError {
-  constructor(message: string) {
-    super('CR_ERR_OUTPUT_FILE', message);
-  }
+  // Failures are an OutputFileError naming the file as the user gave it; `-o /dev/stdout` goes to
+  // io.stdout as if there were no -o.
+  await writeFileAtomic(resolve(io.cwd, output), text, { name: output, stdout: io.stdout, stderr: io.stderr });
 }
