@@ -243,7 +243,7 @@ export interface StreamedBody {
 }
 
 /** zstd input per decoder call (see `zstd.ts`): bounds what one call can produce before `emit` runs. */
-const ZSTD_SLICE = 4096;
+const ZSTD_SLICE = 1024;
 
 /**
  * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws

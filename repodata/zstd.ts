@@ -34,10 +34,11 @@ export class ZstdDataError extends CondaResolveError {
 
 /**
  * Input is handed to libzstd in slices this small. One call decodes its whole slice, and a slice of
- * a decompression bomb can expand some 32,000 times: 4 kB bounds one call to about 128 MB of
- * decoding work (a few tens of milliseconds), after which the cap is checked again.
+ * a decompression bomb (RLE blocks: 4 bytes for 128 kB) can expand some 32,000 times: 1 kB bounds
+ * one call to about 32 MB of output, some 20 ms on this machine (4 kB took 580 ms), after which
+ * the cap is checked again. Real repodata decodes as fast in 1 kB slices as in 64 kB ones.
  */
-const INPUT_SLICE = 4096;
+const INPUT_SLICE = 1024;
 
 interface StreamBinding {
   begin(level?: number): boolean;
