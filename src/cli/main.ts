@@ -9,7 +9,8 @@ import { TOOL_VERSION } from '../version.js';
 export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [-p PLATFORM]... [-f FILE]...
                      [--format NAME] [-o FILE] [--channel-priority strict|flexible|disabled]
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
-                     [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS] [-q]
+                     [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
+                     [--max-repodata-size SIZE] [-q]
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
        conda-resolve --version
@@ -31,7 +32,10 @@ or as the text of an exporter (--format; see conda-resolve formats).
       --cache-dir DIR        repodata cache (default: the user cache directory)
       --offline              use cached repodata only
       --refresh              revalidate cached repodata now
-      --timeout SECONDS      time limit per platform solve (default: 300)
+      --timeout SECONDS      time limit per platform: loading repodata and solving (default: 300)
+      --max-repodata-size SIZE
+                             stop a channel subdir whose repodata decodes to more than SIZE
+                             (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
   -q, --quiet                no progress display
   -h, --help                 show this help
 `;

@@ -15,6 +15,7 @@ import { InProcessSolver, ThisThreadThenPoolSolver, type PlatformSolver } from '
 import { prepareRequest, type InputFile } from '../request.js';
 import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
 import { SolvePool } from '../solve-pool.js';
+import { parseByteSize } from '../byte-size.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
 import { writeFileAtomic } from './write-file.js';
@@ -34,11 +35,18 @@ const OPTIONS = {
   offline: { type: 'boolean' },
   refresh: { type: 'boolean' },
   timeout: { type: 'string' },
+  'max-repodata-size': { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const DEFAULT_TIMEOUT_S = 300;
+/** The largest cap on one subdir's decoded repodata a user may set (what one file read can hold). */
+const MAX_REPODATA_SIZE_LIMIT = 2 * 1024 ** 3;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
 
 export async function resolveCommand(argv: readonly string[], io: CliIO): Promise<number> {
   let parsed;
@@ -66,6 +74,17 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       return EXIT_USAGE;
     }
     timeoutMs = seconds * 1000;
+  }
+
+  const sizeText = values['max-repodata-size'] ?? nonEmpty(io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE);
+  let maxRepodataBytes: number | undefined;
+  if (sizeText !== undefined) {
+    const from = values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE';
+    maxRepodataBytes = parseByteSize(sizeText) ?? undefined;
+    if (maxRepodataBytes === undefined || maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT) {
+      writeError(io, `${from} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`);
+      return EXIT_USAGE;
+    }
   }
 
   try {
@@ -116,6 +135,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       // This thread reads only the records it needs; an index handed to a worker is read whole then.
       indexBytes: 'positional',
       onProgress: progress.onLoad,
+      maxRepodataBytes,
     });
     let resolution;
     try {

@@ -227,6 +227,15 @@ describe('decompression bombs', () => {
       }
     }, 30_000);
   }
+
+  it('the CLI stops a bomb at --max-repodata-size and refuses a size it cannot honour', async () => {
+    const bomb = await runCli(['-c', `${base}/zst`, '-p', 'linux-64', 'python', '-q', '--max-repodata-size', '8MiB']);
+    expect(bomb.code).toBe(1);
+    expect(bomb.stderr).toContain('decodes to more than 8 MiB, the limit');
+    const bad = await runCli(['-c', `${base}/zst`, '-p', 'linux-64', 'python', '-q', '--max-repodata-size', '3GiB']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-repodata-size must be a size from 1MiB to 2GiB');
+  }, 30_000);
 });
 
 describe('slow and silent servers', () => {
