@@ -1,10 +1,12 @@
 /**
  * `conda-resolve serve`: the HTTP service (DECISIONS.md section 6). Flags win over their
  * `CONDA_RESOLVE_*` variables; logs are JSON lines on standard error. Returns once the server has
- * shut down (SIGTERM/SIGINT), with status 0; 2 for a bad flag or setting, 1 when it cannot start.
+ * shut down (SIGTERM/SIGINT), with status 0; 2 for a bad flag or setting (a host this machine
+ * cannot listen on is one), 1 when it cannot start (the port is taken, say).
  */
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { userMessage } from '../errors.js';
+import { CondaResolveError, userMessage } from '../errors.js';
 import { ConfigError, loadConfig, type ServeFlags } from '../http/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
 
@@ -92,17 +94,123 @@ export async function serveCommand(argv: readonly string[], io: CliIO): Promise<
     return EXIT_USAGE;
   }
 
+  const address: ListenAddress = {
+    host: config.host,
+    port: config.port,
+    hostFrom: setting(flags.host, io.env.CONDA_RESOLVE_HOST, '--host', 'CONDA_RESOLVE_HOST'),
+    portFrom: setting(flags.port, io.env.CONDA_RESOLVE_PORT, '--port', 'CONDA_RESOLVE_PORT'),
+  };
+  // The address is tried before anything starts: a bad host should not wait for workers to start
+  // or for --prewarm to load channels, and should not read as a failed solve.
+  const refused = hostSyntaxProblem(address) ?? (await tryListen(address));
+  if (refused) {
+    writeError(io, refused.message);
+    return refused.status;
+  }
+
   // Loaded here, not at the top: `conda-resolve --help` should not pay for fastify and pino.
   const { startServer } = await import('../http/server.js');
   let server;
   try {
     server = await startServer(config, { env: io.env, cwd: io.cwd, logStream: io.stderr, handleSignals: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? `port ${config.port} is already in use` : code === 'EACCES' ? `no permission to listen on port ${config.port}` : code === 'EADDRNOTAVAIL' ? `address ${config.host} is not available on this machine` : userMessage(error);
-    writeError(io, `cannot start the server: ${why}`);
-    return EXIT_FAILED;
+    // The port can still be taken between the check and the server's own listen.
+    const problem = listenProblem(error, address);
+    writeError(io, problem ? problem.message : `cannot start the server: ${startFailure(error)}`);
+    return problem ? problem.status : EXIT_FAILED;
   }
   await server.closed;
   return EXIT_OK;
+}
+
+interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+  /** How the user set them, for messages: `--host`, `CONDA_RESOLVE_HOST`, or null for the default. */
+  readonly hostFrom: string | null;
+  readonly portFrom: string | null;
+}
+
+interface Refusal {
+  readonly message: string;
+  readonly status: number;
+}
+
+/** The flag when given, else the variable when set (an empty one counts as unset), else null. */
+function setting(flag: string | undefined, variable: string | undefined, flagName: string, envName: string): string | null {
+  if (flag !== undefined) return flagName;
+  return variable !== undefined && variable.trim() !== '' ? envName : null;
+}
+
+/** `--host 999.1.1.1`, `CONDA_RESOLVE_HOST=999.1.1.1`, or `host 127.0.0.1 (the default)`. */
+function named(from: string | null, kind: 'host' | 'port', value: string | number): string {
+  if (from === null) return `${kind} ${value} (the default)`;
+  return from.startsWith('--') ? `${from} ${value}` : `${from}=${value}`;
+}
+
+const NOT_LISTENABLE = 'not an address this machine can listen on';
+
+/** Hosts that are no address or host name at all, told without a lookup. */
+function hostSyntaxProblem({ host, hostFrom }: ListenAddress): Refusal | undefined {
+  const what = named(hostFrom, 'host', host);
+  const bracketed = /^\[([0-9a-fA-F:.]+(?:%[\w.-]+)?)\]$/.exec(host);
+  if (bracketed) {
+    return { message: `${what}: ${NOT_LISTENABLE} (write an IPv6 address without brackets: ${bracketed[1]})`, status: EXIT_USAGE };
+  }
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host) && host.split('.').some((part) => Number(part) > 255)) {
+    return { message: `${what}: ${NOT_LISTENABLE} (not an IPv4 address: each number is 0 to 255)`, status: EXIT_USAGE };
+  }
+  if (/[\s/@?#]/.test(host) || host.includes('://')) {
+    return { message: `${what}: ${NOT_LISTENABLE} (give an IP address or a host name, such as 127.0.0.1, ::1 or 0.0.0.0)`, status: EXIT_USAGE };
+  }
+  return undefined;
+}
+
+/** Binds the address for a moment (port 0 stays 0) and says why it cannot be listened on, if so. */
+function tryListen(address: ListenAddress): Promise<Refusal | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error) => resolve(listenProblem(error, address) ?? { message: `cannot start the server: ${startFailure(error)}`, status: EXIT_FAILED }));
+    probe.listen({ host: address.host, port: address.port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
+}
+
+/** What a listen error says about the host or port, naming the setting and its value. */
+function listenProblem(error: unknown, { host, port, hostFrom, portFrom }: ListenAddress): Refusal | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const onHost = (why: string): Refusal => ({ message: `${named(hostFrom, 'host', host)}: ${NOT_LISTENABLE} (${why})`, status: EXIT_USAGE });
+  switch (code) {
+    case 'ENOTFOUND':
+      return onHost('ENOTFOUND: not an IP address, and no host has that name');
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+      return onHost(`${code}: the name could not be looked up`);
+    case 'EADDRNOTAVAIL':
+      return onHost('EADDRNOTAVAIL: no network interface of this machine has that address');
+    case 'EAFNOSUPPORT':
+      return onHost('EAFNOSUPPORT: this machine does not support that address family');
+    case 'EINVAL':
+      return onHost(host.toLowerCase().startsWith('fe80:') ? 'EINVAL: a link-local address needs its interface, such as fe80::1%eth0' : 'EINVAL');
+    case 'EADDRINUSE':
+      return {
+        message: `${named(portFrom, 'port', port)}: already in use on ${host} (EADDRINUSE); stop what listens there or choose another port (--port 0 picks a free one)`,
+        status: EXIT_FAILED,
+      };
+    case 'EACCES':
+      return {
+        message: `${named(portFrom, 'port', port)}: no permission to listen on it (EACCES)${port > 0 && port < 1024 ? '; ports below 1024 need root or CAP_NET_BIND_SERVICE' : ''}`,
+        status: EXIT_FAILED,
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** An unexpected start-up failure: the typed error's message, else the error's own (never "the solve failed"). */
+function startFailure(error: unknown): string {
+  if (error instanceof CondaResolveError) return userMessage(error);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
