@@ -18,6 +18,10 @@ export {
   InvalidVersionSpecError,
   parseVersionSpec,
   tryParseVersionSpec,
+  MAX_SPEC_LENGTH,
+  MAX_VERSION_CONSTRAINTS,
+  MAX_VERSION_SPEC_DEPTH,
+  MAX_REGEX_QUANTIFIERS,
   type VersionOperator,
 } from './version-spec.js';
 export {

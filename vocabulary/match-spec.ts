@@ -16,20 +16,38 @@ import { channelIdentity, DEFAULTS_CHANNEL_URLS, InvalidChannelError, parseChann
 import { CondaResolveError } from './errors.js';
 import { isKnownSubdir } from './platform.js';
 import type { PackageRecord } from './record.js';
-import { InvalidVersionSpecError, parseVersionSpec, type VersionSpec } from './version-spec.js';
+import {
+  clipForMessage,
+  Glob,
+  InvalidVersionSpecError,
+  MAX_SPEC_LENGTH,
+  parseVersionSpec,
+  quoteForMessage,
+  regexHazard,
+  type VersionSpec,
+} from './version-spec.js';
 
 /** A match spec that cannot be parsed. `position` is a 0-based index into `input`. */
 export class InvalidMatchSpecError extends CondaResolveError {
+  /** The spec, credentials redacted (its first `MAX_SPEC_LENGTH` characters when longer). */
   readonly input: string;
   readonly position: number;
   readonly reason: string;
+  /** The bound the spec exceeds (`MAX_SPEC_LENGTH`, `MAX_VERSION_CONSTRAINTS`...), or null. */
+  readonly limit: number | null;
 
-  constructor(input: string, reason: string, position: number, options?: { cause?: unknown }) {
-    const shown = redactSecrets(input);
-    super('CR_ERR_MATCH_SPEC_INVALID', `Cannot parse match spec ${JSON.stringify(shown)}: ${redactSecrets(reason)} at position ${position}`, options);
+  constructor(input: string, reason: string, position: number, options?: { cause?: unknown; limit?: number }) {
+    // Redaction scans the text; an over-long spec is redacted (and kept) only up to the limit.
+    const shown = redactSecrets(input.length > MAX_SPEC_LENGTH ? input.slice(0, MAX_SPEC_LENGTH) : input);
+    super(
+      'CR_ERR_MATCH_SPEC_INVALID',
+      `Cannot parse match spec ${quoteForMessage(shown)}: ${redactSecrets(reason)} at position ${position}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.input = shown;
     this.reason = reason;
     this.position = position;
+    this.limit = options?.limit ?? null;
   }
 }
 
@@ -55,47 +73,56 @@ export type MatchSpecField = (typeof MATCH_SPEC_FIELDS)[number];
 
 const FIELD_SET = new Set<string>(MATCH_SPEC_FIELDS);
 
-/** Escape everything but `*`, which becomes `.*`. */
-function globSource(glob: string): string {
-  return glob.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&').replaceAll('*', '.*');
-}
-
 /**
  * conda's string matcher for names, builds and licenses: `^...$` is a regular expression, a
  * string with `*` is a glob, anything else must be equal. Unlike conda, a pattern that starts
  * with `^` but lacks the closing `$` (`^py.*`) is a regular expression too: conda would read it as
  * a glob with a literal `^`, which no package name or build string can match.
+ *
+ * Throws a `SyntaxError` for a regular expression that does not compile or whose matching could
+ * take exponential time (`regexHazard`).
  */
 export class StringPattern {
   readonly text: string;
   /** The value when the pattern is a plain string, else null. */
   readonly exact: string | null;
   readonly matchesAll: boolean;
-  readonly #re: RegExp | null;
+  readonly #matcher: RegExp | Glob | null;
 
   constructor(text: string) {
     this.text = text;
     this.matchesAll = text === '*';
     if (text.length > 1 && text.startsWith('^')) {
-      this.#re = new RegExp(text);
+      this.#matcher = safeRegExp(text);
       this.exact = null;
     } else if (text.includes('*')) {
-      this.#re = new RegExp(`^(?:${globSource(text)})$`);
+      this.#matcher = new Glob(text);
       this.exact = null;
     } else {
-      this.#re = null;
+      this.#matcher = null;
       this.exact = text;
     }
   }
 
   test(value: string): boolean {
     if (this.matchesAll) return true;
-    return this.#re === null ? value === this.exact : this.#re.test(value);
+    return this.#matcher === null ? value === this.exact : this.#matcher.test(value);
   }
 
   toString(): string {
     return this.text;
   }
+}
+
+/** A regular expression that compiles but whose matching could take exponential time. */
+class UnsafeRegExpError extends SyntaxError {}
+
+/** A compiled `^...$` pattern; a `SyntaxError` when it does not compile or could backtrack exponentially. */
+function safeRegExp(text: string): RegExp {
+  const re = new RegExp(text);
+  const hazard = regexHazard(text);
+  if (hazard !== null) throw new UnsafeRegExpError(hazard);
+  return re;
 }
 
 const INTEGER = /^[+-]?[0-9]+$/;
@@ -122,7 +149,7 @@ export class BuildNumberSpec {
       this.text = text;
     } else if (text.length > 1 && text.startsWith('^') && text.endsWith('$')) {
       this.#op = 'regex';
-      this.#re = new RegExp(text);
+      this.#re = safeRegExp(text);
       this.text = text;
     } else {
       const m = NUMBER_RELATION.exec(text);
@@ -447,8 +474,8 @@ class SpecParser {
     this.input = input;
   }
 
-  fail(reason: string, at: number, cause?: unknown): never {
-    throw new InvalidMatchSpecError(this.input, reason, Math.max(0, Math.min(this.input.length, at)), { cause });
+  fail(reason: string, at: number, cause?: unknown, limit?: number): never {
+    throw new InvalidMatchSpecError(this.input, reason, Math.max(0, Math.min(this.input.length, at)), { cause, ...(limit === undefined ? {} : { limit }) });
   }
 }
 
@@ -459,8 +486,35 @@ const UNQUOTED = /[^,\s[\]]*/y;
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** conda's `_parse_version_plus_build`: the build is the last word after a space or `=`. */
-const VERSION_PLUS_BUILD = /((?:.+?)[^><!,|]?)(?:(?<![=!|,<>~])(?:[ =])([^-=,|<>~]+?))?$/;
+/**
+ * @internal conda's `_parse_version_plus_build`: the build is the last word after a space or `=`.
+ * conda searches `((?:.+?)[^><!,|]?)(?:(?<![=!|,<>~])(?:[ =])([^-=,|<>~]+?))?$`; this walks the
+ * same choices in the same order (the lazy `.+?` growing one character at a time, the optional
+ * character tried before it is skipped, the build tried before the end) but checks each in constant
+ * time, where the regex rescans the rest of the string for every length of `.+?` (30 ms for 4 KB).
+ * `text` has no newline (`parseParts` refuses control characters).
+ */
+export function splitVersionPlusBuild(text: string): { version: string; build: string | null } {
+  const n = text.length;
+  let lastNotInBuild = -1;
+  for (let i = n - 1; i >= 0; i--) {
+    if ('-=,|<>~'.includes(text[i]!)) {
+      lastNotInBuild = i;
+      break;
+    }
+  }
+  // A build after the separator at `p`: `(?<![=!|,<>~])[ =]([^-=,|<>~]+?)$`.
+  const buildAfter = (p: number): boolean =>
+    p < n - 1 && (text[p] === ' ' || text[p] === '=') && !'=!|,<>~'.includes(text[p - 1]!) && p + 1 > lastNotInBuild;
+  for (let k = 1; k <= n; k++) {
+    if (k < n && !'><!,|'.includes(text[k]!)) {
+      if (buildAfter(k + 1)) return { version: text.slice(0, k + 1), build: text.slice(k + 2) };
+      if (k + 1 === n) return { version: text, build: null };
+    }
+    if (buildAfter(k)) return { version: text.slice(0, k), build: text.slice(k + 1) };
+  }
+  return { version: text, build: null };
+}
 
 /** conda's `_sanitize_version_str`: `=1.2` means `1.2*`, `==1.2` means `1.2`. */
 function sanitizeVersion(version: string, build: string | null): string {
@@ -630,9 +684,9 @@ function parseParts(p: SpecParser): Parsed {
   if (after.length === 1 && after !== '=') p.fail(`expected a version after ${JSON.stringify(after)}`, pos(afterAt));
   if (after.length > 1 && trimmed !== '') {
     const trimmedAt = afterAt + (after.length - after.trimStart().length);
-    const m = VERSION_PLUS_BUILD.exec(trimmed);
-    const rawVersion = m?.[1] ?? trimmed;
-    const build = m?.[2]?.trim() || null;
+    const split = splitVersionPlusBuild(trimmed);
+    const rawVersion = split.version;
+    const build = split.build?.trim() || null;
     const version = sanitizeVersion(rawVersion.replaceAll(' ', ''), build);
     // Report version errors against the version's place in the input.
     const skipped = rawVersion.replaceAll(' ', '').length - version.replace(/\*$/, '').length;
@@ -709,7 +763,9 @@ function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
       version = parseVersionSpec(versionLoc.value);
     } catch (error) {
       if (error instanceof InvalidVersionSpecError) {
-        p.fail(`invalid version "${versionLoc.value}": ${error.reason}`, versionLoc.at + error.position, error);
+        // A bound the version exceeds is about the whole spec: say only that (and which bound).
+        if (error.limit !== null) p.fail(error.reason, versionLoc.at + error.position, error, error.limit);
+        p.fail(`invalid version "${clipForMessage(versionLoc.value, 60)}": ${error.reason}`, versionLoc.at + error.position, error);
       }
       throw error;
     }
@@ -732,7 +788,10 @@ function compileParsed(p: SpecParser, parsed: Parsed): MatchSpec {
     try {
       buildNumber = new BuildNumberSpec(numberLoc.value);
     } catch (error) {
-      p.fail(error instanceof SyntaxError ? 'invalid regular expression in build_number' : `invalid build number "${numberLoc.value}"`, numberLoc.at, error);
+      let reason = `invalid build number "${clipForMessage(numberLoc.value, 60)}"`;
+      if (error instanceof UnsafeRegExpError) reason = `unsupported regular expression in build_number: ${error.message}`;
+      else if (error instanceof SyntaxError) reason = 'invalid regular expression in build_number';
+      p.fail(reason, numberLoc.at, error);
     }
   }
 
@@ -775,25 +834,36 @@ function pattern(p: SpecParser, text: string, at: number): StringPattern {
   try {
     return new StringPattern(text);
   } catch (error) {
-    return p.fail(`invalid regular expression "${text}"`, at, error);
+    if (error instanceof UnsafeRegExpError) return p.fail(`unsupported regular expression "${clipForMessage(text, 60)}": ${error.message}`, at, error);
+    return p.fail(`invalid regular expression "${clipForMessage(text, 60)}"`, at, error);
   }
 }
 
 const CACHE_LIMIT = 50_000;
 const cache = new Map<string, MatchSpec>();
 
+/** Longer specs are not cached: the cache is for the short strings records repeat (see version-spec.ts). */
+const CACHE_MAX_LENGTH = 256;
+
 /**
  * Parse a conda match spec (cached by string, since records repeat the same depends strings).
- * Throws `InvalidMatchSpecError` naming the spec and the position of the problem.
+ * Throws `InvalidMatchSpecError` naming the spec and the position of the problem, also when the
+ * spec is longer than `MAX_SPEC_LENGTH` (4096) characters or its version has more constraints or
+ * nested parentheses than version-spec.ts allows; `limit` then names the bound.
  */
 export function parseMatchSpec(input: string): MatchSpec {
   const hit = cache.get(input);
   if (hit !== undefined) return hit;
   if (typeof input !== 'string') throw new InvalidMatchSpecError(String(input), 'not a string', 0);
+  if (input.length > MAX_SPEC_LENGTH) {
+    throw new InvalidMatchSpecError(input, `longer than ${MAX_SPEC_LENGTH} characters (the limit)`, MAX_SPEC_LENGTH, { limit: MAX_SPEC_LENGTH });
+  }
   const p = new SpecParser(input);
   const spec = compileParsed(p, parseParts(p));
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(input, spec);
+  if (input.length <= CACHE_MAX_LENGTH) {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(input, spec);
+  }
   return spec;
 }
 
