@@ -3,14 +3,15 @@
  * worker pool with its solve cache, the exporter registry, a pino logger), pre-warms the channel
  * indexes the operator named, listens, and shuts down gracefully.
  *
- * Shutdown (SIGTERM or SIGINT, or `close()`): the listening socket closes at once, so new
- * connections are refused; requests that arrive on open keep-alive connections get a 503 with
- * `Connection: close`; requests in flight finish (they are bounded by the request time limit) and
- * then the pool's workers stop. A second signal, or the grace period running out, closes what is
- * left.
+ * Shutdown (SIGTERM or SIGINT, or `close()`): the connections already waiting to be accepted are
+ * taken (at least 200 ms, at most 5 s), then the listening socket closes and new connections are
+ * refused; requests that arrive meanwhile or on open connections (including those already sent but
+ * not yet read) get a 503 with `Connection: close`; requests in flight finish (they are bounded by
+ * the request time limit); once nothing is in progress the connections are closed with a FIN
+ * (`connection-drain.ts`) and the pool's workers stop. No request a client has sent is reset. A
+ * second signal, or the grace period running out, closes what is left.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
 import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
@@ -24,6 +25,7 @@ import { TOOL_VERSION } from '../version.js';
 import { buildApp } from './app.js';
 import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
+import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from './detached-store.js';
 import { CachingSolver } from './solve-cache.js';
@@ -108,25 +110,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     clock: options.clock,
   });
 
-  // Requests in flight per connection. On shutdown, connections with none are closed at once: Node
-  // closes idle keep-alive connections itself, but not those a client opened without sending a
-  // request yet, which would otherwise hold the shutdown until the client gives up on them.
-  const inFlight = new Map<Socket, number>();
-  app.server.on('connection', (socket: Socket) => {
-    inFlight.set(socket, 0);
-    socket.once('close', () => inFlight.delete(socket));
-  });
-  app.addHook('onRequest', async (request) => {
-    const socket = request.raw.socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-  });
-  app.addHook('onResponse', async (request) => {
-    const socket = request.raw.socket;
-    const left = Math.max(0, (inFlight.get(socket) ?? 1) - 1);
-    inFlight.set(socket, left);
-    // While closing, answers carry `Connection: close`; this covers a socket Node keeps regardless.
-    if (lifecycle.closing && left === 0) socket.end();
-  });
+  // Connections are tracked from the start so that shutdown can answer what they already carry.
+  const connections = trackConnections(app.server);
 
   try {
     await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });
@@ -159,19 +144,22 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const close = (reason = 'close requested'): Promise<void> => {
     if (closing) {
       // A second request to stop: do not wait for requests in flight any longer.
-      app.server.closeAllConnections();
+      logger.warn('second stop request: closing the remaining connections');
+      connections.closeAll();
       return closing;
     }
     lifecycle.closing = true;
-    logger.info({ reason }, 'shutting down: finishing requests in flight, refusing new ones');
+    logger.info({ reason, ...connections.stats() }, 'shutting down: finishing requests in flight, refusing new ones');
     const force = setTimeout(() => {
-      logger.warn('shutdown grace period over: closing the remaining connections');
-      app.server.closeAllConnections();
+      logger.warn(connections.stats(), 'shutdown grace period over: closing the remaining connections');
+      connections.closeAll();
     }, config.shutdownGraceMs);
     force.unref();
-    const stopping = app.close();
-    for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
-    closing = stopping
+    // Connections first (each request already sent gets its answer or the 503), then fastify's
+    // own close (its hooks; the listening socket is already closed), then the workers.
+    closing = connections
+      .drain()
+      .then(() => app.close())
       .then(async () => {
         await Promise.all([pool.close(), store.close()]);
       })
