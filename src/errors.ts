@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   CR_ERR_INPUT_EXPLICIT: 'A line of an @EXPLICIT file is not a package URL.',
   CR_ERR_INPUT_SPEC: 'A package spec cannot be parsed.',
   CR_ERR_INPUT_NO_SPECS: 'Neither specs nor an environment file were given.',
+  CR_ERR_INPUT_TOO_MANY_SPECS: 'A request (with its files) has more distinct specs than the limit.',
   CR_ERR_INPUT_PLATFORM: 'A platform is not a known conda subdir.',
   CR_ERR_INPUT_CHANNEL: 'A channel cannot be understood.',
   CR_ERR_INPUT_DATE: 'An --exclude-newer date cannot be parsed.',

@@ -52,6 +52,27 @@ export interface PrepareOptions {
   readonly hostPlatform: string;
   /** Used when neither `-c` nor a file names a channel. */
   readonly defaultChannels: readonly string[];
+  /** Most distinct specs (files' and positional together) a request may have; `MAX_REQUEST_SPECS` when absent. */
+  readonly maxSpecs?: number;
+}
+
+/**
+ * Most distinct specs one request may have unless the caller sets its own (the server's
+ * `--max-specs`). A real environment has hundreds; the bound keeps a file of a million lines from
+ * being parsed spec by spec before anything can say it is too big.
+ */
+export const MAX_REQUEST_SPECS = 10_000;
+
+/** A request with more distinct specs than `maxSpecs`; nothing was parsed. */
+export class TooManySpecsError extends UsageError {
+  readonly count: number;
+  readonly limit: number;
+  constructor(count: number, limit: number, files: readonly string[]) {
+    const inFiles = files.length > 0 ? ` (with those of ${files.map((f) => `"${f}"`).join(', ')})` : '';
+    super('CR_ERR_INPUT_TOO_MANY_SPECS', `Cannot resolve: the request has ${count} specs${inFiles}, more than the limit of ${limit}`);
+    this.count = count;
+    this.limit = limit;
+  }
 }
 
 
@@ -60,27 +81,32 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content));
   for (const file of files) warnings.push(...file.warnings);
 
-  const specs: string[] = [];
-  const seen = new Set<string>();
-  const addSpec = (spec: string, where?: string) => {
+  // Distinct specs first (each with where it first appears), counted before any is parsed.
+  const where = new Map<string, string | undefined>();
+  for (const file of files) {
+    for (const item of file.specs) {
+      const text = item.spec.trim();
+      if (!where.has(text)) where.set(text, item.line ? `${file.filename}, line ${item.line}` : file.filename);
+    }
+  }
+  for (const spec of request.specs ?? []) {
     const text = spec.trim();
+    if (!where.has(text)) where.set(text, undefined);
+  }
+  const maxSpecs = options.maxSpecs ?? MAX_REQUEST_SPECS;
+  if (where.size > maxSpecs) throw new TooManySpecsError(where.size, maxSpecs, files.map((f) => f.filename));
+  const specs: string[] = [];
+  for (const [text, at] of where) {
     try {
       parseMatchSpec(text);
     } catch (error) {
       if (error instanceof CondaResolveError) {
-        throw new UsageError('CR_ERR_INPUT_SPEC', where ? `${where}: ${error.message}` : error.message, { cause: error });
+        throw new UsageError('CR_ERR_INPUT_SPEC', at ? `${at}: ${error.message}` : error.message, { cause: error });
       }
       throw error;
     }
-    if (!seen.has(text)) {
-      seen.add(text);
-      specs.push(text);
-    }
-  };
-  for (const file of files) {
-    for (const item of file.specs) addSpec(item.spec, item.line ? `${file.filename}, line ${item.line}` : file.filename);
+    specs.push(text);
   }
-  for (const spec of request.specs ?? []) addSpec(spec);
   if (specs.length === 0) {
     throw new UsageError(
       'CR_ERR_INPUT_NO_SPECS',

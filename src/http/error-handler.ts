@@ -19,6 +19,7 @@ export interface ErrorContext {
 const INPUT_CODES: Readonly<Record<string, readonly [ProblemKind, string]>> = {
   CR_ERR_INPUT_SPEC: ['invalid-spec', 'specs'],
   CR_ERR_INPUT_NO_SPECS: ['no-specs', 'specs'],
+  CR_ERR_INPUT_TOO_MANY_SPECS: ['too-many-specs', 'specs'],
   CR_ERR_INPUT_PLATFORM: ['invalid-platform', 'platforms'],
   CR_ERR_INPUT_CHANNEL: ['invalid-channel', 'channels'],
   CR_ERR_INPUT_DATE: ['invalid-option', 'exclude_newer'],
@@ -35,6 +36,17 @@ export interface InputProblem {
   readonly kind: ProblemKind;
   readonly detail: string;
   readonly field?: string;
+  /** The bound the input exceeded (a spec's length, the number of specs), when that was the fault. */
+  readonly limit?: number;
+}
+
+/** The `limit` an error (or the error it wraps) carries: a spec over a bound, too many specs. */
+function limitOf(error: CondaResolveError): number | undefined {
+  for (const candidate of [error, error.cause]) {
+    const limit = (candidate as { limit?: unknown } | undefined)?.limit;
+    if (typeof limit === 'number') return limit;
+  }
+  return undefined;
 }
 
 /** The problem for a typed input error raised while preparing a request. */
@@ -45,9 +57,15 @@ export function inputProblem(error: CondaResolveError, context: ErrorContext = {
   const kind = mapped[0];
   let field = mapped[1];
   if (error.code === 'CR_ERR_INPUT_SPEC' && context.filename && detail.startsWith(context.filename)) field = 'file';
-  if (error.code === 'CR_ERR_INPUT_NO_SPECS' && context.filename) field = 'file';
+  if ((error.code === 'CR_ERR_INPUT_NO_SPECS' || error.code === 'CR_ERR_INPUT_TOO_MANY_SPECS') && context.filename) field = 'file';
   if (error.code === 'CR_ERR_INPUT_OPTION' && /channel priority/i.test(detail)) field = 'channel_priority';
-  return field ? { kind, detail, field } : { kind, detail };
+  const limit = limitOf(error);
+  return { kind, detail, ...(field ? { field } : {}), ...(limit !== undefined ? { limit } : {}) };
+}
+
+/** The problem's extension members for an input problem: its field and limit, when known. */
+export function inputProblemExtras(problem: InputProblem): { field?: string; limit?: number } {
+  return { ...(problem.field ? { field: problem.field } : {}), ...(problem.limit !== undefined ? { limit: problem.limit } : {}) };
 }
 
 interface ValidationIssue {
@@ -98,7 +116,10 @@ function validationProblem(error: FastifyError): Problem {
     return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" must be ${describeType(field, where)}`, at);
   }
   if (issue.keyword === 'maxLength') {
-    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${String(issue.params.limit)} characters`, at);
+    const limit = Number(issue.params.limit);
+    // One of the specs: the same words as the spec parser's own refusal.
+    if (/^specs\[\d+\]$/.test(field)) return makeProblem('invalid-spec', `Cannot parse match spec ${field}: longer than ${limit} characters (the limit)`, { field, limit });
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${limit} characters (the limit)`, { ...at, limit });
   }
   return makeProblem('invalid-request', `Cannot read the ${where}: "${field || where}" ${issue.message ?? 'is invalid'}`, at);
 }
@@ -115,7 +136,7 @@ export function problemForError(error: unknown, options: { bodyLimit: number }):
   if (error instanceof HttpProblemError) return { problem: error.problem, internal: false, headers: error.headers };
   if (error instanceof CondaResolveError) {
     const input = inputProblem(error);
-    if (input) return { problem: makeProblem(input.kind, input.detail, input.field ? { field: input.field } : {}), internal: false };
+    if (input) return { problem: makeProblem(input.kind, input.detail, inputProblemExtras(input)), internal: false };
     if (error.code === 'CR_ERR_POOL_BUSY' || error.code === 'CR_ERR_POOL_CLOSED') {
       return { problem: makeProblem('overloaded', userMessage(error), { retry_after: 1 }), internal: false };
     }

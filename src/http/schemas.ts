@@ -4,6 +4,7 @@
  * what the server accepts. Limits are part of the schemas (`maxItems`), so the document shows the
  * running server's configuration.
  */
+import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
 import { PROBLEM_KINDS, problemType } from './problem.js';
 
 export interface SchemaLimits {
@@ -18,12 +19,12 @@ export const JSON_MEDIA_TYPE = 'application/json';
 
 const CHANNEL_PRIORITIES = ['strict', 'flexible', 'disabled'];
 
-/** A list given as a JSON array or as one comma-separated string. */
-function listOrString(description: string, maxItems: number | undefined) {
+/** A list given as a JSON array (each item at most `maxLength` characters) or as one comma-separated string. */
+function listOrString(description: string, maxItems: number | undefined, maxLength?: number) {
   return {
     description,
     anyOf: [
-      { type: 'array', items: { type: 'string' }, ...(maxItems !== undefined ? { maxItems } : {}) },
+      { type: 'array', items: { type: 'string', ...(maxLength !== undefined ? { maxLength } : {}) }, ...(maxItems !== undefined ? { maxItems } : {}) },
       { type: 'string' },
       { type: 'null' },
     ],
@@ -46,7 +47,11 @@ export function buildSchemas(limits: SchemaLimits) {
     type: 'object',
     additionalProperties: false,
     properties: {
-      specs: listOrString(`conda match specs, e.g. \`python=3.12\`, \`numpy>=1.26\`. As a string: comma-separated. ${SPEC_SPLIT_RULE}`, limits.maxSpecs),
+      specs: listOrString(
+        `conda match specs, e.g. \`python=3.12\`, \`numpy>=1.26\`, each at most ${MAX_SPEC_LENGTH} characters. As a string: comma-separated. ${SPEC_SPLIT_RULE}`,
+        limits.maxSpecs,
+        MAX_SPEC_LENGTH,
+      ),
       file: {
         description: 'Full text of an environment file: environment.yml, a *.txt spec list, or an @EXPLICIT file.',
         type: ['string', 'null'],

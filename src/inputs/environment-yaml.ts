@@ -35,7 +35,7 @@ export function parseEnvironmentYaml(filename: string, content: string): ParsedI
 
   const channels = stringList(filename, record, 'channels').filter((c) => c !== 'nodefaults');
   const platforms = stringList(filename, record, 'platforms');
-  const lines = content.split(/\r?\n/);
+  const lineOf = listItemLines(content);
   const specs: InputSpec[] = [];
   const deps = record.dependencies;
   if (deps !== undefined && deps !== null) {
@@ -43,7 +43,7 @@ export function parseEnvironmentYaml(filename: string, content: string): ParsedI
     deps.forEach((item: unknown, index: number) => {
       if (typeof item === 'string' || typeof item === 'number') {
         const spec = String(item).trim();
-        specs.push({ spec, line: findLine(lines, spec) });
+        specs.push({ spec, line: lineOf.get(spec) });
       } else if (item && typeof item === 'object' && !Array.isArray(item) && 'pip' in item) {
         const pip = (item as { pip: unknown }).pip;
         const count = Array.isArray(pip) ? pip.length : 0;
@@ -69,14 +69,20 @@ function shapeError(filename: string, what: string, expected: string): InputFile
   return new InputFileError('CR_ERR_INPUT_SHAPE', filename, `Cannot read environment file "${filename}": ${what} must be ${expected}`);
 }
 
-/** The 1-based line of a `- spec` list item, so a bad spec can be pointed at. */
-function findLine(lines: readonly string[], spec: string): number | undefined {
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i]!.trim();
+/**
+ * The 1-based line of the first `- item` list item of each text, so a bad spec can be pointed at.
+ * One pass over the lines (looking each spec up in turn was quadratic: a 1 MB file of short items
+ * took seconds).
+ */
+function listItemLines(content: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  const all = content.split(/\r?\n/);
+  for (let i = 0; i < all.length; i++) {
+    const text = all[i]!.trim();
     if (!text.startsWith('-')) continue;
     let item = text.slice(1).trim();
     if ((item.startsWith('"') && item.endsWith('"')) || (item.startsWith("'") && item.endsWith("'"))) item = item.slice(1, -1);
-    if (item === spec) return i + 1;
+    if (!lines.has(item)) lines.set(item, i + 1);
   }
-  return undefined;
+  return lines;
 }

@@ -15,12 +15,12 @@ import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { userMessage } from '../../errors.js';
 import { render } from '../../exporters/index.js';
 import type { Exporter } from '../../exporters/types.js';
-import { prepareRequest, type PreparedRequest } from '../../request.js';
+import { prepareRequest, TooManySpecsError, type PreparedRequest } from '../../request.js';
 import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../../resolve.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
-import { inputProblem } from '../error-handler.js';
+import { inputProblem, inputProblemExtras } from '../error-handler.js';
 import { HttpProblemError, type PlatformFailure } from '../problem.js';
 import { inputFromJson, inputFromQuery, inputFromUpload, type ResolveBody, type ResolveInput, type ResolveQuery } from '../resolve-input.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from '../schemas.js';
@@ -102,10 +102,13 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
       cwd: deps.cwd,
       hostPlatform: context.hostPlatform,
       defaultChannels: config.defaultChannels,
+      // Counted before any spec is parsed: a 1 MB file of short lines is refused at once.
+      maxSpecs: config.maxSpecs,
     });
   } catch (error) {
+    if (error instanceof TooManySpecsError) checkLimit(input.hasFile ? 'file' : 'specs', error.count, error.limit, 'specs');
     const problem = error instanceof CondaResolveError ? inputProblem(error, { filename }) : undefined;
-    if (problem) throw new HttpProblemError(problem.kind, problem.detail, problem.field ? { field: problem.field } : {});
+    if (problem) throw new HttpProblemError(problem.kind, problem.detail, inputProblemExtras(problem));
     throw error;
   }
   checkLimit(input.hasFile ? 'file' : 'specs', prepared.specs.length, config.maxSpecs, 'specs');
