@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
@@ -53,7 +53,7 @@ afterAll(async () => {
 /** The issue's spec: 25,000 comma-joined constraints, 189 KB, under the 1 MB body limit. */
 const HUGE = `python ${Array.from({ length: 25_000 }, (_, i) => `>=${i}`).join(',')}`;
 
-async function problemOf(request: Parameters<FastifyInstance['inject']>[0]): Promise<ProblemBody> {
+async function problemOf(request: InjectOptions): Promise<ProblemBody> {
   const answer = await app.inject(request);
   expect(answer.statusCode).toBe(400);
   expect(answer.headers['content-type']).toBe('application/problem+json');
