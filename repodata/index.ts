@@ -18,7 +18,7 @@ export type { CheckUrl } from './url-policy.js';
 // Parsing and indexing one repodata.json.
 export { parseRepodata, MAX_REPODATA_VERSION, PACKAGE_SECTIONS } from './parse.js';
 export type { ParsedRepodata, RepodataInfo, RepodataSource } from './parse.js';
-export { normaliseRecord, recordContext } from './record-normalise.js';
+export { normaliseRecord, recordContext, OversizedRecordError, MAX_RECORD_SPECS, MAX_RECORD_SPEC_CHARS, MAX_RECORD_FIELD_LENGTH } from './record-normalise.js';
 export { indexRepodata, reviveSubdirIndex } from './build-index.js';
 export type { ShareableSubdirIndex, SharedSubdirIndexHandle } from './build-index.js';
 export { LazySubdirIndex, bytesInMemory } from './lazy-index.js';

@@ -16,7 +16,7 @@ import { lookupName, toSharedBytes, type RepodataIndexTables } from './index-tab
 import { scanRepodata } from './json-scan.js';
 import { fragmentSyntaxError } from './parse.js';
 import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from './parse-errors.js';
-import { normaliseRecord, recordContext, type RecordContext, type RepodataSource } from './record-normalise.js';
+import { normaliseRecordOrSkip, recordContext, type RecordContext, type RepodataSource } from './record-normalise.js';
 import type { ChannelRef, SubdirIndex } from './types.js';
 
 /** Random access to the bytes of one repodata.json. */
@@ -159,7 +159,8 @@ export class LazySubdirIndex implements SubdirIndex {
     const first = nameOffsets[id];
     const last = nameOffsets[id + 1];
     if (first === last) return EMPTY;
-    const out: PackageRecord[] = new Array<PackageRecord>(last - first);
+    // A slot stays null for a record over a bound (left out below).
+    const out: (PackageRecord | null)[] = new Array<PackageRecord | null>(last - first);
     let row = first;
     while (row < last) {
       // One read per run of nearby rows (rows are in file order within each section).
@@ -186,17 +187,17 @@ export class LazySubdirIndex implements SubdirIndex {
         for (; row < runEnd; row++) out[row - first] = this.#parseRow(window, lo, row, name);
       }
     }
-    return out;
+    return out.includes(null) ? out.filter((record) => record !== null) : (out as PackageRecord[]);
   }
 
-  #parseRow(window: Uint8Array, lo: number, row: number, name: string): PackageRecord {
+  #parseRow(window: Uint8Array, lo: number, row: number, name: string): PackageRecord | null {
     const { fnStart, fnEnd, recStart, recEnd } = this.tables;
     const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
-    return this.#checked(normaliseRecord(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context), fn, name);
+    return this.#checked(normaliseRecordOrSkip(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context), fn, name);
   }
 
   /** Parse rows `[row, runEnd)` in one go; false (nothing written) when that is not exact. */
-  #parseRun(window: Uint8Array, lo: number, row: number, runEnd: number, first: number, name: string, out: PackageRecord[]): boolean {
+  #parseRun(window: Uint8Array, lo: number, row: number, runEnd: number, first: number, name: string, out: (PackageRecord | null)[]): boolean {
     const { fnStart, recEnd } = this.tables;
     let parsed: Record<string, unknown>;
     try {
@@ -208,13 +209,13 @@ export class LazySubdirIndex implements SubdirIndex {
     if (fns.length !== runEnd - row) return false;
     for (let i = 0; i < fns.length; i++) {
       const fn = fns[i];
-      out[row + i - first] = this.#checked(normaliseRecord(parsed[fn], fn, this.#context), fn, name);
+      out[row + i - first] = this.#checked(normaliseRecordOrSkip(parsed[fn], fn, this.#context), fn, name);
     }
     return true;
   }
 
-  #checked(record: PackageRecord, fn: string, name: string): PackageRecord {
-    if (record.name !== name) {
+  #checked(record: PackageRecord | null, fn: string, name: string): PackageRecord | null {
+    if (record !== null && record.name !== name) {
       throw new RepodataIndexUnsupportedError(this.#context.source, `record "${fn}" was indexed under "${name}" but is named "${record.name}"`);
     }
     return record;

@@ -10,7 +10,7 @@
 import type { PackageRecord } from '../vocabulary/record.js';
 import { locateJsonError } from './json-error.js';
 import { RepodataParseError, RepodataVersionError, describeSource } from './parse-errors.js';
-import { normaliseRecord, readRepodataInfo, recordContext, type RepodataInfo, type RepodataSource } from './record-normalise.js';
+import { normaliseRecordOrSkip, readRepodataInfo, recordContext, type RepodataInfo, type RepodataSource } from './record-normalise.js';
 
 export type { RepodataInfo, RepodataSource } from './record-normalise.js';
 
@@ -56,7 +56,8 @@ export function parseRepodata(input: Uint8Array | string, source: RepodataSource
     }
     for (const fn in entries) {
       if (removed?.has(fn)) continue;
-      records.push(normaliseRecord((entries as Record<string, unknown>)[fn], fn, context));
+      const record = normaliseRecordOrSkip((entries as Record<string, unknown>)[fn], fn, context);
+      if (record !== null) records.push(record); // null: over a bound, left out
     }
   }
   return { info, records };

@@ -26,7 +26,7 @@ import { decode } from '@msgpack/msgpack';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { describeSubdir, RepodataCorruptError, ShardNotLoadedError } from './fetch-errors.js';
 import { SharedWork } from './limit.js';
-import { normaliseRecord, recordContext, type RecordContext } from './record-normalise.js';
+import { normaliseRecordOrSkip, recordContext, type RecordContext } from './record-normalise.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
 import { zstdDecompress } from './zstd.js';
 
@@ -306,7 +306,8 @@ export async function decodeShard(
     if (typeof entries !== 'object' || Array.isArray(entries)) throw bad(`has a "${section}" that is not a map`);
     for (const [fn, entry] of Object.entries(entries as Record<string, unknown>)) {
       if (removed.has(fn)) continue;
-      const record = normaliseRecord(hexDigests(entry), fn, context);
+      const record = normaliseRecordOrSkip(hexDigests(entry), fn, context);
+      if (record === null) continue; // over a bound: left out
       // A shard holds one name; a record of another name would be served under the wrong name.
       if (record.name !== name) throw bad(`holds "${fn}" named "${record.name}"`);
       records.push(record);
