@@ -192,6 +192,7 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
     let normalised: string;
     try {
       normalised = normaliseChannelUrl(input);
+      if (pathTrick(new URL(normalised).pathname)) return false;
     } catch {
       return false;
     }
@@ -216,6 +217,10 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
       throw new ChannelRefusedError(String(input).replace(/\/\/[^@/]*@/, '//'), 'not a valid URL');
     }
     const shown = safeUrl(url);
+    const trick = pathTrick(url.pathname);
+    if (trick) {
+      throw new ChannelRefusedError(shown, `its path has ${trick}, which a server may read as a different location; write the channel's URL without it`);
+    }
     if (url.protocol === 'file:') {
       if (options.allowLocal || isAllowlisted(url)) return;
       throw new ChannelRefusedError(shown, 'local channels are not enabled on this server');
@@ -242,12 +247,9 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
       throw new ChannelRefusedError(shown, `the host name "${host}" cannot be resolved`);
     }
     if (addresses.length === 0) throw new ChannelRefusedError(shown, `the host name "${host}" cannot be resolved`);
-    for (const address of addresses) {
-      const kind = classifyAddress(address);
-      if (kind !== 'public') {
-        throw new ChannelRefusedError(shown, `the host name "${host}" resolves to ${describeKind(kind)} address ${address}, which is not allowed`);
-      }
-    }
+    // The refusal names the host the client gave, never what it resolved to: that would let a
+    // client map the server's internal network one name at a time.
+    if (addresses.some((address) => classifyAddress(address) !== 'public')) throw new ChannelRefusedError(shown, hostNotPublic(host));
   };
 
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -258,9 +260,8 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
       }
       const list = addresses as unknown as { address: string; family: number }[];
       if (!allowlistedHosts.has(hostname.toLowerCase())) {
-        const bad = list.find((entry) => classifyAddress(entry.address) !== 'public');
-        if (bad) {
-          const refused = new ChannelRefusedError(`//${hostname}`, `the host resolves to ${describeKind(classifyAddress(bad.address))} address ${bad.address}, which is not allowed`);
+        if (list.some((entry) => classifyAddress(entry.address) !== 'public')) {
+          const refused = new ChannelRefusedError(`//${hostname}`, hostNotPublic(hostname));
           callback(Object.assign(refused, { errno: undefined }) as NodeJS.ErrnoException, '', 0);
           return;
         }
@@ -286,6 +287,29 @@ function allowlistUrls(entry: string, alias: string, cwd: string): readonly stri
   } catch (error) {
     throw new ChannelRefusedError(redactSecrets(entry), `it cannot be used in the channel allowlist (${(error as Error).message})`);
   }
+}
+
+function hostNotPublic(host: string): string {
+  return `the host name "${host}" resolves to an address that is not public, which is not allowed`;
+}
+
+/**
+ * What in a URL path could make a server read it as another location than the one matched
+ * against the allowlist: an encoded `/` or `\` (`%2f`, `%5c`, also double-encoded as `%252f`), or
+ * a dot segment hidden by encoding (`..%2f`, `%2e%2e%5c`). Plain `.` and `..` segments, and `%2e`
+ * alone as a segment, never get here: the URL parser has already resolved them, as the fetcher
+ * does. Undefined when there is none.
+ */
+export function pathTrick(pathname: string): string | undefined {
+  let path = pathname;
+  for (let round = 0; round < 3 && /%25/i.test(path); round++) path = path.replace(/%25/gi, '%');
+  const separator = /%2f|%5c/i.exec(path);
+  const decoded = path.replace(/%2f|%5c|\\/gi, '/').replace(/%2e/gi, '.');
+  if (decoded.split('/').some((segment) => segment === '.' || segment === '..')) {
+    return `a dot segment with an encoded "/", "\\" or "." (${(separator ?? /%2e/i.exec(path))?.[0] ?? '..'})`;
+  }
+  if (separator) return `an encoded "/" or "\\" (${separator[0]})`;
+  return undefined;
 }
 
 function describeKind(kind: AddressKind): string {

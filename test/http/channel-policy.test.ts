@@ -102,10 +102,13 @@ describe('channel policy', () => {
     ['https://[fd00::1]/chan', 'unique-local'],
     ['https://[::ffff:127.0.0.1]/chan', 'IPv4-mapped'],
     ['https://0x7f.1/chan', 'loopback'],
-    ['https://meta.example/chan', 'link-local address 169.254.169.254'],
-    ['https://rebind.example/chan', 'private address 10.0.0.7'],
+    ['https://meta.example/chan', 'the host name "meta.example" resolves to an address that is not public'],
+    ['https://rebind.example/chan', 'the host name "rebind.example" resolves to an address that is not public'],
   ])('with *, refuses %s (%s)', async (url, why) => {
-    expect(await refusal(policy(['*']), url)).toContain(why);
+    const message = await refusal(policy(['*']), url);
+    expect(message).toContain(why);
+    // What a name resolved to is never shown (it would map the server's network).
+    if (url.includes('.example/')) expect(message).not.toMatch(/169\.254|10\.0\.0\.7|93\.184|private|link-local/);
   });
 
   it('never shows credentials in a refusal', async () => {
