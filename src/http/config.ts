@@ -173,8 +173,9 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
 
   const defaultChannels = pickList('defaultChannels', flags['default-channel'])?.values ?? [...CONFIG_DEFAULTS.defaultChannels];
   if (defaultChannels.length === 0) throw new ConfigError('Cannot start the server: no default channel is configured');
-  // The allowlist defaults to the default channels: a server fetches only what its operator named.
-  const allowedChannels = pickList('allowedChannels', flags['allow-channel'])?.values ?? [...defaultChannels];
+  // A server fetches only what its operator named: the default channels (requests that name no
+  // channel use them, so they are always allowed) and what --allow-channel adds to them.
+  const allowedChannels = [...new Set([...defaultChannels, ...(pickList('allowedChannels', flags['allow-channel'])?.values ?? [])])];
   const allowLocalChannels = pickBool('allowLocalChannels', flags['allow-local-channels']);
   const cacheDir = pick('cacheDir', flags['cache-dir'])?.value;
 

@@ -127,6 +127,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   logger.info(
+    { allowed_channels: config.allowedChannels.map((c) => redactSecrets(c)), default_channels: config.defaultChannels.map((c) => redactSecrets(c)), local_channels: config.allowLocalChannels },
+    `channels allowed: ${describeAllowed(config)}`,
+  );
+  logger.info(
     {
       url,
       version: TOOL_VERSION,
@@ -182,6 +186,14 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   }
 
   return { app, url, port, logger, close, closed };
+}
+
+/** `conda-forge, bioconda, any public https channel, local channels (...)`, for the start-up log. */
+function describeAllowed(config: ServerConfig): string {
+  const parts = config.allowedChannels.filter((channel) => channel !== '*').map((channel) => redactSecrets(channel));
+  if (config.allowedChannels.includes('*')) parts.push('any public https channel');
+  if (config.allowLocalChannels) parts.push('local channels');
+  return `${parts.join(', ')} (the default channels, and what --allow-channel or CONDA_RESOLVE_ALLOWED_CHANNELS adds)`;
 }
 
 /**

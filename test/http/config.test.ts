@@ -36,7 +36,8 @@ describe('loadConfig', () => {
     const config = loadConfig(env, { port: '0', 'allow-channel': ['*'] });
     expect(config.host).toBe('0.0.0.0');
     expect(config.port).toBe(0);
-    expect(config.allowedChannels).toEqual(['*']);
+    // --allow-channel adds to the default channels.
+    expect(config.allowedChannels).toEqual(['conda-forge', '*']);
     expect(config.allowLocalChannels).toBe(true);
     expect(config.cacheDir).toBe('/var/cache/cr');
     expect(config.bodyLimit).toBe(512 * 1024);

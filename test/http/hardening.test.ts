@@ -1,15 +1,17 @@
 /**
  * Issue 11, item 9 (the HTTP service's part): channel URLs that leave an allowlisted channel
- * through encoded separators or dot segments, and refusals that would map an internal network.
+ * through encoded separators or dot segments, refusals that would map an internal network, and
+ * `--allow-channel` adding to the default channels.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelRefusedError, createChannelPolicy } from '../../src/http/channel-policy.js';
+import { loadConfig } from '../../src/http/config.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { call, startTestServer, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import { call, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
 
 /** A channel server whose root holds the demo channel twice: `allowed/` and `other/`. */
 let channels: ChannelServer;
@@ -104,5 +106,25 @@ describe('refused host names', () => {
     expect(error).toBeInstanceOf(ChannelRefusedError);
     expect(error!.message).toContain('"localhost"');
     expect(error!.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+});
+
+describe('--allow-channel adds to the default channels', () => {
+  it('keeps the default channels allowed (flag and variable)', () => {
+    expect(loadConfig({}, { 'allow-channel': ['bioconda'] }).allowedChannels).toEqual(['conda-forge', 'bioconda']);
+    expect(loadConfig({ CONDA_RESOLVE_ALLOWED_CHANNELS: 'bioconda,conda-forge' }).allowedChannels).toEqual(['conda-forge', 'bioconda']);
+    expect(loadConfig({ CONDA_RESOLVE_DEFAULT_CHANNELS: 'a,b' }, { 'allow-channel': ['*'] }).allowedChannels).toEqual(['a', 'b', '*']);
+  });
+
+  it('a request for the default channel is served, and the start-up log says which channels are allowed', async () => {
+    const demo = `${channels.url}/allowed`;
+    const server = await serve({ 'allow-local-channels': false, 'allow-channel': ['https://example.org/extra'], 'default-channel': [demo] });
+    const answer = await call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expect(answer.json<NativeBody[]>()[0]!.error).toBeNull();
+    const line = server.logs.map((l) => JSON.parse(l) as { msg: string; allowed_channels?: string[] }).find((l) => l.allowed_channels);
+    expect(line?.allowed_channels).toEqual([demo, 'https://example.org/extra']);
+    expect(line?.msg).toContain(demo);
+    expect(line?.msg).toContain('https://example.org/extra');
   });
 });
