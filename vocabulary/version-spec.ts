@@ -9,7 +9,7 @@
  * - a bare version `1.2` (exactly equal, trailing zeros ignored).
  */
 import { CondaResolveError } from './errors.js';
-import { InvalidVersionError, parseVersion, tryParseVersion, type Version } from './version.js';
+import { InvalidVersionError, parseVersion, parseVersionTransient, tryParseVersion, type Version } from './version.js';
 
 /**
  * Bounds on one spec, so that no input can keep a thread busy or hold much memory. conda's own
@@ -474,9 +474,11 @@ function compileLeaf(input: string, leaf: Leaf): { node: Node; exact: boolean } 
   const fail = (reason: string, offset = 0, cause?: unknown): never => {
     throw new InvalidVersionSpecError(input, reason, Math.max(0, Math.min(input.length, leaf.at + offset)), { cause });
   };
+  // A spec too long to be cached does not cache its operands either.
+  const parse = input.length > CACHE_MAX_LENGTH ? parseVersionTransient : parseVersion;
   const version = (s: string, offset: number): Version => {
     try {
-      return parseVersion(s);
+      return parse(s);
     } catch (error) {
       if (error instanceof InvalidVersionError) return fail(`invalid version "${clipForMessage(s, 60)}": ${error.reason}`, offset + error.position, error);
       throw error;

@@ -281,6 +281,18 @@ export function parseVersion(input: string): Version {
   return remember(input, parseUncached(input));
 }
 
+/**
+ * @internal `parseVersion` that reads the cache but does not add to it: for the operands of a long
+ * version spec (which is not cached either), so one request's thousands of one-off versions do
+ * not push the channel's versions out of the cache (and keep the collector busy doing it).
+ */
+export function parseVersionTransient(input: string): Version {
+  const hit = cache.get(input);
+  if (hit !== undefined) return hit;
+  if (typeof input !== 'string') throw new InvalidVersionError(String(input), 'not a string', 0);
+  return parseUncached(input);
+}
+
 /** Parse a conda version string, or return null when it is not one. */
 export function tryParseVersion(input: string): Version | null {
   const hit = cache.get(input);
