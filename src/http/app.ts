@@ -12,12 +12,13 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
+import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
 import type { ServerConfig } from './config.js';
-import { installErrorHandling } from './error-handler.js';
-import { HttpProblemError, makeProblem, sendProblem } from './problem.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
+import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
 import { metaRoutes } from './routes/meta.js';
@@ -42,6 +43,9 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     return503OnClosing: false,
     // Time to receive a whole request; the resolve's own time limit starts after that.
     requestTimeout: 30_000,
+    // Requests Node cannot parse, and URLs fastify cannot decode, are answered as problems too.
+    clientErrorHandler: clientErrorHandler({ maxHeaderSize }),
+    frameworkErrors: frameworkErrorHandler({ bodyLimit: config.bodyLimit }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
   });
 
@@ -61,6 +65,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     routes.set(route.url, [...new Set([...(routes.get(route.url) ?? []), ...methods])]);
   });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, routes: () => routes });
+  handleExpectations(app, config.bodyLimit);
 
   app.addHook('onRequest', async (_request, reply) => {
     if (deps.lifecycle?.closing) {
@@ -103,6 +108,34 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));
   return app;
+}
+
+/**
+ * `Expect` headers. Node answers `100 Continue` before anything looks at the request, so a client
+ * announcing a body over the limit was invited to send it, then cut off by the 413 (or reset). Here
+ * the announced size is checked first: over the limit there is no `100 Continue`, the request goes
+ * on to its 413 (the body parser refuses it from `Content-Length` alone) and the connection closes
+ * after it. Any other expectation gets a 417 problem instead of Node's bare one.
+ */
+function handleExpectations(app: FastifyInstance, bodyLimit: number): void {
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > bodyLimit) response.setHeader('connection', 'close');
+    else response.writeContinue();
+    // As Node does without a 'checkContinue' listener (this also lets shutdown count the request).
+    app.server.emit('request', request, response);
+  });
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const problem = makeProblem('expectation-failed', `Cannot meet the request's expectation: this server supports only "Expect: 100-continue"`);
+    const body = JSON.stringify(problem);
+    response.writeHead(problem.status, {
+      'content-type': PROBLEM_MEDIA_TYPE,
+      'content-length': Buffer.byteLength(body),
+      'x-content-type-options': 'nosniff',
+      connection: 'close',
+    });
+    response.end(body);
+  });
 }
 
 /** One line per request: timing and outcome, with counts and names only (no spec or file text). */

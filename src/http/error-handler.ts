@@ -1,13 +1,18 @@
 /**
  * Every error that reaches fastify becomes a problem-details answer here: our typed errors by code
  * (through an allow-list, so only text written to be shown is shown), fastify's own errors (bad
- * JSON, body too large, unsupported media type, schema validation) by their codes, and anything
- * unexpected as a generic 500 whose detail is logged on the server, never sent.
+ * JSON, body too large, unsupported media type, schema validation, a URL it cannot decode) by their
+ * codes, and anything unexpected as a generic 500 whose detail is logged on the server, never sent.
+ * Requests Node's HTTP parser cannot read (header fields over the limit, malformed HTTP, a request
+ * not received in time) never reach fastify: `clientErrorHandler` answers them on the socket, as
+ * problem details too.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { userMessage } from '../errors.js';
-import { HttpProblemError, makeProblem, sendProblem, type Problem, type ProblemKind } from './problem.js';
+import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem, type Problem, type ProblemKind } from './problem.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from './schemas.js';
 
 export interface ErrorContext {
@@ -193,4 +198,79 @@ export function installErrorHandling(app: FastifyInstance, options: { bodyLimit:
     }
     return sendProblem(reply, makeProblem('not-found', `Cannot find ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}`));
   });
+}
+
+/** fastify's `frameworkErrors`: errors met before routing (a URL it cannot decode) as problems too. */
+export function frameworkErrorHandler(options: { bodyLimit: number }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const { problem, internal } = problemForError(error, options);
+    if (internal) request.log.error({ err: error }, 'request failed unexpectedly');
+    void sendProblem(reply, problem);
+  };
+}
+
+type ClientError = Error & { code?: string; reason?: unknown };
+
+/** The problem for an error Node reports on a connection whose request it cannot read. */
+export function clientErrorProblem(error: ClientError, options: { maxHeaderSize: number }): Problem {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return makeProblem(
+        'headers-too-large',
+        `Cannot read the request: its request line and header fields are larger than this server's limit of ${options.maxHeaderSize} bytes`,
+        { limit: options.maxHeaderSize },
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return makeProblem('request-timeout', 'Cannot read the request: it was not received in time');
+    default: {
+      // llhttp's reasons are fixed phrases ("Invalid method encountered"); anything else is left out.
+      const reason = typeof error.reason === 'string' && /^[\w .,'-]{1,80}$/.test(error.reason) ? ` (${error.reason})` : '';
+      return makeProblem('invalid-request', `Cannot read the request: it is not valid HTTP/1.1${reason}`);
+    }
+  }
+}
+
+/** The bytes written on the socket for a request Node cannot read: a problem, then the connection closes. */
+export function clientErrorAnswer(error: ClientError, options: { maxHeaderSize: number }): Buffer {
+  const problem = clientErrorProblem(error, options);
+  const body = Buffer.from(JSON.stringify(problem));
+  const head = [
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}`,
+    `content-type: ${PROBLEM_MEDIA_TYPE}`,
+    `content-length: ${body.length}`,
+    'x-content-type-options: nosniff',
+    'connection: close',
+    '',
+    '',
+  ].join('\r\n');
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+/**
+ * fastify's `clientErrorHandler` (Node's 'clientError'): the request cannot be read, so there is no
+ * request object; the problem is written on the socket. The connection then ends with a FIN and is
+ * destroyed only after `lingerMs`: destroying it at once, with the rest of the client's request still
+ * unread, would send a reset that can reach the client before the answer does.
+ */
+export function clientErrorHandler(options: { maxHeaderSize: number; lingerMs?: number }) {
+  const lingerMs = options.lingerMs ?? 2000;
+  const handled = new WeakSet<Socket>();
+  return function onClientError(this: FastifyInstance, error: ClientError, socket: Socket): void {
+    // Node reports every later chunk of an unreadable request again.
+    if (handled.has(socket)) return;
+    handled.add(socket);
+    const parseError = typeof error.code === 'string' && (error.code.startsWith('HPE_') || error.code.startsWith('ERR_HTTP_'));
+    if (!parseError || socket.destroyed) {
+      // A network error (a reset, a broken pipe): nobody is left to answer.
+      socket.destroy();
+      return;
+    }
+    this.log.debug({ code: error.code }, 'cannot read the request');
+    // A response already started on this connection cannot be followed by another one.
+    const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (socket.writable && !started) socket.end(clientErrorAnswer(error, options));
+    else socket.end();
+    setTimeout(() => socket.destroy(), lingerMs).unref();
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * Issue 11, item 9 (the HTTP service's part): channel URLs that leave an allowlisted channel
- * through encoded separators or dot segments, refusals that would map an internal network, and
- * `--allow-channel` adding to the default channels.
+ * through encoded separators or dot segments, refusals that would map an internal network,
+ * `--allow-channel` adding to the default channels, framework and Node-level errors as problem
+ * details, and `Expect: 100-continue` with a body over the limit.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelRefusedError, createChannelPolicy } from '../../src/http/channel-policy.js';
 import { loadConfig } from '../../src/http/config.js';
+import { clientErrorAnswer } from '../../src/http/error-handler.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { RawConnection, type RawResponse } from './helpers/raw-http.js';
 import { call, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
 
 /** A channel server whose root holds the demo channel twice: `allowed/` and `other/`. */
@@ -37,6 +40,15 @@ async function serve(...args: Parameters<typeof startTestServer>): Promise<TestS
   const server = await startTestServer(...args);
   running.push(server);
   return server;
+}
+
+function isProblem(response: RawResponse, status: number, kind: string): void {
+  expect(response.status, response.head).toBe(status);
+  expect(response.headers['content-type']).toBe('application/problem+json');
+  const body = JSON.parse(response.body) as ProblemBody;
+  expect(body).toMatchObject({ type: `urn:conda-resolve:problem:${kind}`, status });
+  expect(body.title).toBeTruthy();
+  expect(body.detail).toBeTruthy();
 }
 
 describe('channel URLs that would leave an allowlisted channel', () => {
@@ -126,5 +138,115 @@ describe('--allow-channel adds to the default channels', () => {
     expect(line?.allowed_channels).toEqual([demo, 'https://example.org/extra']);
     expect(line?.msg).toContain(demo);
     expect(line?.msg).toContain('https://example.org/extra');
+  });
+});
+
+describe('framework and Node-level errors are problem details', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ 'body-limit': '64KiB' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('431 for header fields over the limit, then a FIN (not a reset)', async () => {
+    const c = await RawConnection.open(server.url);
+    await c.get('/health', { 'x-big': 'a'.repeat(40_000) }).catch(() => undefined);
+    const answer = await c.next();
+    isProblem(answer, 431, 'headers-too-large');
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({ limit: 16384 });
+    expect(await c.closed).toBeNull();
+  });
+
+  it.each([
+    ['a bad method', 'G@T /health HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['two Content-Lengths', 'POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'],
+    ['a header without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n'],
+  ])('400 for a request Node cannot parse (%s)', async (_what, bytes) => {
+    const c = await RawConnection.open(server.url);
+    await c.write(bytes);
+    const answer = await c.next();
+    isProblem(answer, 400, 'invalid-request');
+    expect(answer.headers.connection).toBe('close');
+    expect(await c.closed).toBeNull();
+  });
+
+  it('400 for a URL that is not correctly percent-encoded', async () => {
+    const c = await RawConnection.open(server.url);
+    await c.get('/resolve%E0%A4%A');
+    isProblem(await c.next(), 400, 'invalid-request');
+  });
+
+  it('400 for bad JSON, 415 for an unsupported media type', async () => {
+    const c = await RawConnection.open(server.url);
+    await c.write('POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"a":');
+    isProblem(await c.next(), 400, 'invalid-json');
+    const d = await RawConnection.open(server.url);
+    await d.write('POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 3\r\n\r\nabc');
+    isProblem(await d.next(), 415, 'unsupported-media-type');
+  });
+
+  it('417 for an expectation other than 100-continue', async () => {
+    const c = await RawConnection.open(server.url);
+    await c.write('POST /resolve HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    isProblem(await c.next(), 417, 'expectation-failed');
+  });
+
+  it('408 and other Node client errors map to problems (the answer written on the socket)', () => {
+    const timeout = clientErrorAnswer(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), { maxHeaderSize: 16384 });
+    expect(timeout.toString('latin1')).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(timeout.toString('latin1')).toContain('content-type: application/problem+json\r\n');
+    expect(timeout.toString('latin1')).toContain('"type":"urn:conda-resolve:problem:request-timeout"');
+    const parse = clientErrorAnswer(Object.assign(new Error('Parse Error: Invalid method encountered'), { code: 'HPE_INVALID_METHOD' }), { maxHeaderSize: 16384 });
+    expect(parse.toString('latin1')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+});
+
+describe('Expect: 100-continue', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ 'body-limit': '64KiB' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Sends the head, waits for an interim or final answer as curl does, then the body if told to continue. */
+  async function expectContinue(length: number): Promise<{ answer: RawResponse | string; sawContinue: boolean; closed: NodeJS.ErrnoException | null }> {
+    const c = await RawConnection.open(server.url);
+    await c.write(`POST /resolve?platform=linux-64 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
+    const final = c.next().catch((e: { code?: string }) => `error ${e.code}`);
+    const first = await Promise.race([final, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 1000))]);
+    if (first === 'waiting' || c.interim.length > 0) {
+      const body = Buffer.alloc(length, ' ');
+      body.write('{"specs": ["python=3.11"]}');
+      await c.write(body).catch(() => undefined);
+    }
+    const answer = await final;
+    return { answer, sawContinue: c.interim.length > 0, closed: await c.closed };
+  }
+
+  it('a Content-Length over the limit gets its 413 at once, without 100 Continue, and a FIN', async () => {
+    const { answer, sawContinue, closed } = await expectContinue(1024 * 1024);
+    expect(sawContinue).toBe(false);
+    expect(typeof answer).not.toBe('string');
+    isProblem(answer as RawResponse, 413, 'payload-too-large');
+    expect((answer as RawResponse).headers.connection).toBe('close');
+    expect(closed).toBeNull();
+  });
+
+  it('a Content-Length within the limit gets 100 Continue and then its answer', async () => {
+    const c = await RawConnection.open(server.url);
+    const body = '{"specs": ["python=3.11"], "platforms": ["linux-64"]}';
+    await c.write(`POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    const deadline = Date.now() + 5000;
+    while (!c.pending.startsWith('HTTP/1.1 100') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(c.pending).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    await c.write(body);
+    const answer = await c.next();
+    expect(answer.status).toBe(200);
+    c.destroy();
   });
 });

@@ -21,11 +21,15 @@ export class RawConnection {
   readonly closed: Promise<NodeJS.ErrnoException | null>;
   /** True once the server's FIN arrived. */
   ended = false;
+  /** The status lines of the interim (1xx) answers received, in order. */
+  readonly interim: string[] = [];
   #buffer = Buffer.alloc(0);
   #waiters: ((response: RawResponse | Error) => void)[] = [];
   #responses: RawResponse[] = [];
   #error: NodeJS.ErrnoException | null = null;
   #done = false;
+  /** The interim answer at the start of the buffer is already in `interim`. */
+  #interimSeen = false;
 
   private constructor(socket: Socket) {
     this.socket = socket;
@@ -107,7 +111,13 @@ export class RawConnection {
       }
       if (status >= 100 && status < 200) {
         // Interim answers are left in `pending` for the test to see, then dropped with the next one.
-        if (status === 100 && this.#buffer.length === end + 4) return;
+        if (status === 100 && this.#buffer.length === end + 4) {
+          if (!this.#interimSeen) this.interim.push(statusLine!);
+          this.#interimSeen = true;
+          return;
+        }
+        if (!this.#interimSeen) this.interim.push(statusLine!);
+        this.#interimSeen = false;
         this.#buffer = this.#buffer.subarray(end + 4);
         continue;
       }
