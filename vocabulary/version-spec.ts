@@ -14,13 +14,15 @@ import { InvalidVersionError, parseVersion, parseVersionTransient, tryParseVersi
 /**
  * Bounds on one spec, so that no input can keep a thread busy or hold much memory. conda's own
  * specs are short: in the conda-forge and defaults snapshots the longest `depends` entry has 61
- * characters and the most constraints in one version spec is 5. The limits leave two orders of
- * magnitude of room while keeping the cost of one parse well under a millisecond.
+ * characters and the most constraints in one version spec is 5. The limits leave an order of
+ * magnitude of room or more while keeping one parse well under a millisecond, and a request of 200
+ * specs at the constraint limit validating in ~30 ms (at 256 constraints it held the event loop
+ * 90-220 ms).
  */
 /** Characters in one match spec or version spec. */
 export const MAX_SPEC_LENGTH = 4096;
 /** Leaves (`>=1.2`, `1.7.*`, `^...$`) joined by `,` and `|` in one version spec. */
-export const MAX_VERSION_CONSTRAINTS = 256;
+export const MAX_VERSION_CONSTRAINTS = 64;
 /** Parentheses nested in one version spec (the parse and the compiled tree recurse this deep). */
 export const MAX_VERSION_SPEC_DEPTH = 32;
 
