@@ -242,8 +242,8 @@ export interface StreamedBody {
   readonly sha256: string;
 }
 
-/** zstd input per decoder call (see `zstd.ts`): bounds what one call can produce before `emit` runs. */
-const ZSTD_SLICE = 1024;
+/** Longest stretch of decoding, hashing and writing before the event loop gets a turn. */
+const TURN_MS = 10;
 
 /**
  * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws
@@ -281,11 +281,19 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     source = Readable.from(wire()).pipe(httpDecoder);
   }
 
+  // A consumer that buffers (or a network chunk that expands a lot) resolves every write at once,
+  // so decoding would go on with only microtasks in between: after ~10 ms of work the event loop
+  // gets a turn (other requests, /health) before the next piece.
+  let turnAt = performance.now();
   const emit = async (chunk: Buffer): Promise<void> => {
     size += chunk.length;
     if (size > max) throw tooLarge();
     hash.update(chunk);
     await options.onData(chunk);
+    if (performance.now() - turnAt > TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turnAt = performance.now();
+    }
   };
 
   let pending: Buffer[] = [];
@@ -299,9 +307,12 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     };
     for await (const chunk of source) {
       if (decoder) {
-        // In small slices, emitting after each: a bomb's expansion is never held at once.
-        for (let at = 0; at < chunk.length; at += ZSTD_SLICE) {
-          decoder.push(chunk.subarray(at, at + ZSTD_SLICE));
+        // In the slices the decoder asks for (at most ~4 MB of output each), emitting after each:
+        // a bomb's expansion is never held at once, and the event loop turns between slices.
+        for (let at = 0; at < chunk.length; ) {
+          const slice = chunk.subarray(at, at + decoder.nextSlice);
+          decoder.push(slice);
+          at += slice.length;
           await flush();
         }
       } else {

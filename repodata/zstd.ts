@@ -33,12 +33,16 @@ export class ZstdDataError extends CondaResolveError {
 }
 
 /**
- * Input is handed to libzstd in slices this small. One call decodes its whole slice, and a slice of
- * a decompression bomb (RLE blocks: 4 bytes for 128 kB) can expand some 32,000 times: 1 kB bounds
- * one call to about 32 MB of output, some 20 ms on this machine (4 kB took 580 ms), after which
- * the cap is checked again. Real repodata decodes as fast in 1 kB slices as in 64 kB ones.
+ * Input is handed to libzstd in slices sized so that one call produces at most about
+ * `OUTPUT_PER_CALL` bytes, judged by the ratio of the previous call: one call decodes its whole
+ * slice, and a slice of a decompression bomb (RLE blocks: 4 bytes for 128 kB) expands some 32,000
+ * times. Real repodata expands about 10 times, so it keeps 64 kB slices (few calls); a bomb falls
+ * to 128-byte slices, 4 MB of output per call (a few milliseconds), after which the cap is checked
+ * and the caller may write the output away before the next slice.
  */
-const INPUT_SLICE = 1024;
+const OUTPUT_PER_CALL = 4 * 1024 * 1024;
+const MIN_SLICE = 128;
+const MAX_SLICE = 64 * 1024;
 
 interface StreamBinding {
   begin(level?: number): boolean;
@@ -225,7 +229,10 @@ export interface ZstdDecoderOptions {
 
 /** A push-style streaming decoder. Output chunks are fresh copies the caller may keep. */
 export interface ZstdStreamDecoder {
+  /** Decodes `chunk`; callers that want to act between calls pass at most `nextSlice` bytes at a time. */
   push(chunk: Uint8Array): void;
+  /** How many input bytes the next call should take to produce about 4 MB at most. */
+  readonly nextSlice: number;
   /** Checks the input ended on a frame boundary and the output has the declared size; frees the decoder. */
   end(): void;
   /** Frees the decoder without checks (after an error elsewhere). */
@@ -242,6 +249,7 @@ export async function createZstdDecoder(
   const tracker = new ZstdFrameTracker();
   const max = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
   let outputBytes = 0;
+  let nextSlice = MIN_SLICE;
   let disposed = false;
   let failure: Error | undefined;
   // The binding hands out views into WebAssembly memory, which move when the memory grows: copy now.
@@ -278,8 +286,10 @@ export async function createZstdDecoder(
         dispose();
         throw error;
       }
-      for (let at = 0; at < chunk.length; at += INPUT_SLICE) {
-        if (!stream.transform(chunk.subarray(at, at + INPUT_SLICE), callback)) {
+      for (let at = 0; at < chunk.length; ) {
+        const slice = chunk.subarray(at, at + nextSlice);
+        const before = outputBytes;
+        if (!stream.transform(slice, callback)) {
           dispose();
           throw new ZstdDataError(`Cannot decompress zstd data: corrupt input in the bytes ${start}..${tracker.offset}`, start);
         }
@@ -287,6 +297,11 @@ export async function createZstdDecoder(
           dispose();
           throw failure;
         }
+        at += slice.length;
+        // The next slice from this one's expansion (libzstd may hold output back, so a call that
+        // produced little says little: the slice then grows only gradually).
+        const ratio = (outputBytes - before) / slice.length;
+        nextSlice = Math.max(MIN_SLICE, Math.min(MAX_SLICE, nextSlice * 2, Math.floor(OUTPUT_PER_CALL / Math.max(ratio, 1))));
       }
     },
     end() {
@@ -309,6 +324,9 @@ export async function createZstdDecoder(
       }
     },
     dispose,
+    get nextSlice() {
+      return nextSlice;
+    },
     get outputBytes() {
       return outputBytes;
     },
