@@ -19,9 +19,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
 
       --host HOST              address to listen on (CONDA_RESOLVE_HOST; default 127.0.0.1)
       --port PORT              port; 0 picks a free one (CONDA_RESOLVE_PORT; default 8000)
-      --allow-channel CHANNEL  channel name or URL requests may use; repeatable; * allows any
-                               public https channel (CONDA_RESOLVE_ALLOWED_CHANNELS, comma-separated;
-                               default: the default channels)
+      --allow-channel CHANNEL  channel name or URL requests may use, besides the default channels
+                               (always allowed); repeatable; * allows any public https channel
+                               (CONDA_RESOLVE_ALLOWED_CHANNELS, comma-separated)
       --allow-local-channels   allow file:// and local path channels
                                (CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS=1)
       --cache-dir DIR          repodata cache (CONDA_RESOLVE_CACHE_DIR; default: the user cache)
@@ -47,6 +47,12 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                (CONDA_RESOLVE_TRUST_PROXY=1)
       --log-level LEVEL        fatal, error, warn, info, debug, trace or silent
                                (CONDA_RESOLVE_LOG_LEVEL; default info)
+      --max-repodata-size SIZE stop a channel subdir whose repodata decodes to more than SIZE
+                               (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
+      --download-timeout SECONDS
+                               longest one repodata download may take; a download also fails
+                               when it receives under 1 KiB in 30 s (CONDA_RESOLVE_DOWNLOAD_TIMEOUT;
+                               default 600)
   -h, --help                   show this help
 `;
 
@@ -70,6 +76,8 @@ const OPTIONS = {
   'cors-origin': { type: 'string', multiple: true },
   'trust-proxy': { type: 'boolean' },
   'log-level': { type: 'string' },
+  'max-repodata-size': { type: 'string' },
+  'download-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

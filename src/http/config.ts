@@ -5,8 +5,10 @@
  * without touching `process.env`.
  */
 import { availableParallelism } from 'node:os';
+import { formatBytes } from '../../repodata/fetch-errors.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { isKnownSubdir } from '../../vocabulary/platform.js';
+import { parseByteSize } from '../byte-size.js';
 
 /** The flags `conda-resolve serve` accepts, as `node:util` parseArgs returns them. */
 export interface ServeFlags {
@@ -29,6 +31,8 @@ export interface ServeFlags {
   readonly 'cors-origin'?: readonly string[];
   readonly 'trust-proxy'?: boolean;
   readonly 'log-level'?: string;
+  readonly 'max-repodata-size'?: string;
+  readonly 'download-timeout'?: string;
 }
 
 export interface PrewarmTarget {
@@ -77,6 +81,10 @@ export interface ServerConfig {
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   readonly trustProxy: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Cap on one channel subdir's decoded repodata, in bytes. */
+  readonly maxRepodataBytes: number;
+  /** Longest one repodata download may take, headers to last byte (it goes on after its requests give up). */
+  readonly downloadTimeoutMs: number;
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   readonly shutdownGraceMs: number;
 }
@@ -98,6 +106,8 @@ export const CONFIG_DEFAULTS = {
   rateLimitPerMinute: 300,
   maxQueue: 64,
   solveCacheEntries: 256,
+  maxRepodataBytes: 1024 ** 3,
+  downloadTimeoutSeconds: 600,
   defaultChannels: ['conda-forge'],
   logLevel: 'info',
 } as const;
@@ -125,6 +135,8 @@ export const CONFIG_SOURCES = {
   corsOrigins: ['--cors-origin', 'CONDA_RESOLVE_CORS_ORIGINS'],
   trustProxy: ['--trust-proxy', 'CONDA_RESOLVE_TRUST_PROXY'],
   logLevel: ['--log-level', 'CONDA_RESOLVE_LOG_LEVEL'],
+  maxRepodataBytes: ['--max-repodata-size', 'CONDA_RESOLVE_MAX_REPODATA_SIZE'],
+  downloadTimeout: ['--download-timeout', 'CONDA_RESOLVE_DOWNLOAD_TIMEOUT'],
 } as const;
 
 type Source = keyof typeof CONFIG_SOURCES;
@@ -161,7 +173,9 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
 
   const host = pick('host', flags.host)?.value ?? CONFIG_DEFAULTS.host;
   const port = integer(pick('port', flags.port), CONFIG_DEFAULTS.port, 0, 65535);
-  const bodyLimit = byteSize(pick('bodyLimit', flags['body-limit']), CONFIG_DEFAULTS.bodyLimit);
+  const bodyLimit = byteSize(pick('bodyLimit', flags['body-limit']), CONFIG_DEFAULTS.bodyLimit, 1, 1024 ** 3);
+  const maxRepodataBytes = byteSize(pick('maxRepodataBytes', flags['max-repodata-size']), CONFIG_DEFAULTS.maxRepodataBytes, 1024 ** 2, 2 * 1024 ** 3);
+  const downloadTimeoutSeconds = positiveNumber(pick('downloadTimeout', flags['download-timeout']), CONFIG_DEFAULTS.downloadTimeoutSeconds, 3600);
   const maxSpecs = integer(pick('maxSpecs', flags['max-specs']), CONFIG_DEFAULTS.maxSpecs, 1, 100_000);
   const maxPlatforms = integer(pick('maxPlatforms', flags['max-platforms']), CONFIG_DEFAULTS.maxPlatforms, 1, 64);
   const maxChannels = integer(pick('maxChannels', flags['max-channels']), CONFIG_DEFAULTS.maxChannels, 1, 256);
@@ -216,6 +230,8 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy,
     logLevel: logLevel as ServerConfig['logLevel'],
+    maxRepodataBytes,
+    downloadTimeoutMs: Math.round(downloadTimeoutSeconds * 1000),
     // In-flight requests end by their own time limit; a little more lets their answers be written.
     shutdownGraceMs: requestTimeoutMs + 5000,
   });
@@ -246,25 +262,12 @@ function positiveNumber(source: { value: string; from: string } | undefined, fal
   return value;
 }
 
-const UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1000,
-  kib: 1024,
-  m: 1024 * 1024,
-  mb: 1000 * 1000,
-  mib: 1024 * 1024,
-};
-
-/** Bytes, or a number with a unit: `1048576`, `512KiB`, `2MiB`, `1MB`. */
-function byteSize(source: { value: string; from: string } | undefined, fallback: number): number {
+/** Bytes, or a number with a unit (`1048576`, `512KiB`, `2MiB`, `1GiB`), from `min` to `max`. */
+function byteSize(source: { value: string; from: string } | undefined, fallback: number, min: number, max: number): number {
   if (!source) return fallback;
-  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(source.value);
-  const unit = match ? UNITS[match[2]!.toLowerCase()] : undefined;
-  const value = match && unit ? Math.floor(Number(match[1]) * unit) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 1024 * 1024 * 1024) {
-    throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected a size such as 1048576, 512KiB or 2MiB (at most 1 GiB)`);
+  const value = parseByteSize(source.value);
+  if (value === null || value < min || value > max) {
+    throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected a size such as 1048576, 512KiB or 2MiB (${min > 1 ? `from ${formatBytes(min)} to ` : 'at most '}${formatBytes(max)})`);
   }
   return value;
 }

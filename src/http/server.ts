@@ -79,6 +79,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     refresh: false,
     // Workers read indexes from shared memory.
     indexBytes: 'memory',
+    maxRepodataBytes: config.maxRepodataBytes,
+    downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000 },
     checkUrl: (url: URL) => policy.checkUrl(url.href),
     // Connections resolve host names through the policy too, so a host that changes its answer
     // after the check (DNS rebinding) is still refused a private address.

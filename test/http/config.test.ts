@@ -63,9 +63,17 @@ describe('loadConfig', () => {
     [{}, { prewarm: ['conda-forge/noarch'] }, 'Cannot use --prewarm "conda-forge/noarch"'],
     [{}, { 'cors-origin': ['example.org'] }, 'Cannot use CORS origin "example.org"'],
     [{}, { 'log-level': 'loud' }, 'Cannot use --log-level "loud"'],
+    [{}, { 'max-repodata-size': '3GiB' }, 'Cannot use --max-repodata-size "3GiB": expected a size such as 1048576, 512KiB or 2MiB (from 1 MiB to 2 GiB)'],
+    [{ CONDA_RESOLVE_DOWNLOAD_TIMEOUT: 'soon' }, {}, 'Cannot use CONDA_RESOLVE_DOWNLOAD_TIMEOUT "soon"'],
   ])('rejects a bad value, naming where it came from (%j %j)', (env, flags, message) => {
     expect(() => loadConfig(env, flags)).toThrow(ConfigError);
     expect(() => loadConfig(env, flags)).toThrow(message);
+  });
+
+  it('caps decoded repodata at 1 GiB and downloads at 600 s unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ maxRepodataBytes: 1024 ** 3, downloadTimeoutMs: 600_000 });
+    const config = loadConfig({ CONDA_RESOLVE_MAX_REPODATA_SIZE: '2GiB', CONDA_RESOLVE_DOWNLOAD_TIMEOUT: '90' }, { 'max-repodata-size': '512MiB' });
+    expect(config).toMatchObject({ maxRepodataBytes: 512 * 1024 ** 2, downloadTimeoutMs: 90_000 });
   });
 
   it('treats an empty variable as unset', () => {
