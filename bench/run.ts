@@ -22,6 +22,7 @@ const BENCHMARKS: { name: string; file: string; issue: string; needsShared: bool
   { name: 'cli', file: 'cli.ts', issue: 'issue 5: the CLI process vs rattler simpleSolve', needsShared: true },
   { name: 'exporters', file: 'exporters.ts', issue: 'issue 5: exporters and the YAML emitter vs js-yaml', needsShared: true },
   { name: 'http-load', file: 'http-load.ts', issue: 'issue 6: the HTTP service under load', needsShared: true },
+  { name: 'reliability', file: 'reliability.ts', issue: 'issue 11: cold runs on python http.server, the server under fire and SIGTERM', needsShared: false },
 ];
 
 const { values } = parseArgs({ options: { only: { type: 'string' } }, allowPositionals: true, strict: false });
