@@ -34,7 +34,7 @@ const health = (async () => {
 const only = process.argv[3]?.split(',');
 const kinds = mixedLoad(faults.base).filter((k) => !only || only.includes(k.kind));
 let answered = 0;
-let sigtermAfterMs = 0;
+
 const tally: Record<string, number> = {};
 const all = Array.from({ length: requests }, (_, i) => {
   const kind = kinds[i % kinds.length]!;
@@ -47,7 +47,7 @@ const all = Array.from({ length: requests }, (_, i) => {
 });
 while (answered < Math.min(400, requests)) await new Promise((resolve) => setTimeout(resolve, 20));
 stopHealth = true;
-sigtermAfterMs = performance.now() - started;
+const sigtermAfterMs = performance.now() - started;
 process.kill(process.ppid, 'SIGTERM');
 const results = await Promise.all(all);
 await health;
