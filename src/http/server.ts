@@ -30,6 +30,8 @@ import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from './detached-store.js';
 import { CachingSolver } from './solve-cache.js';
 
+const LISTEN_BACKLOG = 4096;
+
 export interface StartServerOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
@@ -117,7 +119,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 
   try {
     await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });
-    await app.listen({ host: config.host, port: config.port });
+    // A deep accept queue (the kernel caps it at net.core.somaxconn): with Node's 511, a burst of
+    // connections overflows it, and clients whose handshake was dropped retry a second later, into
+    // a listening socket that a shutdown may have closed meanwhile.
+    await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG });
   } catch (error) {
     await pool.close();
     await store.close();
