@@ -6,15 +6,15 @@
  *
  * Runs the built server (`dist/`, built by `npm test`), so the signal handling is the real one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, requireBuild } from '../cli/run-cli.js';
+import { requireBuild } from '../cli/run-cli.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { RawConnection, type RawResponse } from './helpers/raw-http.js';
+import { startServe } from './helpers/serve-process.js';
 
 let channels: ChannelServer;
 const cacheDirs: string[] = [];
@@ -26,38 +26,6 @@ afterAll(async () => {
   await channels?.close();
   for (const dir of cacheDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-interface Serve {
-  child: ChildProcess;
-  url: Promise<string>;
-  stderr: string[];
-  exit: Promise<number | null>;
-}
-
-function startServe(args: string[]): Serve {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const stderr: string[] = [];
-  let buffered = '';
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        stderr.push(line);
-        const match = /"url":"(http:\/\/[^"]+)"/.exec(line);
-        if (match && line.includes('listening on')) resolve(match[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited early:\n${stderr.join('\n')}`)));
-  });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, url, stderr, exit };
-}
 
 /** A fresh cache each time, so the first resolve always asks the channel (which the test holds). */
 function serveArgs(): string[] {

@@ -1,9 +1,8 @@
 /**
  * `conda-resolve serve` as a real process: SIGTERM with a request in flight. The listening socket
- * closes at once (new connections are refused), the request in flight still gets its answer, and
- * the process exits with status 0.
+ * closes once the kernel's queue of connections is taken (200 ms at least; then new connections are
+ * refused), the request in flight still gets its answer, and the process exits with status 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { startServe } from './helpers/serve-process.js';
 import { call, type NativeBody } from './helpers/test-server.js';
 
 let channels: ChannelServer;
@@ -23,31 +23,6 @@ afterAll(async () => {
   await channels?.close();
   rmSync(cacheDir, { recursive: true, force: true });
 });
-
-function startServe(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: string[]; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'cli', 'bin.ts'), 'serve', ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const stderr: string[] = [];
-  let buffered = '';
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        stderr.push(line);
-        const match = /"url":"(http:\/\/[^"]+)"/.exec(line);
-        if (match && line.includes('listening on')) resolve(match[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited early:\n${stderr.join('\n')}`)));
-  });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, url, stderr, exit };
-}
 
 function connectionRefused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -64,7 +39,7 @@ function connectionRefused(url: string): Promise<boolean> {
 describe('conda-resolve serve: graceful shutdown', () => {
   it('on SIGTERM refuses new connections, finishes the request in flight and exits 0', async () => {
     const demo = `${channels.url}/demo`;
-    const serve = startServe(['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir]);
+    const serve = startServe(['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir], { fromSource: true });
     const url = await serve.url;
     expect((await call(url, 'GET', '/health')).status).toBe(200);
 
@@ -103,7 +78,7 @@ describe('conda-resolve serve: graceful shutdown', () => {
   });
 
   it('a bad flag is a usage error (exit 2) naming it', async () => {
-    const serve = startServe(['--port', 'many']);
+    const serve = startServe(['--port', 'many'], { fromSource: true });
     serve.url.catch(() => undefined);
     expect(await serve.exit).toBe(2);
     expect(serve.stderr.join('\n')).toContain('Cannot use --port "many"');

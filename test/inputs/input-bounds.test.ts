@@ -12,20 +12,12 @@ import { MAX_REQUEST_SPECS, prepareRequest, TooManySpecsError } from '../../src/
 import { InvalidMatchSpecError } from '../../vocabulary/match-spec.js';
 import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
 import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
+import { thrown } from '../helpers/thrown.js';
 
 const options = { env: {}, cwd: '/home/user/project', hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] };
 
 /** The issue's spec: 25,000 comma-joined constraints. */
 const HUGE = `python ${Array.from({ length: 25_000 }, (_, i) => `>=${i}`).join(',')}`;
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}
 
 describe('a spec over a limit in a file', () => {
   it.each([

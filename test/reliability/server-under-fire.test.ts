@@ -8,13 +8,12 @@
  * Not a timed test: the limits are the issue's promises (a second for /health, 600 MB), far from
  * what the machine's load decides.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, requireBuild } from '../cli/run-cli.js';
+import { requireBuild } from '../cli/run-cli.js';
 import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer } from '../helpers/fault-channels.js';
-import { PROJECT_ROOT } from '../helpers/shared.js';
+import { startServe } from '../http/helpers/serve-process.js';
 import { tempDir } from '../repodata/store-helpers.js';
 
 /** Statuses `/resolve` documents (src/http/openapi.ts). */
@@ -44,27 +43,13 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
 
   it('answers every request with a documented status, keeps /health quick and memory bounded, exits 0', async () => {
     const channels = FAULT_CHANNELS.map((name) => `${faults.base}/${name}`);
-    const args = ['serve', '--port', '0', ...channels.flatMap((c) => ['--allow-channel', c]), '--default-channel', channels[0]!];
+    const args = ['--port', '0', ...channels.flatMap((c) => ['--allow-channel', c]), '--default-channel', channels[0]!];
     args.push('--rate-limit', '0', '--timeout', '6', '--workers', '2', '--max-queue', '1000', '--max-repodata-size', '256MiB');
     args.push('--cache-dir', join(work.path, 'cache'));
-    // Info level: the start-up line says where the server listens.
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' } });
-    const stderr: string[] = [];
-    const url = await new Promise<string>((resolve, reject) => {
-      let buffered = '';
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-        buffered += chunk;
-        const lines = buffered.split('\n');
-        buffered = lines.pop()!;
-        for (const line of lines) {
-          stderr.push(line);
-          const m = /"url":"(http:\/\/[^"]+)"/.exec(line);
-          if (m) resolve(m[1]!);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr.join('\n')}`)));
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const serve = startServe(args);
+    const url = await serve.url;
+    const child = serve.child;
+    const exited = serve.exit;
 
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(child.pid!))), 50);

@@ -6,8 +6,8 @@
  * error that names what went wrong, never a crash, a hang or a temp file left behind.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { platform } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { createDefaultDispatcher, httpGet, readBodyBytes } from '../../repodata/
 import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { runCli } from '../cli/run-cli.js';
+import { zstdBomb } from '../helpers/fault-channels.js';
 import { writeSyntheticChannel, type SyntheticChannel } from '../helpers/synthetic-channel.js';
 import { tempDir } from './store-helpers.js';
 
@@ -71,19 +72,14 @@ function tempFiles(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.tmp'));
 }
 
-/**
- * A zstd frame of RLE blocks: 4 bytes each, 128 KiB of `byte` each once decoded. Decoded size
- * `blocks * 128 KiB` from `blocks * 4 + 6` bytes, the shape of a real decompression bomb.
- */
-function zstdBomb(blocks: number, byte = 0x20): Buffer {
-  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]); // magic, no size, window 128 KiB
-  const parts = [header];
-  for (let i = 0; i < blocks; i++) {
-    const last = i === blocks - 1 ? 1 : 0;
-    const value = (131072 << 3) | (1 << 1) | last; // RLE block of 128 KiB
-    parts.push(Buffer.from([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff, byte]));
+/** The file under `root` that the request's path names, or 404. */
+function serveFile(root: string, req: IncomingMessage, res: ServerResponse): void {
+  try {
+    const body = readFileSync(join(root, (req.url ?? '/').split('?')[0]!));
+    res.writeHead(200, { 'content-length': body.length }).end(body);
+  } catch {
+    res.writeHead(404).end();
   }
-  return Buffer.concat(parts);
 }
 
 const channelOf = (url: string) => parseChannel(url, { cwd: process.cwd() });
@@ -246,19 +242,9 @@ describe('slow and silent servers', () => {
 
   beforeAll(async () => {
     writeSyntheticChannel(join(work.path, 'healthy'), 50_000);
-    const { readFileSync } = await import('node:fs');
     server = createHttpServer((req, res) => {
       const path = req.url ?? '/';
-      if (path.startsWith('/healthy/')) {
-        const file = join(work.path, path.split('?')[0]!);
-        try {
-          const body = readFileSync(file);
-          res.writeHead(200, { 'content-length': body.length }).end(body);
-        } catch {
-          res.writeHead(404).end();
-        }
-        return;
-      }
+      if (path.startsWith('/healthy/')) return serveFile(work.path, req, res);
       if (path.startsWith('/trickle')) {
         if (!path.endsWith('/repodata.json')) return void res.writeHead(404).end();
         // One byte a second, forever.
@@ -338,15 +324,7 @@ describe('a cache directory that cannot be written', () => {
 
   beforeAll(async () => {
     writeSyntheticChannel(join(work.path, 'ch'), 20_000);
-    const { readFileSync } = await import('node:fs');
-    server = createHttpServer((req, res) => {
-      try {
-        const body = readFileSync(join(work.path, (req.url ?? '/').split('?')[0]!));
-        res.writeHead(200, { 'content-length': body.length }).end(body);
-      } catch {
-        res.writeHead(404).end();
-      }
-    });
+    server = createHttpServer((req, res) => serveFile(work.path, req, res));
     sockets = track(server);
     base = await listen(server);
   });

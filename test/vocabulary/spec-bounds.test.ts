@@ -18,15 +18,7 @@ import {
   parseVersionSpec,
   regexHazard,
 } from '../../vocabulary/version-spec.js';
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}
+import { thrown } from '../helpers/thrown.js';
 
 /** `>=0,>=1,...,>=n-1`: the issue's spec, every constraint distinct. */
 const ascending = (n: number, op = '>=', join = ','): string => Array.from({ length: n }, (_, i) => `${op}${i}`).join(join);
