@@ -16,7 +16,9 @@ const requests = Number(process.argv[2] ?? 1000);
 const work = mkdtempSync(join(tmpdir(), 'cr-bench-faults-'));
 const faults = await startFaultServer(work);
 process.stdout.write(`${faults.base}\n`);
-const url = await new Promise<string>((resolve) => createInterface({ input: process.stdin }).once('line', resolve));
+const input = createInterface({ input: process.stdin });
+const url = await new Promise<string>((resolve) => input.once('line', resolve));
+input.close();
 
 const started = performance.now();
 let slowestHealthMs = 0;

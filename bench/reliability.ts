@@ -138,7 +138,7 @@ async function partB(): Promise<void> {
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
   const server = await startServer(config, { env: {}, cwd: PROJECT_ROOT, handleSignals: true });
-  load.stdin.write(`${server.url}\n`);
+  load.stdin.end(`${server.url}\n`);
   const report = await next();
   await server.closed;
   stall.disable();
