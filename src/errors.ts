@@ -15,9 +15,12 @@ export class UsageError extends CondaResolveError {}
 /** An input file could not be read or understood. `file` is the name the user gave. */
 export class InputFileError extends UsageError {
   readonly file: string;
-  constructor(code: string, file: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+  /** The bound the file exceeds, when that is the fault. */
+  readonly limit: number | undefined;
+  constructor(code: string, file: string, message: string, options?: { cause?: unknown; limit?: number }) {
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.file = file;
+    this.limit = options?.limit;
   }
 }
 
@@ -25,6 +28,7 @@ export const ERROR_CODES = {
   CR_ERR_INPUT_FILE_UNREADABLE: 'An input file could not be read (missing, a directory, no permission).',
   CR_ERR_INPUT_FILE_TYPE: 'An input file name is not one of the supported kinds (environment.yml/.yaml, *.txt, @EXPLICIT).',
   CR_ERR_INPUT_YAML: 'An environment file is not valid YAML.',
+  CR_ERR_INPUT_FILE_TOO_LARGE: 'An environment file is larger than the limit (256 KiB).',
   CR_ERR_INPUT_SHAPE: 'An environment file has a field of the wrong shape.',
   CR_ERR_INPUT_EXPLICIT: 'A line of an @EXPLICIT file is not a package URL.',
   CR_ERR_INPUT_SPEC: 'A package spec cannot be parsed.',

@@ -32,6 +32,7 @@ const INPUT_CODES: Readonly<Record<string, readonly [ProblemKind, string]>> = {
   CR_ERR_INPUT_FILE_UNREADABLE: ['invalid-file', 'file'],
   CR_ERR_INPUT_FILE_TYPE: ['invalid-file', 'filename'],
   CR_ERR_INPUT_YAML: ['invalid-file', 'file'],
+  CR_ERR_INPUT_FILE_TOO_LARGE: ['invalid-file', 'file'],
   CR_ERR_INPUT_SHAPE: ['invalid-file', 'file'],
   CR_ERR_INPUT_EXPLICIT: ['invalid-file', 'file'],
   CR_ERR_CHANNEL_REFUSED: ['channel-refused', 'channels'],

@@ -9,7 +9,21 @@ import type { InputSpec, ParsedInputFile } from './types.js';
 
 const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description']);
 
+/**
+ * The largest environment file read. Real ones are a few kB; js-yaml takes ~50 ms for 256 kB on
+ * this thread (which in the server answers every other request), ~200 ms for 1 MB.
+ */
+export const MAX_ENVIRONMENT_YAML_BYTES = 256 * 1024;
+
 export function parseEnvironmentYaml(filename: string, content: string): ParsedInputFile {
+  if (content.length > MAX_ENVIRONMENT_YAML_BYTES || Buffer.byteLength(content) > MAX_ENVIRONMENT_YAML_BYTES) {
+    throw new InputFileError(
+      'CR_ERR_INPUT_FILE_TOO_LARGE',
+      filename,
+      `Cannot read environment file "${filename}": it is larger than ${MAX_ENVIRONMENT_YAML_BYTES / 1024} KiB (the limit)`,
+      { limit: MAX_ENVIRONMENT_YAML_BYTES },
+    );
+  }
   let doc: unknown;
   try {
     doc = yaml.load(content, { filename, json: false });

@@ -34,14 +34,23 @@ describe('a spec over a limit in a file', () => {
     expect((error.cause as InvalidMatchSpecError).limit).toBe(MAX_SPEC_LENGTH);
   });
 
-  it('environment.yml: each spec is placed at its own line in one pass (40,000 items)', () => {
-    const items = Array.from({ length: 40_000 }, (_, i) => `p${i}`);
+  it('environment.yml: each spec is placed at its own line in one pass (20,000 items)', () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => `p${i}`);
     const parsed = parseInputFile('environment.yml', `dependencies:\n${items.map((s) => `  - ${s}`).join('\n')}\n  - "p7"\n`);
-    expect(parsed.specs).toHaveLength(40_001);
+    expect(parsed.specs).toHaveLength(20_001);
     expect(parsed.specs[0]).toEqual({ spec: 'p0', line: 2 });
-    expect(parsed.specs[39_999]).toEqual({ spec: 'p39999', line: 40_001 });
+    expect(parsed.specs[19_999]).toEqual({ spec: 'p19999', line: 20_001 });
     // A repeated item points at its first line, as before.
-    expect(parsed.specs[40_000]).toEqual({ spec: 'p7', line: 9 });
+    expect(parsed.specs[20_000]).toEqual({ spec: 'p7', line: 9 });
+  });
+
+  it('environment.yml over 256 KiB is refused before YAML parsing, naming the file and the limit', () => {
+    const content = `dependencies:\n${Array.from({ length: 40_000 }, (_, i) => `  - p${i}`).join('\n')}\n`;
+    const error = thrown(() => parseInputFile('environment.yml', content)) as UsageError & { limit?: number };
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.code).toBe('CR_ERR_INPUT_FILE_TOO_LARGE');
+    expect(error.limit).toBe(256 * 1024);
+    expect(error.message).toBe('Cannot read environment file "environment.yml": it is larger than 256 KiB (the limit)');
   });
 });
 
