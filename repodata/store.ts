@@ -37,7 +37,7 @@
  * imported only when a request is about to be made, so a resolve from a fresh cache or a local
  * channel never pays for it.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, unlink } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
 import type { Channel } from '../vocabulary/channel.js';
@@ -57,6 +57,7 @@ import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import { sharedUint8 } from './index-tables.js';
 import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
+import { scanOnWorker, WORKER_SCAN_BYTES } from './index-scan.js';
 import { LazySubdirIndex } from './lazy-index.js';
 import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { RepodataParseError } from './parse-errors.js';
@@ -94,6 +95,8 @@ export interface RepodataStoreOptions {
   readonly maxRepodataBytes?: number;
   /** Time and rate rules of each download (`DEFAULT_DOWNLOAD_RULES` where unset). */
   readonly downloadRules?: DownloadRules;
+  /** A downloaded repodata.json at least this large is indexed on a worker thread; default `WORKER_SCAN_BYTES`. */
+  readonly workerScanBytes?: number;
 }
 
 export interface LoadOptions {
@@ -178,9 +181,11 @@ export class RepodataStore {
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
   readonly #maxBytes: number;
+  readonly #workerScanBytes: number;
 
   constructor(options: RepodataStoreOptions) {
     this.#maxBytes = options.maxRepodataBytes ?? DEFAULT_MAX_REPODATA_BYTES;
+    this.#workerScanBytes = options.workerScanBytes ?? WORKER_SCAN_BYTES;
     this.#options = options;
     this.cache = new RepodataCache(options.cacheDir);
     this.#ownsDispatcher = options.dispatcher === undefined;
@@ -503,17 +508,23 @@ export class RepodataStore {
       });
       // Index the temp file before committing it: broken JSON is reported, never cached.
       await writer.close();
+      const source = { channel: channelRef(channel), subdir };
+      const corrupt = (message: string, cause?: unknown) =>
+        new RepodataCorruptError(channel.name, subdir, message.replace(/^Cannot parse repodata for [^:]+: /, ''), { url: fields.sourceUrl, cause });
+      // A large document is scanned on a worker thread, which leaves a sidecar to load from here.
+      const sidecarPath = `${writer.path}.index`;
       let loaded;
       try {
-        loaded = loadIndexFromCache({ jsonPath: writer.path, source: { channel: channelRef(channel), subdir }, writeSidecar: false });
-      } catch (error) {
-        if (error instanceof RepodataParseError) {
-          throw new RepodataCorruptError(channel.name, subdir, error.message.replace(/^Cannot parse repodata for [^:]+: /, ''), {
-            url: fields.sourceUrl,
-            cause: error,
-          });
+        if (body.size >= this.#workerScanBytes) {
+          const outcome = await scanOnWorker({ jsonPath: writer.path, sidecarPath, source });
+          if (outcome.kind === 'parse-error') throw corrupt(outcome.message);
         }
+        loaded = loadIndexFromCache({ jsonPath: writer.path, sidecarPath, source, writeSidecar: false });
+      } catch (error) {
+        if (error instanceof RepodataParseError) throw corrupt(error.message, error);
         throw error;
+      } finally {
+        await unlink(sidecarPath).catch(() => undefined);
       }
       this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
       const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });

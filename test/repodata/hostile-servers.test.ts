@@ -13,7 +13,7 @@ import { platform } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RepodataCacheError, RepodataTimeoutError, RepodataTooLargeError } from '../../repodata/fetch-errors.js';
+import { RepodataCacheError, RepodataCorruptError, RepodataTimeoutError, RepodataTooLargeError } from '../../repodata/fetch-errors.js';
 import { createDefaultDispatcher, httpGet, readBodyBytes } from '../../repodata/fetch.js';
 import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
@@ -370,4 +370,62 @@ describe('a cache directory that cannot be written', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Cannot use the repodata cache: cannot create .*: a part of the path is not a directory/);
   }, 20_000);
+});
+
+describe('a large repodata.json is indexed on a worker thread', () => {
+  let server: HttpServer;
+  let sockets: Set<Socket>;
+  let base: string;
+  const work = tempDir('worker-scan');
+
+  beforeAll(async () => {
+    writeSyntheticChannel(join(work.path, 'ch'), 200_000);
+    mkdirSync(join(work.path, 'broken', 'linux-64'), { recursive: true });
+    writeFileSync(join(work.path, 'broken', 'linux-64', 'repodata.json'), '{"packages": {"a-1-0.tar.bz2": {"name": "a", "version": ');
+    server = createHttpServer((req, res) => serveFile(work.path, req, res));
+    sockets = track(server);
+    base = await listen(server);
+  });
+  afterAll(async () => {
+    await close(server, sockets);
+    work.remove();
+  });
+
+  it('gives the same index as a scan on this thread, and leaves only the committed files', async () => {
+    const here = tempDir('scan-here');
+    const there = tempDir('scan-worker');
+    const onThread = new RepodataStore({ cacheDir: here.path, shards: false });
+    const onWorker = new RepodataStore({ cacheDir: there.path, shards: false, workerScanBytes: 0 });
+    try {
+      const a = await onThread.load(channelOf(`${base}/ch`), 'linux-64');
+      const b = await onWorker.load(channelOf(`${base}/ch`), 'linux-64');
+      expect(b!.recordCount).toBe(a!.recordCount);
+      expect([...b!.names()].sort()).toEqual([...a!.names()].sort());
+      expect(b!.records('lib3')).toEqual(a!.records('lib3'));
+      const files = (readdirSync(there.path, { recursive: true }) as string[]).filter((name) => name.includes('.tmp'));
+      expect(files).toEqual([]);
+    } finally {
+      await onThread.close();
+      await onWorker.close();
+      here.remove();
+      there.remove();
+    }
+  }, 30_000);
+
+  it('reports a broken document from the worker as RepodataCorruptError, caching nothing', async () => {
+    const cache = tempDir('scan-broken');
+    const store = new RepodataStore({ cacheDir: cache.path, shards: false, workerScanBytes: 0 });
+    try {
+      const error = await store.load(channelOf(`${base}/broken`), 'linux-64').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RepodataCorruptError);
+      expect((error as Error).message).toContain('linux-64');
+      expect((readdirSync(cache.path, { recursive: true }) as string[]).filter((name) => name.includes('.tmp'))).toEqual([]);
+    } finally {
+      await store.close();
+      cache.remove();
+    }
+  }, 30_000);
 });
