@@ -14,7 +14,7 @@ import { requireBuild } from '../cli/run-cli.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { RawConnection, type RawResponse } from './helpers/raw-http.js';
-import { startServe } from './helpers/serve-process.js';
+import { holdChannel, startServe } from './helpers/serve-process.js';
 
 let channels: ChannelServer;
 const cacheDirs: string[] = [];
@@ -33,25 +33,6 @@ function serveArgs(): string[] {
   const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-drain-'));
   cacheDirs.push(cacheDir);
   return ['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir];
-}
-
-/** Holds the channel's answers until `release()`, so resolves stay in flight. */
-function holdChannel(): { release: () => void; held: () => number } {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let held = 0;
-  channels.intercept = async () => {
-    held++;
-    await released;
-    return false;
-  };
-  return {
-    release: () => {
-      channels.intercept = undefined;
-      release();
-    },
-    held: () => held,
-  };
 }
 
 const RESOLVE = '/resolve?spec=python=3.11&platform=linux-64';
@@ -90,7 +71,7 @@ describe('conda-resolve serve: SIGTERM drains without resetting a request', () =
       expect(first.every((r) => r.status === 200)).toBe(true);
 
       // A resolve held in flight, so the drain lasts until it is released.
-      const hold = holdChannel();
+      const hold = holdChannel(channels);
       const inFlight = kept[0]!;
       await inFlight.get(RESOLVE);
       while (hold.held() === 0) await new Promise((r) => setTimeout(r, 10));
@@ -145,7 +126,7 @@ describe('conda-resolve serve: SIGTERM drains without resetting a request', () =
         expect((await c.next()).status).toBe(200);
       }
 
-      const hold = holdChannel();
+      const hold = holdChannel(channels);
       await busy.get(RESOLVE);
       while (hold.held() === 0) await new Promise((r) => setTimeout(r, 10));
       serve.child.kill('SIGTERM');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { startServe } from './helpers/serve-process.js';
+import { holdChannel, startServe } from './helpers/serve-process.js';
 import { call, type NativeBody } from './helpers/test-server.js';
 
 let channels: ChannelServer;
@@ -44,16 +44,9 @@ describe('conda-resolve serve: graceful shutdown', () => {
     expect((await call(url, 'GET', '/health')).status).toBe(200);
 
     // Hold the channel's answers so the resolve stays in flight.
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let held = 0;
-    channels.intercept = async () => {
-      held++;
-      await released;
-      return false;
-    };
+    const hold = holdChannel(channels);
     const inFlight = call(url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
-    while (held === 0) await new Promise((r) => setTimeout(r, 20));
+    while (hold.held() === 0) await new Promise((r) => setTimeout(r, 20));
 
     serve.child.kill('SIGTERM');
     let refused = false;
@@ -63,7 +56,7 @@ describe('conda-resolve serve: graceful shutdown', () => {
     }
     expect(refused).toBe(true);
 
-    release();
+    hold.release();
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     const [result] = answer.json<NativeBody[]>();

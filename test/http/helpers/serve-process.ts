@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CLI } from '../../cli/run-cli.js';
+import type { ChannelServer } from '../../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
 
 export interface ServeProcess {
@@ -12,6 +13,25 @@ export interface ServeProcess {
   readonly url: Promise<string>;
   readonly stderr: string[];
   readonly exit: Promise<number | null>;
+}
+
+/** Holds `channels`' answers until `release()`, so resolves stay in flight. */
+export function holdChannel(channels: ChannelServer): { release: () => void; held: () => number } {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let held = 0;
+  channels.intercept = async () => {
+    held++;
+    await released;
+    return false;
+  };
+  return {
+    release: () => {
+      channels.intercept = undefined;
+      release();
+    },
+    held: () => held,
+  };
 }
 
 export function startServe(args: readonly string[], options: { fromSource?: boolean } = {}): ServeProcess {
