@@ -72,6 +72,20 @@ function tempFiles(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.tmp'));
 }
 
+interface Served {
+  readonly base: string;
+  /** Connections open now. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** An HTTP server on a free port of 127.0.0.1; `close` also ends the connections it holds. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Served> {
+  const server = createHttpServer(handler);
+  const sockets = track(server);
+  return { base: await listen(server), connections: () => sockets.size, close: () => close(server, sockets) };
+}
+
 /** The file under `root` that the request's path names, or 404. */
 function serveFile(root: string, req: IncomingMessage, res: ServerResponse): void {
   try {
@@ -181,25 +195,23 @@ describe('a raw socket server that writes headers, body and FIN at once', () => 
 });
 
 describe('decompression bombs', () => {
-  let server: HttpServer;
-  let sockets: Set<Socket>;
+  let server: Served;
   let base: string;
   // 64 MiB once decoded, from 2 KiB (zstd) and 64 KiB (gzip).
   const zst = zstdBomb(512);
   const gzip = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 });
 
   beforeAll(async () => {
-    server = createHttpServer((req, res) => {
+    server = await serve((req, res) => {
       const path = req.url ?? '/';
       if (path.startsWith('/zst/linux-64/repodata.json.zst')) res.writeHead(200, { 'content-length': zst.length }).end(zst);
       else if (path.startsWith('/gzip/linux-64/repodata.json') && !path.endsWith('.zst')) {
         res.writeHead(200, { 'content-length': gzip.length, 'content-encoding': 'gzip', 'content-type': 'application/json' }).end(gzip);
       } else res.writeHead(404).end();
     });
-    sockets = track(server);
-    base = await listen(server);
+    base = server.base;
   });
-  afterAll(() => close(server, sockets));
+  afterAll(() => server.close());
 
   for (const kind of ['zst', 'gzip'] as const) {
     it(`a ${kind} bomb stops at the cap with an error naming channel, subdir and cap, and leaves no temp file`, async () => {
@@ -235,14 +247,13 @@ describe('decompression bombs', () => {
 });
 
 describe('slow and silent servers', () => {
-  let server: HttpServer;
-  let sockets: Set<Socket>;
+  let server: Served;
   let base: string;
   const work = tempDir('slow');
 
   beforeAll(async () => {
     writeSyntheticChannel(join(work.path, 'healthy'), 50_000);
-    server = createHttpServer((req, res) => {
+    server = await serve((req, res) => {
       const path = req.url ?? '/';
       if (path.startsWith('/healthy/')) return serveFile(work.path, req, res);
       if (path.startsWith('/trickle')) {
@@ -256,11 +267,10 @@ describe('slow and silent servers', () => {
       }
       // /hang: accept the request and never answer.
     });
-    sockets = track(server);
-    base = await listen(server);
+    base = server.base;
   });
   afterAll(async () => {
-    await close(server, sockets);
+    await server.close();
     work.remove();
   });
 
@@ -317,19 +327,17 @@ describe('slow and silent servers', () => {
 });
 
 describe('a cache directory that cannot be written', () => {
-  let server: HttpServer;
-  let sockets: Set<Socket>;
+  let server: Served;
   let base: string;
   const work = tempDir('unwritable');
 
   beforeAll(async () => {
     writeSyntheticChannel(join(work.path, 'ch'), 20_000);
-    server = createHttpServer((req, res) => serveFile(work.path, req, res));
-    sockets = track(server);
-    base = await listen(server);
+    server = await serve((req, res) => serveFile(work.path, req, res));
+    base = server.base;
   });
   afterAll(async () => {
-    await close(server, sockets);
+    await server.close();
     work.remove();
   });
 
@@ -356,7 +364,7 @@ describe('a cache directory that cannot be written', () => {
         }
         // Each answer's body was drained or dropped, so keep-alive reuses one connection rather
         // than leaving one open per load.
-        expect(sockets.size).toBeLessThanOrEqual(2);
+        expect(server.connections()).toBeLessThanOrEqual(2);
       } finally {
         await store.close();
       }
@@ -373,8 +381,7 @@ describe('a cache directory that cannot be written', () => {
 });
 
 describe('a large repodata.json is indexed on a worker thread', () => {
-  let server: HttpServer;
-  let sockets: Set<Socket>;
+  let server: Served;
   let base: string;
   const work = tempDir('worker-scan');
 
@@ -382,12 +389,11 @@ describe('a large repodata.json is indexed on a worker thread', () => {
     writeSyntheticChannel(join(work.path, 'ch'), 200_000);
     mkdirSync(join(work.path, 'broken', 'linux-64'), { recursive: true });
     writeFileSync(join(work.path, 'broken', 'linux-64', 'repodata.json'), '{"packages": {"a-1-0.tar.bz2": {"name": "a", "version": ');
-    server = createHttpServer((req, res) => serveFile(work.path, req, res));
-    sockets = track(server);
-    base = await listen(server);
+    server = await serve((req, res) => serveFile(work.path, req, res));
+    base = server.base;
   });
   afterAll(async () => {
-    await close(server, sockets);
+    await server.close();
     work.remove();
   });
 
