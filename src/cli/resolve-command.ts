@@ -18,6 +18,7 @@ import { SolvePool } from '../solve-pool.js';
 import { parseByteSize } from '../byte-size.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
 
@@ -58,7 +59,6 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    const { USAGE } = await import('./main.js');
     io.stdout.write(USAGE);
     return EXIT_OK;
   }
