@@ -37,7 +37,7 @@
  * imported only when a request is about to be made, so a resolve from a fresh cache or a local
  * channel never pays for it.
  */
-import { readFile, stat, unlink } from 'node:fs/promises';
+import { readFile, rename, stat, unlink } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
 import type { Channel } from '../vocabulary/channel.js';
@@ -60,7 +60,7 @@ import { loadIndexFromCache, writeIndexSidecar } from './index-file.js';
 import { scanOnWorker, WORKER_SCAN_BYTES } from './index-scan.js';
 import { LazySubdirIndex } from './lazy-index.js';
 import { ConcurrencyLimit, SharedWork } from './limit.js';
-import { RepodataParseError } from './parse-errors.js';
+import { describeSource, RepodataParseError } from './parse-errors.js';
 import { decodeShardIndex, MAX_SHARD_BYTES, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE, shardMatchesHash, ShardedSubdirIndex } from './shards.js';
 import type { ChannelRef, LoadProgress, SubdirIndex } from './types.js';
 import { zstdDecompress, ZstdDataError } from './zstd.js';
@@ -442,7 +442,7 @@ export class RepodataStore {
       response.status === 410 ||
       (format !== 'json' && response.status >= 400 && response.status < 500 && ![401, 403, 407, 429].includes(response.status));
     if (absent) {
-      await response.body.dump().catch(() => undefined);
+      await response.body.dump();
       return 'missing';
     }
     const fields = {
@@ -455,7 +455,7 @@ export class RepodataStore {
       fetchedAt: this.#now(),
     };
     if (response.status === 304 && state && state.format === format) {
-      await response.body.dump().catch(() => undefined);
+      await response.body.dump();
       this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
       const updated = await this.cache.updateState(key, {
         ...state,
@@ -509,34 +509,45 @@ export class RepodataStore {
       // Index the temp file before committing it: broken JSON is reported, never cached.
       await writer.close();
       const source = { channel: channelRef(channel), subdir };
+      // The parse error's own "Cannot parse repodata for <channel/subdir>: " would repeat what the
+      // fetch error says (a pattern up to the first colon stopped inside http://host:port).
+      const parsePrefix = `Cannot parse repodata for ${describeSource(channel.name, subdir)}: `;
       const corrupt = (message: string, cause?: unknown) =>
-        new RepodataCorruptError(channel.name, subdir, message.replace(/^Cannot parse repodata for [^:]+: /, ''), { url: fields.sourceUrl, cause });
-      // A large document is scanned on a worker thread, which leaves a sidecar to load from here.
+        new RepodataCorruptError(channel.name, subdir, message.startsWith(parsePrefix) ? message.slice(parsePrefix.length) : message, { url: fields.sourceUrl, cause });
+      // A large document is scanned on a worker thread, which leaves a sidecar to load from here
+      // (and to keep beside the committed file).
       const sidecarPath = `${writer.path}.index`;
-      let loaded;
       try {
         if (body.size >= this.#workerScanBytes) {
           const outcome = await scanOnWorker({ jsonPath: writer.path, sidecarPath, source });
           if (outcome.kind === 'parse-error') throw corrupt(outcome.message);
         }
-        loaded = loadIndexFromCache({ jsonPath: writer.path, sidecarPath, source, writeSidecar: false });
-      } catch (error) {
-        if (error instanceof RepodataParseError) throw corrupt(error.message, error);
-        throw error;
+        let loaded;
+        try {
+          loaded = loadIndexFromCache({ jsonPath: writer.path, sidecarPath, source, writeSidecar: false });
+        } catch (error) {
+          if (error instanceof RepodataParseError) throw corrupt(error.message, error);
+          throw error;
+        }
+        this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
+        const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+        committed = true;
+        // The sidecar goes beside the committed file (the worker's as it is); failing to put it
+        // there is not an error: the next cold start scans again.
+        const finalSidecar = `${this.cache.dataPath(saved)}.index`;
+        if (loaded.from === 'sidecar') {
+          await rename(sidecarPath, finalSidecar).catch(() => undefined);
+        } else if (loaded.index instanceof LazySubdirIndex) {
+          try {
+            writeIndexSidecar(finalSidecar, loaded.index.tables);
+          } catch {
+            // See above.
+          }
+        }
+        return { state: saved, index: loaded.index };
       } finally {
         await unlink(sidecarPath).catch(() => undefined);
       }
-      this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
-      const saved = await this.cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
-      committed = true;
-      if (loaded.index instanceof LazySubdirIndex) {
-        try {
-          writeIndexSidecar(`${this.cache.dataPath(saved)}.index`, loaded.index.tables);
-        } catch {
-          // Without a sidecar the next cold start scans again; not an error.
-        }
-      }
-      return { state: saved, index: loaded.index };
     } finally {
       if (!committed) await writer.discard();
     }
