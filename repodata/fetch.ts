@@ -212,7 +212,7 @@ export function describeStatus(status: number): string {
 
 /** Throw the error for a status that is neither 200 nor 304 (after dumping the body). */
 export async function failForStatus(context: FetchContext, response: HttpResponse): Promise<never> {
-  await response.body.dump().catch(() => undefined);
+  await response.body.dump();
   let detail = `the server answered ${describeStatus(response.status)}`;
   if (response.status === 401 || response.status === 403) detail += ' (the channel needs credentials, or the token is wrong)';
   throw new RepodataFetchError(context.channel, context.subdir, detail, { url: response.url, status: response.status });

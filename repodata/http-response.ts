@@ -79,13 +79,13 @@ export class ResponseBody implements AsyncIterable<Buffer> {
     this.#controller = controller;
     this.#mayPause = mayPause;
     if (!rules || this.#ended) return;
-    const total = setTimeout(() => this.#break(rules.onBroken('total', this.#received)), rules.maxMs);
+    const total = setTimeout(() => this.destroy(rules.onBroken('total', this.#received)), rules.maxMs);
     this.#windowStart = this.#received;
     const rate = setInterval(() => {
       const got = this.#received - this.#windowStart;
       this.#windowStart = this.#received;
       // A reader that holds many bytes unread is the slow side, not the server.
-      if (got < rules.minBytes && this.#queued < HIGH_WATER && !controller.paused) this.#break(rules.onBroken('rate', this.#received));
+      if (got < rules.minBytes && this.#queued < HIGH_WATER && !controller.paused) this.destroy(rules.onBroken('rate', this.#received));
     }, rules.windowMs);
     total.unref();
     rate.unref();
@@ -129,7 +129,7 @@ export class ResponseBody implements AsyncIterable<Buffer> {
     this.#queued = 0;
   }
 
-  /** Discard the body: read a small one to the end (keeping the connection), drop a large one. */
+  /** Discard the body: read a small one to the end (keeping the connection), drop a large one. Never rejects. */
   async dump(): Promise<void> {
     try {
       for await (const chunk of this) {
@@ -173,10 +173,6 @@ export class ResponseBody implements AsyncIterable<Buffer> {
     this.#queued -= batch.length;
     if (this.#controller?.paused && this.#queued < HIGH_WATER / 2) this.#controller.resume();
     return batch;
-  }
-
-  #break(error: Error): void {
-    this.destroy(error);
   }
 
   #notify(): void {
