@@ -7,17 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
-import { loadRegistry } from '../../src/exporters/index.js';
-import { buildApp } from '../../src/http/app.js';
-import { createChannelPolicy } from '../../src/http/channel-policy.js';
 import { loadConfig } from '../../src/http/config.js';
 import type { PlatformSolver } from '../../src/platform-solver.js';
 import { MAX_SPEC_LENGTH, MAX_VERSION_CONSTRAINTS } from '../../vocabulary/version-spec.js';
-import { PROJECT_ROOT } from '../helpers/shared.js';
-import { DEMO_CHANNEL, type ProblemBody } from './helpers/test-server.js';
+import { buildTestApp, DEMO_CHANNEL, type ProblemBody } from './helpers/test-server.js';
 
 let app: FastifyInstance;
 let cacheDir: string;
@@ -32,15 +27,7 @@ beforeAll(async () => {
       return Promise.reject(new Error('no solve is expected in these tests'));
     },
   };
-  app = buildApp(config, {
-    store: new RepodataStore({ cacheDir, offline: true, refresh: false }),
-    solver,
-    registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
-    policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
-    logger: pino({ level: 'silent' }),
-    env: {},
-    cwd: PROJECT_ROOT,
-  });
+  app = await buildTestApp(config, { store: new RepodataStore({ cacheDir, offline: true, refresh: false }), solver });
   await app.ready();
 });
 

@@ -8,20 +8,16 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
 import { PoolBusyError } from '../../src/solve-pool.js';
 import { InProcessSolver, type PlatformSolveInput, type PlatformSolveOutcome, type PlatformSolver } from '../../src/platform-solver.js';
-import { loadRegistry } from '../../src/exporters/index.js';
-import { buildApp } from '../../src/http/app.js';
-import { createChannelPolicy } from '../../src/http/channel-policy.js';
 import { boundedError, MAX_ERROR_CHARS } from '../../src/http/routes/resolve.js';
 import { loadConfig } from '../../src/http/config.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { writePigeonChannel } from './helpers/pigeon-channel.js';
-import { call, DEMO_CHANNEL, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import { buildTestApp, call, DEMO_CHANNEL, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
 
 let channels: ChannelServer;
 let demoHttp: string;
@@ -286,15 +282,7 @@ describe('rate limit, overload and CORS', () => {
     };
     const config = loadConfig({}, { 'rate-limit': '0', 'allow-local-channels': true, 'default-channel': [DEMO_CHANNEL] });
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-503-'));
-    const app = buildApp(config, {
-      store: new RepodataStore({ cacheDir, offline: false, refresh: false }),
-      solver,
-      registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
-      policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
-      logger: pino({ level: 'silent' }),
-      env: {},
-      cwd: PROJECT_ROOT,
-    });
+    const app = await buildTestApp(config, { store: new RepodataStore({ cacheDir, offline: false, refresh: false }), solver });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const address = app.server.address() as { port: number };

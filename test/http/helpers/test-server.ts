@@ -8,8 +8,15 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import type { RepodataStore } from '../../../repodata/store.js';
+import { loadRegistry } from '../../../src/exporters/index.js';
+import { buildApp } from '../../../src/http/app.js';
+import { createChannelPolicy } from '../../../src/http/channel-policy.js';
 import { loadConfig, type ServeFlags, type ServerConfig } from '../../../src/http/config.js';
 import { startServer, type RunningServer } from '../../../src/http/server.js';
+import type { PlatformSolver } from '../../../src/platform-solver.js';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
 
 export const DEMO_CHANNEL_DIR = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
@@ -17,6 +24,21 @@ export const DEMO_CHANNEL = pathToFileURL(DEMO_CHANNEL_DIR).href;
 
 /** Lock files carry their creation time; a fixed clock makes answers comparable byte for byte. */
 export const FIXED_CLOCK = { now: () => new Date('2026-01-02T03:04:05Z') };
+
+/**
+ * The app without `startServer` (not listening; `inject()` or `listen()` it), with the given store
+ * and solver, the installed exporters, local channels allowed and silent logs.
+ */
+export async function buildTestApp(config: ServerConfig, deps: { store: RepodataStore; solver: PlatformSolver }): Promise<FastifyInstance> {
+  return buildApp(config, {
+    ...deps,
+    registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
+    policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
+    logger: pino({ level: 'silent' }),
+    env: {},
+    cwd: PROJECT_ROOT,
+  });
+}
 
 export interface TestServer {
   readonly url: string;
