@@ -1,6 +1,17 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The import direction (ARCHITECTURE.md): src -> solver, repodata -> vocabulary, never back; the
+ * solver core knows nothing of conda; the solver and the vocabulary use no Node API and no package
+ * (they run in browsers). Each rule names the folder it guards and what that folder may not import.
+ */
+function forbid(files, patterns) {
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+const noPackages = { regex: '^[^.]', message: 'solver/ and vocabulary/ run in browsers: no Node API and no package.' };
+const up = (folders, message) => ({ regex: `^(\\./|(\\.\\./)+)(${folders})(/|\\.js$)`, message });
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'fixtures/**', 'bench/out/**'] },
   js.configs.recommended,
@@ -11,4 +22,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  forbid(['vocabulary/**/*.ts'], [noPackages, up('src|solver|repodata', 'vocabulary/ imports only itself.')]),
+  forbid(['solver/**/*.ts'], [noPackages, up('src|repodata', 'solver/ imports only solver/ and vocabulary/.')]),
+  // After the solver/ rule: for one file the last matching options win.
+  forbid(['solver/core/**/*.ts'], [noPackages, up('src|repodata|vocabulary|conda', 'solver/core knows nothing of conda: it imports only solver/core.')]),
+  forbid(['repodata/**/*.ts'], [up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.')]),
+  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
+  forbid(['src/exporters/**/*.ts'], [up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/ and src/exporters/.')]),
+  forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),
 );
