@@ -4,7 +4,7 @@
  * small hand-written channels.
  */
 import { describe, expect, it } from 'vitest';
-import { solve, type SolveRequest } from '../../solver/index.js';
+import { renderExplanation, solve, type SolveRequest } from '../../solver/index.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
@@ -92,6 +92,24 @@ describe('explanations on small channels', () => {
       /^broken cannot be installed because broken 1\.0 cannot be used: its dependency "zlib >=>1" cannot be parsed \(Cannot parse .+\)$/,
     );
     await expectText(text, '07-unreadable-metadata');
+  });
+});
+
+describe('explanations as data', () => {
+  it('are plain data: versions as single versions and runs, kept by JSON and structuredClone, rendered the same from a copy', () => {
+    const records = [
+      ...['3.9.18', '3.10.14'].map((v) => rec('python', v)),
+      ...['2.0.0', '2.0.1', '2.0.2', '2.1.0'].map((v) => rec('numpy', v, { depends: ['python >=3.10'] })),
+    ];
+    const outcome = solve({ specs: ['python=3.9', 'numpy>=2'], channels: [channel('conda-forge', records)], virtualPackages: [] });
+    if (outcome.kind !== 'unsatisfiable') throw new Error('expected no solution');
+    const { explanation } = outcome;
+    expect(explanation.failure).toMatchObject({
+      kind: 'unsatisfiable',
+      groups: [{ name: 'numpy', versions: [{ kind: 'run', first: '2.0.0', last: '2.1.0' }], all: true, reason: { kind: 'requires', versions: [{ kind: 'version', version: '3.10.14' }] } }],
+    });
+    expect(JSON.parse(JSON.stringify(explanation))).toEqual(explanation);
+    expect(renderExplanation(structuredClone(explanation))).toBe(outcome.message);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The structured reason a request has no solution: plain data (structured-cloneable and
  * JSON-serialisable), so it can cross a worker boundary, be rendered as text by `render.ts`, or be
- * served as JSON. Names, specs and versions are the ecosystem's display strings; everything else
- * is facts, and only the renderer words them.
+ * served as JSON. Names, specs and versions are the ecosystem's display strings, and three fields
+ * hold the ecosystem's own text (why a candidate is excluded or unusable, a note on a name), which
+ * the core cannot interpret; everything else is facts, and only the renderer words them.
  *
  * It is built around the first root spec that cannot join the ones before it (conda takes the
  * user's specs in order), and says, requirement by requirement, why each candidate was ruled out.
