@@ -282,24 +282,32 @@ class ExplanationBuilder {
         }
       }
       if (!needsRival) continue;
-      const spec = this.#interner.displayVersionSet(edge.versionSet);
-      if (edge.parent === null) {
-        const index = this.#rootSpecOf.get(edge.versionSet);
-        return { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
-      }
-      const parentName = this.#provider.nameOfSolvable(edge.parent);
-      const parents = this.#edges
-        .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
-        .map((other) => other.parent as SolvableId);
-      return {
-        kind: 'package',
-        spec,
-        name: this.#interner.displayName(parentName),
-        versions: this.#collapse(parentName, parents),
-        necessity: this.#necessity(parents, new Set()),
-      };
+      return this.#requirerOfEdge(edge, (parents) => this.#necessity(parents, new Set()));
     }
     return undefined;
+  }
+
+  /**
+   * Who a requirement edge of the core stands for: a requested spec, or the records of one name
+   * that require the same version set (`necessity` says why they must be installed).
+   */
+  #requirerOfEdge(edge: Edge, necessity: (parents: readonly SolvableId[]) => Necessity | null): Requirer {
+    const spec = this.#interner.displayVersionSet(edge.versionSet);
+    if (edge.parent === null) {
+      const index = this.#rootSpecOf.get(edge.versionSet);
+      return { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
+    }
+    const parentName = this.#provider.nameOfSolvable(edge.parent);
+    const parents = this.#edges
+      .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
+      .map((other) => other.parent as SolvableId);
+    return {
+      kind: 'package',
+      spec,
+      name: this.#interner.displayName(parentName),
+      versions: this.#collapse(parentName, parents),
+      necessity: necessity(parents),
+    };
   }
 
   /**
@@ -328,25 +336,8 @@ class ExplanationBuilder {
       const name = this.#provider.nameOfVersionSet(edge.versionSet);
       const others = matching.filter((s) => !chosen.has(s));
       const alternatives = others.length ? this.#group(name, others.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) })), matching.length) : [];
-      const spec = this.#interner.displayVersionSet(edge.versionSet);
-      let requiredBy: Requirer;
-      if (edge.parent === null) {
-        const index = this.#rootSpecOf.get(edge.versionSet);
-        requiredBy = { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
-      } else {
-        const parentName = this.#provider.nameOfSolvable(edge.parent);
-        const parents = this.#edges
-          .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
-          .map((other) => other.parent as SolvableId);
-        requiredBy = {
-          kind: 'package',
-          spec,
-          name: this.#interner.displayName(parentName),
-          versions: this.#collapse(parentName, parents),
-          necessity: visited.size < 8 ? this.#necessity(parents, visited) : null,
-        };
-      }
-      return { spec, requiredBy, alternatives };
+      const requiredBy = this.#requirerOfEdge(edge, (parents) => (visited.size < 8 ? this.#necessity(parents, visited) : null));
+      return { spec: this.#interner.displayVersionSet(edge.versionSet), requiredBy, alternatives };
     }
     return null;
   }
