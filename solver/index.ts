@@ -20,6 +20,7 @@ export type {
   Requirer,
   Necessity,
   VersionList,
+  VersionSpan,
 } from './core/explain/types.js';
 export { renderExplanation } from './core/explain/render.js';
 export { SolveAbortedError, SolveSpecError, SolveTimeoutError } from './errors.js';

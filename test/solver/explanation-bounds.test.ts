@@ -1,7 +1,8 @@
 /**
  * Explanations stay small on combinatorial problems: the pigeonhole problem makes every candidate's
  * reason refer to others', which once grew the explanation exponentially (31 MB of text at 6 holes,
- * out of memory at 8). Now the walk has a budget and the text a line limit.
+ * out of memory at 8). Now the walk has a budget and the text a line limit. The texts, byte for byte,
+ * are in `__snapshots__/explanation-bounds/`.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { solve } from '../../solver/index.js';
 import { writePigeonChannel } from '../http/helpers/pigeon-channel.js';
 
 describe('explanations on combinatorial problems', () => {
-  it.each([5, 7, 8])('pigeonhole with %i holes gives a bounded explanation', (holes) => {
+  it.each([5, 7, 8])('pigeonhole with %i holes gives a bounded explanation', async (holes) => {
     const dir = mkdtempSync(join(tmpdir(), 'cr-pigeon-'));
     const { specs } = writePigeonChannel(dir, holes);
     const channel = { name: 'pigeons', baseUrl: 'file:///pigeons' };
@@ -27,5 +28,6 @@ describe('explanations on combinatorial problems', () => {
     expect(lines[0]).toMatch(new RegExp(`^pigeon${holes + 1} cannot be installed because`));
     expect(lines.length).toBeLessThanOrEqual(MAX_EXPLANATION_LINES + 2);
     expect(outcome.message.length).toBeLessThan(40_000);
+    await expect(outcome.message).toMatchFileSnapshot(`./__snapshots__/explanation-bounds/pigeonhole-${holes}.txt`);
   });
 });

@@ -5,13 +5,23 @@
  * candidate it names the most direct reason found in the core, in this order: unusable metadata;
  * a different record of the same name that an earlier requested spec needs; another package's
  * `constrains`; a requirement of its own that cannot be met (explained recursively); a different
- * record of the same name that some other package needs. Candidates with the same reason are
- * grouped and their versions collapsed, so `numpy 1.0 .. 2.1` reads as one line.
+ * record of the same name that some other package needs. Candidates whose reasons have the same
+ * signature are grouped and their versions collapsed into runs, so `numpy 1.0 .. 2.1` reads as one
+ * line. The result is data; `render.ts` words it.
  */
 import type { ClauseId, NameId, SolvableId, VersionSetId } from '../ids.js';
 import type { DependencyProvider, ExcludedCandidate } from '../provider.js';
 import type { CoreSolver } from '../solver.js';
-import type { CandidateGroup, CandidateReason, Explanation, Necessity, RequirementFailure, Requirer } from './types.js';
+import type {
+  CandidateGroup,
+  CandidateReason,
+  Explanation,
+  Necessity,
+  RequirementFailure,
+  Requirer,
+  VersionList,
+  VersionSpan,
+} from './types.js';
 
 /** How explanations show names, versions and version sets (the provider's ecosystem decides). */
 export interface ExplainInterner {
@@ -45,6 +55,12 @@ interface Edge {
   readonly versionSet: VersionSetId;
 }
 
+/** Why one candidate is ruled out; `dependency` is the version set a `requires` reason is about. */
+interface Finding {
+  readonly reason: CandidateReason;
+  readonly dependency?: VersionSetId;
+}
+
 /** Candidate reasons and necessity steps one explanation may work out (see `#budget`). */
 const EXPLAIN_BUDGET = 4000;
 /** Necessity chains nested deeper than this add little a person can act on. */
@@ -69,7 +85,7 @@ class ExplanationBuilder {
   readonly #memo = new Map<VersionSetId, RequirementFailure>();
   readonly #onStack = new Set<VersionSetId>();
   readonly #matchingSets = new Map<VersionSetId, Set<SolvableId>>();
-  readonly #versionUniverse = new Map<NameId, string[]>();
+  readonly #versionUniverse = new Map<NameId, readonly string[]>();
   /**
    * Work left before the walk stops going deeper. Candidate reasons and necessity chains refer to
    * each other, so on combinatorial problems (pigeonhole-like) the walk would grow exponentially;
@@ -164,8 +180,8 @@ class ExplanationBuilder {
     if (candidates.length === 0) {
       failure = this.#missing(versionSet, name, spec);
     } else {
-      const reasons = candidates.map((candidate) => ({ candidate, reason: this.#reasonFor(candidate) }));
-      failure = { kind: 'unsatisfiable', spec, name: this.#interner.displayName(name), groups: this.#group(name, reasons, candidates.length) };
+      const findings = candidates.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) }));
+      failure = { kind: 'unsatisfiable', spec, name: this.#interner.displayName(name), groups: this.#group(name, findings, candidates.length) };
     }
     this.#onStack.delete(versionSet);
     this.#memo.set(versionSet, failure);
@@ -186,10 +202,10 @@ class ExplanationBuilder {
     };
   }
 
-  #reasonFor(candidate: SolvableId): { key: string; reason: CandidateReason; dependency?: VersionSetId } {
-    if (--this.#budget <= 0) return { key: 'X', reason: { kind: 'combination' } };
+  #reasonFor(candidate: SolvableId): Finding {
+    if (--this.#budget <= 0) return { reason: { kind: 'combination' } };
     const unknown = this.#unknown.get(candidate);
-    if (unknown !== undefined) return { key: `U|${unknown}`, reason: { kind: 'unusable', reason: unknown } };
+    if (unknown !== undefined) return { reason: { kind: 'unusable', reason: unknown } };
 
     const rivals = this.#forbidden.get(candidate) ?? [];
     const rootRival = this.#rivalRequirer(candidate, rivals, true);
@@ -200,21 +216,18 @@ class ExplanationBuilder {
       for (const { target, versionSet } of own) {
         const requirer = this.#requirerOf(target, candidate, root);
         if (!requirer) continue;
-        const spec = this.#interner.displayVersionSet(versionSet);
-        const targetName = this.#provider.nameOfVersionSet(versionSet);
-        return { key: `N|${targetName}|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'constrains', specs: [spec], requirer } };
+        return { reason: { kind: 'constrains', specs: [this.#interner.displayVersionSet(versionSet)], requirer } };
       }
     }
 
-    let fallback: { key: string; reason: CandidateReason; dependency?: VersionSetId } | undefined;
+    let fallback: Finding | undefined;
     for (const versionSet of this.#requiresOf.get(candidate) ?? []) {
       if (this.#onStack.has(versionSet)) continue;
       const failure = this.#explainRequirement(versionSet);
       const dependencyName = this.#provider.nameOfVersionSet(versionSet);
-      const entry = {
-        key: `R|${dependencyName}|${failureSignature(failure)}`,
+      const entry: Finding = {
         reason: {
-          kind: 'requires' as const,
+          kind: 'requires',
           name: this.#interner.displayName(dependencyName),
           specs: [this.#interner.displayVersionSet(versionSet)],
           versions: this.#collapse(dependencyName, this.#provider.matching(versionSet)),
@@ -230,13 +243,11 @@ class ExplanationBuilder {
     if (constraint) {
       const parentName = this.#provider.nameOfSolvable(constraint.parent);
       const spec = this.#interner.displayVersionSet(constraint.versionSet);
-      const by = this.#interner.displayName(parentName);
       return {
-        key: `K|${by}|${spec}`,
         reason: {
           kind: 'constrained',
-          by,
-          byVersions: [this.#interner.displayVersion(constraint.parent)],
+          by: this.#interner.displayName(parentName),
+          byVersions: [{ kind: 'version', version: this.#interner.displayVersion(constraint.parent) }],
           spec,
           necessity: this.#necessity([constraint.parent], new Set()),
         },
@@ -245,19 +256,15 @@ class ExplanationBuilder {
 
     const packageRival = this.#rivalRequirer(candidate, rivals, false);
     if (packageRival) return packageRival;
-    return fallback ?? { key: 'X', reason: { kind: 'combination' } };
+    return fallback ?? { reason: { kind: 'combination' } };
   }
 
   /** A requirement edge of the core that needs a same-name rival of `candidate` and not `candidate`. */
-  #rivalRequirer(
-    candidate: SolvableId,
-    rivals: readonly SolvableId[],
-    root: boolean,
-  ): { key: string; reason: CandidateReason } | undefined {
+  #rivalRequirer(candidate: SolvableId, rivals: readonly SolvableId[], root: boolean): Finding | undefined {
     if (rivals.length === 0) return undefined;
     const requirer = this.#requirerOf(rivals, candidate, root);
     if (!requirer) return undefined;
-    return { key: `C|${reasonSignature({ kind: 'conflicts', requirer })}`, reason: { kind: 'conflicts', requirer } };
+    return { reason: { kind: 'conflicts', requirer } };
   }
 
   /** Who needs one of `wanted` (root edges or package edges) without accepting `candidate`. */
@@ -275,24 +282,32 @@ class ExplanationBuilder {
         }
       }
       if (!needsRival) continue;
-      const spec = this.#interner.displayVersionSet(edge.versionSet);
-      if (edge.parent === null) {
-        const index = this.#rootSpecOf.get(edge.versionSet);
-        return { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
-      }
-      const parentName = this.#provider.nameOfSolvable(edge.parent);
-      const parents = this.#edges
-        .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
-        .map((other) => other.parent as SolvableId);
-      return {
-        kind: 'package',
-        spec,
-        name: this.#interner.displayName(parentName),
-        versions: this.#collapse(parentName, parents),
-        necessity: this.#necessity(parents, new Set()),
-      };
+      return this.#requirerOfEdge(edge, (parents) => this.#necessity(parents, new Set()));
     }
     return undefined;
+  }
+
+  /**
+   * Who a requirement edge of the core stands for: a requested spec, or the records of one name
+   * that require the same version set (`necessity` says why they must be installed).
+   */
+  #requirerOfEdge(edge: Edge, necessity: (parents: readonly SolvableId[]) => Necessity | null): Requirer {
+    const spec = this.#interner.displayVersionSet(edge.versionSet);
+    if (edge.parent === null) {
+      const index = this.#rootSpecOf.get(edge.versionSet);
+      return { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
+    }
+    const parentName = this.#provider.nameOfSolvable(edge.parent);
+    const parents = this.#edges
+      .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
+      .map((other) => other.parent as SolvableId);
+    return {
+      kind: 'package',
+      spec,
+      name: this.#interner.displayName(parentName),
+      versions: this.#collapse(parentName, parents),
+      necessity: necessity(parents),
+    };
   }
 
   /**
@@ -320,42 +335,23 @@ class ExplanationBuilder {
       visited.add(edge.versionSet);
       const name = this.#provider.nameOfVersionSet(edge.versionSet);
       const others = matching.filter((s) => !chosen.has(s));
-      const alternatives = others.length ? this.#group(name, others.map((candidate) => ({ candidate, reason: this.#reasonFor(candidate) })), matching.length) : [];
-      const spec = this.#interner.displayVersionSet(edge.versionSet);
-      let requiredBy: Requirer;
-      if (edge.parent === null) {
-        const index = this.#rootSpecOf.get(edge.versionSet);
-        requiredBy = { kind: 'requested', spec: index !== undefined ? this.#input.specs[index] : spec };
-      } else {
-        const parentName = this.#provider.nameOfSolvable(edge.parent);
-        const parents = this.#edges
-          .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
-          .map((other) => other.parent as SolvableId);
-        requiredBy = {
-          kind: 'package',
-          spec,
-          name: this.#interner.displayName(parentName),
-          versions: this.#collapse(parentName, parents),
-          necessity: visited.size < 8 ? this.#necessity(parents, visited) : null,
-        };
-      }
-      return { spec, requiredBy, alternatives };
+      const alternatives = others.length ? this.#group(name, others.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) })), matching.length) : [];
+      const requiredBy = this.#requirerOfEdge(edge, (parents) => (visited.size < 8 ? this.#necessity(parents, visited) : null));
+      return { spec: this.#interner.displayVersionSet(edge.versionSet), requiredBy, alternatives };
     }
     return null;
   }
 
-  #group(
-    name: NameId,
-    reasons: readonly { candidate: SolvableId; reason: { key: string; reason: CandidateReason; dependency?: VersionSetId } }[],
-    total: number,
-  ): CandidateGroup[] {
+  /** Groups candidates whose reasons have the same signature, in order of first appearance. */
+  #group(name: NameId, findings: readonly { candidate: SolvableId; finding: Finding }[], total: number): CandidateGroup[] {
     const groups = new Map<string, { candidates: SolvableId[]; reasons: CandidateReason[]; dependencies: VersionSetId[] }>();
-    for (const { candidate, reason } of reasons) {
-      let group = groups.get(reason.key);
-      if (!group) groups.set(reason.key, (group = { candidates: [], reasons: [], dependencies: [] }));
+    for (const { candidate, finding } of findings) {
+      const key = reasonSignature(finding.reason);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { candidates: [], reasons: [], dependencies: [] }));
       group.candidates.push(candidate);
-      group.reasons.push(reason.reason);
-      if (reason.dependency !== undefined && !group.dependencies.includes(reason.dependency)) group.dependencies.push(reason.dependency);
+      group.reasons.push(finding.reason);
+      if (finding.dependency !== undefined && !group.dependencies.includes(finding.dependency)) group.dependencies.push(finding.dependency);
     }
     const displayName = this.#interner.displayName(name);
     return [...groups.values()].map((group) => ({
@@ -370,7 +366,7 @@ class ExplanationBuilder {
   #mergeReasons(reasons: readonly CandidateReason[], dependencies: readonly VersionSetId[]): CandidateReason {
     const first = reasons[0];
     if (first.kind === 'constrained') {
-      const byVersions = unique(reasons.flatMap((r) => (r.kind === 'constrained' ? r.byVersions : [])));
+      const byVersions = uniqueSpans(reasons.flatMap((r) => (r.kind === 'constrained' ? r.byVersions : [])));
       return { ...first, byVersions };
     }
     if (first.kind === 'constrains') {
@@ -400,17 +396,17 @@ class ExplanationBuilder {
   }
 
   /**
-   * Shows a set of one name's solvables as versions, lowest first; runs of three or more
-   * consecutive versions (among all versions the name has) become `first .. last`.
+   * A set of one name's solvables as versions, lowest first; three or more versions that are
+   * consecutive among all versions the name has become one run.
    */
-  #collapse(name: NameId, solvables: readonly SolvableId[]): string[] {
+  #collapse(name: NameId, solvables: readonly SolvableId[]): VersionSpan[] {
     const universe = this.#universe(name);
     const chosen = new Set(solvables.map((s) => this.#interner.displayVersion(s)));
-    const out: string[] = [];
+    const out: VersionSpan[] = [];
     let run: string[] = [];
     const flush = (): void => {
-      if (run.length >= 3) out.push(`${run[0]} .. ${run[run.length - 1]}`);
-      else out.push(...run);
+      if (run.length >= 3) out.push({ kind: 'run', first: run[0], last: run[run.length - 1] });
+      else for (const version of run) out.push({ kind: 'version', version });
       run = [];
     };
     for (const version of universe) {
@@ -421,17 +417,14 @@ class ExplanationBuilder {
     return out;
   }
 
-  #universe(name: NameId): string[] {
-    let versions = this.#versionUniverse.get(name);
-    if (versions) return versions;
+  /** Every version the name has, selectable or excluded, lowest first, each once. */
+  #universe(name: NameId): readonly string[] {
+    const known = this.#versionUniverse.get(name);
+    if (known) return known;
     const candidates = this.#provider.candidates(name);
     const all = [...candidates.solvables, ...candidates.excluded.map((e) => e.solvable)];
     all.sort((a, b) => this.#interner.compareVersions(a, b));
-    versions = [];
-    for (const solvable of all) {
-      const version = this.#interner.displayVersion(solvable);
-      if (versions[versions.length - 1] !== version && !versions.includes(version)) versions.push(version);
-    }
+    const versions = unique(all.map((solvable) => this.#interner.displayVersion(solvable)));
     this.#versionUniverse.set(name, versions);
     return versions;
   }
@@ -445,6 +438,16 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];
+}
+
+/** The spans of several lists, each once (equal when they cover the same versions), in order of first appearance. */
+function uniqueSpans(spans: VersionList): VersionSpan[] {
+  const seen = new Map<string, VersionSpan>();
+  for (const span of spans) {
+    const key = span.kind === 'run' ? `${span.first}\0${span.last}` : span.version;
+    if (!seen.has(key)) seen.set(key, span);
+  }
+  return [...seen.values()];
 }
 
 /** The requested spec at the top of the chain that forces the record behind a conflict, if any. */
@@ -465,7 +468,29 @@ function isFailing(failure: RequirementFailure): boolean {
   return failure.groups.every((group) => group.reason.kind !== 'combination');
 }
 
-/** What a failure says, without the spec and versions, so equal failures of sibling specs group. */
+/*
+ * Signatures: the one grouping key. A signature is what a reason or failure says, leaving out the
+ * versions it covers and the specs `mergeReasons` unites, so candidates ruled out the same way
+ * share a group, and sibling requirements that fail the same way merge.
+ */
+
+function reasonSignature(reason: CandidateReason): string {
+  switch (reason.kind) {
+    case 'requires':
+      return `requires:${reason.name}:${failureSignature(reason.failure)}`;
+    case 'conflicts':
+      return `conflicts:${requirerSignature(reason.requirer)}`;
+    case 'constrained':
+      return `constrained:${reason.by}:${reason.spec}`;
+    case 'constrains':
+      return `constrains:${requirerSignature(reason.requirer)}`;
+    case 'unusable':
+      return `unusable:${reason.reason}`;
+    case 'combination':
+      return 'combination';
+  }
+}
+
 function failureSignature(failure: RequirementFailure): string {
   switch (failure.kind) {
     case 'missing':
@@ -477,23 +502,9 @@ function failureSignature(failure: RequirementFailure): string {
   }
 }
 
-function reasonSignature(reason: CandidateReason): string {
-  switch (reason.kind) {
-    case 'requires':
-      return `requires:${reason.name}:${failureSignature(reason.failure)}`;
-    case 'conflicts':
-      return reason.requirer.kind === 'requested'
-        ? `conflicts:requested:${reason.requirer.spec}`
-        : `conflicts:${reason.requirer.name}:${reason.requirer.spec}`;
-    case 'constrained':
-      return `constrained:${reason.by}:${reason.spec}`;
-    case 'constrains':
-      return `constrains:${reasonSignature({ kind: 'conflicts', requirer: reason.requirer })}`;
-    case 'unusable':
-      return `unusable:${reason.reason}`;
-    case 'combination':
-      return 'combination';
-  }
+/** The requirer's spec names the rival's package, so a `constrains` signature needs no target name. */
+function requirerSignature(requirer: Requirer): string {
+  return requirer.kind === 'requested' ? `requested:${requirer.spec}` : `${requirer.name}:${requirer.spec}`;
 }
 
 /** Merges failures with equal signatures: versions are united group by group. */
@@ -503,10 +514,10 @@ function mergeFailures(failures: readonly RequirementFailure[]): RequirementFail
   if (first.kind === 'missing') {
     return {
       ...first,
-      available: unique(failures.flatMap((f) => (f.kind === 'missing' ? f.available : []))),
+      available: uniqueSpans(failures.flatMap((f) => (f.kind === 'missing' ? f.available : []))),
       excluded: first.excluded.map((entry, i) => ({
         reason: entry.reason,
-        versions: unique(failures.flatMap((f) => (f.kind === 'missing' ? (f.excluded[i]?.versions ?? []) : []))),
+        versions: uniqueSpans(failures.flatMap((f) => (f.kind === 'missing' ? (f.excluded[i]?.versions ?? []) : []))),
       })),
     };
   }
@@ -515,7 +526,7 @@ function mergeFailures(failures: readonly RequirementFailure[]): RequirementFail
       ...first,
       groups: first.groups.map((group, i) => ({
         ...group,
-        versions: unique(failures.flatMap((f) => (f.kind === 'unsatisfiable' ? (f.groups[i]?.versions ?? []) : []))),
+        versions: uniqueSpans(failures.flatMap((f) => (f.kind === 'unsatisfiable' ? (f.groups[i]?.versions ?? []) : []))),
       })),
     };
   }

@@ -48,8 +48,9 @@ function countLines(node: TextNode): number {
   return count;
 }
 
+/** "1.0, 1.2 .. 1.5": runs as `first .. last`. */
 function versions(list: VersionList): string {
-  return list.join(', ');
+  return list.map((span) => (span.kind === 'run' ? `${span.first} .. ${span.last}` : span.version)).join(', ');
 }
 
 /** Why a requirement cannot be met, as the rest of a sentence about it. */
@@ -91,7 +92,8 @@ function describeMissing(failure: Extract<RequirementFailure, { kind: 'missing' 
 
 /** "every numpy >=2 (2.0.0 .. 2.1.3)" or, for a single candidate, "numpy 2.0.0". */
 function subject(spec: string, group: CandidateGroup): string {
-  if (group.versions.length === 1 && !group.versions[0].includes(' .. ')) return `${group.name} ${group.versions[0]}`;
+  const [only, ...others] = group.versions;
+  if (only?.kind === 'version' && others.length === 0) return `${group.name} ${only.version}`;
   return `every ${spec} (${versions(group.versions)})`;
 }
 

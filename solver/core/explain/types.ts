@@ -1,13 +1,24 @@
 /**
- * The structured reason a request has no solution: plain data with display strings, so it can
- * cross a worker boundary, be rendered as text, or be serialised as JSON by the HTTP layer.
+ * The structured reason a request has no solution: plain data (structured-cloneable and
+ * JSON-serialisable), so it can cross a worker boundary, be rendered as text by `render.ts`, or be
+ * served as JSON. Names, specs and versions are the ecosystem's display strings, and three fields
+ * hold the ecosystem's own text (why a candidate is excluded or unusable, a note on a name), which
+ * the core cannot interpret; everything else is facts, and only the renderer words them.
  *
  * It is built around the first root spec that cannot join the ones before it (conda takes the
  * user's specs in order), and says, requirement by requirement, why each candidate was ruled out.
  */
 
-/** Versions as shown to a person: long contiguous runs are collapsed to `first .. last`. */
-export type VersionList = readonly string[];
+/**
+ * Versions of one name, lowest first. Three or more versions that are consecutive among all the
+ * versions the name has form one run.
+ */
+export type VersionList = readonly VersionSpan[];
+
+export type VersionSpan =
+  | { readonly kind: 'version'; readonly version: string }
+  /** Every version of the name from `first` to `last`, both included. */
+  | { readonly kind: 'run'; readonly first: string; readonly last: string };
 
 export interface Explanation {
   /** The root spec that cannot be installed together with the specs before it. */
@@ -33,11 +44,14 @@ export type RequirementFailure =
       readonly kind: 'missing';
       readonly spec: string;
       readonly name: string;
-      /** Selectable versions of the name that do not match the spec (collapsed). */
+      /** Selectable versions of the name that do not match the spec. */
       readonly available: VersionList;
-      /** Matching candidates that exist but were excluded, grouped by reason. */
+      /**
+       * Matching candidates that exist but were excluded, grouped by reason. The reason is the
+       * ecosystem's text (the core cannot interpret it), e.g. that strict channel priority hides it.
+       */
       readonly excluded: readonly { readonly reason: string; readonly versions: VersionList }[];
-      /** What the ecosystem adds about the name, e.g. that it is a virtual package. */
+      /** The ecosystem's text about the name, e.g. that it is a virtual package. */
       readonly note: string | null;
     }
   /** There are matching candidates, and each of them is ruled out for a reason given per group. */
@@ -86,7 +100,7 @@ export type CandidateReason =
       readonly kind: 'requires';
       readonly name: string;
       readonly specs: readonly string[];
-      /** Candidate versions those specs allow (collapsed). */
+      /** Candidate versions those specs allow. */
       readonly versions: VersionList;
       readonly failure: RequirementFailure;
     }
@@ -105,7 +119,7 @@ export type CandidateReason =
    * entries of every candidate in the group (builds often pin a sibling to their own build string).
    */
   | { readonly kind: 'constrains'; readonly specs: readonly string[]; readonly requirer: Requirer }
-  /** The candidate's own metadata cannot be used. */
+  /** The candidate's own metadata cannot be used; `reason` is the ecosystem's text saying why. */
   | { readonly kind: 'unusable'; readonly reason: string }
   /** The candidate is ruled out only in combination with other choices. */
   | { readonly kind: 'combination' };
