@@ -10,7 +10,6 @@ import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/
 import { indexIdentity } from '../../repodata/index-identity.js';
 import type { ChannelRef, SubdirIndex } from '../../repodata/types.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
-import type { IndexKey } from './worker-protocol.js';
 
 interface RecordsSnapshotHandle {
   readonly kind: 'conda-resolve/records-snapshot';
@@ -20,6 +19,9 @@ interface RecordsSnapshotHandle {
 }
 
 export type SharedIndexHandle = SharedSubdirIndexHandle | RecordsSnapshotHandle;
+
+/** The name of one index object between the pool and its workers: a worker keeps the index under it. */
+export type IndexKey = string;
 
 /** A key unique to this index object (`indexIdentity`): a reloaded index gets a new key. */
 export function indexKey(index: SubdirIndex): IndexKey {

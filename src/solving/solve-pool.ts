@@ -15,9 +15,9 @@ import { availableParallelism } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { SubdirIndex } from '../../repodata/types.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
-import { indexKey, shareIndex, type SharedIndexHandle } from './shared-index.js';
+import { indexKey, shareIndex, type IndexKey, type SharedIndexHandle } from './shared-index.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
-import type { IndexKey, ResultMessage, SolveMessage } from './worker-protocol.js';
+import type { ResultMessage, SolveMessage } from './worker-protocol.js';
 
 export class PoolBusyError extends CondaResolveError {
   constructor(limit: number) {

@@ -6,9 +6,9 @@ import { parentPort } from 'node:worker_threads';
 import { solve, type SolveChannel } from '../../solver/index.js';
 import type { SubdirIndex } from '../../repodata/types.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
-import { reviveIndex } from './shared-index.js';
+import { reviveIndex, type IndexKey } from './shared-index.js';
 import type { PlatformSolveOutcome } from './types.js';
-import type { IndexKey, ResultMessage, SolveMessage } from './worker-protocol.js';
+import type { ResultMessage, SolveMessage } from './worker-protocol.js';
 
 const indexes = new Map<IndexKey, SubdirIndex>();
 

@@ -4,11 +4,8 @@
  * instances lose their prototype on the way, so each worker parses the specs once itself.
  */
 import type { SolveRequest } from '../../solver/index.js';
-import type { SharedIndexHandle } from './shared-index.js';
+import type { IndexKey, SharedIndexHandle } from './shared-index.js';
 import type { PlatformSolveOutcome } from './types.js';
-
-/** `shared-index.ts`'s key of an index: the worker keeps the index under it between solves. */
-export type IndexKey = string;
 
 export interface SolveMessage {
   readonly type: 'solve';
