@@ -10,7 +10,7 @@ import { solveWith, type SolveOutcome } from './conda/solve.js';
 import type { SolveRequest } from './conda/types.js';
 import { vocabularySpecParser } from './conda/vocabulary-spec.js';
 
-export type { RecordSource, SolveChannel, SolveRequest } from './conda/types.js';
+export { CHANNEL_PRIORITIES, type ChannelPriority, type RecordSource, type SolveChannel, type SolveRequest } from './conda/types.js';
 export type { SolveOutcome, SolveDiagnostics } from './conda/solve.js';
 export type {
   Explanation,

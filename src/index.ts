@@ -1,30 +1,54 @@
 /**
  * conda-resolve as a library: resolve environments for several platforms and render them in any
- * export format, the same path the CLI takes. Lower layers have their own entry points:
- * `conda-resolve/solver` (the pure solver, no I/O), `conda-resolve/repodata` (channels, fetching,
- * caching) and `conda-resolve/vocabulary` (versions, match specs, records, platforms).
+ * export format, the same path the CLI takes.
  *
- *   import { resolveEnvironments, exportResolution } from 'conda-resolve';
+ *   import { resolveEnvironments, exportResolution, toNative } from 'conda-resolve';
  *   const resolution = await resolveEnvironments({ specs: ['python=3.12'], platforms: ['linux-64', 'win-64'] });
+ *   const json = toNative(resolution);
  *   const lock = exportResolution(resolution, 'pixi');
+ *
+ * The API, all of it exported here:
+ * - `resolveEnvironments(request, options)` -> `Resolution`: one `PlatformResolution` per platform,
+ *   with its records, or its `error`, `errorCode` and (when unsatisfiable) structured `explanation`.
+ *   Types: `ResolveRequest`, `InputFile`, `ResolveEnvironmentsOptions`, `Resolution`,
+ *   `PlatformResolution`, `PreparedRequest` (the checked request a resolution carries),
+ *   `ChannelPriority`, `Explanation`.
+ * - `toNative(resolution)` -> the CLI's native JSON (`SolveResult`, `NativePackage`).
+ * - `exportResolution(resolution, format, options)` -> the text of an export format, with the
+ *   exporter registry: `registerBuiltinExporters`, `loadRegistry` (adds installed plugins),
+ *   `ExporterRegistry`, `UnknownFormatError`, and for writing exporters `Exporter`,
+ *   `ExportEnvironment`, `ExportContext`.
+ * - Where solves run (`options.solver`): `PlatformSolver` (`PlatformSolveInput`,
+ *   `PlatformSolveOutcome`), `InProcessSolver` (this thread, the default) and `SolvePool`
+ *   (worker threads; `SolvePoolOptions`).
+ * - Errors: `CondaResolveError` (every error thrown carries a `code` from `ERROR_CODES`),
+ *   `InvalidArgumentError`, `ResolveAbortedError`.
+ * - `TOOL_NAME`, `TOOL_VERSION`.
+ *
+ * Lower layers have their own entry points: `conda-resolve/solver` (the pure solver, no I/O),
+ * `conda-resolve/repodata` (channels, fetching, caching; `RepodataStore` for `options.store`) and
+ * `conda-resolve/vocabulary` (versions, match specs, records, platforms).
  */
 import { RepodataStore, defaultCacheDir } from '../repodata/store.js';
 import { hostSubdir } from '../vocabulary/platform.js';
 import { CondaResolveError, UsageError } from './errors.js';
 import { ExporterRegistry, registerBuiltinExporters, render } from './exporters/index.js';
-import { InProcessSolver, type PlatformSolver } from './platform-solver.js';
 import { prepareRequest, type ResolveRequest } from './request.js';
 import { exportEnvironments, resolvePrepared, type Resolution } from './resolve.js';
+import { InProcessSolver } from './solving/platform-runner.js';
+import type { PlatformSolver } from './solving/types.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
-export { CondaResolveError, ERROR_CODES, userMessage } from './errors.js';
+export type { ChannelPriority, Explanation } from '../solver/index.js';
+export { CondaResolveError, ERROR_CODES } from './errors.js';
 export type { ExportEnvironment, Exporter, ExportContext } from './exporters/index.js';
 export { ExporterRegistry, UnknownFormatError, loadRegistry, registerBuiltinExporters } from './exporters/index.js';
 export type { NativePackage, SolveResult } from './native-result.js';
-export { InProcessSolver, PooledSolver, type PlatformSolver, type PlatformSolveInput, type PlatformSolveOutcome } from './platform-solver.js';
-export { prepareRequest, type InputFile, type PreparedRequest, type ResolveRequest } from './request.js';
-export { exportEnvironments, resolvePrepared, toNative, type PlatformResolution, type Resolution } from './resolve.js';
-export { SolvePool, type SolvePoolOptions } from './solve-pool.js';
+export type { InputFile, PreparedRequest, ResolveRequest } from './request.js';
+export { toNative, type PlatformResolution, type Resolution } from './resolve.js';
+export { InProcessSolver } from './solving/platform-runner.js';
+export { SolvePool, type SolvePoolOptions } from './solving/solve-pool.js';
+export type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './solving/types.js';
 export { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export interface ResolveEnvironmentsOptions {
@@ -34,7 +58,7 @@ export interface ResolveEnvironmentsOptions {
   readonly refresh?: boolean;
   /** A store to share between calls (it keeps loaded indexes in memory); the caller closes it. */
   readonly store?: RepodataStore;
-  /** Where solves run; default this thread. A `PooledSolver` runs them on worker threads. */
+  /** Where solves run; default this thread. A `SolvePool` runs them on worker threads (the caller closes it). */
   readonly solver?: PlatformSolver;
   /** Per-platform time limit; default none. */
   readonly timeoutMs?: number;

@@ -1,18 +1,17 @@
 /**
  * Turns what a user asked for (CLI flags or an HTTP body) into a validated request: every spec
  * parsed, every file read, every platform and channel checked, before anything is fetched. Bad input
- * fails here, naming the spec, the file and line, or the field.
+ * fails here, naming the spec, the file and line, or the field. The parsed specs are carried to the
+ * solver, which does not parse them again.
  */
+import { CHANNEL_PRIORITIES, type ChannelPriority } from '../solver/index.js';
 import { DEFAULTS_CHANNEL_URLS, parseChannel, type Channel } from '../vocabulary/channel.js';
-import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import { parseMatchSpec, type MatchSpec } from '../vocabulary/match-spec.js';
 import { isKnownSubdir, KNOWN_SUBDIRS } from '../vocabulary/platform.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
-
-export type ChannelPriority = 'strict' | 'flexible' | 'disabled';
-export const CHANNEL_PRIORITIES: readonly ChannelPriority[] = ['strict', 'flexible', 'disabled'];
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -33,8 +32,11 @@ export interface ResolveRequest {
 }
 
 export interface PreparedRequest {
-  /** Root specs: the files' specs in file order, then the positional ones; duplicates dropped. */
-  readonly specs: readonly string[];
+  /**
+   * Root specs, parsed: the files' specs in file order, then the positional ones; duplicates (by
+   * text) dropped. `source` is each one's text as written, trimmed.
+   */
+  readonly specs: readonly MatchSpec[];
   readonly channels: readonly Channel[];
   readonly platforms: readonly string[];
   readonly channelPriority: ChannelPriority;
@@ -95,17 +97,16 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
   const maxSpecs = options.maxSpecs ?? MAX_REQUEST_SPECS;
   if (where.size > maxSpecs) throw new TooManySpecsError(where.size, maxSpecs, files.map((f) => f.filename));
-  const specs: string[] = [];
+  const specs: MatchSpec[] = [];
   for (const [text, at] of where) {
     try {
-      parseMatchSpec(text);
+      specs.push(parseMatchSpec(text));
     } catch (error) {
       if (error instanceof CondaResolveError) {
         throw new UsageError('CR_ERR_INPUT_SPEC', at ? `${at}: ${error.message}` : error.message, { cause: error });
       }
       throw error;
     }
-    specs.push(text);
   }
   if (specs.length === 0) {
     throw new UsageError(

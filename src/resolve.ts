@@ -5,14 +5,14 @@
  */
 import type { RepodataStore } from '../repodata/store.js';
 import type { SubdirIndex } from '../repodata/types.js';
-import { parseMatchSpec } from '../vocabulary/match-spec.js';
+import type { Explanation } from '../solver/index.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
-import type { PlatformSolver } from './platform-solver.js';
 import type { PreparedRequest } from './request.js';
+import type { PlatformSolver } from './solving/types.js';
 
 export interface PlatformResolution {
   readonly platform: string;
@@ -20,6 +20,8 @@ export interface PlatformResolution {
   readonly records: readonly PackageRecord[] | null;
   readonly error: string | null;
   readonly errorCode: string | null;
+  /** Why no solution exists, as structured data, when the platform is unsatisfiable; else null. */
+  readonly explanation: Explanation | null;
 }
 
 export interface Resolution {
@@ -43,7 +45,7 @@ export interface ResolveOptions {
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
-  const rootNames = [...new Set(request.specs.map((spec) => parseMatchSpec(spec).name).filter((n): n is string => !!n && n !== '*'))];
+  const rootNames = [...new Set(request.specs.map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
   const platforms = await Promise.all(
     request.platforms.map((platform) => resolvePlatform(platform, request, rootNames, deps, options)),
   );
@@ -57,9 +59,9 @@ async function resolvePlatform(
   deps: ResolveDeps,
   options: ResolveOptions,
 ): Promise<PlatformResolution> {
-  const fail = (error: string, errorCode: string): PlatformResolution => {
+  const fail = (error: string, errorCode: string, explanation: Explanation | null = null): PlatformResolution => {
     options.onPlatform?.(platform, 'failed');
-    return { platform, records: null, error, errorCode };
+    return { platform, records: null, error, errorCode, explanation };
   };
   // The time limit covers the whole platform: fetching and indexing repodata as well as solving.
   const started = Date.now();
@@ -88,9 +90,9 @@ async function resolvePlatform(
     );
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');
-      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null };
+      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null, explanation: null };
     }
-    if (outcome.kind === 'unsatisfiable') return fail(outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE');
+    if (outcome.kind === 'unsatisfiable') return fail(outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
     return fail(outcome.message, outcome.code);
   } catch (caught) {
     // Past the deadline, whatever the abort surfaced as, the platform timed out.

@@ -13,9 +13,7 @@
  * Excluded records keep their reason, which explanations show.
  */
 import type { PackageRecord } from '../../vocabulary/record.js';
-import type { RecordSource } from './types.js';
-
-export type ChannelPriority = 'strict' | 'flexible' | 'disabled';
+import type { ChannelPriority, RecordSource } from './types.js';
 
 export interface CandidateRecord {
   readonly record: PackageRecord;

@@ -18,9 +18,9 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import type { NameId, SolvableId, VersionSetId } from '../core/ids.js';
 import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate } from '../core/provider.js';
 import type { ExplainInterner } from '../core/explain/explain.js';
-import { gatherCandidates, type CandidateRecord, type ChannelPriority } from './candidates.js';
+import { gatherCandidates, type CandidateRecord } from './candidates.js';
 import type { SolverSpec, SpecParser } from './spec.js';
-import type { SolveChannel } from './types.js';
+import type { ChannelPriority, SolveChannel } from './types.js';
 
 export interface CondaProviderOptions {
   readonly channels: readonly SolveChannel[];
@@ -122,6 +122,11 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     const known = this.#versionSetIds.get(text);
     if (known !== undefined) return known;
     return this.#addVersionSet(text, this.#options.parseSpec(text));
+  }
+
+  /** The version set of a root spec the caller has parsed already; `text` is the spec as written. */
+  rootVersionSet(text: string, spec: SolverSpec): VersionSetId {
+    return this.#versionSetIds.get(text) ?? this.#addVersionSet(text, spec);
   }
 
   /** A version set matching every record of `name` (used for the virtual packages). */

@@ -27,7 +27,8 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
   const started = Date.now();
   const cancellation = makeCancellation(request.signal, request.timeoutMs, started);
   if (request.signal?.aborted) throw new SolveAbortedError();
-  const rootSpecs = request.specs.map((text) => parseSpec(text));
+  // Each root spec is parsed here once (or arrives parsed) and keyed by its text as written.
+  const rootSpecs = request.specs.map((spec) => parseSpec(spec));
   const provider = new CondaProvider({
     channels: request.channels,
     virtualPackages: request.virtualPackages,
@@ -36,7 +37,7 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
     parseSpec,
     rootSpecs,
   });
-  const specVersionSets = request.specs.map((text) => provider.versionSetOf(text));
+  const specVersionSets = request.specs.map((spec, i) => provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));
   const options: CoreSolverOptions = { cancellation };
   const solver = new CoreSolver(provider, options);

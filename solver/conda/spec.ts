@@ -3,6 +3,7 @@
  * through `vocabularySpecParser`; keeping the seam this narrow lets the provider stay independent
  * of how match specs are represented.
  */
+import type { MatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 
 export interface SolverSpec {
@@ -16,5 +17,8 @@ export interface SolverSpec {
   display(): string;
 }
 
-/** Parses one match spec; throws the vocabulary's typed error for an invalid one. */
-export type SpecParser = (text: string) => SolverSpec;
+/**
+ * Parses one match spec, or adopts one parsed already (a root spec the caller validated); throws
+ * the vocabulary's typed error for an invalid one.
+ */
+export type SpecParser = (spec: string | MatchSpec) => SolverSpec;

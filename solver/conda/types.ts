@@ -1,27 +1,36 @@
-/** The request shapes of the public solver API (re-exported by `solver/index.ts`). */
+/**
+ * The request shapes of the public solver API (re-exported by `solver/index.ts`), defined once for
+ * every stage of a solve: `src/` instantiates them with its own sources and specs (indexes and
+ * parsed specs in this thread, index keys and spec texts on the way to a worker).
+ */
+import type { MatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+
+/** conda's `channel_priority`: which channels a package name may come from, and how they rank. */
+export type ChannelPriority = 'strict' | 'flexible' | 'disabled';
+export const CHANNEL_PRIORITIES: readonly ChannelPriority[] = ['strict', 'flexible', 'disabled'];
 
 /** Where the solver reads one subdir's records by name; `SubdirIndex` satisfies it. */
 export interface RecordSource {
   records(name: string): readonly PackageRecord[];
 }
 
-export interface SolveChannel {
+export interface SolveChannel<Source = RecordSource> {
   /** The channel as users name it (`conda-forge`, or its URL without credentials). */
   readonly name: string;
   /** Its subdirs for this solve, e.g. [linux-64 index, noarch index]. */
-  readonly sources: readonly RecordSource[];
+  readonly sources: readonly Source[];
 }
 
-export interface SolveRequest {
-  /** Root MatchSpec strings, in the user's order. */
-  readonly specs: readonly string[];
+export interface SolveRequest<Source = RecordSource, Spec = string | MatchSpec> {
+  /** Root specs in the user's order: MatchSpec strings, or specs parsed already (not parsed again). */
+  readonly specs: readonly Spec[];
   /** Channels in priority order, highest first. */
-  readonly channels: readonly SolveChannel[];
+  readonly channels: readonly SolveChannel<Source>[];
   /** Installed virtual packages (`__glibc`, `__osx`, ...) of the target platform. */
   readonly virtualPackages: readonly PackageRecord[];
   /** Default `strict`. */
-  readonly channelPriority?: 'strict' | 'flexible' | 'disabled';
+  readonly channelPriority?: ChannelPriority;
   /** Milliseconds since the epoch; records with a later timestamp are ignored. */
   readonly excludeNewer?: number;
   readonly signal?: AbortSignal;

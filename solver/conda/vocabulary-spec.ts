@@ -7,9 +7,9 @@ import { parseMatchSpec, type MatchSpec } from '../../vocabulary/match-spec.js';
 import { SolveSpecError } from '../errors.js';
 import type { SolverSpec, SpecParser } from './spec.js';
 
-export const vocabularySpecParser: SpecParser = (text: string): SolverSpec => {
-  const spec = parseMatchSpec(text);
-  if (!spec.nameIsExact) throw new SolveSpecError(text, 'the package name must be exact, not a pattern');
+export const vocabularySpecParser: SpecParser = (input): SolverSpec => {
+  const spec = typeof input === 'string' ? parseMatchSpec(input) : input;
+  if (!spec.nameIsExact) throw new SolveSpecError(spec.source, 'the package name must be exact, not a pattern');
   let shown: string | undefined;
   return {
     name: spec.name,

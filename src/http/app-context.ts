@@ -5,12 +5,12 @@
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { loadRegistry } from '../exporters/index.js';
-import type { PlatformSolver } from '../platform-solver.js';
+import type { PlatformSolver } from '../solving/types.js';
 import type { ResolveDeps } from '../resolve.js';
 import type { ChannelPolicy } from './channel-policy.js';
 import type { ServerConfig } from './config.js';
 import type { Schemas } from './schemas.js';
-import type { SolveCacheStats } from './solve-cache.js';
+import type { SolveCacheStats } from '../solving/solve-cache.js';
 
 export type ExporterRegistry = Awaited<ReturnType<typeof loadRegistry>>['registry'];
 

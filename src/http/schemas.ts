@@ -4,6 +4,7 @@
  * what the server accepts. Limits are part of the schemas (`maxItems`), so the document shows the
  * running server's configuration.
  */
+import { CHANNEL_PRIORITIES } from '../../solver/index.js';
 import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
 import { PROBLEM_KINDS, problemType } from './problem.js';
 
@@ -16,8 +17,6 @@ export interface SchemaLimits {
 /** Media types `POST /resolve` accepts for an environment file sent as the raw body. */
 export const RAW_FILE_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'] as const;
 export const JSON_MEDIA_TYPE = 'application/json';
-
-const CHANNEL_PRIORITIES = ['strict', 'flexible', 'disabled'];
 
 /** A list given as a JSON array (each item at most `maxLength` characters) or as one comma-separated string. */
 function listOrString(description: string, maxItems: number | undefined, maxLength?: number) {
@@ -81,7 +80,7 @@ export function buildSchemas(limits: SchemaLimits) {
       platform: repeatable('A target platform; repeat for more.'),
       platforms: repeatable('Comma-separated target platforms.'),
       format: { description: 'Exporter name or alias (see `GET /formats`). Without it the answer is the native JSON array.', type: 'string' },
-      channel_priority: { description: 'conda channel priority.', type: 'string', enum: CHANNEL_PRIORITIES },
+      channel_priority: { description: 'conda channel priority.', type: 'string', enum: [...CHANNEL_PRIORITIES] },
       virtual_package: repeatable('A virtual package `NAME=VERSION[=BUILD]`; repeat for more.'),
       virtual_packages: repeatable('Comma-separated virtual packages.'),
       exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: 'string' },

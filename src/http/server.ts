@@ -19,16 +19,16 @@ import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { loadRegistry } from '../exporters/index.js';
 import { userMessage } from '../errors.js';
-import { PooledSolver, type PlatformSolver } from '../platform-solver.js';
-import { SolvePool } from '../solve-pool.js';
+import { SolvePool } from '../solving/solve-pool.js';
+import type { PlatformSolver } from '../solving/types.js';
 import { TOOL_VERSION } from '../version.js';
 import { buildApp } from './app.js';
 import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
 import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
-import { DetachedLoadStore } from './detached-store.js';
-import { CachingSolver } from './solve-cache.js';
+import { DetachedLoadStore } from '../solving/detached-store.js';
+import { CachingSolver } from '../solving/solve-cache.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -90,9 +90,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   pool.warm();
-  const pooled = new PooledSolver(pool);
-  const cache = config.solveCacheEntries > 0 ? new CachingSolver(pooled, { maxEntries: config.solveCacheEntries }) : undefined;
-  const solver: PlatformSolver = cache ?? pooled;
+  const cache = config.solveCacheEntries > 0 ? new CachingSolver(pool, { maxEntries: config.solveCacheEntries }) : undefined;
+  const solver: PlatformSolver = cache ?? pool;
 
   const { registry, warnings } = await loadRegistry({ env: options.env, cwd: options.cwd });
   for (const warning of warnings) logger.warn(warning);

@@ -10,7 +10,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
 import { loadConfig } from '../../src/http/config.js';
-import type { PlatformSolver } from '../../src/platform-solver.js';
+import type { PlatformSolver } from '../../src/solving/types.js';
 import { MAX_SPEC_LENGTH, MAX_VERSION_CONSTRAINTS } from '../../vocabulary/version-spec.js';
 import { buildTestApp, DEMO_CHANNEL, type ProblemBody } from './helpers/test-server.js';
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SubdirIndex } from '../../repodata/types.js';
-import { CachingSolver } from '../../src/http/solve-cache.js';
-import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../../src/platform-solver.js';
+import type { Explanation } from '../../solver/index.js';
+import { CachingSolver } from '../../src/solving/solve-cache.js';
+import { parseMatchSpec } from '../../vocabulary/match-spec.js';
+import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../../src/solving/types.js';
 
 function index(name: string): SubdirIndex {
   return { channel: { name, baseUrl: `https://x/${name}` }, subdir: 'linux-64', names: () => [], has: () => false, records: () => [], recordCount: 10 };
@@ -28,7 +30,14 @@ class ControlledSolver implements PlatformSolver {
 }
 
 const a = index('a');
-const input = (specs: string[], sources = [a]): PlatformSolveInput => ({ specs, channels: [{ name: 'a', sources }], virtualPackages: [], channelPriority: 'strict' });
+const input = (specs: string[], sources = [a]): PlatformSolveInput => ({
+  specs: specs.map((spec) => parseMatchSpec(spec)),
+  channels: [{ name: 'a', sources }],
+  virtualPackages: [],
+  channelPriority: 'strict',
+});
+/** The cache never looks inside an explanation; it only hands it back. */
+const explanation = { spec: 'numpy' } as Explanation;
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('CachingSolver', () => {
@@ -50,8 +59,9 @@ describe('CachingSolver', () => {
     const both = Promise.all([cache.solve(input(['numpy'])), cache.solve(input(['numpy']))]);
     await tick();
     expect(inner.calls).toBe(1);
-    inner.finish({ kind: 'unsatisfiable', message: 'no' });
-    expect(await both).toEqual([{ kind: 'unsatisfiable', message: 'no' }, { kind: 'unsatisfiable', message: 'no' }]);
+    const unsatisfiable = { kind: 'unsatisfiable', message: 'no', explanation } as const;
+    inner.finish(unsatisfiable);
+    expect(await both).toEqual([unsatisfiable, unsatisfiable]);
   });
 
   it('misses when the index object changes (a reloaded channel) or the request differs', async () => {

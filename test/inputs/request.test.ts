@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExcludeNewer, prepareRequest } from '../../src/request.js';
 import { UsageError } from '../../src/errors.js';
+import { MatchSpec } from '../../vocabulary/match-spec.js';
 
 const options = { env: {}, cwd: '/home/user/project', hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] };
 
@@ -20,8 +21,17 @@ describe('prepareRequest', () => {
       'https://repo.anaconda.com/pkgs/main',
       'https://repo.anaconda.com/pkgs/r',
     ]);
-    expect(prepared.specs).toEqual(['python=3.12', 'numpy']);
+    expect(prepared.specs.map((s) => s.source)).toEqual(['python=3.12', 'numpy']);
     expect(prepareRequest({ specs: ['numpy'] }, options).channels.map((c) => c.name)).toEqual(['conda-forge']);
+  });
+
+  it('carries each spec parsed, with its text as written (trimmed), for the solver to use as it is', () => {
+    const prepared = prepareRequest({ specs: [' numpy >=1.26 ', 'conda-forge::python 3.12.*'] }, options);
+    expect(prepared.specs.every((spec) => spec instanceof MatchSpec)).toBe(true);
+    expect(prepared.specs.map((spec) => [spec.source, spec.name, spec.channel])).toEqual([
+      ['numpy >=1.26', 'numpy', null],
+      ['conda-forge::python 3.12.*', 'python', 'conda-forge'],
+    ]);
   });
 
   it('takes platforms from flags, else from the files, else the host', () => {

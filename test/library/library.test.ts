@@ -25,6 +25,7 @@ describe('resolveEnvironments and exportResolution', () => {
   it('reports an unsolvable platform in its result and refuses to export it', async () => {
     const resolution = await resolveEnvironments({ specs: ['linux-only-tool'], channels: [DEMO], platforms: ['linux-64', 'win-64'] }, { cacheDir, env: {} });
     expect(resolution.platforms.map((p) => p.error === null)).toEqual([true, false]);
+    expect(resolution.platforms.map((p) => p.explanation?.spec ?? null)).toEqual([null, 'linux-only-tool']);
     expect(() => exportResolution(resolution, 'explicit')).toThrow(/Cannot export explicit: win-64 did not solve \(linux-only-tool cannot be installed/);
   });
 

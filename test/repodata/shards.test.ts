@@ -19,7 +19,7 @@ import { CondaResolveError } from '../../vocabulary/errors.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
-import { reviveIndex, shareIndex } from '../../src/index-sharing.js';
+import { reviveIndex, shareIndex } from '../../src/solving/shared-index.js';
 import { allRecords, tempDir } from './store-helpers.js';
 
 describe('dependencyName', () => {

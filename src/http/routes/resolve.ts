@@ -253,6 +253,7 @@ function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply
               records: null,
               error: 'Internal error: the solve failed unexpectedly',
               errorCode: 'CR_ERR_INTERNAL',
+              explanation: null,
             })),
           },
         });

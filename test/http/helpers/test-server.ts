@@ -16,7 +16,7 @@ import { buildApp } from '../../../src/http/app.js';
 import { createChannelPolicy } from '../../../src/http/channel-policy.js';
 import { loadConfig, type ServeFlags, type ServerConfig } from '../../../src/http/config.js';
 import { startServer, type RunningServer } from '../../../src/http/server.js';
-import type { PlatformSolver } from '../../../src/platform-solver.js';
+import type { PlatformSolver } from '../../../src/solving/types.js';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
 
 export const DEMO_CHANNEL_DIR = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');

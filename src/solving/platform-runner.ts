@@ -1,45 +1,21 @@
 /**
- * Runs one platform's solve in this thread, on the worker pool, or on both. The resolve
- * orchestration does not care which: the CLI solves a single platform in-process (a worker would
- * only add its start-up time), several platforms here first and on workers too once a solve proves
- * heavy; the server always uses the pool.
+ * Where one platform's solve runs: in this thread (`InProcessSolver`), on the worker pool
+ * (`SolvePool` itself), or here first and on the pool too once a solve proves heavy
+ * (`ThisThreadThenPoolSolver`). The resolve orchestration does not care which: the CLI solves a
+ * single platform in-process (a worker would only add its start-up time), several platforms here
+ * first; the server always uses the pool.
  */
-import { solve, SolveTimeoutError } from '../solver/index.js';
-import type { SubdirIndex } from '../repodata/types.js';
-import { CondaResolveError } from '../vocabulary/errors.js';
-import type { PackageRecord } from '../vocabulary/record.js';
-import { indexKey, shareIndex } from './index-sharing.js';
-import { timeoutMessage, type PoolSolveOutcome, type SolvePool } from './solve-pool.js';
-
-export interface PlatformSolveInput {
-  readonly specs: readonly string[];
-  readonly channels: readonly { readonly name: string; readonly sources: readonly SubdirIndex[] }[];
-  readonly virtualPackages: readonly PackageRecord[];
-  readonly channelPriority: 'strict' | 'flexible' | 'disabled';
-  readonly excludeNewer?: number;
-  readonly timeoutMs?: number;
-}
-
-export type PlatformSolveOutcome = PoolSolveOutcome;
-
-export interface PlatformSolver {
-  solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome>;
-}
+import { solve, SolveTimeoutError } from '../../solver/index.js';
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import { timeoutMessage, type SolvePool } from './solve-pool.js';
+import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
 
 export class InProcessSolver implements PlatformSolver {
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
     try {
-      const outcome = solve({
-        specs: input.specs,
-        channels: input.channels,
-        virtualPackages: input.virtualPackages,
-        channelPriority: input.channelPriority,
-        excludeNewer: input.excludeNewer,
-        timeoutMs: input.timeoutMs,
-        signal,
-      });
+      const outcome = solve({ ...input, signal });
       if (outcome.kind === 'solved') return { kind: 'solved', records: outcome.records };
-      return { kind: 'unsatisfiable', message: outcome.message };
+      return { kind: 'unsatisfiable', message: outcome.message, explanation: outcome.explanation };
     } catch (error) {
       if (error instanceof SolveTimeoutError) {
         return { kind: 'error', code: error.code, message: timeoutMessage(input.timeoutMs ?? 0) };
@@ -47,38 +23,6 @@ export class InProcessSolver implements PlatformSolver {
       if (error instanceof CondaResolveError) return { kind: 'error', code: error.code, message: error.message };
       throw error;
     }
-  }
-}
-
-export class PooledSolver implements PlatformSolver {
-  readonly #pool: SolvePool;
-
-  constructor(pool: SolvePool) {
-    this.#pool = pool;
-  }
-
-  solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
-    const indexes = new Map<string, () => ReturnType<typeof shareIndex>>();
-    const channels = input.channels.map((channel) => ({
-      name: channel.name,
-      sources: channel.sources.map((index) => {
-        const key = indexKey(index);
-        indexes.set(key, () => shareIndex(index));
-        return key;
-      }),
-    }));
-    return this.#pool.solve(
-      {
-        specs: input.specs,
-        channels,
-        virtualPackages: input.virtualPackages,
-        channelPriority: input.channelPriority,
-        excludeNewer: input.excludeNewer,
-        timeoutMs: input.timeoutMs,
-        indexes,
-      },
-      signal,
-    );
   }
 }
 
@@ -101,8 +45,7 @@ interface WaitingSolve {
  */
 export class ThisThreadThenPoolSolver implements PlatformSolver {
   readonly #here = new InProcessSolver();
-  readonly #pooled: PooledSolver;
-  readonly #poolSize: number;
+  readonly #pool: SolvePool;
   readonly #parallelAfterMs: number;
   readonly #waiting: WaitingSolve[] = [];
   #poolRunning = 0;
@@ -110,8 +53,7 @@ export class ThisThreadThenPoolSolver implements PlatformSolver {
   #hereScheduled = false;
 
   constructor(pool: SolvePool, options: { parallelAfterMs?: number } = {}) {
-    this.#pooled = new PooledSolver(pool);
-    this.#poolSize = pool.size;
+    this.#pool = pool;
     this.#parallelAfterMs = options.parallelAfterMs ?? 200;
   }
 
@@ -123,10 +65,10 @@ export class ThisThreadThenPoolSolver implements PlatformSolver {
   }
 
   #dispatch(): void {
-    while (this.#usePool && this.#waiting.length > 0 && this.#poolRunning < this.#poolSize) {
+    while (this.#usePool && this.#waiting.length > 0 && this.#poolRunning < this.#pool.size) {
       const job = this.#waiting.shift()!;
       this.#poolRunning++;
-      this.#pooled
+      this.#pool
         .solve(job.input, job.signal)
         .then(job.resolve, job.reject)
         .finally(() => {

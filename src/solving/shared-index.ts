@@ -6,9 +6,10 @@
  * instance) crosses as a snapshot of the records it holds, which for sharded channels is only the
  * closure the solve reaches.
  */
-import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../repodata/build-index.js';
-import type { ChannelRef, SubdirIndex } from '../repodata/types.js';
-import type { PackageRecord } from '../vocabulary/record.js';
+import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/build-index.js';
+import { indexIdentity } from '../../repodata/index-identity.js';
+import type { ChannelRef, SubdirIndex } from '../../repodata/types.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
 
 interface RecordsSnapshotHandle {
   readonly kind: 'conda-resolve/records-snapshot';
@@ -19,17 +20,12 @@ interface RecordsSnapshotHandle {
 
 export type SharedIndexHandle = SharedSubdirIndexHandle | RecordsSnapshotHandle;
 
-const keys = new WeakMap<SubdirIndex, string>();
-let nextKey = 0;
+/** The name of one index object between the pool and its workers: a worker keeps the index under it. */
+export type IndexKey = string;
 
-/** A key unique to this index object: a reloaded index (new validator) gets a new key. */
-export function indexKey(index: SubdirIndex): string {
-  let key = keys.get(index);
-  if (!key) {
-    key = `${index.channel.baseUrl}/${index.subdir}#${++nextKey}`;
-    keys.set(index, key);
-  }
-  return key;
+/** A key unique to this index object (`indexIdentity`): a reloaded index gets a new key. */
+export function indexKey(index: SubdirIndex): IndexKey {
+  return `${index.channel.baseUrl}/${index.subdir}#${indexIdentity(index)}`;
 }
 
 export function shareIndex(index: SubdirIndex): SharedIndexHandle {

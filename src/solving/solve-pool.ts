@@ -1,5 +1,6 @@
 /**
- * A pool of worker threads that run solves off the event loop.
+ * A pool of worker threads that run solves off the event loop: the `PlatformSolver` of the server,
+ * and of the CLI once a solve proves heavy (`ThisThreadThenPoolSolver`).
  *
  * Channel indexes are not copied into workers: a loaded index is handed over as a shareable handle
  * (its bytes live in SharedArrayBuffers) once per worker and kept there under its key, so the
@@ -12,31 +13,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { CondaResolveError } from '../vocabulary/errors.js';
-import type { PackageRecord } from '../vocabulary/record.js';
-import type { SharedIndexHandle } from './index-sharing.js';
-
-export interface PoolSolveChannel {
-  readonly name: string;
-  /** Keys of the indexes (see `PoolSolveTask.indexes`) of this channel, e.g. its platform and noarch. */
-  readonly sources: readonly string[];
-}
-
-export interface PoolSolveTask {
-  readonly specs: readonly string[];
-  readonly channels: readonly PoolSolveChannel[];
-  readonly virtualPackages: readonly PackageRecord[];
-  readonly channelPriority: 'strict' | 'flexible' | 'disabled';
-  readonly excludeNewer?: number;
-  readonly timeoutMs?: number;
-  /** Every index the task reads, by key; only sent to workers that have not seen the key. */
-  readonly indexes: ReadonlyMap<string, () => SharedIndexHandle>;
-}
-
-export type PoolSolveOutcome =
-  | { kind: 'solved'; records: PackageRecord[] }
-  | { kind: 'unsatisfiable'; message: string }
-  | { kind: 'error'; code: string; message: string };
+import type { SubdirIndex } from '../../repodata/types.js';
+import { CondaResolveError } from '../../vocabulary/errors.js';
+import { indexKey, shareIndex, type IndexKey, type SharedIndexHandle } from './shared-index.js';
+import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
+import type { ResultMessage, SolveMessage } from './worker-protocol.js';
 
 export class PoolBusyError extends CondaResolveError {
   constructor(limit: number) {
@@ -65,20 +46,21 @@ export interface SolvePoolOptions {
 
 interface WorkerSlot {
   worker: Worker;
-  known: Map<string, true>;
+  /** Keys of the indexes this worker holds, oldest first. */
+  known: Map<IndexKey, true>;
   busy: boolean;
 }
 
 interface QueuedTask {
-  task: PoolSolveTask;
+  input: PlatformSolveInput;
   signal: AbortSignal | undefined;
-  resolve: (outcome: PoolSolveOutcome) => void;
+  resolve: (outcome: PlatformSolveOutcome) => void;
   reject: (error: unknown) => void;
 }
 
 const WORKER = workerSource();
 
-export class SolvePool {
+export class SolvePool implements PlatformSolver {
   readonly size: number;
   readonly maxQueue: number;
   readonly #killGraceMs: number;
@@ -110,11 +92,11 @@ export class SolvePool {
     return this.#slots.filter((slot) => slot.busy).length;
   }
 
-  solve(task: PoolSolveTask, signal?: AbortSignal): Promise<PoolSolveOutcome> {
+  solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
     if (this.#closed) return Promise.reject(new PoolClosedError());
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    return new Promise<PoolSolveOutcome>((resolve, reject) => {
-      const entry: QueuedTask = { task, signal, resolve, reject };
+    return new Promise<PlatformSolveOutcome>((resolve, reject) => {
+      const entry: QueuedTask = { input, signal, resolve, reject };
       const slot = this.#freeSlot();
       if (slot) {
         this.#run(slot, entry);
@@ -169,21 +151,20 @@ export class SolvePool {
   #run(slot: WorkerSlot, entry: QueuedTask): void {
     slot.busy = true;
     const id = ++this.#taskId;
-    const { task, signal } = entry;
+    const { input, signal } = entry;
     const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
 
     // Send only the indexes this worker has not seen yet; remember them (bounded, oldest first).
-    const newIndexes: Record<string, SharedIndexHandle> = {};
-    for (const [key, handle] of task.indexes) {
-      if (slot.known.has(key)) {
-        slot.known.delete(key);
-        slot.known.set(key, true);
-      } else {
-        newIndexes[key] = handle();
-        slot.known.set(key, true);
-      }
-    }
-    const forget: string[] = [];
+    const newIndexes: Record<IndexKey, SharedIndexHandle> = {};
+    const keyOf = (index: SubdirIndex): IndexKey => {
+      const key = indexKey(index);
+      if (slot.known.has(key)) slot.known.delete(key);
+      else newIndexes[key] = shareIndex(index);
+      slot.known.set(key, true);
+      return key;
+    };
+    const channels = input.channels.map((channel) => ({ name: channel.name, sources: channel.sources.map(keyOf) }));
+    const forget: IndexKey[] = [];
     while (slot.known.size > this.#maxIndexes) {
       const oldest = slot.known.keys().next().value as string;
       slot.known.delete(oldest);
@@ -192,7 +173,7 @@ export class SolvePool {
 
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const finish = (outcome: PoolSolveOutcome | undefined, error?: unknown) => {
+    const finish = (outcome: PlatformSolveOutcome | undefined, error?: unknown) => {
       if (settled) return;
       settled = true;
       if (killTimer) clearTimeout(killTimer);
@@ -205,7 +186,7 @@ export class SolvePool {
       slot.busy = false;
       this.#next();
     };
-    const onMessage = (message: { type: string; id: number; outcome: PoolSolveOutcome }) => {
+    const onMessage = (message: ResultMessage) => {
       if (message.type === 'result' && message.id === id) finish(message.outcome);
     };
     const onError = (error: Error) => {
@@ -225,27 +206,30 @@ export class SolvePool {
     slot.worker.on('error', onError);
     slot.worker.on('exit', onExit);
     signal?.addEventListener('abort', onAbort, { once: true });
-    if (task.timeoutMs !== undefined) {
+    const timeoutMs = input.timeoutMs;
+    if (timeoutMs !== undefined) {
       killTimer = setTimeout(
-        () => this.#kill(slot, () => finish({ kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: timeoutMessage(task.timeoutMs!) })),
-        task.timeoutMs + this.#killGraceMs,
+        () => this.#kill(slot, () => finish({ kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: timeoutMessage(timeoutMs) })),
+        timeoutMs + this.#killGraceMs,
       );
     }
-    slot.worker.postMessage({
+    const message: SolveMessage = {
       type: 'solve',
       id,
       forget,
       indexes: newIndexes,
       cancelFlag,
-      task: {
-        specs: task.specs,
-        channels: task.channels,
-        virtualPackages: task.virtualPackages,
-        channelPriority: task.channelPriority,
-        excludeNewer: task.excludeNewer,
-        timeoutMs: task.timeoutMs,
+      request: {
+        // A MatchSpec does not survive the structured clone; its text does, and parses back to it.
+        specs: input.specs.map((spec) => spec.source),
+        channels,
+        virtualPackages: input.virtualPackages,
+        channelPriority: input.channelPriority,
+        excludeNewer: input.excludeNewer,
+        timeoutMs,
       },
-    });
+    };
+    slot.worker.postMessage(message);
   }
 
   #kill(slot: WorkerSlot, then: () => void): void {

@@ -11,8 +11,8 @@
  * Only `solved` and `unsatisfiable` outcomes are kept; time-outs, cancellations and internal errors
  * are not. The cache is bounded by entry count (least recently used out first).
  */
-import type { SubdirIndex } from '../../repodata/types.js';
-import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../platform-solver.js';
+import { indexIdentity } from '../../repodata/index-identity.js';
+import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
 
 export interface SolveCacheStats {
   readonly entries: number;
@@ -31,8 +31,6 @@ export class CachingSolver implements PlatformSolver {
   readonly #maxEntries: number;
   readonly #done = new Map<string, PlatformSolveOutcome>();
   readonly #running = new Map<string, InFlight>();
-  readonly #indexIds = new WeakMap<SubdirIndex, number>();
-  #nextIndexId = 1;
   #hits = 0;
   #misses = 0;
 
@@ -117,20 +115,11 @@ export class CachingSolver implements PlatformSolver {
     });
   }
 
-  #indexId(index: SubdirIndex): number {
-    let id = this.#indexIds.get(index);
-    if (id === undefined) {
-      id = this.#nextIndexId++;
-      this.#indexIds.set(index, id);
-    }
-    return id;
-  }
-
   /** Everything the outcome depends on; the time limit is left out (it only decides whether one comes). */
   #key(input: PlatformSolveInput): string {
     return JSON.stringify([
-      input.specs,
-      input.channels.map((channel) => [channel.name, channel.sources.map((index) => [this.#indexId(index), index.recordCount])]),
+      input.specs.map((spec) => spec.source),
+      input.channels.map((channel) => [channel.name, channel.sources.map((index) => [indexIdentity(index), index.recordCount])]),
       input.virtualPackages.map((record) => [record.name, record.version, record.build]),
       input.channelPriority,
       input.excludeNewer ?? null,

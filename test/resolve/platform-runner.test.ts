@@ -1,16 +1,19 @@
 /**
- * The CLI's multi-platform solver: this thread first, workers once a solve proves heavy. Either way
- * every platform gets the same answer as solving them all here.
+ * The runners of a platform's solve. The CLI's multi-platform runner: this thread first, workers
+ * once a solve proves heavy; either way every platform gets the same answer as solving them all
+ * here. And an unsatisfiable platform's structured explanation, carried to its result.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
-import { InProcessSolver, ThisThreadThenPoolSolver, type PlatformSolver } from '../../src/platform-solver.js';
+import { renderExplanation } from '../../solver/index.js';
+import { InProcessSolver, ThisThreadThenPoolSolver } from '../../src/solving/platform-runner.js';
 import { prepareRequest } from '../../src/request.js';
 import { resolvePrepared, toNative } from '../../src/resolve.js';
-import { SolvePool, type PoolSolveTask } from '../../src/solve-pool.js';
+import { SolvePool } from '../../src/solving/solve-pool.js';
+import type { PlatformSolveInput, PlatformSolver } from '../../src/solving/types.js';
 
 const DEMO = resolve(import.meta.dirname, '../../fixtures/channels/demo');
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -19,6 +22,10 @@ afterEach(async () => {
 });
 
 async function resolveDemo(solver: PlatformSolver) {
+  return toNative(await resolveOnDemo(solver, ['python=3.12', 'numpy'], ['linux-64', 'osx-arm64', 'win-64']));
+}
+
+async function resolveOnDemo(solver: PlatformSolver, specs: string[], platforms: string[]) {
   const cacheDir = mkdtempSync(join(tmpdir(), 'cr-platform-solver-'));
   const store = new RepodataStore({ cacheDir, indexBytes: 'positional' });
   cleanups.push(async () => {
@@ -26,10 +33,10 @@ async function resolveDemo(solver: PlatformSolver) {
     rmSync(cacheDir, { recursive: true, force: true });
   });
   const request = prepareRequest(
-    { specs: ['python=3.12', 'numpy'], channels: [DEMO], platforms: ['linux-64', 'osx-arm64', 'win-64'] },
+    { specs, channels: [DEMO], platforms },
     { env: {}, cwd: process.cwd(), hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] },
   );
-  return toNative(await resolvePrepared(request, { store, solver, env: {} }));
+  return resolvePrepared(request, { store, solver, env: {} });
 }
 
 /** A pool that counts the solves it is given. */
@@ -38,9 +45,9 @@ function countingPool(size: number): { pool: SolvePool; solves: () => number } {
   cleanups.push(() => pool.close());
   let count = 0;
   const solve = pool.solve.bind(pool);
-  pool.solve = (task: PoolSolveTask, signal?: AbortSignal) => {
+  pool.solve = (input: PlatformSolveInput, signal?: AbortSignal) => {
     count++;
-    return solve(task, signal);
+    return solve(input, signal);
   };
   return { pool, solves: () => count };
 }
@@ -62,5 +69,22 @@ describe('ThisThreadThenPoolSolver', () => {
     expect(results).toEqual(expected);
     expect(solves()).toBeGreaterThanOrEqual(1);
     expect(solves()).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('the explanation of an unsatisfiable platform', () => {
+  it('reaches the PlatformResolution, from this thread and from a worker alike, and stays out of the native JSON', async () => {
+    const here = await resolveOnDemo(new InProcessSolver(), ['linux-only-tool'], ['linux-64', 'win-64']);
+    const pool = new SolvePool({ size: 1 });
+    cleanups.push(() => pool.close());
+    const there = await resolveOnDemo(pool, ['linux-only-tool'], ['linux-64', 'win-64']);
+    for (const resolution of [here, there]) {
+      const [linux, win] = resolution.platforms;
+      expect(linux).toMatchObject({ error: null, explanation: null });
+      expect(win).toMatchObject({ errorCode: 'CR_ERR_SOLVE_UNSATISFIABLE', explanation: { spec: 'linux-only-tool', specIndex: 0 } });
+      expect(win!.error).toBe(renderExplanation(win!.explanation!));
+      expect(Object.keys(toNative(resolution)[1]!)).toEqual(['platform', 'packages', 'error']);
+    }
+    expect(there.platforms).toEqual(here.platforms);
   });
 });

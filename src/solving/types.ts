@@ -1,0 +1,23 @@
+/**
+ * What every runner of a platform's solve takes and gives back. The resolve orchestration
+ * (`src/resolve.ts`) hands one `PlatformSolveInput` per platform to a `PlatformSolver` and does not
+ * care where the solve runs: this thread, a worker of the pool, or a cache in front of either.
+ */
+import type { Explanation, SolveRequest } from '../../solver/index.js';
+import type { SubdirIndex } from '../../repodata/types.js';
+import type { MatchSpec } from '../../vocabulary/match-spec.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+
+/** The solver's request over loaded indexes, with the root specs parsed once by `prepareRequest`. */
+export type PlatformSolveInput = Omit<SolveRequest<SubdirIndex, MatchSpec>, 'signal'>;
+
+export type PlatformSolveOutcome =
+  /** Sorted by name; virtual packages are not included. */
+  | { readonly kind: 'solved'; readonly records: readonly PackageRecord[] }
+  /** `message` is the explanation rendered as text. */
+  | { readonly kind: 'unsatisfiable'; readonly message: string; readonly explanation: Explanation }
+  | { readonly kind: 'error'; readonly code: string; readonly message: string };
+
+export interface PlatformSolver {
+  solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome>;
+}
