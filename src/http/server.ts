@@ -56,7 +56,21 @@ export interface RunningServer {
   readonly closed: Promise<void>;
 }
 
-export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+/** The app with its real dependencies wired, not listening and with no worker started yet. */
+export interface ServerApp {
+  readonly app: FastifyInstance;
+  readonly logger: Logger;
+  readonly store: RepodataStore;
+  readonly pool: SolvePool;
+  readonly policy: ChannelPolicy;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * Everything `startServer` runs except pre-warming, listening and shutdown: what tests `inject()`
+ * requests into. Close it with `closeServerApp`.
+ */
+export async function buildServerApp(config: ServerConfig, options: StartServerOptions): Promise<ServerApp> {
   const logger =
     options.logger ??
     pino(
@@ -89,7 +103,6 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
-  pool.warm();
   const cache = config.solveCacheEntries > 0 ? new CachingSolver(pool, { maxEntries: config.solveCacheEntries }) : undefined;
   const solver: PlatformSolver = cache ?? pool;
 
@@ -112,6 +125,18 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     lifecycle,
     clock: options.clock,
   });
+  return { app, logger, store, pool, policy, lifecycle };
+}
+
+/** Stops what `buildServerApp` made: the app, then the workers and the store. */
+export async function closeServerApp({ app, pool, store }: ServerApp): Promise<void> {
+  await app.close();
+  await Promise.all([pool.close(), store.close()]);
+}
+
+export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  const { app, logger, store, pool, policy, lifecycle } = await buildServerApp(config, options);
+  pool.warm();
 
   // Connections are tracked from the start so that shutdown can answer what they already carry.
   const connections = trackConnections(app.server);

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +60,19 @@ async function readCalls(file: string): Promise<Call[]> {
     .map((line) => JSON.parse(line) as Call);
 }
 
+/** Calls written by curl-spy.sh: for each, the argument count and then the arguments, each ended by a NUL. */
+async function readNulCalls(file: string): Promise<Call[]> {
+  if (!existsSync(file)) return [];
+  const fields = (await readFile(file, 'utf8')).split('\0').slice(0, -1);
+  const calls: Call[] = [];
+  for (let at = 0; at < fields.length; ) {
+    const count = Number(fields[at]);
+    calls.push({ argv: fields.slice(at + 1, at + 1 + count) });
+    at += 1 + count;
+  }
+  return calls;
+}
+
 /** A bin folder with `pixi` (stand-in) and `curl` (spy over the real one) ahead of the system's. */
 export async function makeToolBox(): Promise<ToolBox> {
   const dir = await mkdtemp(join(tmpdir(), 'cr-action-tools-'));
@@ -68,9 +81,9 @@ export async function makeToolBox(): Promise<ToolBox> {
   const realCurl = execFileSync('bash', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
   const node = process.execPath;
   await writeFile(join(binDir, 'pixi'), `#!/usr/bin/env bash\nexec "${node}" "${join(STAND_INS, 'pixi.mjs')}" "$@"\n`, { mode: 0o755 });
-  await writeFile(join(binDir, 'curl'), `#!/usr/bin/env bash\nexec "${node}" "${join(STAND_INS, 'curl-spy.mjs')}" "$@"\n`, { mode: 0o755 });
+  await symlink(join(STAND_INS, 'curl-spy.sh'), join(binDir, 'curl'));
   const pixiLog = join(dir, 'pixi-calls.jsonl');
-  const curlLog = join(dir, 'curl-calls.jsonl');
+  const curlLog = join(dir, 'curl-calls.nul');
   // An empty HOME and CURL_HOME with a .curlrc that would break every request if curl read it.
   const home = join(dir, 'home');
   await mkdir(home);
@@ -91,7 +104,7 @@ export async function makeToolBox(): Promise<ToolBox> {
       XDG_CACHE_HOME: join(dir, 'cache'),
     },
     pixiCalls: () => readCalls(pixiLog),
-    curlCalls: () => readCalls(curlLog),
+    curlCalls: () => readNulCalls(curlLog),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -1,14 +1,15 @@
 /**
- * The command line end to end: the built CLI as a child process, against the demo fixture channel
- * (always) and the shared conda-forge snapshot (when ../shared is there), checking the exit status
- * and exactly what a user sees on stdout and stderr.
+ * The command line end to end through `main(argv, io)`, against the demo fixture channel (always)
+ * and the shared conda-forge snapshot (when ../shared is there), checking the exit status and
+ * exactly what a user sees on stdout and stderr. The last block runs the built executable as a
+ * child process, for what only a real process shows: its exit status, its streams and its shebang.
  */
 import { readFileSync, writeFileSync, symlinkSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
-import { CLI, DEMO, requireBuild, runCli, tempDir } from './run-cli.js';
+import { CLI, DEMO, requireBuild, runCli, spawnCli, tempDir } from './run-cli.js';
 
 const DEMO_URL = pathToFileURL(DEMO).href;
 const demo = ['-c', DEMO];
@@ -30,8 +31,6 @@ interface NativeResult {
   packages: Record<string, unknown>[];
   error: string | null;
 }
-
-beforeAll(() => requireBuild());
 
 describe('native JSON', () => {
   it('prints one result per platform with the seed fields in order, packages sorted by name', async () => {
@@ -289,13 +288,37 @@ describe('usage errors exit 2 with a message that says what and where', () => {
 });
 
 describe('the executable', () => {
+  beforeAll(() => requireBuild());
+
   it('runs from PATH as conda-resolve (so conda runs it as `conda resolve`)', async () => {
     const bin = tempDir('cr-bin-');
     mkdirSync(bin, { recursive: true });
     symlinkSync(CLI, join(bin, 'conda-resolve'));
-    const { code, stdout } = await runCli(['--version'], { command: 'conda-resolve', env: { PATH: `${bin}:${process.env.PATH}` } });
+    const { code, stdout } = await spawnCli(['--version'], { command: 'conda-resolve', env: { PATH: `${bin}:${process.env.PATH}` } });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^conda-resolve \d+\.\d+\.\d+\n$/);
+  });
+
+  it('exits 0 with the result on stdout and nothing on stderr', async () => {
+    const { code, stdout, stderr } = await spawnCli([...demo, '-p', 'linux-64', 'python=3.9']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const [result] = JSON.parse(stdout) as NativeResult[];
+    expect(result!.packages.map((p) => `${p.name}-${p.version}-${p.build}`)).toEqual(PYTHON39_LINUX);
+  });
+
+  it('exits 1 for a failed platform, the result on stdout and the error on stderr', async () => {
+    const { code, stdout, stderr } = await spawnCli([...demo, '-p', 'osx-arm64', 'linux-only-tool']);
+    expect(code).toBe(1);
+    expect((JSON.parse(stdout) as NativeResult[])[0]!.error).toBe('linux-only-tool cannot be installed because nothing provides linux-only-tool');
+    expect(stderr).toBe('conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool\n');
+  });
+
+  it('exits 2 for a usage error, the message on stderr and nothing on stdout', async () => {
+    const { code, stdout, stderr } = await spawnCli(['--bogus', 'python']);
+    expect(stderr).toBe("conda-resolve: error: Unknown option '--bogus'; see conda-resolve --help\n");
+    expect(stdout).toBe('');
+    expect(code).toBe(2);
   });
 });
 

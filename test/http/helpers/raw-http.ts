@@ -30,6 +30,7 @@ export class RawConnection {
   #done = false;
   /** The interim answer at the start of the buffer is already in `interim`. */
   #interimSeen = false;
+  #onInterim: (() => void)[] = [];
 
   private constructor(socket: Socket) {
     this.socket = socket;
@@ -97,6 +98,12 @@ export class RawConnection {
     for (const waiter of this.#waiters.splice(0)) waiter(this.#closedError());
   }
 
+  /** Settles when an interim (1xx) answer has arrived (at once if one already has). */
+  interimArrived(): Promise<void> {
+    if (this.interim.length > 0) return Promise.resolve();
+    return new Promise((resolve) => this.#onInterim.push(resolve));
+  }
+
   #parse(): void {
     for (;;) {
       const end = this.#buffer.indexOf('\r\n\r\n');
@@ -110,6 +117,7 @@ export class RawConnection {
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
       if (status >= 100 && status < 200) {
+        for (const notify of this.#onInterim.splice(0)) notify();
         // Interim answers are left in `pending` for the test to see, then dropped with the next one.
         if (status === 100 && this.#buffer.length === end + 4) {
           if (!this.#interimSeen) this.interim.push(statusLine!);

@@ -1,6 +1,10 @@
 /**
- * Starts the real server (`startServer`, the code `conda-resolve serve` runs) on 127.0.0.1 and a
- * free port, with a fresh cache directory and its JSON log lines collected for assertions.
+ * The real server for tests, two ways: `startTestServer` runs `startServer` (the code
+ * `conda-resolve serve` runs) on 127.0.0.1 and a free port, for what needs sockets (client
+ * disconnects, shutdown, pre-warming before listening); `injectTestServer` wires the same
+ * dependencies with `buildServerApp` and takes requests through fastify's `inject()`, with no port
+ * and no worker started until a solve needs one. Both use a fresh cache directory and collect the
+ * JSON log lines for assertions; `call` sends a request to either.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +19,7 @@ import { loadRegistry } from '../../../src/exporters/index.js';
 import { buildApp } from '../../../src/http/app.js';
 import { createChannelPolicy } from '../../../src/http/channel-policy.js';
 import { loadConfig, type ServeFlags, type ServerConfig } from '../../../src/http/config.js';
-import { startServer, type RunningServer } from '../../../src/http/server.js';
+import { buildServerApp, closeServerApp, startServer, type RunningServer, type ServerApp } from '../../../src/http/server.js';
 import type { PlatformSolver } from '../../../src/solving/types.js';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
 
@@ -30,14 +34,27 @@ export const FIXED_CLOCK = { now: () => new Date('2026-01-02T03:04:05Z') };
  * and solver, the installed exporters, local channels allowed and silent logs.
  */
 export async function buildTestApp(config: ServerConfig, deps: { store: RepodataStore; solver: PlatformSolver }): Promise<FastifyInstance> {
-  return buildApp(config, {
+  return withOpenInjectedSockets(buildApp(config, {
     ...deps,
     registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
     policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
     logger: pino({ level: 'silent' }),
     env: {},
     cwd: PROJECT_ROOT,
+  }));
+}
+
+/**
+ * `inject()` gives each request a stand-in socket without a `destroyed` flag, which the resolve
+ * route would read as a client already gone; mark it open, as a connected socket is.
+ */
+function withOpenInjectedSockets(app: FastifyInstance): FastifyInstance {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const socket = request.raw.socket as { destroyed?: boolean } | null;
+    if (socket && socket.destroyed === undefined) socket.destroyed = false;
+    done();
   });
+  return app;
 }
 
 export interface TestServer {
@@ -46,27 +63,80 @@ export interface TestServer {
   readonly config: ServerConfig;
   /** Every log line so far, raw. */
   readonly logs: string[];
+  /** Settles with the first log line (so far or to come) that `match` accepts. */
+  logged(match: (line: string) => boolean): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startTestServer(flags: ServeFlags = {}, env: Record<string, string> = {}): Promise<TestServer> {
-  const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-cache-'));
-  const config = loadConfig(env, { port: '0', 'rate-limit': '0', workers: '2', 'cache-dir': cacheDir, 'default-channel': [DEMO_CHANNEL], 'allow-local-channels': true, ...flags });
+export interface InjectedServer {
+  readonly app: FastifyInstance;
+  /** The store, pool and policy behind the app. */
+  readonly wired: ServerApp;
+  readonly config: ServerConfig;
+  readonly logs: string[];
+  logged(match: (line: string) => boolean): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Log lines kept as they come, and promises for lines still to come. */
+function logCollector(): { stream: Writable; logs: string[]; logged(match: (line: string) => boolean): Promise<string> } {
   const logs: string[] = [];
-  const logStream = new Writable({
+  const waiting: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+  const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        logs.push(line);
+        for (const waiter of waiting.filter((w) => w.match(line))) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
       callback();
     },
   });
-  const server = await startServer(config, { env, cwd: PROJECT_ROOT, logStream, clock: FIXED_CLOCK });
+  const logged = (match: (line: string) => boolean): Promise<string> => {
+    const seen = logs.find(match);
+    return seen !== undefined ? Promise.resolve(seen) : new Promise((resolve) => waiting.push({ match, resolve }));
+  };
+  return { stream, logs, logged };
+}
+
+function testConfig(flags: ServeFlags, env: Record<string, string>): { config: ServerConfig; cacheDir: string } {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-cache-'));
+  const config = loadConfig(env, { port: '0', 'rate-limit': '0', workers: '2', 'cache-dir': cacheDir, 'default-channel': [DEMO_CHANNEL], 'allow-local-channels': true, ...flags });
+  return { config, cacheDir };
+}
+
+export async function startTestServer(flags: ServeFlags = {}, env: Record<string, string> = {}): Promise<TestServer> {
+  const { config, cacheDir } = testConfig(flags, env);
+  const { stream, logs, logged } = logCollector();
+  const server = await startServer(config, { env, cwd: PROJECT_ROOT, logStream: stream, clock: FIXED_CLOCK });
   return {
     url: server.url,
     server,
     config,
     logs,
+    logged,
     close: async () => {
       await server.close('test finished');
+      rmSync(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function injectTestServer(flags: ServeFlags = {}, env: Record<string, string> = {}): Promise<InjectedServer> {
+  const { config, cacheDir } = testConfig(flags, env);
+  const { stream, logs, logged } = logCollector();
+  const wired = await buildServerApp(config, { env, cwd: PROJECT_ROOT, logStream: stream, clock: FIXED_CLOCK });
+  await withOpenInjectedSockets(wired.app).ready();
+  return {
+    app: wired.app,
+    wired,
+    config,
+    logs,
+    logged,
+    close: async () => {
+      await closeServerApp(wired);
       rmSync(cacheDir, { recursive: true, force: true });
     },
   };
@@ -80,8 +150,9 @@ export interface Answer {
   json<T = unknown>(): T;
 }
 
+/** A request to a listening server (its base URL) or, through `inject()`, to an app. */
 export async function call(
-  base: string,
+  target: string | FastifyInstance,
   method: string,
   path: string,
   options: { json?: unknown; body?: string | Buffer; headers?: Record<string, string>; signal?: AbortSignal } = {},
@@ -92,16 +163,19 @@ export async function call(
     body = JSON.stringify(options.json);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await request(`${base}${path}`, { method: method as 'GET', headers, body, signal: options.signal });
-  const text = await response.body.text();
-  const type = String(response.headers['content-type'] ?? '');
-  return {
-    status: response.statusCode,
-    headers: response.headers,
-    text,
-    type,
-    json: <T>() => JSON.parse(text) as T,
-  };
+  if (typeof target !== 'string') {
+    if (options.signal) throw new Error('call: a client that leaves needs a listening server, not inject()');
+    const response = await target.inject({ method: method as 'GET', url: path, headers, ...(body !== undefined ? { payload: body } : {}) });
+    const injected: Record<string, string | string[] | undefined> = {};
+    for (const [name, value] of Object.entries(response.headers)) injected[name] = typeof value === 'number' ? String(value) : value;
+    return answer(response.statusCode, injected, response.body);
+  }
+  const response = await request(`${target}${path}`, { method: method as 'GET', headers, body, signal: options.signal });
+  return answer(response.statusCode, response.headers, await response.body.text());
+}
+
+function answer(status: number, headers: Record<string, string | string[] | undefined>, text: string): Answer {
+  return { status, headers, text, type: String(headers['content-type'] ?? ''), json: <T>() => JSON.parse(text) as T };
 }
 
 export interface ProblemBody {
