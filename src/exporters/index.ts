@@ -23,13 +23,9 @@ export {
   ExporterRegistry,
   InvalidExporterError,
   UnknownFormatError,
-  detectExporterByFilename,
   mediaTypeFor,
-  render,
-  renderExport,
   type ExporterDefinition,
   type RegisteredExporter,
-  type RenderResult,
 } from './registry.js';
 export { BUILTIN_EXPORTERS, registerBuiltinExporters } from './builtin.js';
 export {
