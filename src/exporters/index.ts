@@ -28,6 +28,7 @@ export {
   type RegisteredExporter,
 } from './registry.js';
 export { BUILTIN_EXPORTERS, registerBuiltinExporters } from './builtin.js';
+export { FORMATS_DOCUMENT_SCHEMA, formatsDocument, type FormatDescription, type FormatsDocument } from './formats-document.js';
 export {
   PLUGIN_MANIFEST_KEY,
   discoverPlugins,
