@@ -17,7 +17,7 @@ import { registerBuiltinExporters } from '../src/exporters/builtin.js';
 import { loadRegistry } from '../src/exporters/plugins.js';
 import { rattlerLockV6Document } from '../src/exporters/rattler-lock-v6.js';
 import type { ExportEnvironment } from '../src/exporters/types.js';
-import { emitYaml } from '../src/exporters/yaml-emitter.js';
+import { emitYaml } from '../src/exporters/yaml/index.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 
 const SHARED = join(import.meta.dirname, '..', '..', 'shared', 'channels');

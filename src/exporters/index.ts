@@ -38,8 +38,15 @@ export {
   type LoadedRegistry,
   type PluginCandidate,
 } from './plugins.js';
-export { YamlEmitError, emitYaml, type YamlEmitOptions, type YamlMapping, type YamlScalar, type YamlValue } from './yaml-emitter.js';
-export { resolvePlainScalar } from './yaml-resolver.js';
+export {
+  YamlEmitError,
+  emitYaml,
+  resolvePlainScalar,
+  type YamlEmitOptions,
+  type YamlMapping,
+  type YamlScalar,
+  type YamlValue,
+} from './yaml/index.js';
 export { condaLockV1Document, condaLockV1Exporter, exportCondaLockV1, formatCreatedAt } from './conda-lock-v1.js';
 export { environmentJsonExporter, exportEnvironmentJson } from './environment-json.js';
 export { environmentYamlExporter, exportEnvironmentYaml } from './environment-yaml.js';

@@ -9,7 +9,7 @@ import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
 import { condaLockV1Document } from '../../src/exporters/conda-lock-v1.js';
 import { rattlerLockV6Document } from '../../src/exporters/rattler-lock-v6.js';
 import { ExportError } from '../../src/exporters/types.js';
-import { emitYaml } from '../../src/exporters/yaml-emitter.js';
+import { emitYaml } from '../../src/exporters/yaml/index.js';
 import { describeShared, SPEC_DIR } from '../helpers/shared.js';
 import { CONTEXT, demoEnvironment, solvedEnvironments, withOurToolName } from './reference-records.js';
 
