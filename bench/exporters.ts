@@ -16,9 +16,8 @@ import yaml from 'js-yaml';
 import { registerBuiltinExporters } from '../src/exporters/builtin.js';
 import { loadRegistry } from '../src/exporters/plugins.js';
 import { rattlerLockV6Document } from '../src/exporters/rattler-lock-v6.js';
-import { render } from '../src/exporters/registry.js';
 import type { ExportEnvironment } from '../src/exporters/types.js';
-import { emitYaml } from '../src/exporters/yaml-emitter.js';
+import { emitYaml } from '../src/exporters/yaml/index.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 
 const SHARED = join(import.meta.dirname, '..', '..', 'shared', 'channels');
@@ -114,11 +113,11 @@ console.log(
   `yaml emitter, pixi.lock of ${(bytes / 1024).toFixed(0)} KiB: ours ${ours.toFixed(2)} ms, js-yaml dump ${peer.toFixed(2)} ms, ratio ${(ours / peer).toFixed(2)}x`,
 );
 
-// 2. Every built-in exporter through the registry (render: lookup, multi-platform rule, newline).
+// 2. Every built-in exporter through the registry (registry.render: lookup, multi-platform rule, newline).
 const registry = registerBuiltinExporters();
 for (const name of ['explicit', 'environment-yaml', 'environment-json', 'conda-lock-v1', 'rattler-lock-v6']) {
-  const ms = time(() => render(registry, name, envs, context));
-  const size = render(registry, name, envs, context).text.length;
+  const ms = time(() => registry.render(name, envs, context));
+  const size = registry.render(name, envs, context).length;
   console.log(`render ${name.padEnd(17)} ${ms.toFixed(2).padStart(7)} ms  (${(size / 1024).toFixed(0)} KiB)`);
 }
 

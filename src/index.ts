@@ -32,7 +32,7 @@
 import { RepodataStore, defaultCacheDir } from '../repodata/store.js';
 import { hostSubdir } from '../vocabulary/platform.js';
 import { CondaResolveError, UsageError } from './errors.js';
-import { ExporterRegistry, registerBuiltinExporters, render } from './exporters/index.js';
+import { ExporterRegistry, registerBuiltinExporters } from './exporters/index.js';
 import { prepareRequest, type ResolveRequest } from './request.js';
 import { exportEnvironments, resolvePrepared, type Resolution } from './resolve.js';
 import { InProcessSolver } from './solving/platform-runner.js';
@@ -173,7 +173,7 @@ export function exportResolution(resolution: Resolution, format: string, options
   }
   const registry = (opts.registry as ExporterRegistry | undefined) ?? registerBuiltinExporters();
   const environments = exportEnvironments(resolution);
-  return render(registry, format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: (opts.now as Date | undefined) ?? new Date() }).text;
+  return registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: (opts.now as Date | undefined) ?? new Date() });
 }
 
 // --- Run-time checks of the arguments: callers in JavaScript (or with `any`) get a typed error

@@ -1,10 +1,15 @@
 /**
- * `conda-resolve formats`: the exporter registry, grouped as conda's `conda export --help` shows it
- * (`--json` prints the same data as `GET /formats`).
+ * `conda-resolve formats`: the formats document (`GET /formats` serves the same one), listed by
+ * category as conda's `conda export --help` shows its exporters, or with `--json` as indented JSON.
  */
 import { parseArgs } from 'node:util';
-import { loadRegistry } from '../exporters/index.js';
+import { formatsDocument, loadRegistry, type FormatsDocument } from '../exporters/index.js';
 import { EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+
+const CATEGORY_TITLES = [
+  ['lockfile', 'Lockfiles'],
+  ['environment', 'Environment specs'],
+] as const;
 
 export async function formatsCommand(argv: readonly string[], io: CliIO): Promise<number> {
   let values;
@@ -16,39 +21,25 @@ export async function formatsCommand(argv: readonly string[], io: CliIO): Promis
   }
   const { registry, warnings } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);
-  const exporters = registry.list();
-  if (values.json) {
-    const body = {
-      formats: registry.names(),
-      exporters: exporters.map((e) => ({
-        name: e.name,
-        aliases: [...e.aliases],
-        description: e.description,
-        category: e.category,
-        media_type: e.mediaType,
-        multiplatform: typeof e.exportMultiplatform === 'function',
-        default_filenames: [...e.defaultFilenames],
-      })),
-    };
-    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-    return EXIT_OK;
-  }
+  const document = formatsDocument(registry);
+  io.stdout.write(values.json ? `${JSON.stringify(document, null, 2)}\n` : listing(document));
+  return EXIT_OK;
+}
+
+/** Each category's exporters: name, aliases and default filenames on one line, the description below. */
+function listing(document: FormatsDocument): string {
   const lines: string[] = [];
-  for (const [category, title] of [
-    ['lockfile', 'Lockfiles'],
-    ['environment', 'Environment specs'],
-  ] as const) {
-    const group = exporters.filter((e) => e.category === category);
+  for (const [category, title] of CATEGORY_TITLES) {
+    const group = document.exporters.filter((e) => e.category === category);
     if (group.length === 0) continue;
     if (lines.length) lines.push('');
     lines.push(`${title}:`);
     for (const e of group) {
       const aliases = e.aliases.length ? ` (aliases: ${e.aliases.join(', ')})` : '';
-      const files = e.defaultFilenames.length ? `: ${e.defaultFilenames.join(', ')}` : '';
+      const files = e.default_filenames.length ? `: ${e.default_filenames.join(', ')}` : '';
       lines.push(`  - ${e.name}${aliases}${files}`);
       lines.push(`      ${e.description}`);
     }
   }
-  io.stdout.write(`${lines.join('\n')}\n`);
-  return EXIT_OK;
+  return `${lines.join('\n')}\n`;
 }

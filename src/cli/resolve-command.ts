@@ -161,7 +161,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text = exporters!.render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      text = registry!.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
@@ -191,7 +191,7 @@ function isUsageCode(error: unknown): boolean {
 /** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */
 function exporterForOutput(exporters: typeof import('../exporters/index.js'), registry: ExporterRegistry, output: string): Exporter | undefined {
   try {
-    return exporters.detectExporterByFilename(registry, output);
+    return registry.detect(output);
   } catch (error) {
     if (error instanceof exporters.ExporterNotDetectedError) return undefined;
     throw error;

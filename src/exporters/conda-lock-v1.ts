@@ -15,7 +15,7 @@ import { requireEnvironments, validateUrls } from './lock-common.js';
 import { sortByKeys } from './python-sort.js';
 import { dependencyVersion } from './spec-forms.js';
 import type { ExportContext, ExportEnvironment, Exporter } from './types.js';
-import { emitYaml, type YamlValue } from './yaml-emitter.js';
+import { emitYaml, type YamlValue } from './yaml/index.js';
 
 const FORMAT = 'conda-lock-v1';
 

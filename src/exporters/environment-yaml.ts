@@ -1,11 +1,11 @@
 /**
  * `environment-yaml` (aliases `yaml`, `yml`, `env.yml`): conda's environment.yml, one platform per
- * document, written with conda's ruamel.yaml settings (see `yaml-emitter.ts`). A solved
+ * document, written with conda's ruamel.yaml settings (see `yaml/`). A solved
  * environment gives `name:` (null) and its pins, `name=version=build`.
  */
 import { environmentDocument } from './environment-document.js';
 import type { ExportEnvironment, Exporter } from './types.js';
-import { emitYaml } from './yaml-emitter.js';
+import { emitYaml } from './yaml/index.js';
 
 export function exportEnvironmentYaml(environment: ExportEnvironment): string {
   return emitYaml(environmentDocument(environment));

@@ -23,15 +23,12 @@ export {
   ExporterRegistry,
   InvalidExporterError,
   UnknownFormatError,
-  detectExporterByFilename,
   mediaTypeFor,
-  render,
-  renderExport,
   type ExporterDefinition,
   type RegisteredExporter,
-  type RenderResult,
 } from './registry.js';
 export { BUILTIN_EXPORTERS, registerBuiltinExporters } from './builtin.js';
+export { FORMATS_DOCUMENT_SCHEMA, formatsDocument, type FormatDescription, type FormatsDocument } from './formats-document.js';
 export {
   PLUGIN_MANIFEST_KEY,
   discoverPlugins,
@@ -41,8 +38,15 @@ export {
   type LoadedRegistry,
   type PluginCandidate,
 } from './plugins.js';
-export { YamlEmitError, emitYaml, type YamlEmitOptions, type YamlMapping, type YamlScalar, type YamlValue } from './yaml-emitter.js';
-export { resolvePlainScalar } from './yaml-resolver.js';
+export {
+  YamlEmitError,
+  emitYaml,
+  resolvePlainScalar,
+  type YamlEmitOptions,
+  type YamlMapping,
+  type YamlScalar,
+  type YamlValue,
+} from './yaml/index.js';
 export { condaLockV1Document, condaLockV1Exporter, exportCondaLockV1, formatCreatedAt } from './conda-lock-v1.js';
 export { environmentJsonExporter, exportEnvironmentJson } from './environment-json.js';
 export { environmentYamlExporter, exportEnvironmentYaml } from './environment-yaml.js';

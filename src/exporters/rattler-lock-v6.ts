@@ -13,7 +13,7 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import { requireEnvironments, validateUrls } from './lock-common.js';
 import { sortByKeys } from './python-sort.js';
 import type { ExportEnvironment, Exporter } from './types.js';
-import { emitYaml, type YamlValue } from './yaml-emitter.js';
+import { emitYaml, type YamlValue } from './yaml/index.js';
 
 const FORMAT = 'rattler-lock-v6';
 

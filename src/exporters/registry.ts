@@ -174,11 +174,16 @@ export class ExporterRegistry {
     if (matches.length > 1) throw new AmbiguousExporterError(name, matches.map((e) => e.name));
     return matches[0];
   }
-}
 
-/** The exporter that `-o FILE` selects when no `--format` is given. */
-export function detectExporterByFilename(registry: ExporterRegistry, filename: string): RegisteredExporter {
-  return registry.detect(filename);
+  /**
+   * Renders environments (one per platform) in a format, a name or alias: a multi-platform exporter
+   * gets them all at once, a single-platform one each on its own, the texts joined with a newline.
+   * The document ends in exactly one newline (conda's `rstrip() + "\n"`). `UnknownFormatError` for
+   * an unknown name, `ExportError` when there are no environments or the exporter fails.
+   */
+  render(format: string, environments: readonly ExportEnvironment[], context: ExportContext): string {
+    return renderWith(this.get(format), environments, context);
+  }
 }
 
 /**
@@ -247,41 +252,11 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : `a value of type ${typeof value}`;
 }
 
-export interface RenderResult {
-  /** The document, ending in exactly one newline. */
-  readonly text: string;
-  readonly exporter: RegisteredExporter;
-}
-
 /**
- * Renders environments with the exporter a format name or alias selects:
- * `exportMultiplatform(environments)` when the exporter has it, otherwise each platform on its own,
- * joined with a newline; then trailing whitespace is replaced by one newline (conda's
- * `rstrip() + "\n"`). `UnknownFormatError` for an unknown name, `ExportError` when the exporter fails.
+ * Renders one exporter's document: `exportMultiplatform(environments)` when it has it, otherwise
+ * each platform on its own, joined with a newline; then trailing whitespace becomes one newline.
  */
-export function render(
-  registry: ExporterRegistry,
-  format: string,
-  environments: readonly ExportEnvironment[],
-  context: ExportContext,
-): RenderResult;
-/** Renders with an exporter already looked up; returns the document text. */
-export function render(exporter: Exporter, environments: readonly ExportEnvironment[], context: ExportContext): string;
-export function render(
-  first: ExporterRegistry | Exporter,
-  second: string | readonly ExportEnvironment[],
-  third: readonly ExportEnvironment[] | ExportContext,
-  fourth?: ExportContext,
-): RenderResult | string {
-  if (first instanceof ExporterRegistry) {
-    const exporter = first.get(second as string);
-    return { text: renderExport(exporter, third as readonly ExportEnvironment[], fourth!), exporter };
-  }
-  return renderExport(first, second as readonly ExportEnvironment[], third as ExportContext);
-}
-
-/** Renders with a given exporter (the rules of `render`); returns the document text. */
-export function renderExport(exporter: Exporter, environments: readonly ExportEnvironment[], context: ExportContext): string {
+function renderWith(exporter: Exporter, environments: readonly ExportEnvironment[], context: ExportContext): string {
   if (environments.length === 0) {
     throw new ExportError('CR_ERR_EXPORT_NO_ENVIRONMENTS', exporter.name, `Cannot export ${exporter.name}: no platforms to export`);
   }
@@ -295,6 +270,7 @@ export function renderExport(exporter: Exporter, environments: readonly ExportEn
       text = bad === undefined ? parts.join('\n') : bad;
     }
   } catch (error) {
+    // A plugin's own failure is wrapped so that the message names the exporter; ours already do.
     if (error instanceof CondaResolveError) throw error;
     throw new ExportError('CR_ERR_EXPORT_FAILED', exporter.name, `Cannot export ${exporter.name}: ${(error as Error)?.message ?? String(error)}`, {
       cause: error,
@@ -303,6 +279,7 @@ export function renderExport(exporter: Exporter, environments: readonly ExportEn
   if (typeof text !== 'string') {
     throw new ExportError('CR_ERR_EXPORT_FAILED', exporter.name, `Cannot export ${exporter.name}: the exporter returned ${describe(text)}, not text`);
   }
+  // conda's `rstrip() + "\n"`.
   return `${pythonRstrip(text)}\n`;
 }
 

@@ -6,6 +6,7 @@
  */
 import { CHANNEL_PRIORITIES } from '../../solver/index.js';
 import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
+import { FORMATS_DOCUMENT_SCHEMA } from '../exporters/formats-document.js';
 import { PROBLEM_KINDS, problemType } from './problem.js';
 
 export interface SchemaLimits {
@@ -165,32 +166,8 @@ export function buildSchemas(limits: SchemaLimits) {
     },
   } as const;
 
-  const formats = {
-    title: 'Formats',
-    type: 'object',
-    additionalProperties: false,
-    required: ['formats', 'exporters'],
-    properties: {
-      formats: { type: 'array', items: { type: 'string' }, description: 'Primary exporter names, sorted.' },
-      exporters: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name', 'aliases', 'description', 'category', 'media_type', 'multiplatform', 'default_filenames'],
-          properties: {
-            name: { type: 'string' },
-            aliases: { type: 'array', items: { type: 'string' } },
-            description: { type: 'string' },
-            category: { type: 'string' },
-            media_type: { type: 'string' },
-            multiplatform: { type: 'boolean' },
-            default_filenames: { type: 'array', items: { type: 'string' } },
-          },
-        },
-      },
-    },
-  } as const;
+  // Defined beside the document it describes, which the CLI prints too.
+  const formats = FORMATS_DOCUMENT_SCHEMA;
 
   const platforms = {
     title: 'Platforms',

@@ -8,7 +8,7 @@ describe('exporter error codes', () => {
   it('every CR_ERR_* code used in src/exporters is listed and described, and every listed code is used', () => {
     const dir = join(PROJECT_ROOT, 'src/exporters');
     const used = new Set<string>();
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'types.ts')) {
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'types.ts')) {
       for (const match of readFileSync(join(dir, file), 'utf8').matchAll(/'(CR_ERR_[A-Z_]+)'/g)) used.add(match[1]);
     }
     expect([...used].sort()).toEqual(Object.keys(EXPORTER_ERROR_CODES).sort());

@@ -8,9 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
 import { condaLockV1Document } from '../../src/exporters/conda-lock-v1.js';
 import { rattlerLockV6Document } from '../../src/exporters/rattler-lock-v6.js';
-import { render } from '../../src/exporters/registry.js';
 import { ExportError } from '../../src/exporters/types.js';
-import { emitYaml } from '../../src/exporters/yaml-emitter.js';
+import { emitYaml } from '../../src/exporters/yaml/index.js';
 import { describeShared, SPEC_DIR } from '../helpers/shared.js';
 import { CONTEXT, demoEnvironment, solvedEnvironments, withOurToolName } from './reference-records.js';
 
@@ -20,13 +19,13 @@ describeShared('exporters write the reference files of formats.md byte for byte'
   const registry = registerBuiltinExporters();
 
   it('two-platform.conda-lock.yml (conda-lock-v1, channels known)', () => {
-    const { text } = render(registry, 'conda-lock-v1', solvedEnvironments(['conda-forge']), CONTEXT);
+    const text = registry.render('conda-lock-v1', solvedEnvironments(['conda-forge']), CONTEXT);
     expect(text).toBe(reference('two-platform.conda-lock.yml'));
   });
 
   it('two-platform.pixi.lock (rattler-lock-v6 via the pixi alias, channels known)', () => {
-    const { text, exporter } = render(registry, 'pixi', solvedEnvironments(['conda-forge']), CONTEXT);
-    expect(exporter.name).toBe('rattler-lock-v6');
+    expect(registry.get('pixi').name).toBe('rattler-lock-v6');
+    const text = registry.render('pixi', solvedEnvironments(['conda-forge']), CONTEXT);
     expect(text).toBe(reference('two-platform.pixi.lock'));
   });
 
@@ -42,10 +41,10 @@ describeShared('exporters write the reference files of formats.md byte for byte'
 
   it('demo.explicit.txt, demo.requirements.txt, demo.environment.yaml, demo.environment.json (an installed prefix)', () => {
     const demo = [demoEnvironment()];
-    expect(render(registry, 'explicit', demo, CONTEXT).text).toBe(reference('demo.explicit.txt'));
-    expect(render(registry, 'requirements', demo, CONTEXT).text).toBe(reference('demo.requirements.txt'));
-    expect(render(registry, 'environment-yaml', demo, CONTEXT).text).toBe(reference('demo.environment.yaml'));
-    expect(render(registry, 'environment-json', demo, CONTEXT).text).toBe(reference('demo.environment.json'));
+    expect(registry.render('explicit', demo, CONTEXT)).toBe(reference('demo.explicit.txt'));
+    expect(registry.render('requirements', demo, CONTEXT)).toBe(reference('demo.requirements.txt'));
+    expect(registry.render('environment-yaml', demo, CONTEXT)).toBe(reference('demo.environment.yaml'));
+    expect(registry.render('environment-json', demo, CONTEXT)).toBe(reference('demo.environment.json'));
   });
 
   describe('presto-shaped-envs.all-formats.txt (what a resolve produces: two platforms, no channels)', () => {
@@ -70,7 +69,7 @@ describeShared('exporters write the reference files of formats.md byte for byte'
         if (failure) {
           const error = (() => {
             try {
-              render(registry, format, environments, CONTEXT);
+              registry.render(format, environments, CONTEXT);
             } catch (e) {
               return e;
             }
@@ -80,9 +79,8 @@ describeShared('exporters write the reference files of formats.md byte for byte'
           expect((error as ExportError).message).toBe(failure[1]);
           return;
         }
-        const { text, exporter } = render(registry, format, environments, CONTEXT);
-        expect(exporter.name).toBe(exporterName);
-        expect(text).toBe(body);
+        expect(registry.get(format).name).toBe(exporterName);
+        expect(registry.render(format, environments, CONTEXT)).toBe(body);
       });
     }
   });

@@ -7,7 +7,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DuplicateExporterError, render } from '../../src/exporters/registry.js';
+import { DuplicateExporterError } from '../../src/exporters/registry.js';
 import { discoverPlugins, loadRegistry } from '../../src/exporters/plugins.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { CONTEXT, solvedEnvironments } from './reference-records.js';
@@ -61,8 +61,8 @@ describe('loadRegistry with plugins', () => {
     expect(toml).toMatchObject({ plugin: 'conda-resolve-exporter-toml', category: 'lockfile', mediaType: 'application/toml' });
     expect(registry.detect('out/packages.lock.toml').name).toBe('toml');
 
-    const { text, exporter } = render(registry, 'packages-toml', solvedEnvironments(['conda-forge']), CONTEXT);
-    expect(exporter.name).toBe('toml');
+    expect(registry.get('packages-toml').name).toBe('toml');
+    const text = registry.render('packages-toml', solvedEnvironments(['conda-forge']), CONTEXT);
     expect(text.startsWith('# created-by: conda-resolve 1.2.3\nplatforms = ["linux-64", "osx-arm64"]\n')).toBe(true);
     expect(text).toContain('name = "tzdata"');
     expect(text.endsWith('"\n')).toBe(true); // trailing blank lines cut to one newline
@@ -152,7 +152,7 @@ describe('loadRegistry with plugins', () => {
     expect(plugins.map((p) => p.exporters)).toEqual([['csv'], ['toml']]);
     expect(warnings).toEqual([`Skipped exporter plugin no-such-plugin (CONDA_RESOLVE_PLUGINS): cannot find it from ${project}`]);
     expect(registry.get('csv').mediaType).toBe('text/csv; charset=utf-8');
-    const { text } = render(registry, 'csv', solvedEnvironments([]), CONTEXT);
+    const text = registry.render('csv', solvedEnvironments([]), CONTEXT);
     expect(text.split('\n')[0]).toBe('platform,name,version,build,url');
     expect(text.split('\n')).toHaveLength(2 * 4 + 1); // header+3 rows per platform, joined, final newline
     expect(registry.detect('env.packages.csv').name).toBe('csv');

@@ -8,10 +8,7 @@ import {
   ExporterRegistry,
   InvalidExporterError,
   UnknownFormatError,
-  detectExporterByFilename,
   mediaTypeFor,
-  render,
-  renderExport,
   type ExporterDefinition,
 } from '../../src/exporters/registry.js';
 import { ExportError, type ExportEnvironment } from '../../src/exporters/types.js';
@@ -156,7 +153,7 @@ describe('detecting the exporter from an output filename (conda detect_environme
     ['explicit.txt', 'explicit'],
     ['spec.txt', 'requirements'],
   ])('%s -> %s', (filename, name) => {
-    expect(detectExporterByFilename(registry, filename).name).toBe(name);
+    expect(registry.detect(filename).name).toBe(name);
   });
 
   it("fails for an unknown filename with conda's listing of filenames and formats", () => {
@@ -213,19 +210,19 @@ describe('detecting the exporter from an output filename (conda detect_environme
   });
 });
 
-describe('render: the multi-platform and final-newline rules (formats.md 4.1)', () => {
+describe('registry.render: the multi-platform and final-newline rules (formats.md 4.1)', () => {
   const two = solvedEnvironments([]);
 
   it('joins single-platform documents with a newline: explicit blocks touch', () => {
-    const { text } = render(registry, 'explicit', two, CONTEXT);
+    const text = registry.render('explicit', two, CONTEXT);
     expect(text.match(/@EXPLICIT/g)).toHaveLength(2);
     expect(text).toContain('tzdata-2025c-hc9c84f9_1.conda\n# This file may be used');
     expect(text.endsWith('.conda\n')).toBe(true);
   });
 
   it('separates YAML documents with one blank line and stacks JSON objects', () => {
-    expect(render(registry, 'yml', two, CONTEXT).text).toContain('hc9c84f9_1\n\nname:\n');
-    const json = render(registry, 'json', two, CONTEXT).text;
+    expect(registry.render('yml', two, CONTEXT)).toContain('hc9c84f9_1\n\nname:\n');
+    const json = registry.render('json', two, CONTEXT);
     expect(json).toContain('\n}\n{\n');
     expect(json.endsWith('}\n')).toBe(true);
   });
@@ -234,7 +231,7 @@ describe('render: the multi-platform and final-newline rules (formats.md 4.1)', 
     const seen: number[] = [];
     const r = new ExporterRegistry();
     r.register({ name: 'count', exportMultiplatform: (envs) => (seen.push(envs.length), `n=${envs.length}`) });
-    expect(render(r, 'count', two, CONTEXT).text).toBe('n=2\n');
+    expect(r.render('count', two, CONTEXT)).toBe('n=2\n');
     expect(seen).toEqual([2]);
   });
 
@@ -242,28 +239,27 @@ describe('render: the multi-platform and final-newline rules (formats.md 4.1)', 
     const r = new ExporterRegistry();
     r.register({ name: 'ws', export: (e) => `${e.platform} \t\n\x1c\x85\n` });
     r.register({ name: 'bom', export: () => 'x\ufeff' });
-    expect(renderExport(r.get('ws'), two, CONTEXT)).toBe('linux-64 \t\n\x1c\x85\n\nosx-arm64\n');
+    expect(r.render('ws', two, CONTEXT)).toBe('linux-64 \t\n\x1c\x85\n\nosx-arm64\n');
     // U+FEFF is not whitespace to Python, so it stays.
-    expect(renderExport(r.get('bom'), two.slice(0, 1), CONTEXT)).toBe('x\ufeff\n');
+    expect(r.render('bom', two.slice(0, 1), CONTEXT)).toBe('x\ufeff\n');
   });
 
-  it('also renders with an exporter already looked up', () => {
-    const exporter = registry.get('explicit');
-    expect(render(exporter, two, CONTEXT)).toBe(render(registry, 'explicit', two, CONTEXT).text);
+  it('renders the same document for a name and its alias', () => {
+    expect(registry.render('yml', two, CONTEXT)).toBe(registry.render('environment-yaml', two, CONTEXT));
   });
 
   it('turns a plugin exporter crash or a non-text result into an ExportError naming the exporter', () => {
     const r = new ExporterRegistry();
     r.register({ name: 'crash', export: () => { throw new TypeError('boom'); } });
     r.register({ name: 'number', export: () => 42 as unknown as string });
-    expect(() => render(r, 'crash', two, CONTEXT)).toThrow(ExportError);
-    expect(() => render(r, 'crash', two, CONTEXT)).toThrow('Cannot export crash: boom');
-    expect(() => render(r, 'number', two, CONTEXT)).toThrow('Cannot export number: the exporter returned a value of type number, not text');
+    expect(() => r.render('crash', two, CONTEXT)).toThrow(ExportError);
+    expect(() => r.render('crash', two, CONTEXT)).toThrow('Cannot export crash: boom');
+    expect(() => r.render('number', two, CONTEXT)).toThrow('Cannot export number: the exporter returned a value of type number, not text');
   });
 
   it('fails without environments, and for an unknown format before rendering', () => {
     const none: ExportEnvironment[] = [];
-    expect(() => render(registry, 'explicit', none, CONTEXT)).toThrow('Cannot export explicit: no platforms to export');
-    expect(() => render(registry, 'toml', two, CONTEXT)).toThrow(UnknownFormatError);
+    expect(() => registry.render('explicit', none, CONTEXT)).toThrow('Cannot export explicit: no platforms to export');
+    expect(() => registry.render('toml', two, CONTEXT)).toThrow(UnknownFormatError);
   });
 });

@@ -13,7 +13,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { userMessage } from '../../errors.js';
-import { render } from '../../exporters/index.js';
 import type { Exporter } from '../../exporters/types.js';
 import { prepareRequest, TooManySpecsError, type PreparedRequest } from '../../request.js';
 import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../../resolve.js';
@@ -194,7 +193,7 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
   }
   let text: string;
   try {
-    text = render(exporter, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: context.clock.now() });
+    text = context.deps.registry.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: context.clock.now() });
   } catch (error) {
     note.outcome = 'failed';
     if (!(error instanceof CondaResolveError)) reply.log.error({ err: error }, 'exporter failed unexpectedly');

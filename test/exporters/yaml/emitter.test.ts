@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { emitYaml, YamlEmitError, type YamlValue } from '../../src/exporters/yaml-emitter.js';
-import { resolvePlainScalar } from '../../src/exporters/yaml-resolver.js';
-import { PROJECT_ROOT } from '../helpers/shared.js';
+import { emitYaml, resolvePlainScalar, YamlEmitError, type YamlValue } from '../../../src/exporters/yaml/index.js';
+import { PROJECT_ROOT } from '../../helpers/shared.js';
 
 /** The line ruamel writes for `key: <value>` at the top level. */
 function line(value: YamlValue): string {

@@ -8,7 +8,7 @@
  * YAML" is not enough: line folding at 80 columns, which strings get quoted and how, and where
  * indentation goes must all match. No JavaScript YAML library reproduces ruamel's choices, so this
  * module follows ruamel's `Emitter` closely: the same state (column, indent stack, whitespace and
- * indention flags), the same scalar analysis (`analyze_scalar`), the same style choice
+ * indention flags), the same scalar analysis (`analyze_scalar`, in `scalars.ts`), the same style choice
  * (`choose_scalar_style`) and the same scalar writers (`write_plain`, `write_single_quoted`,
  * `write_double_quoted`), restricted to what plain data needs: block mappings and sequences,
  * empty `{}` / `[]`, strings, integers, booleans and null. No anchors, tags or comments.
@@ -21,26 +21,24 @@
  * Columns are counted in Unicode code points, as Python counts string length.
  */
 
-import { CondaResolveError } from '../../vocabulary/errors.js';
-import { resolvePlainScalar } from './yaml-resolver.js';
-
-export type YamlScalar = string | number | boolean | null;
-/** A mapping keeps insertion order; use a `Map` when keys come from data (a plain object would move integer-like keys first). */
-export type YamlMapping = ReadonlyMap<string, YamlValue> | { readonly [key: string]: YamlValue | undefined };
-export type YamlValue = YamlScalar | readonly YamlValue[] | YamlMapping;
+import { YamlEmitError, isMapping, mappingEntries, type YamlScalar, type YamlValue } from './data.js';
+import {
+  analyzeScalar,
+  escapeForDoubleQuotes,
+  isLineBreak,
+  needsDoubleQuoteEscape,
+  piece,
+  prepareScalar,
+  type Chars,
+  type PreparedScalar,
+  type ScalarAnalysis,
+} from './scalars.js';
 
 export interface YamlEmitOptions {
   /** Preferred line width (ruamel's `width`); default 80. */
   readonly width?: number;
   /** ruamel >= 0.17.22 puts a word that does not fit on a line of its own (default true). */
   readonly longWordsOnOwnLine?: boolean;
-}
-
-/** A value the emitter cannot write (a float, a function, a cycle): a programming error in an exporter. */
-export class YamlEmitError extends CondaResolveError {
-  constructor(message: string) {
-    super('CR_ERR_EXPORT_YAML', message);
-  }
 }
 
 // conda's indentation: mappings by 2, sequences by 4 with the dash 2 columns in.
@@ -51,74 +49,6 @@ const SEQUENCE_DASH_OFFSET = 2;
 // written) is shorter than this; longer keys use the explicit `? key` form.
 const MAX_SIMPLE_KEY_LENGTH = 128;
 const STR_TAG_LENGTH = '!!str'.length;
-
-const LEADING_INDICATORS = new Set([...'#,[]{}&*!|>\'"%@`']);
-const FLOW_INDICATORS = new Set([...',[]{}']);
-
-/** ruamel's line breaks (YAML 1.1's, which it also writes). */
-function isLineBreak(ch: string): boolean {
-  return ch === '\n' || ch === '\x85' || ch === '\u2028' || ch === '\u2029';
-}
-
-/** What ruamel counts as whitespace after an indicator (`'\0 \t\r\n\x85\u2028\u2029'`). */
-function isWhitespaceAfter(ch: string): boolean {
-  return ch === ' ' || ch === '\0' || ch === '\t' || ch === '\r' || isLineBreak(ch);
-}
-
-/**
- * A scalar's characters, indexable by code point (ruamel counts columns in code points): the
- * string itself when it has no surrogate pairs (each UTF-16 unit is then one code point),
- * otherwise an array of code points.
- */
-type Chars = string | readonly string[];
-
-function toChars(text: string): Chars {
-  return /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : text;
-}
-
-function piece(chars: Chars, start: number, end: number): string {
-  return typeof chars === 'string' ? chars.slice(start, end) : chars.slice(start, end).join('');
-}
-
-// Text that analyses as a plain word with nothing to quote: a letter, digit or `_` first, then
-// none of space, flow indicators or line breaks, and `:` never last (`a:` reads as a key).
-const PLAIN_WORD = /^[A-Za-z0-9_](?:[A-Za-z0-9_./+=~<>!*&|@%^$()-]|[:#](?!$))*$/;
-
-const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = {
-  '\0': '0',
-  '\x07': 'a',
-  '\x08': 'b',
-  '\x09': 't',
-  '\x0A': 'n',
-  '\x0B': 'v',
-  '\x0C': 'f',
-  '\x0D': 'r',
-  '\x1B': 'e',
-  '"': '"',
-  '\\': '\\',
-  '\x85': 'N',
-  '\xA0': '_',
-  '\u2028': 'L',
-  '\u2029': 'P',
-};
-
-interface ScalarAnalysis {
-  readonly chars: Chars;
-  /** No spaces and no line breaks: the plain writer has one word to place. */
-  readonly singleWord: boolean;
-  readonly empty: boolean;
-  readonly multiline: boolean;
-  readonly allowFlowPlain: boolean;
-  readonly allowBlockPlain: boolean;
-  readonly allowSingleQuoted: boolean;
-  readonly allowDoubleQuoted: boolean;
-}
-
-/** A scalar ready to write: its text and whether a plain rendering would read back as the same type. */
-interface PreparedScalar {
-  readonly text: string;
-  readonly plainKeepsType: boolean;
-}
 
 type ScalarStyle = '' | "'" | '"';
 
@@ -136,33 +66,6 @@ export function emitYaml(document: YamlValue, options: YamlEmitOptions = {}): st
   }
   const emitter = new RuamelEmitter(options);
   return emitter.emitDocument(document);
-}
-
-function isMapping(value: unknown): value is YamlMapping {
-  return value instanceof Map || (typeof value === 'object' && value !== null && !Array.isArray(value));
-}
-
-function mappingEntries(mapping: YamlMapping): [string, YamlValue][] {
-  if (mapping instanceof Map) return [...(mapping as ReadonlyMap<string, YamlValue>).entries()];
-  const entries: [string, YamlValue][] = [];
-  for (const [key, value] of Object.entries(mapping)) {
-    // Like JSON.stringify, an undefined property is absent.
-    if (value !== undefined) entries.push([key, value as YamlValue]);
-  }
-  return entries;
-}
-
-function prepareScalar(value: YamlScalar): PreparedScalar {
-  if (value === null) return { text: '', plainKeepsType: true };
-  if (typeof value === 'boolean') return { text: value ? 'true' : 'false', plainKeepsType: true };
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) {
-      throw new YamlEmitError(`Cannot emit YAML: ${value} is not an integer (only integers are supported)`);
-    }
-    return { text: String(value), plainKeepsType: true };
-  }
-  if (typeof value === 'string') return { text: value, plainKeepsType: resolvePlainScalar(value) === 'str' };
-  throw new YamlEmitError(`Cannot emit YAML: unsupported value of type ${typeof value}`);
 }
 
 class RuamelEmitter {
@@ -530,160 +433,4 @@ function countCodePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
-}
-
-function isPrintableForDoubleQuotes(ch: string): boolean {
-  return (ch >= '\x20' && ch <= '\x7E') || (ch >= '\xA0' && ch <= '\uD7FF') || (ch >= '\uE000' && ch <= '\uFFFD');
-}
-
-function needsDoubleQuoteEscape(ch: string): boolean {
-  return ch === '"' || ch === '\\' || ch === '\x85' || ch === '\u2028' || ch === '\u2029' || ch === '\uFEFF' || !isPrintableForDoubleQuotes(ch);
-}
-
-function escapeForDoubleQuotes(ch: string): string {
-  const short = DOUBLE_QUOTE_ESCAPES[ch];
-  if (short !== undefined) return '\\' + short;
-  const code = ch.codePointAt(0)!;
-  const hex = code.toString(16).toUpperCase();
-  if (code <= 0xff) return '\\x' + hex.padStart(2, '0');
-  if (code <= 0xffff) return '\\u' + hex.padStart(4, '0');
-  return '\\U' + hex.padStart(8, '0');
-}
-
-/** Characters that may appear in a plain or single-quoted scalar with `allow_unicode` on. */
-function isAllowedUnicode(ch: string): boolean {
-  if (ch === '\uFEFF') return false;
-  return (
-    ch === '\x85' ||
-    (ch >= '\xA0' && ch <= '\uD7FF') ||
-    (ch >= '\uE000' && ch <= '\uFFFD') ||
-    (ch.length === 2 && ch.codePointAt(0)! >= 0x10000)
-  );
-}
-
-/** ruamel's `analyze_scalar` (YAML 1.2 rules for `?` and `:`), with unicode allowed. */
-function analyzeScalar(text: string): ScalarAnalysis {
-  if (PLAIN_WORD.test(text)) {
-    return {
-      chars: text,
-      singleWord: true,
-      empty: false,
-      multiline: false,
-      allowFlowPlain: true,
-      allowBlockPlain: true,
-      allowSingleQuoted: true,
-      allowDoubleQuoted: true,
-    };
-  }
-  const chars = toChars(text);
-  if (chars.length === 0) {
-    return {
-      chars,
-      singleWord: true,
-      empty: true,
-      multiline: false,
-      allowFlowPlain: false,
-      allowBlockPlain: true,
-      allowSingleQuoted: true,
-      allowDoubleQuoted: true,
-    };
-  }
-  let blockIndicators = false;
-  let flowIndicators = false;
-  let lineBreaks = false;
-  let specialCharacters = false;
-  let leadingSpace = false;
-  let leadingBreak = false;
-  let trailingSpace = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
-
-  if (text.startsWith('---') || text.startsWith('...')) {
-    blockIndicators = true;
-    flowIndicators = true;
-  }
-  let precededByWhitespace = true;
-  let followedByWhitespace = chars.length === 1 || isWhitespaceAfter(chars[1]);
-  let previousSpace = false;
-  let previousBreak = false;
-  let anySpace = false;
-
-  for (let index = 0; index < chars.length; index++) {
-    const ch = chars[index];
-    if (index === 0) {
-      if (LEADING_INDICATORS.has(ch)) {
-        flowIndicators = true;
-        blockIndicators = true;
-      }
-      if (ch === '?' || ch === ':') {
-        if (chars.length === 1) flowIndicators = true;
-        if (followedByWhitespace) blockIndicators = true;
-      }
-      if (ch === '-' && followedByWhitespace) {
-        flowIndicators = true;
-        blockIndicators = true;
-      }
-    } else {
-      if (FLOW_INDICATORS.has(ch)) flowIndicators = true;
-      if (ch === ':' && followedByWhitespace) {
-        flowIndicators = true;
-        blockIndicators = true;
-      }
-      if (ch === '#' && precededByWhitespace) {
-        flowIndicators = true;
-        blockIndicators = true;
-      }
-    }
-
-    if (isLineBreak(ch)) lineBreaks = true;
-    if (!(ch === '\n' || (ch >= '\x20' && ch <= '\x7E'))) {
-      // With unicode allowed, printable non-ASCII characters are fine; everything else needs escapes.
-      if (!isAllowedUnicode(ch)) specialCharacters = true;
-    }
-
-    if (ch === ' ') {
-      anySpace = true;
-      if (index === 0) leadingSpace = true;
-      if (index === chars.length - 1) trailingSpace = true;
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isLineBreak(ch)) {
-      if (index === 0) leadingBreak = true;
-      if (index === chars.length - 1) trailingBreak = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-
-    precededByWhitespace = isWhitespaceAfter(ch);
-    followedByWhitespace = index + 2 >= chars.length || isWhitespaceAfter(chars[index + 2]);
-  }
-
-  let allowFlowPlain = true;
-  let allowBlockPlain = true;
-  let allowSingleQuoted = true;
-  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) {
-    allowFlowPlain = allowBlockPlain = false;
-  }
-  if (breakSpace) allowFlowPlain = allowBlockPlain = allowSingleQuoted = false;
-  if (specialCharacters || spaceBreak) allowFlowPlain = allowBlockPlain = allowSingleQuoted = false;
-  if (lineBreaks) allowFlowPlain = allowBlockPlain = false;
-  if (flowIndicators) allowFlowPlain = false;
-  if (blockIndicators) allowBlockPlain = false;
-
-  return {
-    chars,
-    singleWord: !anySpace && !lineBreaks,
-    empty: false,
-    multiline: lineBreaks,
-    allowFlowPlain,
-    allowBlockPlain,
-    allowSingleQuoted,
-    allowDoubleQuoted: true,
-  };
 }
