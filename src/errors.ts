@@ -48,7 +48,7 @@ type ServiceErrorCodes = typeof SERVICE_ERROR_CODES;
 type ExporterErrorCodes = typeof EXPORTER_ERROR_CODES;
 
 declare module '../vocabulary/errors.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging
+  // The service's codes, and the exporters' (declared with their errors in exporters/types.ts).
   interface ErrorCodes extends ServiceErrorCodes, ExporterErrorCodes {}
 }
 
@@ -96,6 +96,11 @@ function refusal(problem: ProblemKind, field: string, fileField?: FileFieldRule)
   return { problem, field, ...(fileField ? { fileField } : {}), exit: EXIT_USAGE, exposed: true };
 }
 
+/** A vocabulary error: bad input when a request wraps it, exit status 1 when bare. */
+function vocabulary(problem: ProblemKind, field: string): Presentation {
+  return { ...refusal(problem, field), exit: EXIT_FAILED };
+}
+
 /** A failure of the work itself: exit status 1. */
 function failure(problem: ProblemKind, options: { exposed?: boolean; exit?: ErrorExitStatus } = {}): Presentation {
   return { problem, exit: options.exit ?? EXIT_FAILED, exposed: options.exposed ?? true };
@@ -111,13 +116,14 @@ const HTTP_DESCRIPTIONS = Object.fromEntries(
 ) as Record<HttpProblemCode, string>;
 
 const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
-  // vocabulary: met by the service wrapped in an input error, whose field they refine
-  CR_ERR_VERSION_INVALID: refusal('invalid-spec', 'specs'),
-  CR_ERR_VERSION_SPEC_INVALID: refusal('invalid-spec', 'specs'),
-  CR_ERR_MATCH_SPEC_INVALID: refusal('invalid-spec', 'specs'),
-  CR_ERR_CHANNEL_INVALID: refusal('invalid-channel', 'channels'),
-  CR_ERR_PLATFORM_INVALID: refusal('invalid-platform', 'platforms'),
-  CR_ERR_VIRTUAL_PACKAGE_INVALID: refusal('invalid-option', 'virtual_packages'),
+  // vocabulary: met in a request wrapped in an input error, whose field they refine. Bare, they
+  // end a command only when the host has no conda subdir (exit 1: nothing the user typed was wrong).
+  CR_ERR_VERSION_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_VERSION_SPEC_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_MATCH_SPEC_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_CHANNEL_INVALID: vocabulary('invalid-channel', 'channels'),
+  CR_ERR_PLATFORM_INVALID: vocabulary('invalid-platform', 'platforms'),
+  CR_ERR_VIRTUAL_PACKAGE_INVALID: vocabulary('invalid-option', 'virtual_packages'),
 
   // the request and its input files
   CR_ERR_INPUT_FILE_UNREADABLE: refusal('invalid-file', 'file'),
