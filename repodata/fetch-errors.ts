@@ -1,19 +1,11 @@
 /**
  * Errors of fetching and caching repodata. Every message names the channel by its display name
  * (never a credential) and the subdir, says what happened, and shows URLs only with their secrets
- * removed. The cache is left as it was whenever one of these is thrown.
- *
- * Codes: CR_ERR_REPODATA_FETCH (HTTP status, connection failure, timeout), CR_ERR_REPODATA_CORRUPT
- * (truncated zstd, bad msgpack, a shard whose hash does not match, a body shorter than announced),
- * CR_ERR_REPODATA_CHANNEL_NOT_FOUND (neither the platform subdir nor noarch exists),
- * CR_ERR_REPODATA_OFFLINE (--offline and nothing cached), CR_ERR_REPODATA_URL_REFUSED (the
- * `checkUrl` policy refused a URL), CR_ERR_REPODATA_CACHE (the cache directory cannot be written),
- * CR_ERR_REPODATA_SHARD_NOT_LOADED (a sharded index was asked for a name it was not prepared for),
- * CR_ERR_REPODATA_STORE_CLOSED (the store was closed while a load was running),
- * CR_ERR_REPODATA_TOO_LARGE (a document decodes to more than the configured cap: a decompression
- * bomb or the wrong file), CR_ERR_REPODATA_TIMEOUT (a download broke its time or rate rule).
+ * removed. The cache is left as it was whenever one of these is thrown. The codes and what each
+ * means are in errors.ts.
  */
 import { CondaResolveError } from '../vocabulary/errors.js';
+import type { RepodataErrorCode } from './errors.js';
 import { redactSecrets } from '../vocabulary/channel.js';
 
 /** `conda-forge/linux-64`. */
@@ -33,7 +25,7 @@ export class RepodataFetchError extends CondaResolveError {
     channel: string,
     subdir: string,
     detail: string,
-    options: { url?: string | null; status?: number | null; cause?: unknown; code?: string } = {},
+    options: { url?: string | null; status?: number | null; cause?: unknown; code?: RepodataErrorCode } = {},
   ) {
     const url = options.url ? redactSecrets(options.url) : null;
     super(

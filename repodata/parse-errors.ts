@@ -7,6 +7,7 @@
  * index sidecar that does not belong to the bytes); the caller falls back to eager parsing.
  */
 import { CondaResolveError } from '../vocabulary/errors.js';
+import type { RepodataErrorCode } from './errors.js';
 
 export class RepodataParseError extends CondaResolveError {
   /** `channel/subdir` the document came from. */
@@ -14,7 +15,7 @@ export class RepodataParseError extends CondaResolveError {
   /** Byte offset into the document, when known. */
   readonly byteOffset: number | null;
 
-  constructor(source: string, detail: string, options?: { byteOffset?: number; cause?: unknown; code?: string }) {
+  constructor(source: string, detail: string, options?: { byteOffset?: number; cause?: unknown; code?: RepodataErrorCode }) {
     super(options?.code ?? 'CR_ERR_REPODATA_PARSE', `Cannot parse repodata for ${source}: ${detail}`, options);
     this.source = source;
     this.byteOffset = options?.byteOffset ?? null;

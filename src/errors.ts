@@ -1,13 +1,224 @@
 /**
- * The service's error codes: one registry, so the CLI's exit status and the HTTP status of every
- * typed error come from one place (fastify's `lib/errors.js` habit). Errors thrown by the lower
- * layers (vocabulary, repodata, solver) carry their own `CR_ERR_*` codes; `classifyError` maps any
- * of them to what a user sees.
+ * The error registry (fastify's `lib/errors.js`): every `CR_ERR_*` code of the program with what it
+ * means, the problem an HTTP answer reports it as (its status and `type`), the CLI's exit status,
+ * and whether its text may be shown to a remote client. The HTTP error handler and the CLI classify
+ * errors by this table and nothing else.
+ *
+ * Each layer declares the codes it throws beside its errors (vocabulary/errors.ts, solver/errors.ts,
+ * repodata/errors.ts, src/exporters/types.ts, src/http/problem.ts, and the service's own below) and
+ * merges them into `ErrorCode`; `ERRORS` is typed over that union, so a code without an entry, or an
+ * entry without a code, does not compile. test/exporters/error-codes.test.ts checks that every code
+ * literal in the sources is a key here.
  */
-import { CondaResolveError } from '../vocabulary/errors.js';
+import { CondaResolveError, VOCABULARY_ERROR_CODES, type ErrorCode } from '../vocabulary/errors.js';
 import { redactSecrets } from '../vocabulary/channel.js';
+import { SOLVER_ERROR_CODES } from '../solver/errors.js';
+import { REPODATA_ERROR_CODES } from '../repodata/errors.js';
+import { EXPORTER_ERROR_CODES } from './exporters/types.js';
+import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './http/problem.js';
 
-export { CondaResolveError };
+export { CondaResolveError, type ErrorCode };
+
+/** The codes the service itself throws (requests, input files, the pool, the CLI and the server). */
+export const SERVICE_ERROR_CODES = {
+  CR_ERR_INPUT_FILE_UNREADABLE: 'An input file could not be read (missing, a directory, no permission).',
+  CR_ERR_INPUT_FILE_TYPE: 'An input file name is not one of the supported kinds (environment.yml/.yaml, *.txt, @EXPLICIT).',
+  CR_ERR_INPUT_YAML: 'An environment file is not valid YAML.',
+  CR_ERR_INPUT_FILE_TOO_LARGE: 'An environment file is larger than the limit (256 KiB).',
+  CR_ERR_INPUT_SHAPE: 'An environment file has a field of the wrong shape.',
+  CR_ERR_INPUT_EXPLICIT: 'A line of an @EXPLICIT file is not a package URL.',
+  CR_ERR_INPUT_SPEC: 'A package spec of the request cannot be parsed.',
+  CR_ERR_INPUT_NO_SPECS: 'Neither specs nor an environment file listing packages were given.',
+  CR_ERR_INPUT_TOO_MANY_SPECS: 'A request (with its files) has more distinct specs than the limit.',
+  CR_ERR_INPUT_PLATFORM: 'A platform is not a known conda target subdir.',
+  CR_ERR_INPUT_CHANNEL: 'A channel of the request cannot be understood.',
+  CR_ERR_INPUT_DATE: 'An exclude-newer date cannot be parsed.',
+  CR_ERR_INPUT_OPTION: 'An option has an invalid value (channel priority, virtual packages, an argument of the library API).',
+  CR_ERR_CHANNEL_REFUSED: "The server's channel policy refuses a channel (not allowlisted, local, a private address).",
+  CR_ERR_CONFIG_VALUE: 'A server setting (flag or CONDA_RESOLVE_* variable) has an invalid value.',
+  CR_ERR_OUTPUT_FILE: 'The -o file cannot be written.',
+  CR_ERR_POOL_BUSY: 'The solve queue is full.',
+  CR_ERR_POOL_CLOSED: 'The solver pool is shutting down.',
+  CR_ERR_SOLVE_UNSATISFIABLE: 'No set of packages satisfies the request on a platform.',
+  CR_ERR_EXPORT_UNSOLVED: 'An export was asked of a resolution in which a platform did not solve (library API).',
+  CR_ERR_INTERNAL: 'An unexpected failure (a worker that crashed, a missing index); its texts are written to be generic.',
+} as const;
+
+type ServiceErrorCodes = typeof SERVICE_ERROR_CODES;
+type ExporterErrorCodes = typeof EXPORTER_ERROR_CODES;
+
+declare module '../vocabulary/errors.js' {
+  // The service's codes, and the exporters' (declared with their errors in exporters/types.ts).
+  interface ErrorCodes extends ServiceErrorCodes, ExporterErrorCodes {}
+}
+
+/** The CLI's exit status for a command an error ended (DECISIONS.md section 5). */
+export type ErrorExitStatus = typeof EXIT_FAILED | typeof EXIT_USAGE;
+/** A solve, an export or the service failed. */
+const EXIT_FAILED = 1;
+/** A usage error: the command line or an input was wrong. */
+const EXIT_USAGE = 2;
+
+/** Where an input error's field becomes `file`: see `ErrorSpec.fileField`. */
+export type FileFieldRule = 'names-file' | 'file-given';
+
+export interface ErrorSpec {
+  /** What the code means. */
+  readonly description: string;
+  /** The problem (HTTP status, `type`, `title`) an answer reports this error as. */
+  readonly problem: ProblemKind;
+  /**
+   * For errors that refuse a request's input: the request field at fault, sent as the problem's
+   * `field`. A wrapped error's field wins over its wrapper's (an option error wrapping a virtual
+   * package error is about `virtual_packages`).
+   */
+  readonly field?: string;
+  /**
+   * When the field is `file` instead: `names-file`, when the error names the request's file (an
+   * `InputFileError`: a spec on one of its lines); `file-given`, whenever the request carried a
+   * file (the count of specs covers the file's too).
+   */
+  readonly fileField?: FileFieldRule;
+  /** The CLI's exit status when this error ends a command. */
+  readonly exit: ErrorExitStatus;
+  /**
+   * Whether the message may be shown to a remote client (local paths and credentials are scrubbed
+   * from it all the same). The others only ever reach the operator or the CLI's user; a client
+   * would see a generic line.
+   */
+  readonly exposed: boolean;
+}
+
+type Presentation = Omit<ErrorSpec, 'description'>;
+
+/** Bad input: a 400 naming the field, exit status 2. */
+function refusal(problem: ProblemKind, field: string, fileField?: FileFieldRule): Presentation {
+  return { problem, field, ...(fileField ? { fileField } : {}), exit: EXIT_USAGE, exposed: true };
+}
+
+/** A vocabulary error: bad input when a request wraps it, exit status 1 when bare. */
+function vocabulary(problem: ProblemKind, field: string): Presentation {
+  return { ...refusal(problem, field), exit: EXIT_FAILED };
+}
+
+/** A failure of the work itself: exit status 1. */
+function failure(problem: ProblemKind, options: { exposed?: boolean; exit?: ErrorExitStatus } = {}): Presentation {
+  return { problem, exit: options.exit ?? EXIT_FAILED, exposed: options.exposed ?? true };
+}
+
+/** A problem thrown from a route or hook is its own answer. */
+const HTTP_PRESENTATION = Object.fromEntries(
+  (Object.keys(PROBLEM_KINDS) as ProblemKind[]).map((kind) => [httpProblemCode(kind), failure(kind)]),
+) as Record<HttpProblemCode, Presentation>;
+
+const HTTP_DESCRIPTIONS = Object.fromEntries(
+  (Object.keys(PROBLEM_KINDS) as ProblemKind[]).map((kind) => [httpProblemCode(kind), `A "${PROBLEM_KINDS[kind].title}" problem thrown from a route or hook.`]),
+) as Record<HttpProblemCode, string>;
+
+const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
+  // vocabulary: met in a request wrapped in an input error, whose field they refine. Bare, they
+  // end a command only when the host has no conda subdir (exit 1: nothing the user typed was wrong).
+  CR_ERR_VERSION_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_VERSION_SPEC_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_MATCH_SPEC_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_CHANNEL_INVALID: vocabulary('invalid-channel', 'channels'),
+  CR_ERR_PLATFORM_INVALID: vocabulary('invalid-platform', 'platforms'),
+  CR_ERR_VIRTUAL_PACKAGE_INVALID: vocabulary('invalid-option', 'virtual_packages'),
+
+  // the request and its input files
+  CR_ERR_INPUT_FILE_UNREADABLE: refusal('invalid-file', 'file'),
+  CR_ERR_INPUT_FILE_TYPE: refusal('invalid-file', 'filename'),
+  CR_ERR_INPUT_YAML: refusal('invalid-file', 'file'),
+  CR_ERR_INPUT_FILE_TOO_LARGE: refusal('invalid-file', 'file'),
+  CR_ERR_INPUT_SHAPE: refusal('invalid-file', 'file'),
+  CR_ERR_INPUT_EXPLICIT: refusal('invalid-file', 'file'),
+  CR_ERR_INPUT_SPEC: refusal('invalid-spec', 'specs', 'names-file'),
+  CR_ERR_INPUT_NO_SPECS: refusal('no-specs', 'specs', 'file-given'),
+  CR_ERR_INPUT_TOO_MANY_SPECS: refusal('too-many-specs', 'specs', 'file-given'),
+  CR_ERR_INPUT_PLATFORM: refusal('invalid-platform', 'platforms'),
+  CR_ERR_INPUT_CHANNEL: refusal('invalid-channel', 'channels'),
+  CR_ERR_INPUT_DATE: refusal('invalid-option', 'exclude_newer'),
+  // Unwrapped only for the channel priority; virtual packages wrap CR_ERR_VIRTUAL_PACKAGE_INVALID.
+  CR_ERR_INPUT_OPTION: refusal('invalid-option', 'channel_priority'),
+  // Refused by the server before anything is fetched; met by the CLI only in a bad allowlist.
+  CR_ERR_CHANNEL_REFUSED: { ...refusal('channel-refused', 'channels'), exit: EXIT_FAILED },
+
+  // formats: the name is checked before any work
+  CR_ERR_FORMAT_UNKNOWN: refusal('unknown-format', 'format'),
+  CR_ERR_FORMAT_NOT_DETECTED: refusal('unknown-format', 'format'),
+  CR_ERR_FORMAT_AMBIGUOUS: refusal('unknown-format', 'format'),
+  // Start-up: two exporters claim one name, a plugin is not an exporter.
+  CR_ERR_FORMAT_CONFLICT: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
+  CR_ERR_EXPORT_INVALID_PLUGIN: failure('internal-error', { exposed: false }),
+
+  // rendering a solved environment
+  CR_ERR_EXPORT_NO_ENVIRONMENTS: failure('export-failed'),
+  CR_ERR_EXPORT_NO_URL: failure('export-failed'),
+  CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: failure('export-failed'),
+  CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: failure('export-failed'),
+  CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: failure('export-failed'),
+  CR_ERR_EXPORT_YAML: failure('export-failed'),
+  CR_ERR_EXPORT_FAILED: failure('export-failed'),
+  CR_ERR_EXPORT_UNSOLVED: failure('solve-failed'),
+
+  // solving a platform: reported per platform, a 500 when a format was asked for
+  CR_ERR_SOLVE_UNSATISFIABLE: failure('solve-failed'),
+  CR_ERR_SOLVE_SPEC: failure('solve-failed'),
+  CR_ERR_SOLVE_ABORTED: failure('solve-failed'),
+  CR_ERR_SOLVE_TIMEOUT: failure('time-limit'),
+  CR_ERR_REPODATA_FETCH: failure('solve-failed'),
+  CR_ERR_REPODATA_CORRUPT: failure('solve-failed'),
+  CR_ERR_REPODATA_TOO_LARGE: failure('solve-failed'),
+  CR_ERR_REPODATA_TIMEOUT: failure('solve-failed'),
+  CR_ERR_REPODATA_CHANNEL_NOT_FOUND: failure('solve-failed'),
+  CR_ERR_REPODATA_OFFLINE: failure('solve-failed'),
+  CR_ERR_REPODATA_URL_REFUSED: failure('solve-failed'),
+  CR_ERR_REPODATA_CACHE: failure('solve-failed'),
+  CR_ERR_REPODATA_SHARD_NOT_LOADED: failure('solve-failed'),
+  CR_ERR_REPODATA_STORE_CLOSED: failure('solve-failed'),
+  CR_ERR_REPODATA_PARSE: failure('solve-failed'),
+  CR_ERR_REPODATA_VERSION: failure('solve-failed'),
+  CR_ERR_REPODATA_RECORD_TOO_LARGE: failure('solve-failed'),
+  CR_ERR_REPODATA_INDEX_UNSUPPORTED: failure('solve-failed'),
+  CR_ERR_REPODATA_ZSTD: failure('solve-failed'),
+
+  // the service
+  CR_ERR_POOL_BUSY: failure('overloaded'),
+  CR_ERR_POOL_CLOSED: failure('overloaded'),
+  CR_ERR_INTERNAL: failure('internal-error'),
+  CR_ERR_CONFIG_VALUE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
+  CR_ERR_OUTPUT_FILE: failure('internal-error', { exposed: false }),
+  ...HTTP_PRESENTATION,
+};
+
+const DESCRIPTIONS: { readonly [C in ErrorCode]: string } = {
+  ...VOCABULARY_ERROR_CODES,
+  ...SOLVER_ERROR_CODES,
+  ...REPODATA_ERROR_CODES,
+  ...EXPORTER_ERROR_CODES,
+  ...SERVICE_ERROR_CODES,
+  ...HTTP_DESCRIPTIONS,
+};
+
+/** Every code of the program and what it means (the public list; `ERRORS` has the rest). */
+export const ERROR_CODES: { readonly [C in ErrorCode]: string } = Object.freeze(DESCRIPTIONS);
+
+/** The registry: every code of the program and how the service shows it. */
+export const ERRORS: { readonly [C in ErrorCode]: ErrorSpec } = Object.freeze(
+  Object.fromEntries((Object.keys(PRESENTATION) as ErrorCode[]).map((code) => [code, Object.freeze({ description: DESCRIPTIONS[code], ...PRESENTATION[code] })])) as {
+    [C in ErrorCode]: ErrorSpec;
+  },
+);
+
+/** The registry's entry for an error, or undefined for an untyped error (or a code it lacks, from a plugin written in JS). */
+export function errorSpec(error: unknown): ErrorSpec | undefined {
+  return error instanceof CondaResolveError ? (ERRORS as Partial<Record<string, ErrorSpec>>)[error.code] : undefined;
+}
+
+/** The CLI's exit status for a command this error ended: 1 for anything the registry does not call a usage error. */
+export function exitStatusOf(error: unknown): ErrorExitStatus {
+  return errorSpec(error)?.exit ?? EXIT_FAILED;
+}
 
 /** Bad input from the user: an unparsable spec, an unreadable file, an unknown platform or format. */
 export class UsageError extends CondaResolveError {}
@@ -17,46 +228,30 @@ export class InputFileError extends UsageError {
   readonly file: string;
   /** The bound the file exceeds, when that is the fault. */
   readonly limit: number | undefined;
-  constructor(code: string, file: string, message: string, options?: { cause?: unknown; limit?: number }) {
+  constructor(code: ErrorCode, file: string, message: string, options?: { cause?: unknown; limit?: number }) {
     super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.file = file;
     this.limit = options?.limit;
   }
 }
 
-export const ERROR_CODES = {
-  CR_ERR_INPUT_FILE_UNREADABLE: 'An input file could not be read (missing, a directory, no permission).',
-  CR_ERR_INPUT_FILE_TYPE: 'An input file name is not one of the supported kinds (environment.yml/.yaml, *.txt, @EXPLICIT).',
-  CR_ERR_INPUT_YAML: 'An environment file is not valid YAML.',
-  CR_ERR_INPUT_FILE_TOO_LARGE: 'An environment file is larger than the limit (256 KiB).',
-  CR_ERR_INPUT_SHAPE: 'An environment file has a field of the wrong shape.',
-  CR_ERR_INPUT_EXPLICIT: 'A line of an @EXPLICIT file is not a package URL.',
-  CR_ERR_INPUT_SPEC: 'A package spec cannot be parsed.',
-  CR_ERR_INPUT_NO_SPECS: 'Neither specs nor an environment file were given.',
-  CR_ERR_INPUT_TOO_MANY_SPECS: 'A request (with its files) has more distinct specs than the limit.',
-  CR_ERR_INPUT_PLATFORM: 'A platform is not a known conda subdir.',
-  CR_ERR_INPUT_CHANNEL: 'A channel cannot be understood.',
-  CR_ERR_INPUT_DATE: 'An --exclude-newer date cannot be parsed.',
-  CR_ERR_INPUT_OPTION: 'An option has an invalid value.',
-  CR_ERR_SOLVE_UNSATISFIABLE: 'No set of packages satisfies the request on a platform.',
-  CR_ERR_EXPORT_UNSOLVED: 'An export was asked of a resolution in which a platform did not solve (library API).',
-  CR_ERR_INTERNAL: 'An unexpected failure; the message shown is generic.',
-} as const;
-
 /** Patterns that would leak local detail if shown to a client: absolute paths and stack frames. */
 // A path's last character is not a colon: "cannot create /tmp/x: read-only" keeps its colon.
 const LOCAL_PATH = /(?:file:\/\/)?(?:\/(?:home|root|tmp|var|usr|opt|etc|Users|private|work|srv|mnt)\/(?:[^\s'"`,;)]*[^\s'"`,;):])?)|[A-Za-z]:\\[^\s'"`,;)]*/g;
 const STACK_LINE = /\n\s+at .*/g;
 
+const UNEXPECTED = 'Internal error: the solve failed unexpectedly';
+
 /**
  * The text of an error as a user may see it: typed errors keep their message (already written to
  * be safe), stack traces are cut, credentials redacted, and unexpected errors become a generic line.
+ * `hidePaths` is for a remote client: local paths are hidden too, and a code the registry does not
+ * mark `exposed` becomes the generic line.
  */
 export function userMessage(error: unknown, options: { hidePaths?: boolean } = {}): string {
-  if (error instanceof CondaResolveError) {
-    let text = redactSecrets(error.message).replace(STACK_LINE, '');
-    if (options.hidePaths) text = text.replace(LOCAL_PATH, '<path>');
-    return text;
-  }
-  return 'Internal error: the solve failed unexpectedly';
+  const spec = errorSpec(error);
+  if (!(error instanceof CondaResolveError) || (options.hidePaths && spec?.exposed === false)) return UNEXPECTED;
+  let text = redactSecrets(error.message).replace(STACK_LINE, '');
+  if (options.hidePaths) text = text.replace(LOCAL_PATH, '<path>');
+  return text;
 }

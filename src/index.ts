@@ -31,7 +31,7 @@
  */
 import { RepodataStore, defaultCacheDir } from '../repodata/store.js';
 import { hostSubdir } from '../vocabulary/platform.js';
-import { CondaResolveError, UsageError } from './errors.js';
+import { CondaResolveError, UsageError, type ErrorCode } from './errors.js';
 import { ExporterRegistry, registerBuiltinExporters } from './exporters/index.js';
 import { prepareRequest, type ResolveRequest } from './request.js';
 import { exportEnvironments, resolvePrepared, type Resolution } from './resolve.js';
@@ -80,7 +80,7 @@ export interface ResolveEnvironmentsOptions {
  */
 export class InvalidArgumentError extends UsageError {
   readonly argument: string;
-  constructor(code: string, argument: string, message: string) {
+  constructor(code: ErrorCode, argument: string, message: string) {
     super(code, message);
     this.argument = argument;
   }
@@ -201,7 +201,7 @@ function describe(value: unknown): string {
   }
 }
 
-function invalid(code: string, argument: string, expected: string, value: unknown, hint = ''): InvalidArgumentError {
+function invalid(code: ErrorCode, argument: string, expected: string, value: unknown, hint = ''): InvalidArgumentError {
   return new InvalidArgumentError(code, argument, `Invalid argument ${argument}: expected ${expected}, not ${describe(value)}${hint}`);
 }
 
@@ -227,7 +227,7 @@ function checkObject(value: unknown, argument: string, fields: readonly string[]
   return value;
 }
 
-function checkStrings(value: unknown, argument: string, code: string, example: string): void {
+function checkStrings(value: unknown, argument: string, code: ErrorCode, example: string): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) {
     const hint = typeof value === 'string' ? `; write ${argument.replace(/^.*\./, '')}: [${JSON.stringify(value)}]` : '';

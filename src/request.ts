@@ -10,7 +10,7 @@ import { parseMatchSpec, type MatchSpec } from '../vocabulary/match-spec.js';
 import { isKnownSubdir, KNOWN_SUBDIRS } from '../vocabulary/platform.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
-import { UsageError } from './errors.js';
+import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
 
 export interface InputFile {
@@ -84,11 +84,11 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   for (const file of files) warnings.push(...file.warnings);
 
   // Distinct specs first (each with where it first appears), counted before any is parsed.
-  const where = new Map<string, string | undefined>();
+  const where = new Map<string, { file: string; at: string } | undefined>();
   for (const file of files) {
     for (const item of file.specs) {
       const text = item.spec.trim();
-      if (!where.has(text)) where.set(text, item.line ? `${file.filename}, line ${item.line}` : file.filename);
+      if (!where.has(text)) where.set(text, { file: file.filename, at: item.line ? `${file.filename}, line ${item.line}` : file.filename });
     }
   }
   for (const spec of request.specs ?? []) {
@@ -103,7 +103,10 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       specs.push(parseMatchSpec(text));
     } catch (error) {
       if (error instanceof CondaResolveError) {
-        throw new UsageError('CR_ERR_INPUT_SPEC', at ? `${at}: ${error.message}` : error.message, { cause: error });
+        // A spec of a file names the file (an InputFileError), so the HTTP answer's field is `file`.
+        throw at
+          ? new InputFileError('CR_ERR_INPUT_SPEC', at.file, `${at.at}: ${error.message}`, { cause: error })
+          : new UsageError('CR_ERR_INPUT_SPEC', error.message, { cause: error });
       }
       throw error;
     }

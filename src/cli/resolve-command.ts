@@ -7,8 +7,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
-import { CondaResolveError } from '../../vocabulary/errors.js';
-import { InputFileError, UsageError, userMessage } from '../errors.js';
+import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
@@ -169,12 +168,9 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     await emit(io, values.output, text);
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof UsageError || isUsageCode(error)) {
-      writeError(io, userMessage(error));
-      return EXIT_USAGE;
-    }
+    // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).
     writeError(io, userMessage(error));
-    return EXIT_FAILED;
+    return exitStatusOf(error);
   }
 }
 
@@ -182,10 +178,6 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
 function exportTime(env: CliIO['env']): Date {
   const epoch = env.SOURCE_DATE_EPOCH;
   return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
-}
-
-function isUsageCode(error: unknown): boolean {
-  return error instanceof CondaResolveError && (error.code.startsWith('CR_ERR_FORMAT_') || error.code.startsWith('CR_ERR_INPUT_'));
 }
 
 /** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */

@@ -84,7 +84,7 @@ export class ExportError extends CondaResolveError {
   /** The exporter that failed. */
   readonly format: string;
 
-  constructor(code: `CR_ERR_EXPORT_${string}`, format: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Extract<ExporterErrorCode, `CR_ERR_EXPORT_${string}`>, format: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.format = format;
   }

@@ -10,8 +10,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CondaResolveError } from '../../vocabulary/errors.js';
-import { userMessage } from '../errors.js';
+import { CondaResolveError, errorSpec, InputFileError, userMessage, type ErrorSpec } from '../errors.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem, type Problem, type ProblemKind } from './problem.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from './schemas.js';
 
@@ -19,24 +18,6 @@ export interface ErrorContext {
   /** The name of the environment file of the request, when there was one (to tell file specs apart). */
   readonly filename?: string;
 }
-
-/** Codes of typed input errors and the problem kind and field each becomes. */
-const INPUT_CODES: Readonly<Record<string, readonly [ProblemKind, string]>> = {
-  CR_ERR_INPUT_SPEC: ['invalid-spec', 'specs'],
-  CR_ERR_INPUT_NO_SPECS: ['no-specs', 'specs'],
-  CR_ERR_INPUT_TOO_MANY_SPECS: ['too-many-specs', 'specs'],
-  CR_ERR_INPUT_PLATFORM: ['invalid-platform', 'platforms'],
-  CR_ERR_INPUT_CHANNEL: ['invalid-channel', 'channels'],
-  CR_ERR_INPUT_DATE: ['invalid-option', 'exclude_newer'],
-  CR_ERR_INPUT_OPTION: ['invalid-option', 'virtual_packages'],
-  CR_ERR_INPUT_FILE_UNREADABLE: ['invalid-file', 'file'],
-  CR_ERR_INPUT_FILE_TYPE: ['invalid-file', 'filename'],
-  CR_ERR_INPUT_YAML: ['invalid-file', 'file'],
-  CR_ERR_INPUT_FILE_TOO_LARGE: ['invalid-file', 'file'],
-  CR_ERR_INPUT_SHAPE: ['invalid-file', 'file'],
-  CR_ERR_INPUT_EXPLICIT: ['invalid-file', 'file'],
-  CR_ERR_CHANNEL_REFUSED: ['channel-refused', 'channels'],
-};
 
 export interface InputProblem {
   readonly kind: ProblemKind;
@@ -55,18 +36,24 @@ function limitOf(error: CondaResolveError): number | undefined {
   return undefined;
 }
 
-/** The problem for a typed input error raised while preparing a request. */
+/** The request field an input error is about: `file` when the registry's rule says so, else the wrapped error's field, else its own. */
+function fieldOf(error: CondaResolveError, spec: ErrorSpec & { field: string }, context: ErrorContext): string {
+  const aboutFile = context.filename !== undefined && (spec.fileField === 'file-given' || (spec.fileField === 'names-file' && error instanceof InputFileError));
+  if (aboutFile) return 'file';
+  return errorSpec(error.cause)?.field ?? spec.field;
+}
+
+/** The problem for a typed error the registry gives a request field: bad input, refused before any work. */
 export function inputProblem(error: CondaResolveError, context: ErrorContext = {}): InputProblem | undefined {
-  const mapped = INPUT_CODES[error.code] ?? (error.code.startsWith('CR_ERR_INPUT_') ? (['invalid-request', undefined] as const) : undefined);
-  if (!mapped) return undefined;
-  const detail = userMessage(error, { hidePaths: true });
-  const kind = mapped[0];
-  let field = mapped[1];
-  if (error.code === 'CR_ERR_INPUT_SPEC' && context.filename && detail.startsWith(context.filename)) field = 'file';
-  if ((error.code === 'CR_ERR_INPUT_NO_SPECS' || error.code === 'CR_ERR_INPUT_TOO_MANY_SPECS') && context.filename) field = 'file';
-  if (error.code === 'CR_ERR_INPUT_OPTION' && /channel priority/i.test(detail)) field = 'channel_priority';
+  const spec = errorSpec(error);
+  if (spec?.field === undefined) return undefined;
   const limit = limitOf(error);
-  return { kind, detail, ...(field ? { field } : {}), ...(limit !== undefined ? { limit } : {}) };
+  return {
+    kind: spec.problem,
+    detail: userMessage(error, { hidePaths: true }),
+    field: fieldOf(error, spec as ErrorSpec & { field: string }, context),
+    ...(limit !== undefined ? { limit } : {}),
+  };
 }
 
 /** The problem's extension members for an input problem: its field and limit, when known. */
@@ -140,12 +127,11 @@ function describeType(field: string, where: string): string {
 /** Maps any error to the problem sent to the client; `internal` is true for the unexpected ones. */
 export function problemForError(error: unknown, options: { bodyLimit: number }): { problem: Problem; internal: boolean; headers?: Readonly<Record<string, string>> } {
   if (error instanceof HttpProblemError) return { problem: error.problem, internal: false, headers: error.headers };
-  if (error instanceof CondaResolveError) {
-    const input = inputProblem(error);
+  const spec = errorSpec(error);
+  if (spec) {
+    const input = inputProblem(error as CondaResolveError);
     if (input) return { problem: makeProblem(input.kind, input.detail, inputProblemExtras(input)), internal: false };
-    if (error.code === 'CR_ERR_POOL_BUSY' || error.code === 'CR_ERR_POOL_CLOSED') {
-      return { problem: makeProblem('overloaded', userMessage(error), { retry_after: 1 }), internal: false };
-    }
+    return typedProblem(error as CondaResolveError, spec);
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
   if (fastifyError.validation) return { problem: validationProblem(fastifyError as FastifyError), internal: false };
@@ -181,6 +167,20 @@ export function problemForError(error: unknown, options: { bodyLimit: number }):
     return { problem: makeProblem('invalid-request', 'Cannot read the request'), internal: false };
   }
   return { problem: makeProblem('internal-error', 'Internal error: the request failed unexpectedly'), internal: true };
+}
+
+/**
+ * The answer for a typed error that is not bad input, by its registry entry. One that is not
+ * `internal-error` and whose text is exposed says what happened; an overloaded server says when
+ * to retry. The 500s are logged: a route reports solve and export failures itself, so a typed
+ * failure that reaches the handler was not expected there.
+ */
+function typedProblem(error: CondaResolveError, spec: ErrorSpec): { problem: Problem; internal: boolean } {
+  if (spec.problem === 'internal-error' || !spec.exposed) {
+    return { problem: makeProblem('internal-error', 'Internal error: the request failed unexpectedly'), internal: true };
+  }
+  const problem = makeProblem(spec.problem, userMessage(error, { hidePaths: true }), spec.problem === 'overloaded' ? { retry_after: 1 } : {});
+  return { problem, internal: problem.status === 500 };
 }
 
 /** Installs the error and not-found handlers; `routes` maps a path to its methods (for 405). */

@@ -89,16 +89,28 @@ export function makeProblem(kind: ProblemKind, detail: string, extras: ProblemEx
   return { type: problemType(kind), title, status, detail, ...extras };
 }
 
-/**
- * A problem thrown from a handler or hook; the error handler sends it as is. Its `code` is
- * `CR_ERR_HTTP_<KIND>` so logs can be searched by kind.
- */
+/** `too-many-specs` -> `TOO_MANY_SPECS`. */
+type UpperSnake<S extends string> = S extends `${infer Head}-${infer Rest}` ? `${Uppercase<Head>}_${UpperSnake<Rest>}` : Uppercase<S>;
+
+/** The code of an `HttpProblemError`: `CR_ERR_HTTP_<KIND>`, so logs can be searched by kind. */
+export type HttpProblemCode = `CR_ERR_HTTP_${UpperSnake<ProblemKind>}`;
+
+declare module '../../vocabulary/errors.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging
+  interface ErrorCodes extends Record<HttpProblemCode, string> {}
+}
+
+export function httpProblemCode(kind: ProblemKind): HttpProblemCode {
+  return `CR_ERR_HTTP_${kind.toUpperCase().replace(/-/g, '_')}` as HttpProblemCode;
+}
+
+/** A problem thrown from a handler or hook; the error handler sends it as is. */
 export class HttpProblemError extends CondaResolveError {
   readonly problem: Problem;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(kind: ProblemKind, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}) {
-    super(`CR_ERR_HTTP_${kind.toUpperCase().replace(/-/g, '_')}`, detail);
+    super(httpProblemCode(kind), detail);
     this.problem = makeProblem(kind, detail, extras);
     this.headers = headers;
   }
