@@ -6,7 +6,7 @@
  * instance) crosses as a snapshot of the records it holds, which for sharded channels is only the
  * closure the solve reaches.
  */
-import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../repodata/build-index.js';
+import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../repodata/monolithic.js';
 import type { ChannelRef, SubdirIndex } from '../repodata/types.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 

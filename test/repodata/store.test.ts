@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChannelNotFoundError, RepodataOfflineError, RepodataStoreClosedError, RepodataUrlRefusedError } from '../../repodata/fetch-errors.js';
-import { ShardedSubdirIndex } from '../../repodata/shards.js';
+import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { LoadProgressEvent } from '../../repodata/types.js';
 import { parseChannel } from '../../vocabulary/channel.js';
