@@ -24,7 +24,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadIndexFromCache } from '../repodata/index-file.js';
+import { loadIndexFromCache } from '../repodata/lazy/cached-repodata.js';
 import { parseRepodata } from '../repodata/parse.js';
 import type { ChannelRef } from '../repodata/types.js';
 import { generateChannel } from './generate-channel.js';

@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { ShardedSubdirIndex } from '../repodata/shards.js';
+import { ShardedSubdirIndex } from '../repodata/sharded/sharded-subdir.js';
 import { RepodataStore } from '../repodata/store.js';
 import { parseChannel } from '../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../test/helpers/channel-server.js';

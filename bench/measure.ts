@@ -1,6 +1,6 @@
 /** Small measuring helpers the benchmarks share. */
 import { readFileSync } from 'node:fs';
-import { dependencyName } from '../repodata/store.js';
+import { dependencyName } from '../repodata/sharded/closure.js';
 import type { SubdirIndex } from '../repodata/types.js';
 
 export function median(values: readonly number[]): number {

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LazySubdirIndex } from '../repodata/lazy-index.js';
+import { LazySubdirIndex } from '../repodata/lazy/lazy-subdir-index.js';
 import { parseRepodata } from '../repodata/parse.js';
 import type { ChannelRef } from '../repodata/types.js';
 import { parseMatchSpec } from '../vocabulary/match-spec.js';

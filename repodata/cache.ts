@@ -338,6 +338,23 @@ export class RepodataCache {
     return state;
   }
 
+  /**
+   * Write `bytes` (held in memory: a shard index, or nothing for a missing subdir) as the data file
+   * of `key` and commit the state naming it, with their size and sha256.
+   */
+  async commitBytes(key: string, extension: string, bytes: Uint8Array, fields: Omit<CacheStateFields, 'size' | 'sha256'>): Promise<CacheState> {
+    const writer = await this.createWriter(key);
+    try {
+      if (bytes.length > 0) await writer.write(bytes);
+    } catch (error) {
+      await writer.discard();
+      throw error;
+    }
+    // The state file lists its fields in the order `commit` always wrote them.
+    const { shardsAbsentAt, ...head } = fields;
+    return this.commit(key, writer, extension, { ...head, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), shardsAbsentAt });
+  }
+
   /** After a 304 or a format probe: same data, new validation time and headers. */
   async updateState(key: string, state: CacheState): Promise<CacheState> {
     await this.#writeState(key, state);

@@ -5,6 +5,7 @@
  * of one package name on demand, so a solve over a 465,000-record channel materialises only the
  * names it reaches. Monolithic repodata.json files and sharded (CEP 16) channels both implement it.
  */
+import type { Channel } from '../vocabulary/channel.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 
 /** What a record needs to know about the channel it came from. */
@@ -13,6 +14,11 @@ export interface ChannelRef {
   readonly name: string;
   /** The channel's base URL without credentials and without a trailing slash. */
   readonly baseUrl: string;
+}
+
+/** The `ChannelRef` of a parsed channel (what its records and errors name). */
+export function channelRef(channel: Channel): ChannelRef {
+  return { name: channel.name, baseUrl: channel.baseUrl };
 }
 
 export interface SubdirIndex {

@@ -1,24 +1,17 @@
 /**
  * Handing channel indexes to worker threads without copying them.
  *
- * Indexes built from a repodata.json (`repodata/build-index.ts`) share their bytes and span tables
+ * Indexes built from a repodata.json (`repodata/monolithic.ts`) share their bytes and span tables
  * through SharedArrayBuffers. Any other `SubdirIndex` (a sharded channel's fetched names, for
  * instance) crosses as a snapshot of the records it holds, which for sharded channels is only the
- * closure the solve reaches.
+ * closure the solve reaches, and is rebuilt in the worker as a `RecordsIndex`.
  */
-import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/build-index.js';
+import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/monolithic.js';
 import { indexIdentity } from '../../repodata/index-identity.js';
-import type { ChannelRef, SubdirIndex } from '../../repodata/types.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
+import { RecordsIndex, type RecordsSnapshot } from '../../repodata/records-index.js';
+import type { SubdirIndex } from '../../repodata/types.js';
 
-interface RecordsSnapshotHandle {
-  readonly kind: 'conda-resolve/records-snapshot';
-  readonly channel: ChannelRef;
-  readonly subdir: string;
-  readonly entries: readonly (readonly [string, readonly PackageRecord[]])[];
-}
-
-export type SharedIndexHandle = SharedSubdirIndexHandle | RecordsSnapshotHandle;
+export type SharedIndexHandle = SharedSubdirIndexHandle | RecordsSnapshot;
 
 /** The name of one index object between the pool and its workers: a worker keeps the index under it. */
 export type IndexKey = string;
@@ -31,6 +24,7 @@ export function indexKey(index: SubdirIndex): IndexKey {
 export function shareIndex(index: SubdirIndex): SharedIndexHandle {
   const shareable = index as SubdirIndex & { toShared?: () => SharedIndexHandle };
   if (typeof shareable.toShared === 'function') return shareable.toShared();
+  if (index instanceof RecordsIndex) return index.toSnapshot();
   return {
     kind: 'conda-resolve/records-snapshot',
     channel: index.channel,
@@ -40,7 +34,7 @@ export function shareIndex(index: SubdirIndex): SharedIndexHandle {
 }
 
 export function reviveIndex(handle: SharedIndexHandle): SubdirIndex {
-  if (handle.kind === 'conda-resolve/records-snapshot') return new SnapshotIndex(handle);
+  if (handle.kind === 'conda-resolve/records-snapshot') return RecordsIndex.fromSnapshot(handle);
   return reviveSubdirIndex(handle);
 }
 
@@ -51,33 +45,5 @@ function safeHas(index: SubdirIndex, name: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-class SnapshotIndex implements SubdirIndex {
-  readonly channel: ChannelRef;
-  readonly subdir: string;
-  readonly recordCount: number;
-  readonly #byName: Map<string, readonly PackageRecord[]>;
-
-  constructor(handle: RecordsSnapshotHandle) {
-    this.channel = handle.channel;
-    this.subdir = handle.subdir;
-    this.#byName = new Map(handle.entries);
-    let count = 0;
-    for (const records of this.#byName.values()) count += records.length;
-    this.recordCount = count;
-  }
-
-  names(): Iterable<string> {
-    return this.#byName.keys();
-  }
-
-  has(name: string): boolean {
-    return this.#byName.has(name);
-  }
-
-  records(name: string): readonly PackageRecord[] {
-    return this.#byName.get(name) ?? [];
   }
 }

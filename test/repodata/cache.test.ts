@@ -15,7 +15,7 @@ import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared, PROJECT_ROOT } from '../helpers/shared.js';
-import { hidePaths, tempDir } from './store-helpers.js';
+import { deferred, hidePaths, tempDir, type Deferred } from './store-helpers.js';
 
 describe('defaultCacheDir', () => {
   it('follows each platform', () => {
@@ -180,9 +180,18 @@ describeShared('the repodata cache', () => {
   it('two stores fetching the same index at once both succeed and leave one valid entry', async () => {
     const cacheDir = join(work.path, 'race');
     const slow = await startChannelServer({ root: CHANNELS_DIR, maxAge: 0 });
-    // Hold every answer a little so both fetches overlap.
+    // Hold each request until the other store has asked for the same file, so both fetches overlap.
+    const firstAsked = new Map<string, Deferred>();
     slow.intercept = async (req, res) => {
-      await new Promise((r) => setTimeout(r, 30));
+      const path = req.url ?? '/';
+      const other = firstAsked.get(path);
+      if (other) {
+        other.resolve();
+      } else {
+        const both = deferred();
+        firstAsked.set(path, both);
+        await both.promise;
+      }
       return hidePaths(/repodata_shards/)(req, res);
     };
     try {

@@ -3,7 +3,7 @@
  * thread and answers with what it reads, plus whether the memory arrived shared (not copied).
  */
 import { parentPort } from 'node:worker_threads';
-import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/build-index.js';
+import { reviveSubdirIndex, type SharedSubdirIndexHandle } from '../../repodata/monolithic.js';
 
 interface Request {
   readonly handle: SharedSubdirIndexHandle;

@@ -9,8 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encode } from '@msgpack/msgpack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexRepodata } from '../../repodata/build-index.js';
-import { LazySubdirIndex } from '../../repodata/lazy-index.js';
+import { indexRepodata } from '../../repodata/monolithic.js';
+import { LazySubdirIndex } from '../../repodata/lazy/lazy-subdir-index.js';
 import { parseRepodata } from '../../repodata/parse.js';
 import { RepodataParseError } from '../../repodata/parse-errors.js';
 import {
@@ -21,7 +21,7 @@ import {
   OversizedRecordError,
   recordContext,
 } from '../../repodata/record-normalise.js';
-import { decodeShard } from '../../repodata/shards.js';
+import { decodeShard } from '../../repodata/sharded/shard.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { ChannelRef } from '../../repodata/types.js';
 import { zstdCompress } from '../../repodata/zstd.js';

@@ -58,3 +58,20 @@ export function allRecords(index: SubdirIndex): Map<string, PackageRecord[]> {
   for (const name of [...index.names()].sort()) out.set(name, index.records(name).map((r) => portable(r, index.channel.baseUrl)));
   return out;
 }
+
+export interface Deferred<T = void> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+/**
+ * A promise that a test server (or the code under test) fires, so a test waits for the event it
+ * needs (a request arrived, a second one joined) instead of sleeping and hoping.
+ */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}

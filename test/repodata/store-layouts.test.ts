@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RepodataStore } from '../../repodata/store.js';
-import { ShardedSubdirIndex } from '../../repodata/shards.js';
+import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
 import type { LoadProgressEvent, SubdirIndex } from '../../repodata/types.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';

@@ -8,14 +8,14 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChannelNotFoundError, RepodataOfflineError, RepodataStoreClosedError, RepodataUrlRefusedError } from '../../repodata/fetch-errors.js';
-import { ShardedSubdirIndex } from '../../repodata/shards.js';
+import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { LoadProgressEvent } from '../../repodata/types.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { shardChannel } from '../tools/shard-channel.js';
-import { tempDir } from './store-helpers.js';
+import { deferred, tempDir } from './store-helpers.js';
 
 const PY39 = join(CHANNELS_DIR, 'conda-forge-py39');
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -154,14 +154,18 @@ describeShared('the repodata store', () => {
 
   it('shares one download among concurrent prepare calls for the same subdirs', async () => {
     const slow = await startChannelServer({ root: CHANNELS_DIR });
+    // No answer until all three calls are made, so none can finish before the others ask.
+    const allAsked = deferred();
     slow.intercept = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      await allAsked.promise;
       return false;
     };
     try {
       const store = new RepodataStore({ cacheDir: join(work.path, 'shared-download') });
       const channel = parseChannel(`${slow.url}/conda-forge-py39`);
-      const results = await Promise.all([0, 1, 2].map(() => store.prepare([channel], ['linux-64', 'noarch'], ['python'])));
+      const calls = [0, 1, 2].map(() => store.prepare([channel], ['linux-64', 'noarch'], ['python']));
+      allAsked.resolve();
+      const results = await Promise.all(calls);
       await store.close();
       expect(results[1]![0]).toBe(results[0]![0]);
       expect(results[2]![1]).toBe(results[0]![1]);
@@ -180,16 +184,23 @@ describeShared('the repodata store', () => {
     const pooled = await startChannelServer({ root });
     let active = 0;
     let peak = 0;
+    // The first request of a run is held until a second one arrives: requests do overlap.
+    let arrived = 0;
+    let second = deferred();
     pooled.intercept = async (_req, res) => {
       active++;
       peak = Math.max(peak, active);
       res.on('close', () => active--);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      arrived++;
+      if (arrived === 1) await second.promise;
+      else if (arrived === 2) second.resolve();
       return false;
     };
     try {
       for (const concurrency of [2, 6]) {
         peak = 0;
+        arrived = 0;
+        second = deferred();
         const store = new RepodataStore({ cacheDir: join(work.path, `pool-cache-${concurrency}`), concurrency });
         const channels = [parseChannel(`${pooled.url}/a`), parseChannel(`${pooled.url}/b`)];
         const indexes = await store.prepare(channels, ['linux-64', 'noarch'], ['python']);
@@ -211,7 +222,9 @@ describeShared('the repodata store', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    const reached = deferred();
     slow.intercept = async () => {
+      reached.resolve();
       await held;
       return false;
     };
@@ -221,7 +234,7 @@ describeShared('the repodata store', () => {
       const impatient = new AbortController();
       const first = store.prepare([channel], ['noarch'], [], { signal: impatient.signal });
       const second = store.prepare([channel], ['noarch'], []);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await reached.promise;
       impatient.abort(new Error('the client went away'));
       await expect(first).rejects.toThrow('the client went away');
       release();
@@ -242,11 +255,11 @@ describeShared('the repodata store', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let heldShards = 0;
+    const shardAsked = deferred();
     // The shard indexes answer at once; the shards wait until released.
     sharded.intercept = async (req) => {
       if (req.url?.includes('/shards/')) {
-        heldShards++;
+        shardAsked.resolve();
         await held;
       }
       return false;
@@ -257,7 +270,7 @@ describeShared('the repodata store', () => {
       const impatient = new AbortController();
       const first = store.prepare([channel], ['linux-64', 'noarch'], ['python'], { signal: impatient.signal });
       const second = store.prepare([channel], ['linux-64', 'noarch'], ['python']);
-      while (heldShards === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await shardAsked.promise;
       impatient.abort(new Error('the client went away'));
       await expect(first).rejects.toThrow('the client went away');
       release();
@@ -273,12 +286,17 @@ describeShared('the repodata store', () => {
 
   it('stops waiting when the only caller gives up', async () => {
     const stalled = await startChannelServer({ root: CHANNELS_DIR });
-    stalled.intercept = () => new Promise<boolean>(() => undefined); // never answers
+    const reached = deferred();
+    stalled.intercept = () => {
+      reached.resolve();
+      return new Promise<boolean>(() => undefined); // never answers
+    };
     try {
       const store = new RepodataStore({ cacheDir: join(work.path, 'stalled') });
       const controller = new AbortController();
       const loading = store.prepare([parseChannel(`${stalled.url}/conda-forge-py39`)], ['noarch'], [], { signal: controller.signal });
-      setTimeout(() => controller.abort(new Error('time limit')), 30);
+      await reached.promise;
+      controller.abort(new Error('time limit'));
       await expect(loading).rejects.toThrow('time limit');
       await store.close();
     } finally {
@@ -288,12 +306,16 @@ describeShared('the repodata store', () => {
 
   it('stops loads still running when it is closed', async () => {
     const stalled = await startChannelServer({ root: CHANNELS_DIR });
-    stalled.intercept = () => new Promise<boolean>(() => undefined); // never answers
+    const reached = deferred();
+    stalled.intercept = () => {
+      reached.resolve();
+      return new Promise<boolean>(() => undefined); // never answers
+    };
     try {
       const store = new RepodataStore({ cacheDir: join(work.path, 'closed') });
       const loading = store.prepare([parseChannel(`${stalled.url}/conda-forge-py39`)], ['noarch'], []).catch((e: unknown) => e);
-      // Let the request reach the server (it will never be answered).
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      // Close once the request has reached the server (it will never be answered).
+      await reached.promise;
       await store.close();
       const error = await loading;
       expect(error).toBeInstanceOf(RepodataStoreClosedError);

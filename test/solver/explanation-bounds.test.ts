@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { indexRepodata } from '../../repodata/build-index.js';
+import { indexRepodata } from '../../repodata/monolithic.js';
 import { MAX_EXPLANATION_LINES } from '../../solver/core/explain/render.js';
 import { solve } from '../../solver/index.js';
 import { writePigeonChannel } from '../http/helpers/pigeon-channel.js';

@@ -7,7 +7,7 @@
  * which the worker reports) are indexed on the calling thread.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { ChannelRef } from './types.js';
+import type { ChannelRef } from '../types.js';
 
 /** Documents at least this large are scanned on a worker thread. */
 export const WORKER_SCAN_BYTES = 8 * 1024 * 1024;
@@ -30,10 +30,10 @@ function workerEntry(): { source: URL | string; options: WorkerOptions } {
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
     const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./index-scan-worker.ts', here).href;
+    const entry = new URL('./worker-scan-entry.ts', here).href;
     return { source: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`, options: { eval: true } };
   }
-  return { source: new URL('./index-scan-worker.js', here), options: {} };
+  return { source: new URL('./worker-scan-entry.js', here), options: {} };
 }
 
 /** Scans `job.jsonPath` on a worker thread, which writes `job.sidecarPath`. */

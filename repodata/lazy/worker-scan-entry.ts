@@ -1,12 +1,12 @@
 /**
- * Worker thread entry of `index-scan.ts`: scan one cached repodata.json and write its index
+ * Worker thread entry of `worker-scan.ts`: scan one cached repodata.json and write its index
  * sidecar, so the thread that asked only reads the sidecar (milliseconds) instead of scanning the
  * whole document (seconds at conda-forge's size) on an event loop that answers other requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadIndexFromCache } from './index-file.js';
-import { RepodataParseError } from './parse-errors.js';
-import type { ScanJob, ScanOutcome } from './index-scan.js';
+import { RepodataParseError } from '../parse-errors.js';
+import { loadIndexFromCache } from './cached-repodata.js';
+import type { ScanJob, ScanOutcome } from './worker-scan.js';
 
 const job = workerData as ScanJob;
 let outcome: ScanOutcome;

@@ -11,9 +11,9 @@
  *
  * About 21 bytes per record: 10 MB for conda-forge's 465,000 linux-64 records (243 MB of JSON).
  */
-import { fingerprintBytes, fnv1a, type RepodataIndexTables } from './index-tables.js';
-import { RepodataIndexUnsupportedError } from './parse-errors.js';
-import type { RepodataInfo } from './record-normalise.js';
+import { RepodataIndexUnsupportedError } from '../parse-errors.js';
+import type { RepodataInfo } from '../record-normalise.js';
+import { fingerprintBytes, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
 const MAGIC = [0x43, 0x52, 0x49, 0x44, 0x58, 0x00, 0x00, 0x01]; // "CRIDX\0\0" + format 1
 const FORMAT = 1;

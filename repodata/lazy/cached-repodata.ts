@@ -12,13 +12,13 @@
  * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
  */
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { indexRepodata, type ShareableSubdirIndex } from './build-index.js';
-import { fingerprintWith, sharedUint8 } from './index-tables.js';
-import { decodeIndexSidecar, encodeIndexSidecar } from './index-sidecar.js';
-import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-index.js';
-import { RepodataIndexUnsupportedError, describeSource } from './parse-errors.js';
-import type { RepodataSource } from './record-normalise.js';
-import type { RepodataIndexTables } from './index-tables.js';
+import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
+import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
+import type { RepodataSource } from '../record-normalise.js';
+import { sharedUint8 } from '../shared-memory.js';
+import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-subdir-index.js';
+import { decodeIndexSidecar, encodeIndexSidecar } from './sidecar.js';
+import { fingerprintWith, type RepodataIndexTables } from './span-tables.js';
 
 /** Closes descriptors of readers that were dropped without `close()`. */
 const finalizer = new FinalizationRegistry<number>((fd) => {

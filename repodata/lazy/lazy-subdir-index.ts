@@ -6,18 +6,19 @@
  * The bytes and the tables live in SharedArrayBuffers, so `toShared()` hands a worker thread a
  * plain structured-cloneable handle and `fromShared()` rebuilds the index there over the same memory
  * (each thread keeps its own cache of parsed records). The bytes may also be a positional reader
- * over a cached file (`index-file.ts`), so a warm start with a sidecar reads only the spans it needs.
+ * over a cached file (`cached-repodata.ts`), so a warm start with a sidecar reads only the spans it needs.
  *
  * Performance notes: a name's rows are contiguous in the tables, and in conda channels its records
  * are contiguous in the file (keys are sorted), so one name costs one or two reads of its byte range.
  */
-import type { PackageRecord } from '../vocabulary/record.js';
-import { lookupName, toSharedBytes, type RepodataIndexTables } from './index-tables.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+import { fragmentSyntaxError } from '../parse.js';
+import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from '../parse-errors.js';
+import { normaliseRecordOrSkip, recordContext, type RecordContext, type RepodataSource } from '../record-normalise.js';
+import { toSharedBytes } from '../shared-memory.js';
+import type { ChannelRef, SubdirIndex } from '../types.js';
 import { scanRepodata } from './json-scan.js';
-import { fragmentSyntaxError } from './parse.js';
-import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from './parse-errors.js';
-import { normaliseRecordOrSkip, recordContext, type RecordContext, type RepodataSource } from './record-normalise.js';
-import type { ChannelRef, SubdirIndex } from './types.js';
+import { lookupName, type RepodataIndexTables } from './span-tables.js';
 
 /** Random access to the bytes of one repodata.json. */
 export interface RepodataBytes {

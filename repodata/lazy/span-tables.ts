@@ -8,7 +8,7 @@
  * `nameOffsets[i] .. nameOffsets[i + 1]`, `packages` rows before `packages.conda` rows, each in
  * document order, which is the order the eager parser lists them in.
  */
-import type { RepodataInfo } from './record-normalise.js';
+import type { RepodataInfo } from '../record-normalise.js';
 
 export interface RepodataIndexTables {
   /** Length in bytes of the repodata.json these tables describe. */
@@ -64,31 +64,6 @@ export function fingerprintWith(length: number, read: (start: number, end: numbe
     hash = mix(hash, at, Math.min(length, at + 256));
   }
   return hash;
-}
-
-/** Allocate over a SharedArrayBuffer where the platform has one, so the tables can be shared. */
-export function sharedBuffer(byteLength: number): ArrayBufferLike {
-  return typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(byteLength) : new ArrayBuffer(byteLength);
-}
-
-export function sharedUint32(length: number): Uint32Array {
-  return new Uint32Array(sharedBuffer(length * 4));
-}
-
-export function sharedInt32(length: number): Int32Array {
-  return new Int32Array(sharedBuffer(length * 4));
-}
-
-export function sharedUint8(length: number): Uint8Array {
-  return new Uint8Array(sharedBuffer(length));
-}
-
-/** Copy bytes into shared memory (a no-op when they already are). */
-export function toSharedBytes(bytes: Uint8Array): Uint8Array {
-  if (typeof SharedArrayBuffer !== 'function' || bytes.buffer instanceof SharedArrayBuffer) return bytes;
-  const shared = sharedUint8(bytes.length);
-  shared.set(bytes);
-  return shared;
 }
 
 const encoder = new TextEncoder();

@@ -25,19 +25,11 @@
  * arrays; only the distinct names (25,000 of 465,000 records on conda-forge) are ever decoded into
  * JS strings.
  */
-import { RepodataIndexUnsupportedError, RepodataParseError } from './parse-errors.js';
-import { checkRepodataVersion, fragmentSyntaxError } from './parse.js';
-import {
-  FNV_OFFSET,
-  FNV_PRIME,
-  fingerprintBytes,
-  fnv1a,
-  sharedInt32,
-  sharedUint32,
-  sharedUint8,
-  type RepodataIndexTables,
-} from './index-tables.js';
-import { readRepodataInfo } from './record-normalise.js';
+import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
+import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
+import { readRepodataInfo } from '../record-normalise.js';
+import { sharedInt32, sharedUint32, sharedUint8 } from '../shared-memory.js';
+import { FNV_OFFSET, FNV_PRIME, fingerprintBytes, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
