@@ -56,7 +56,7 @@ export class Analyzer {
     const state = this.#state;
     const t = state.trail;
     const store = this.#store;
-    this.#seen = grow(this.#seen, t.value.length);
+    if (this.#seen.length < t.value.length) this.#seen = grow(this.#seen, t.value.length);
     const seen = this.#seen;
     const level = t.level;
     const currentLevel = t.currentLevel;
@@ -69,9 +69,11 @@ export class Analyzer {
     let clause = conflict;
     for (;;) {
       why.push(clause);
-      const n = store.length(clause);
-      for (let k = 0; k < n; k++) {
-        const literal = store.literalAt(clause, k);
+      // `reasonClause` below may add a clause and so replace the pool: read it afresh each round.
+      const pool = store.pool;
+      const end = store.start(clause) + store.length(clause);
+      for (let k = store.start(clause); k < end; k++) {
+        const literal = pool[k] as Literal;
         const variable = variableOf(literal);
         if (variable === pivot || seen[variable]) continue;
         seen[variable] = 1;
@@ -108,7 +110,11 @@ export class Analyzer {
         at = i;
       }
     }
-    if (learnt.length > 1) [learnt[1], learnt[at]] = [learnt[at], learnt[1]];
+    if (learnt.length > 1) {
+      const swapped = learnt[1];
+      learnt[1] = learnt[at];
+      learnt[at] = swapped;
+    }
     const levels = new Set<number>();
     for (const literal of learnt) levels.add(level[variableOf(literal)]);
     return { literals: learnt, backjumpLevel, lbd: levels.size, why: this.#remember(why) };
@@ -137,24 +143,26 @@ export class Analyzer {
       const entry = stack.pop()!;
       const clause = (entry >> 1) as ClauseId;
       if (entry & 1) {
-        const n = store.length(clause);
-        for (let k = 0; k < n; k++) {
-          const variable = variableOf(store.literalAt(clause, k));
+        // Clauses are only appended on the way (forbid clauses), so this pool stays valid for it.
+        const pool = store.pool;
+        const end = store.start(clause) + store.length(clause);
+        for (let k = store.start(clause); k < end; k++) {
+          const variable = (pool[k] >> 1) as VariableId;
           if (t.value[variable] !== 0 && t.level[variable] === 0) pushVariable(variable);
         }
       }
       if (visitedClauses.has(clause)) continue;
       visitedClauses.add(clause);
-      const described = store.clause(clause);
-      if (described.kind !== 'learnt') {
+      if (!store.isLearnt(clause)) {
         core.push(clause);
         continue;
       }
-      if (described.why === null) {
+      const why = store.learnt(clause).why;
+      if (why === null) {
         complete = false;
         continue;
       }
-      const { start, length } = described.why;
+      const { start, length } = why;
       for (let i = start; i < start + length; i++) {
         const item = this.#why[i];
         if (item >= 0) stack.push(2 * item);
@@ -179,7 +187,7 @@ export class Analyzer {
       this.#whyComplete = false;
       return null;
     }
-    this.#why = grow(this.#why, this.#whyUsed + why.length);
+    if (this.#why.length < this.#whyUsed + why.length) this.#why = grow(this.#why, this.#whyUsed + why.length);
     this.#why.set(why, this.#whyUsed);
     const range = { start: this.#whyUsed, length: why.length };
     this.#whyUsed += why.length;

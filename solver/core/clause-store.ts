@@ -10,10 +10,15 @@
 import type { Clause, LearntClause, RequiresClause } from './clause.js';
 import { asClauseId, grow, type ClauseId, type Literal } from './ids.js';
 
+/** Bits of `#flags`: what the hot checks ask of a clause, without reading its `Clause` object. */
+const LEARNT = 1;
+const DELETED = 2;
+const FORBID = 4;
+
 export class ClauseStore {
   #count = 0;
   readonly #clauses: Clause[] = [];
-  #deleted = new Uint8Array(256);
+  #flags = new Uint8Array(256);
   #start = new Int32Array(256);
   #length = new Int32Array(256);
   #literals = new Int32Array(4096);
@@ -27,16 +32,17 @@ export class ClauseStore {
     const id = asClauseId(this.#count++);
     if (id >= this.#start.length) {
       const size = this.#start.length * 2;
-      this.#deleted = grow(this.#deleted, size);
+      this.#flags = grow(this.#flags, size);
       this.#start = grow(this.#start, size);
       this.#length = grow(this.#length, size);
     }
     const n = literals.length;
-    this.#literals = grow(this.#literals, this.#literalsUsed + n);
+    if (this.#literalsUsed + n > this.#literals.length) this.#literals = grow(this.#literals, this.#literalsUsed + n);
     const start = this.#literalsUsed;
     for (let i = 0; i < n; i++) this.#literals[start + i] = literals[i];
     this.#literalsUsed += n;
     this.#clauses.push(clause);
+    this.#flags[id] = clause.kind === 'learnt' ? LEARNT : clause.kind === 'forbid' ? FORBID : 0;
     this.#start[id] = start;
     this.#length[id] = n;
     return id;
@@ -52,11 +58,11 @@ export class ClauseStore {
   }
 
   isLearnt(id: ClauseId): boolean {
-    return this.#clauses[id].kind === 'learnt';
+    return (this.#flags[id] & LEARNT) !== 0;
   }
 
   isDeleted(id: ClauseId): boolean {
-    return this.#deleted[id] === 1;
+    return (this.#flags[id] & DELETED) !== 0;
   }
 
   /** The learnt clause `id`, deleted or not. */
@@ -69,7 +75,7 @@ export class ClauseStore {
    * forbid clause (at-most-one is propagated without them).
    */
   isWatched(id: ClauseId): boolean {
-    return this.#deleted[id] === 0 && this.#length[id] >= 2 && this.#clauses[id].kind !== 'forbid';
+    return (this.#flags[id] & (DELETED | FORBID)) === 0 && this.#length[id] >= 2;
   }
 
   length(id: ClauseId): number {
@@ -102,7 +108,7 @@ export class ClauseStore {
 
   /** Marks a learnt clause deleted; `compact` then drops its literals. */
   delete(id: ClauseId): void {
-    this.#deleted[id] = 1;
+    this.#flags[id] |= DELETED;
   }
 
   /** Drops deleted clauses' literals from the pool (the watch lists must be rebuilt after). */
@@ -110,7 +116,7 @@ export class ClauseStore {
     const pool = new Int32Array(Math.max(4096, this.#literalsUsed));
     let used = 0;
     for (let c = 0; c < this.#count; c++) {
-      if (this.#deleted[c]) {
+      if (this.#flags[c] & DELETED) {
         this.#length[c] = 0;
         this.#start[c] = 0;
         continue;

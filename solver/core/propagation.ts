@@ -13,7 +13,7 @@ import { negative, positive, variableOf, type ClauseId, type Literal, type Varia
 import type { SearchState } from './search-state.js';
 import type { SolverStats } from './stats.js';
 import { forbiddenReason } from './trail.js';
-import type { WatchMap } from './watch-map.js';
+import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
 
 export const NO_CONFLICT = -1;
 
@@ -67,14 +67,14 @@ export class Propagation {
       }
       const lits = store.pool;
       const cursor = watches.cursor(falseLiteral);
-      let more = !cursor.done;
-      while (more) {
-        const clause = cursor.clause;
+      for (let link = cursor.link; link !== END_OF_LIST; ) {
+        const clause = clauseOfLink(link);
+        const slot = slotOfLink(link);
         const start = store.start(clause);
-        const other = lits[start + 1 - cursor.slot];
+        const other = lits[start + 1 - slot];
         const otherValue = other & 1 ? -value[other >> 1] : value[other >> 1];
         if (otherValue === 1) {
-          more = cursor.next();
+          link = cursor.next();
           continue;
         }
         const end = start + store.length(clause);
@@ -87,12 +87,12 @@ export class Propagation {
           }
         }
         if (replacement >= 0) {
-          more = cursor.update(replacement);
+          link = cursor.update(lits, start + slot, replacement);
           continue;
         }
         if (otherValue === -1) return clause;
         state.set(other as Literal, clause);
-        more = cursor.next();
+        link = cursor.next();
       }
     }
     return NO_CONFLICT;

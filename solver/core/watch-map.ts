@@ -9,7 +9,20 @@
 import type { ClauseStore } from './clause-store.js';
 import { asClauseId, grow, type ClauseId, type Literal } from './ids.js';
 
-const END = -1;
+/** The end of a watch list: what `next` and `update` return past the last clause. */
+export const END_OF_LIST = -1;
+const END = END_OF_LIST;
+
+/** `2 * clause + slot`: the clause watches the list's literal at its position `slot` (0 or 1). */
+export type WatchLink = number;
+
+export function clauseOfLink(link: WatchLink): ClauseId {
+  return asClauseId(link >> 1);
+}
+
+export function slotOfLink(link: WatchLink): number {
+  return link & 1;
+}
 
 export class WatchMap {
   readonly #store: ClauseStore;
@@ -19,7 +32,7 @@ export class WatchMap {
 
   constructor(store: ClauseStore) {
     this.#store = store;
-    this.#cursor = new WatchCursor(store);
+    this.#cursor = new WatchCursor();
   }
 
   /** Makes room for literals up to `literal`. */
@@ -55,7 +68,7 @@ export class WatchMap {
   /** The clauses watching `literal`, with the slot they watch it in (for the invariant checker). */
   *watching(literal: Literal): Generator<{ clause: ClauseId; slot: number }> {
     for (let link = this.#head[literal] ?? END; link !== END; link = this.#next[link]) {
-      yield { clause: asClauseId(link >> 1), slot: link & 1 };
+      yield { clause: clauseOfLink(link), slot: slotOfLink(link) };
     }
   }
 
@@ -67,60 +80,46 @@ export class WatchMap {
 
 /**
  * A position in one literal's watch list: `next` steps over the current clause, `update` moves
- * the current clause's watch to another of its literals and steps to the following clause.
- * Both return whether the cursor is still on a clause.
+ * the current clause's watch to another of its literals and steps to the following clause. Both
+ * return the new current link, or END_OF_LIST; the caller keeps it in a local (cheaper, in the
+ * innermost loop of the search, than reading it back from the cursor).
  */
 export class WatchCursor {
   #head = new Int32Array(0);
   #next = new Int32Array(0);
-  readonly #store: ClauseStore;
   #literal = 0 as Literal;
   #previous = END;
   #current = END;
 
-  constructor(store: ClauseStore) {
-    this.#store = store;
-  }
-
   /** Points the cursor at the head of `literal`'s list (the map's arrays, as they are now). */
-  start(literal: Literal, head: Int32Array<ArrayBuffer>, next: Int32Array<ArrayBuffer>): boolean {
+  start(literal: Literal, head: Int32Array<ArrayBuffer>, next: Int32Array<ArrayBuffer>): void {
     this.#literal = literal;
     this.#head = head;
     this.#next = next;
     this.#previous = END;
     this.#current = head[literal];
-    return this.#current !== END;
   }
 
-  get done(): boolean {
-    return this.#current === END;
+  /** The current link, or END_OF_LIST. */
+  get link(): WatchLink {
+    return this.#current;
   }
 
-  get clause(): ClauseId {
-    return asClauseId(this.#current >> 1);
-  }
-
-  /** The position (0 or 1) at which the current clause holds the cursor's literal. */
-  get slot(): number {
-    return this.#current & 1;
-  }
-
-  next(): boolean {
+  next(): WatchLink {
     this.#previous = this.#current;
-    this.#current = this.#next[this.#current];
-    return this.#current !== END;
+    return (this.#current = this.#next[this.#current]);
   }
 
   /**
-   * Moves the current clause's watch from the cursor's literal to the literal at `poolIndex` (an
-   * index into the store's pool, among the clause's unwatched literals): the two literals swap
-   * positions, the clause leaves this list and joins the new literal's.
+   * Moves the current clause's watch from the cursor's literal to another of its literals:
+   * `pool` is the store's literal pool, `watchedAt` the pool index of the watched literal (the
+   * clause's start plus `slot`) and `poolIndex` that of the replacement, one of the clause's
+   * unwatched literals. The two literals swap positions; the clause leaves this list and joins
+   * the replacement's.
    */
-  update(poolIndex: number): boolean {
+  update(pool: Int32Array, watchedAt: number, poolIndex: number): WatchLink {
     const link = this.#current;
     const following = this.#next[link];
-    const pool = this.#store.pool;
-    const watchedAt = this.#store.start(asClauseId(link >> 1)) + (link & 1);
     const replacement = pool[poolIndex];
     pool[poolIndex] = this.#literal;
     pool[watchedAt] = replacement;
@@ -128,7 +127,6 @@ export class WatchCursor {
     else this.#next[this.#previous] = following;
     this.#next[link] = this.#head[replacement];
     this.#head[replacement] = link;
-    this.#current = following;
-    return following !== END;
+    return (this.#current = following);
   }
 }
