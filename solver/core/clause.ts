@@ -85,9 +85,6 @@ export interface WhyRange {
 
 export type Clause = RequiresClause | ConstrainsClause | ForbidClause | UnknownClause | LearntClause;
 
-/** The clauses that come from the problem (all but learnt ones). */
-export type OriginalClause = Exclude<Clause, LearntClause>;
-
 /** What an original clause says, in the provider's ids, for explanations. */
 export type CoreClause =
   | { readonly kind: 'requires'; readonly parent: SolvableId | null; readonly versionSet: VersionSetId }

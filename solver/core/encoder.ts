@@ -15,6 +15,7 @@ import {
   positive,
   ROOT_VARIABLE,
   solvableOfVariable,
+  variableOfSolvable,
   type ClauseId,
   type Literal,
   type NameId,
@@ -96,7 +97,7 @@ export class Encoder {
     const variables = new Int32Array(candidates.length);
     let highest = 0;
     for (let i = 0; i < candidates.length; i++) {
-      variables[i] = candidates[i] + 1;
+      variables[i] = variableOfSolvable(candidates[i]);
       if (variables[i] > highest) highest = variables[i];
     }
     this.#ensureVariables(highest + 1);
@@ -117,7 +118,7 @@ export class Encoder {
     this.#loadName(this.#provider.nameOfVersionSet(versionSet));
     const solvables = this.#provider.matching(versionSet);
     const variables = new Int32Array(solvables.length);
-    for (let i = 0; i < solvables.length; i++) variables[i] = solvables[i] + 1;
+    for (let i = 0; i < solvables.length; i++) variables[i] = variableOfSolvable(solvables[i]);
     this.#state.defineMatching(versionSet, variables);
     return variables;
   }
@@ -141,7 +142,7 @@ export class Encoder {
   #addConstrains(parent: VariableId, versionSet: VersionSetId): boolean {
     const rejected = this.#provider.notMatching(versionSet);
     for (let i = 0; i < rejected.length; i++) {
-      const target = (rejected[i] + 1) as VariableId;
+      const target = variableOfSolvable(rejected[i]);
       const literals = target === parent ? [negative(parent)] : [negative(parent), negative(target)];
       const clause = this.#store.add({ kind: 'constrains', parent, target, versionSet }, literals);
       if (!this.#placeClause(clause)) return false;
