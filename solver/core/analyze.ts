@@ -11,7 +11,7 @@ import type { WhyRange } from './clause.js';
 import type { ClauseStore } from './clause-store.js';
 import type { Encoder } from './encoder.js';
 import { grow, negative, positive, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
-import type { SearchState } from './search-state.js';
+import type { SearchParts, SearchState } from './search-state.js';
 import { forbiddenBy } from './trail.js';
 
 export interface LearntFromConflict {
@@ -30,6 +30,13 @@ export interface UnsatCore {
   readonly complete: boolean;
 }
 
+export interface AnalyzerOptions {
+  /** Writes the forbid clauses that reasons of the at-most-one rule stand for. */
+  readonly encoder: Encoder;
+  /** Why-pool entries kept; past it, unsat cores through new learnt clauses are incomplete. */
+  readonly maxWhyEntries: number;
+}
+
 export class Analyzer {
   readonly #state: SearchState;
   readonly #store: ClauseStore;
@@ -41,11 +48,11 @@ export class Analyzer {
   #whyUsed = 0;
   #whyComplete = true;
 
-  constructor(state: SearchState, store: ClauseStore, encoder: Encoder, maxWhyEntries: number) {
-    this.#state = state;
-    this.#store = store;
-    this.#encoder = encoder;
-    this.#maxWhyEntries = maxWhyEntries;
+  constructor(parts: SearchParts, options: AnalyzerOptions) {
+    this.#state = parts.state;
+    this.#store = parts.store;
+    this.#encoder = options.encoder;
+    this.#maxWhyEntries = options.maxWhyEntries;
   }
 
   /**

@@ -7,7 +7,7 @@
  * `why` refer to clauses by id, so a deleted learnt clause keeps its id and its `Clause`, and
  * only its literals go.
  */
-import type { Clause, LearntClause, RequiresClause } from './clause.js';
+import type { Clause, LearntClause } from './clause.js';
 import { asClauseId, grow, type ClauseId, type Literal } from './ids.js';
 
 /** Bits of `#flags`: what the hot checks ask of a clause, without reading its `Clause` object. */
@@ -50,11 +50,6 @@ export class ClauseStore {
 
   clause(id: ClauseId): Clause {
     return this.#clauses[id];
-  }
-
-  /** The requires clause `id` (the caller knows its kind: it keeps requires clauses' ids apart). */
-  requires(id: ClauseId): RequiresClause {
-    return this.#clauses[id] as RequiresClause;
   }
 
   isLearnt(id: ClauseId): boolean {

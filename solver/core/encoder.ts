@@ -23,12 +23,15 @@ import {
   type VersionSetId,
 } from './ids.js';
 import type { DependencyProvider } from './provider.js';
-import type { SearchState } from './search-state.js';
+import type { SearchParts, SearchState } from './search-state.js';
 import type { SolverStats } from './stats.js';
 import type { WatchMap } from './watch-map.js';
 
-/** Attaches a new clause; false when that proved the problem unsatisfiable. */
-export type PlaceClause = (clause: ClauseId) => boolean;
+export interface EncoderOptions {
+  readonly provider: DependencyProvider;
+  /** Attaches a new clause; false when that proved the problem unsatisfiable. */
+  readonly place: (clause: ClauseId) => boolean;
+}
 
 export class Encoder {
   readonly #provider: DependencyProvider;
@@ -36,30 +39,28 @@ export class Encoder {
   readonly #store: ClauseStore;
   readonly #watches: WatchMap;
   readonly #stats: SolverStats;
-  readonly #place: PlaceClause;
+  readonly #place: (clause: ClauseId) => boolean;
   /** Constrains entries waiting for their name to be reached: name -> [variable, versionSet, ...]. */
   readonly #pendingConstrains = new Map<NameId, number[]>();
   readonly #forbidMemo = new Map<number, ClauseId>();
   /** Set once `place` reported unsatisfiable: nothing more is placed. */
   #failed = false;
 
-  constructor(provider: DependencyProvider, state: SearchState, store: ClauseStore, watches: WatchMap, stats: SolverStats, place: PlaceClause) {
-    this.#provider = provider;
-    this.#state = state;
-    this.#store = store;
-    this.#watches = watches;
-    this.#stats = stats;
-    this.#place = place;
-    state.ensureVariables(1);
-    watches.ensureLiteral(negative(ROOT_VARIABLE));
+  constructor(parts: SearchParts, options: EncoderOptions) {
+    this.#provider = options.provider;
+    this.#place = options.place;
+    this.#state = parts.state;
+    this.#store = parts.store;
+    this.#watches = parts.watches;
+    this.#stats = parts.stats;
+    parts.state.ensureVariables(1);
+    parts.watches.ensureLiteral(negative(ROOT_VARIABLE));
   }
 
   /** Adds the root requirement of a user's spec; the caller places it. */
   addRootRequirement(versionSet: VersionSetId): ClauseId {
     this.#loadName(this.#provider.nameOfVersionSet(versionSet));
-    const clause = this.#addRequires(ROOT_VARIABLE, versionSet);
-    this.#state.rootRequires.push(this.#store.requires(clause));
-    return clause;
+    return this.#addRequires(ROOT_VARIABLE, versionSet);
   }
 
   /** Encodes the dependencies of every newly selected solvable; false when unsatisfiable. */

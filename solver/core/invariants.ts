@@ -15,11 +15,11 @@
  */
 import type { ClauseStore } from './clause-store.js';
 import { asClauseId, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
-import type { SearchState } from './search-state.js';
+import type { SearchParts, SearchState } from './search-state.js';
 import { DECISION, forbiddenBy } from './trail.js';
 import type { WatchMap } from './watch-map.js';
 
-export function checkInvariants(state: SearchState, store: ClauseStore, watches: WatchMap): void {
+export function checkInvariants({ state, store, watches }: SearchParts): void {
   const failures: string[] = [];
   const position = checkTrail(state, failures);
   checkWatches(state, store, watches, failures);

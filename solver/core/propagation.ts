@@ -10,7 +10,7 @@
 import type { ClauseStore } from './clause-store.js';
 import type { Encoder } from './encoder.js';
 import { negative, positive, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
-import type { SearchState } from './search-state.js';
+import type { SearchParts, SearchState } from './search-state.js';
 import type { SolverStats } from './stats.js';
 import { forbiddenReason } from './trail.js';
 import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
@@ -30,12 +30,12 @@ export class Propagation {
   /** Writes the forbid clauses that conflicts between siblings need. */
   readonly #encoder: Encoder;
 
-  constructor(state: SearchState, store: ClauseStore, watches: WatchMap, encoder: Encoder, stats: SolverStats) {
-    this.#state = state;
-    this.#store = store;
-    this.#watches = watches;
+  constructor(parts: SearchParts, encoder: Encoder) {
+    this.#state = parts.state;
+    this.#store = parts.store;
+    this.#watches = parts.watches;
+    this.#stats = parts.stats;
     this.#encoder = encoder;
-    this.#stats = stats;
   }
 
   /** Propagates every assignment not propagated yet; the first conflict found, or NO_CONFLICT. */

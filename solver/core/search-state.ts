@@ -8,8 +8,19 @@
  * record, the true variables, the solvables waiting to be encoded) never drifts from the trail.
  */
 import type { RequiresClause } from './clause.js';
+import type { ClauseStore } from './clause-store.js';
 import { grow, ROOT_VARIABLE, type Literal, type NameId, type VariableId, type VersionSetId } from './ids.js';
+import type { SolverStats } from './stats.js';
 import { Trail, type Reason } from './trail.js';
+import type { WatchMap } from './watch-map.js';
+
+/** The data of one search, shared by the parts of the solver that work on it. */
+export interface SearchParts {
+  readonly state: SearchState;
+  readonly store: ClauseStore;
+  readonly watches: WatchMap;
+  readonly stats: SolverStats;
+}
 
 const ACTIVITY_DECAY = 0.95;
 const NO_NAME = -1;
@@ -40,7 +51,7 @@ export class SearchState {
   readonly #pending: VariableId[] = [];
   #pendingHead = 0;
   /** Root requirements' clauses, in the user's order. */
-  readonly rootRequires: RequiresClause[] = [];
+  readonly #rootRequires: RequiresClause[] = [];
 
   get variableCount(): number {
     return this.#variableCount;
@@ -87,11 +98,20 @@ export class SearchState {
     this.#matching[versionSet] = variables;
   }
 
+  get rootRequires(): readonly RequiresClause[] {
+    return this.#rootRequires;
+  }
+
   requiresOf(variable: VariableId): readonly RequiresClause[] | undefined {
     return this.#requiresOf[variable];
   }
 
+  /** Records a requirement: the root's go to `rootRequires`, in the user's order. */
   addRequires(clause: RequiresClause): void {
+    if (clause.parent === ROOT_VARIABLE) {
+      this.#rootRequires.push(clause);
+      return;
+    }
     let list = this.#requiresOf[clause.parent];
     if (!list) this.#requiresOf[clause.parent] = list = [];
     list.push(clause);

@@ -24,7 +24,7 @@ import { asClauseId, positive, ROOT_VARIABLE, solvableOfVariable, variableOf, ty
 import { checkInvariants } from './invariants.js';
 import { NO_CONFLICT, Propagation, type Conflict } from './propagation.js';
 import type { Cancellation, DependencyProvider } from './provider.js';
-import { SearchState } from './search-state.js';
+import { SearchState, type SearchParts } from './search-state.js';
 import { emptyStats, type SolverStats } from './stats.js';
 import { DECISION } from './trail.js';
 import { WatchMap } from './watch-map.js';
@@ -52,9 +52,10 @@ const RESTART_UNIT = 128;
 
 export class CoreSolver {
   readonly stats: SolverStats = emptyStats();
-  readonly #state = new SearchState();
-  readonly #store = new ClauseStore();
-  readonly #watches = new WatchMap(this.#store);
+  readonly #parts: SearchParts;
+  readonly #state: SearchState;
+  readonly #store: ClauseStore;
+  readonly #watches: WatchMap;
   readonly #encoder: Encoder;
   readonly #propagation: Propagation;
   readonly #analyzer: Analyzer;
@@ -72,9 +73,13 @@ export class CoreSolver {
     this.#cancellation = options.cancellation;
     this.#checkInvariants = options.checkInvariants ?? false;
     this.#maxLearnt = options.maxLearnt ?? 4000;
-    this.#encoder = new Encoder(provider, this.#state, this.#store, this.#watches, this.stats, (clause) => this.#place(clause));
-    this.#propagation = new Propagation(this.#state, this.#store, this.#watches, this.#encoder, this.stats);
-    this.#analyzer = new Analyzer(this.#state, this.#store, this.#encoder, options.maxWhyEntries ?? 8_000_000);
+    this.#state = new SearchState();
+    this.#store = new ClauseStore();
+    this.#watches = new WatchMap(this.#store);
+    this.#parts = { state: this.#state, store: this.#store, watches: this.#watches, stats: this.stats };
+    this.#encoder = new Encoder(this.#parts, { provider, place: (clause) => this.#place(clause) });
+    this.#propagation = new Propagation(this.#parts, this.#encoder);
+    this.#analyzer = new Analyzer(this.#parts, { encoder: this.#encoder, maxWhyEntries: options.maxWhyEntries ?? 8_000_000 });
   }
 
   solve(rootRequirements: readonly VersionSetId[]): CoreOutcome {
@@ -100,7 +105,7 @@ export class CoreSolver {
         if (!this.#resolveConflict(conflict)) return this.#unsat(this.#unsatConflict);
         continue;
       }
-      if (this.#checkInvariants) checkInvariants(state, this.#store, this.#watches);
+      if (this.#checkInvariants) checkInvariants(this.#parts);
       if (state.hasPending()) {
         if (!this.#encoder.encodePending() || this.#unsatConflict !== NO_CONFLICT) return this.#unsat(this.#unsatConflict);
         continue;
