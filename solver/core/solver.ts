@@ -14,6 +14,7 @@
  * - `analyze.ts`      first-UIP learning, the why pool and the unsat core
  * - `decide.ts`       the decision heuristic, over `search-state.ts`
  * - `clause.ts`       the kinds of clause, `clause-store.ts` their packed literals
+ * - `invariants.ts`   the debug checker of watches and trail (`checkInvariants` option)
  */
 import { Analyzer } from './analyze.js';
 import { describeClause, type CoreClause } from './clause.js';
