@@ -14,34 +14,31 @@
  * record of the name always satisfies the requirement, because a non-matching selection would
  * have made all its candidates false and the clause a conflict.
  */
-import { positive } from './ids.js';
-import type { CoreSolver } from './solver.js';
+import { positive, type Literal, type VariableId } from './ids.js';
+import type { SearchState } from './search-state.js';
 
 /** The literal to decide next, or -1 when every requirement of the selection is satisfied. */
-export function decideNext(solver: CoreSolver): number {
-  const value = solver.trail.value;
-  const clauses = solver.clauses;
-  const selected = solver.selectedOfName;
-  for (const clause of solver.rootRequires) {
-    if (selected[clauses.meta2[clause]] >= 0) continue;
-    const candidates = solver.matchingVariables[clauses.meta1[clause]]!;
+export function decideNext(state: SearchState): Literal | -1 {
+  const value = state.trail.value;
+  for (const clause of state.rootRequires) {
+    if (state.selectedOf(clause.name) >= 0) continue;
+    const candidates = state.matching(clause.versionSet)!;
     for (let i = 0; i < candidates.length; i++) {
-      if (value[candidates[i]] === 0) return positive(candidates[i]);
+      if (value[candidates[i]] === 0) return positive(candidates[i] as VariableId);
     }
   }
 
   let best = -1;
   let bestActivity = -1;
   let bestCount = 0;
-  for (let i = 0; i < solver.trueCount; i++) {
-    const requires = solver.requiresOf[solver.trueStack[i]];
+  for (let i = 0; i < state.trueCount; i++) {
+    const requires = state.requiresOf(state.trueAt(i));
     if (!requires) continue;
     for (const clause of requires) {
-      const name = clauses.meta2[clause];
-      if (selected[name] >= 0) continue;
-      const activity = solver.activity[name];
+      if (state.selectedOf(clause.name) >= 0) continue;
+      const activity = state.activityOf(clause.name);
       if (activity < bestActivity) continue;
-      const candidates = solver.matchingVariables[clauses.meta1[clause]]!;
+      const candidates = state.matching(clause.versionSet)!;
       let first = -1;
       let count = 0;
       for (let k = 0; k < candidates.length; k++) {
@@ -58,5 +55,5 @@ export function decideNext(solver: CoreSolver): number {
       }
     }
   }
-  return best < 0 ? -1 : positive(best);
+  return best < 0 ? -1 : positive(best as VariableId);
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CoreSolver } from '../../solver/core/solver.js';
+import { CoreSolver, type CoreSolverOptions } from '../../solver/core/solver.js';
 import { cnfProblem, randomProblem, type RandomProblem } from './helpers/random-universe.js';
 import { Oracle, optimalityViolation, violations, type OracleProblem } from './helpers/sat-oracle.js';
 import { comparePreference, matchesRequirement, parseRequirement, UniverseProvider } from './helpers/universe.js';
@@ -24,9 +24,10 @@ function oracleProblem(problem: RandomProblem): OracleProblem {
   };
 }
 
-function solveCore(problem: RandomProblem, options: ConstructorParameters<typeof CoreSolver>[1] = {}): number[] | null {
+/** Solves with the watch and trail invariants checked after every quiet propagation. */
+function solveCore(problem: RandomProblem, options: CoreSolverOptions = {}): number[] | null {
   const provider = new UniverseProvider(problem.packages);
-  const outcome = new CoreSolver(provider, options).solve(problem.specs.map((s) => provider.versionSet(s)));
+  const outcome = new CoreSolver(provider, { checkInvariants: true, ...options }).solve(problem.specs.map((s) => provider.versionSet(s)));
   if (outcome.kind === 'cancelled') throw new Error('cancelled');
   return outcome.kind === 'sat' ? outcome.solvables : null;
 }
@@ -75,7 +76,7 @@ describe('core solver against MiniSat on random universes', () => {
       fc.property(cnfProblem, (problem) => {
         const oracle = new Oracle(oracleProblem(problem));
         const provider = new UniverseProvider(problem.packages);
-        const solver = new CoreSolver(provider, { maxLearnt: 10 });
+        const solver = new CoreSolver(provider, { maxLearnt: 10, checkInvariants: true });
         const outcome = solver.solve(problem.specs.map((s) => provider.versionSet(s)));
         if (solver.stats.learnt > solver.stats.learntKept) cleaned++;
         const reference = oracle.solve();
@@ -89,5 +90,33 @@ describe('core solver against MiniSat on random universes', () => {
       { numRuns: 60 },
     );
     expect(cleaned).toBeGreaterThan(0);
+  });
+
+  it('stays satisfiable when a dependency is removed (pubgrub)', () => {
+    // Dropping a requirement or a constrains entry of one package, or a root spec, only takes
+    // rules away, so every solution of the problem still solves the smaller one.
+    fc.assert(
+      fc.property(randomProblem, fc.nat(), (problem, pick) => {
+        if (solveCore(problem) === null) return;
+        const dependencies = problem.packages.flatMap((p, index) => [
+          ...p.requires.map((_, at) => ({ index, field: 'requires' as const, at })),
+          ...p.constrains.map((_, at) => ({ index, field: 'constrains' as const, at })),
+        ]);
+        const choices = dependencies.length + problem.specs.length;
+        const choice = pick % choices;
+        let smaller: RandomProblem;
+        if (choice < dependencies.length) {
+          const { index, field, at } = dependencies[choice];
+          const packages = problem.packages.map((p, i) => (i === index ? { ...p, [field]: p[field].filter((_, k) => k !== at) } : p));
+          smaller = { packages, specs: problem.specs };
+        } else {
+          smaller = { packages: problem.packages, specs: problem.specs.filter((_, k) => k !== choice - dependencies.length) };
+        }
+        const ours = solveCore(smaller);
+        expect(ours).not.toBeNull();
+        expect(violations(oracleProblem(smaller), ours!)).toEqual([]);
+      }),
+      { numRuns: 250 },
+    );
   });
 });

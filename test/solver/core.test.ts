@@ -4,7 +4,7 @@ import { parseUniverse, UniverseProvider } from './helpers/universe.js';
 
 function solveUniverse(universe: string, specs: string[]): { provider: UniverseProvider; result: string[] | 'unsat'; solver: CoreSolver } {
   const provider = new UniverseProvider(parseUniverse(universe));
-  const solver = new CoreSolver(provider);
+  const solver = new CoreSolver(provider, { checkInvariants: true });
   const outcome = solver.solve(specs.map((s) => provider.versionSet(s)));
   if (outcome.kind === 'cancelled') throw new Error('cancelled');
   const result = outcome.kind === 'sat' ? outcome.solvables.map((s) => provider.display(s)).sort() : 'unsat';
