@@ -101,7 +101,7 @@ export class ShardedSubdirIndex implements SubdirIndex {
 
   /**
    * A structured-cloneable snapshot of the fetched records, for worker threads: the
-   * `conda-resolve/records-snapshot` handle that `src/index-sharing.ts` revives. (Without it, a
+   * `conda-resolve/records-snapshot` handle that `src/solving/shared-index.ts` revives. (Without it, a
    * snapshot built by probing `records()` of every listed name would throw once per unfetched name.)
    */
   toShared(): RecordsSnapshot {
