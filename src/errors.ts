@@ -15,7 +15,7 @@ import { redactSecrets } from '../vocabulary/channel.js';
 import { SOLVER_ERROR_CODES } from '../solver/errors.js';
 import { REPODATA_ERROR_CODES } from '../repodata/errors.js';
 import { EXPORTER_ERROR_CODES } from './exporters/types.js';
-import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './http/problem.js';
+import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './problem-kinds.js';
 
 export { CondaResolveError, type ErrorCode };
 
@@ -213,6 +213,11 @@ export const ERRORS: { readonly [C in ErrorCode]: ErrorSpec } = Object.freeze(
 /** The registry's entry for an error, or undefined for an untyped error (or a code it lacks, from a plugin written in JS). */
 export function errorSpec(error: unknown): ErrorSpec | undefined {
   return error instanceof CondaResolveError ? (ERRORS as Partial<Record<string, ErrorSpec>>)[error.code] : undefined;
+}
+
+/** The problem kind the registry gives a code, for codes carried as text (a platform's `errorCode`). */
+export function problemOfCode(code: string): ProblemKind | undefined {
+  return (ERRORS as Partial<Record<string, ErrorSpec>>)[code]?.problem;
 }
 
 /** The CLI's exit status for a command this error ended: 1 for anything the registry does not call a usage error. */

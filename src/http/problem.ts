@@ -9,42 +9,12 @@
  */
 import type { FastifyReply } from 'fastify';
 import { CondaResolveError } from '../../vocabulary/errors.js';
+import { httpProblemCode, PROBLEM_KINDS, type ProblemKind } from '../problem-kinds.js';
+
+export { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from '../problem-kinds.js';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const TYPE_PREFIX = 'urn:conda-resolve:problem:';
-
-/** Every kind of problem the server reports: its status and title. Documented in `/openapi.json`. */
-export const PROBLEM_KINDS = {
-  'invalid-request': { status: 400, title: 'Invalid request' },
-  'invalid-json': { status: 400, title: 'Request body is not valid JSON' },
-  'invalid-spec': { status: 400, title: 'Invalid package spec' },
-  'invalid-file': { status: 400, title: 'Invalid environment file' },
-  'invalid-platform': { status: 400, title: 'Unknown platform' },
-  'invalid-channel': { status: 400, title: 'Invalid channel' },
-  'invalid-option': { status: 400, title: 'Invalid option' },
-  'no-specs': { status: 400, title: 'Nothing to resolve' },
-  'too-many-specs': { status: 400, title: 'Too many specs' },
-  'too-many-platforms': { status: 400, title: 'Too many platforms' },
-  'too-many-channels': { status: 400, title: 'Too many channels' },
-  'unknown-format': { status: 400, title: 'Unknown format' },
-  'channel-refused': { status: 400, title: 'Channel not allowed' },
-  'not-found': { status: 404, title: 'Not found' },
-  'method-not-allowed': { status: 405, title: 'Method not allowed' },
-  'request-timeout': { status: 408, title: 'Request not received in time' },
-  'payload-too-large': { status: 413, title: 'Request body too large' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
-  'expectation-failed': { status: 417, title: 'Expectation not supported' },
-  'rate-limited': { status: 429, title: 'Too many requests' },
-  'headers-too-large': { status: 431, title: 'Request header fields too large' },
-  'solve-failed': { status: 500, title: 'Solve failed' },
-  'export-failed': { status: 500, title: 'Export failed' },
-  'internal-error': { status: 500, title: 'Internal server error' },
-  overloaded: { status: 503, title: 'Server busy' },
-  'shutting-down': { status: 503, title: 'Server shutting down' },
-  'time-limit': { status: 504, title: 'Time limit exceeded' },
-} as const satisfies Record<string, { status: number; title: string }>;
-
-export type ProblemKind = keyof typeof PROBLEM_KINDS;
 
 /** The statuses this server answers with; anything else is a bug (the fuzz test checks this). */
 export const DEFINED_STATUSES: readonly number[] = [200, 302, ...new Set(Object.values(PROBLEM_KINDS).map((k) => k.status))].sort((a, b) => a - b);
@@ -87,21 +57,6 @@ export function problemType(kind: ProblemKind): string {
 export function makeProblem(kind: ProblemKind, detail: string, extras: ProblemExtras = {}): Problem {
   const { status, title } = PROBLEM_KINDS[kind];
   return { type: problemType(kind), title, status, detail, ...extras };
-}
-
-/** `too-many-specs` -> `TOO_MANY_SPECS`. */
-type UpperSnake<S extends string> = S extends `${infer Head}-${infer Rest}` ? `${Uppercase<Head>}_${UpperSnake<Rest>}` : Uppercase<S>;
-
-/** The code of an `HttpProblemError`: `CR_ERR_HTTP_<KIND>`, so logs can be searched by kind. */
-export type HttpProblemCode = `CR_ERR_HTTP_${UpperSnake<ProblemKind>}`;
-
-declare module '../../vocabulary/errors.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging
-  interface ErrorCodes extends Record<HttpProblemCode, string> {}
-}
-
-export function httpProblemCode(kind: ProblemKind): HttpProblemCode {
-  return `CR_ERR_HTTP_${kind.toUpperCase().replace(/-/g, '_')}` as HttpProblemCode;
 }
 
 /** A problem thrown from a handler or hook; the error handler sends it as is. */

@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
-import { userMessage } from '../../errors.js';
+import { errorSpec, problemOfCode, userMessage } from '../../errors.js';
 import type { Exporter } from '../../exporters/types.js';
 import { prepareRequest, TooManySpecsError, type PreparedRequest } from '../../request.js';
 import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../../resolve.js';
@@ -82,7 +82,7 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
     try {
       exporter = deps.registry.get(input.format);
     } catch (error) {
-      if (error instanceof CondaResolveError && error.code === 'CR_ERR_FORMAT_UNKNOWN') {
+      if (errorSpec(error)?.problem === 'unknown-format') {
         throw new HttpProblemError('unknown-format', userMessage(error), { field: 'format', available_formats: deps.registry.names() });
       }
       throw error;
@@ -166,11 +166,11 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
   note.failed = failures.map((f) => f.platform);
 
   // Overload and the time limit concern the whole request, whatever the format.
-  if (failures.some((f) => f.code === 'CR_ERR_POOL_BUSY' || f.code === 'CR_ERR_POOL_CLOSED')) {
+  if (failures.some((f) => problemOfCode(f.code) === 'overloaded')) {
     note.outcome = 'overloaded';
     throw new HttpProblemError('overloaded', 'Cannot start the solve: the solve queue is full; retry shortly', { retry_after: 1 });
   }
-  const timedOut = failures.filter((f) => f.code === 'CR_ERR_SOLVE_TIMEOUT');
+  const timedOut = failures.filter((f) => problemOfCode(f.code) === 'time-limit');
   if (timedOut.length > 0) {
     note.outcome = 'timeout';
     throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs), { platforms: failures });
