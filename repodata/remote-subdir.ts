@@ -55,6 +55,8 @@ export interface RemoteSubdirsOptions {
   readonly onProgress: LoadProgress | undefined;
   /** A dispatcher of the caller's (kept open on `close`); else one is made on first use. */
   readonly dispatcher: Dispatcher | undefined;
+  /** How long a download holds its slot in the pool before it steps aside (`DEFAULT_STEP_ASIDE_MS`). */
+  readonly stepAsideMs: number;
 }
 
 /** A committed cache state, with the index when the download was indexed on the way. */
@@ -82,7 +84,7 @@ type HttpModule = typeof import('./fetch.js');
 
 const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
 /** How long a repodata download holds its slot in the store's pool before stepping aside. */
-const STEP_ASIDE_MS = 3000;
+export const DEFAULT_STEP_ASIDE_MS = 3000;
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 
@@ -192,7 +194,7 @@ export class RemoteSubdirs {
    */
   async #download<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     return this.#options.limit.run(async (stepAside) => {
-      const slow = setTimeout(stepAside, STEP_ASIDE_MS);
+      const slow = setTimeout(stepAside, this.#options.stepAsideMs);
       try {
         return await task();
       } finally {

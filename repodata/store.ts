@@ -33,7 +33,7 @@ import { findLocalRepodata, indexLocalRepodata } from './local-channel.js';
 import { WORKER_SCAN_BYTES } from './lazy/worker-scan.js';
 import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { emptyIndex } from './records-index.js';
-import { RemoteSubdirs } from './remote-subdir.js';
+import { DEFAULT_STEP_ASIDE_MS, RemoteSubdirs } from './remote-subdir.js';
 import { ShardClosures } from './sharded/closure.js';
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
@@ -71,6 +71,11 @@ export interface RepodataStoreOptions {
   readonly downloadRules?: DownloadRules;
   /** A downloaded repodata.json at least this large is indexed on a worker thread; default `WORKER_SCAN_BYTES`. */
   readonly workerScanBytes?: number;
+  /**
+   * How long a slow download holds its slot in the network pool before it moves aside so other
+   * subdirs can start; default `DEFAULT_STEP_ASIDE_MS` (3 s). Tests shorten it.
+   */
+  readonly stepAsideMs?: number;
 }
 
 export interface LoadOptions {
@@ -117,6 +122,7 @@ export class RepodataStore {
       indexBytes: options.indexBytes ?? 'memory',
       maxRepodataBytes: this.#maxBytes,
       workerScanBytes: options.workerScanBytes ?? WORKER_SCAN_BYTES,
+      stepAsideMs: options.stepAsideMs ?? DEFAULT_STEP_ASIDE_MS,
       checkUrl: options.checkUrl,
       downloadRules: options.downloadRules,
       onProgress: options.onProgress,
