@@ -13,7 +13,7 @@ import { negative, positive, variableOf, type ClauseId, type Literal, type Varia
 import type { SearchParts, SearchState } from './search-state.js';
 import type { SolverStats } from './stats.js';
 import { forbiddenReason } from './trail.js';
-import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
+import { END_OF_LIST, moveWatch, type WatchLink, type WatchMap } from './watch-map.js';
 
 export const NO_CONFLICT = -1;
 
@@ -66,33 +66,42 @@ export class Propagation {
         falseLiteral = positive(variable);
       }
       const lits = store.pool;
-      const cursor = watches.cursor(falseLiteral);
-      for (let link = cursor.link; link !== END_OF_LIST; ) {
-        const clause = clauseOfLink(link);
-        const slot = slotOfLink(link);
+      // The walk over the false literal's watch list (resolvo's cursor), with its position and the
+      // lists' arrays in locals: this is the innermost loop of the search, and a cursor object (or
+      // the `clauseOfLink` helper here) measured 5-10% slower on a hard problem.
+      const { head, next } = watches.lists();
+      let previous: WatchLink = END_OF_LIST;
+      let link: WatchLink = head[falseLiteral];
+      while (link !== END_OF_LIST) {
+        const clause = (link >> 1) as ClauseId;
+        const slot = link & 1;
+        const following = next[link];
         const start = store.start(clause);
         const other = lits[start + 1 - slot];
         const otherValue = other & 1 ? -value[other >> 1] : value[other >> 1];
         if (otherValue === 1) {
-          link = cursor.next();
+          previous = link;
+          link = following;
           continue;
         }
         const end = start + store.length(clause);
-        let replacement = -1;
+        let moved = false;
         for (let k = start + 2; k < end; k++) {
           const candidate = lits[k];
           if ((candidate & 1 ? -value[candidate >> 1] : value[candidate >> 1]) !== -1) {
-            replacement = k;
+            moveWatch(head, next, falseLiteral, previous, link, lits, start + slot, k);
+            moved = true;
             break;
           }
         }
-        if (replacement >= 0) {
-          link = cursor.update(lits, start + slot, replacement);
+        if (moved) {
+          link = following;
           continue;
         }
+        previous = link;
+        link = following;
         if (otherValue === -1) return clause;
         state.set(other as Literal, clause);
-        link = cursor.next();
       }
     }
     return NO_CONFLICT;
