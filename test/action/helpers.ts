@@ -120,7 +120,10 @@ export interface StandInReply {
   status: number;
   body: string | Buffer;
   headers?: Record<string, string>;
-  /** Send the status line and headers, then cut the connection without the body. */
+  /**
+   * Send the status line and headers and never the body: the connection stays open until the client
+   * gives up on it (or the server closes), so a client that waits for the body hangs the test.
+   */
   cutAfterHeaders?: boolean;
 }
 
@@ -183,7 +186,6 @@ export async function startStandInServer(options: { host?: string } = {}): Promi
       res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain; charset=utf-8' });
       if (answer.cutAfterHeaders) {
         res.flushHeaders();
-        setTimeout(() => res.socket?.destroy(), 200);
         return;
       }
       res.end(answer.body);
