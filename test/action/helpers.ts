@@ -51,7 +51,8 @@ export interface ToolBox {
   cleanup(): Promise<void>;
 }
 
-async function readCalls(file: string): Promise<Call[]> {
+/** The calls the pixi stand-in logged to `file` (its PIXI_STAND_IN_LOG), in order. */
+export async function readCalls(file: string): Promise<Call[]> {
   if (!existsSync(file)) return [];
   const text = await readFile(file, 'utf8');
   return text
