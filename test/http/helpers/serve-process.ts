@@ -1,5 +1,5 @@
 /**
- * `conda-resolve serve` as a real process (the built CLI, or `src/` through tsx), so that signal
+ * `conda-resolve serve` as a real process (the built CLI), so that signal
  * handling and exit codes are the real ones. `url` settles once the start-up log line says where
  * the server listens; `stderr` collects the JSON log lines.
  */
@@ -40,9 +40,8 @@ export function holdChannel(channels: ChannelServer): { release: () => void; arr
   };
 }
 
-export function startServe(args: readonly string[], options: { fromSource?: boolean; logLevel?: 'info' | 'debug' } = {}): ServeProcess {
-  const entry = options.fromSource ? ['--import', 'tsx', `${PROJECT_ROOT}/src/cli/bin.ts`] : [CLI];
-  const child = spawn(process.execPath, [...entry, 'serve', ...args], {
+export function startServe(args: readonly string[], options: { logLevel?: 'info' | 'debug' } = {}): ServeProcess {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: PROJECT_ROOT,
     // Info level at least: the start-up line is how the URL is learnt.
     env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' },
