@@ -1,11 +1,19 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Makes dist/'s bin.js executable and points the solve pool at the compiled worker (see the file).
+    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Property tests and solver tests are CPU-bound; two forks match the 2-core CI machine.
     pool: 'forks',
+    // Vitest's default is one worker less than the cores: a single fork on the 2-core CI machine,
+    // which then runs every file in turn while most of them wait on child processes and sockets.
+    maxWorkers: Math.max(2, availableParallelism()),
+    // Files share the worker's module cache instead of importing the server, store and solver
+    // again each (no test mocks a module or changes process-wide state).
+    isolate: false,
   },
 });

@@ -35,6 +35,8 @@ export interface DrainOptions {
   readonly maxListenMs?: number;
   /** How often the listening socket looks for new arrivals before closing; default 10 ms. */
   readonly listenCheckMs?: number;
+  /** Called once the listening socket is closed (new connections are refused from then on). */
+  readonly onListenerClosed?: () => void;
 }
 
 export interface ConnectionDrain {
@@ -107,6 +109,7 @@ export function trackConnections(server: Server, options: DrainOptions = {}): Co
         if (server.listening && (elapsed < minListenMs || (arrived > 0 && elapsed < maxListenMs))) return;
         clearInterval(check);
         stopListening();
+        options.onListenerClosed?.();
         resolve();
       }, listenCheckMs);
     });

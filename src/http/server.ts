@@ -139,7 +139,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   pool.warm();
 
   // Connections are tracked from the start so that shutdown can answer what they already carry.
-  const connections = trackConnections(app.server);
+  // The debug line is what the shutdown test waits for before it expects a refused connection.
+  const connections = trackConnections(app.server, { onListenerClosed: () => logger.debug('listening socket closed: new connections are refused') });
 
   try {
     await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });

@@ -273,13 +273,18 @@ function abortError(signal: AbortSignal): CondaResolveError {
 }
 
 /**
- * The worker's entry: the compiled file, or, when running from the TypeScript source, a bootstrap
- * that registers tsx inside the worker and then imports the source (Node 20 does not apply
- * `--import tsx` from `execArgv` to worker threads: the worker fails with ERR_UNKNOWN_FILE_EXTENSION).
+ * The worker's entry: the compiled file next to this one. Running from the TypeScript source (the
+ * tests, `tsx`), it is the compiled worker named by CONDA_RESOLVE_SOLVE_WORKER (the test suite's
+ * global setup sets it when dist/ is up to date: registering tsx and transforming the solver in
+ * every worker costs several times the worker's own start-up), or else a bootstrap that registers
+ * tsx inside the worker and then imports the source (Node 20 does not apply `--import tsx` from
+ * `execArgv` to worker threads: the worker fails with ERR_UNKNOWN_FILE_EXTENSION).
  */
 function workerSource(): { source: URL | string; options: WorkerOptions } {
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
+    const compiled = process.env.CONDA_RESOLVE_SOLVE_WORKER;
+    if (compiled) return { source: new URL(compiled), options: {} };
     const tsx = import.meta.resolve('tsx/esm/api');
     const entry = new URL('./solve-worker.ts', here).href;
     return {

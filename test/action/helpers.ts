@@ -51,7 +51,8 @@ export interface ToolBox {
   cleanup(): Promise<void>;
 }
 
-async function readCalls(file: string): Promise<Call[]> {
+/** The calls the pixi stand-in logged to `file` (its PIXI_STAND_IN_LOG), in order. */
+export async function readCalls(file: string): Promise<Call[]> {
   if (!existsSync(file)) return [];
   const text = await readFile(file, 'utf8');
   return text
@@ -120,7 +121,10 @@ export interface StandInReply {
   status: number;
   body: string | Buffer;
   headers?: Record<string, string>;
-  /** Send the status line and headers, then cut the connection without the body. */
+  /**
+   * Send the status line and headers and never the body: the connection stays open until the client
+   * gives up on it (or the server closes), so a client that waits for the body hangs the test.
+   */
   cutAfterHeaders?: boolean;
 }
 
@@ -183,7 +187,6 @@ export async function startStandInServer(options: { host?: string } = {}): Promi
       res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain; charset=utf-8' });
       if (answer.cutAfterHeaders) {
         res.flushHeaders();
-        setTimeout(() => res.socket?.destroy(), 200);
         return;
       }
       res.end(answer.body);

@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
-import { ACTION_ROOT, assertCliBuilt, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, makeToolBox, type ToolBox } from './helpers.js';
+import { ACTION_ROOT, assertCliBuilt, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, makeToolBox, readCalls, type Call, type ToolBox } from './helpers.js';
 
 const MANIFEST = join(ACTION_ROOT, 'pixi.toml');
 const PREPARE = ['run', '--manifest-path', MANIFEST, '--environment', 'cli', 'conda-resolve', '--version'];
@@ -24,10 +24,20 @@ beforeAll(async () => {
   assertCliBuilt();
   tools = await makeToolBox();
 });
-afterAll(async () => tools.cleanup());
-afterEach(async () => {
+// The cases run concurrently (each action run is mostly waiting on its child processes), so runs
+// are cleaned up once all are done.
+afterAll(async () => {
   await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));
+  await tools.cleanup();
 });
+
+/** The environment of one run: the tool box's, with a pixi log and a repodata cache of its own. */
+async function runEnv(): Promise<{ env: Record<string, string>; pixiCalls: () => Promise<Call[]> }> {
+  const dir = await mkdtemp(join(tools.dir, 'run-'));
+  const log = join(dir, 'pixi-calls.jsonl');
+  const cache = join(dir, 'cache');
+  return { env: { ...tools.env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache }, pixiCalls: () => readCalls(log) };
+}
 
 interface LocalRun {
   run: ActionRun;
@@ -44,18 +54,18 @@ async function local(
     await mkdir(dirname(join(workspace, path)), { recursive: true });
     await writeFile(join(workspace, path), content);
   }
-  const before = (await tools.pixiCalls()).length;
+  const { env, pixiCalls } = await runEnv();
   const run = await runAction({
     inputs: { mode: 'local', ...inputs },
     actionPath: ACTION_ROOT,
     workspace,
-    env: tools.env,
+    env,
     runnerOs: options.runnerOs ?? 'Linux',
     runnerArch: options.runnerArch ?? 'X64',
     stepTimeoutMs: 120_000,
   });
   runs.push(run);
-  return { run, pixi: (await tools.pixiCalls()).slice(before) };
+  return { run, pixi: await pixiCalls() };
 }
 
 type NativeResult = Array<{ platform: string; packages: Array<{ name: string; version: string }>; error: string | null }>;
@@ -66,7 +76,7 @@ const names = (result: NativeResult, platform: string) =>
     .sort();
 const errors = (run: ActionRun) => run.annotations.filter((a) => a.level === 'error').map((a) => a.message);
 
-describe('action local mode', () => {
+describe.concurrent('action local mode', () => {
   it('sets up pixi v0.70.1, prepares the cli environment, then runs the CLI with the specs', async () => {
     const { run, pixi } = await local({ specs: 'python=3.12,numpy', channels: DEMO_CHANNEL_URL, platforms: 'linux-64,osx-arm64' });
     expect(run.failed, run.log).toBe(false);
@@ -122,7 +132,7 @@ describe('action local mode', () => {
       inputs: { mode: 'local', specs: 'python=3.10', channels: './channels/demo', platforms: 'linux-64' },
       actionPath: ACTION_ROOT,
       workspace,
-      env: tools.env,
+      env: (await runEnv()).env,
     });
     runs.push(run);
     expect(run.failed, run.log).toBe(false);

@@ -1,23 +1,21 @@
 /**
  * Fuzz: 2,000 random and malformed requests (methods, paths, query strings, bodies, media types)
- * against the real server. Every answer must be a status the server defines, every error a
- * problem-details body whose `status` matches, never an unexpected 500, and the server stays up.
+ * against the real server's app, through `inject()` (what Node's HTTP parser itself refuses is
+ * hardening.test.ts's, over raw sockets). Every answer must be a status the server defines, every
+ * error a problem-details body whose `status` matches, never an unexpected 500, and the server
+ * stays up.
  */
 import fc from 'fast-check';
-import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFINED_STATUSES, PROBLEM_MEDIA_TYPE } from '../../src/http/problem.js';
-import { DEMO_CHANNEL, startTestServer, type TestServer } from './helpers/test-server.js';
+import { DEMO_CHANNEL, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
-let server: TestServer;
-let pool: Pool;
+let server: InjectedServer;
 beforeAll(async () => {
   // A small body limit so oversized bodies are cheap to produce.
-  server = await startTestServer({ 'body-limit': '4096', 'max-specs': '20' });
-  pool = new Pool(server.url, { connections: 4 });
+  server = await injectTestServer({ 'body-limit': '4096', 'max-specs': '20' });
 });
 afterAll(async () => {
-  await pool?.close();
   await server?.close();
 });
 
@@ -67,8 +65,8 @@ describe('fuzz', () => {
         const headers: Record<string, string> = {};
         if (type !== undefined) headers['content-type'] = type;
         const sendsBody = m === 'POST' || m === 'PUT' || m === 'PATCH';
-        const response = await pool.request({ method: m as 'GET', path: `${p}${q}`, headers, body: sendsBody ? b : undefined });
-        const raw = await response.body.text();
+        const response = await server.app.inject({ method: m as 'GET', url: `${p}${q}`, headers, ...(sendsBody ? { payload: b } : {}) });
+        const raw = response.body;
         const status = response.statusCode;
         seen.set(status, (seen.get(status) ?? 0) + 1);
         expect(DEFINED_STATUSES, `${m} ${p}${q} -> ${status}: ${raw.slice(0, 200)}`).toContain(status);
@@ -87,9 +85,8 @@ describe('fuzz', () => {
       }),
       { numRuns: 2000, seed: Number(process.env.FUZZ_SEED ?? 20261122), endOnFailure: true },
     );
-    const health = await pool.request({ method: 'GET', path: '/health' });
+    const health = await server.app.inject({ method: 'GET', url: '/health' });
     expect(health.statusCode).toBe(200);
-    await health.body.text();
     // The run must have reached the interesting places, not only 404s.
     expect(seen.get(200) ?? 0).toBeGreaterThan(20);
     expect(seen.get(400) ?? 0).toBeGreaterThan(100);

@@ -2,7 +2,8 @@
  * Issue 11, item 9 (the HTTP service's part): channel URLs that leave an allowlisted channel
  * through encoded separators or dot segments, refusals that would map an internal network,
  * `--allow-channel` adding to the default channels, framework and Node-level errors as problem
- * details, and `Expect: 100-continue` with a body over the limit.
+ * details, and `Expect: 100-continue` with a body over the limit. What Node's HTTP parser and
+ * `Expect` handling answer needs a listening server and raw sockets; the rest goes through `inject()`.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { clientErrorAnswer } from '../../src/http/error-handler.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { RawConnection, type RawResponse } from './helpers/raw-http.js';
-import { call, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import { call, injectTestServer, startTestServer, type InjectedServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
 
 /** A channel server whose root holds the demo channel twice: `allowed/` and `other/`. */
 let channels: ChannelServer;
@@ -32,7 +33,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const running: TestServer[] = [];
+const running: Array<TestServer | InjectedServer> = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
@@ -83,11 +84,12 @@ describe('channel URLs that would leave an allowlisted channel', () => {
 
   it('the server answers 400 channel-refused naming the channel, and fetches nothing outside the allowlist', async () => {
     const allowed = `${channels.url}/allowed`;
-    const server = await serve({ 'allow-local-channels': false, 'allow-channel': [allowed], 'default-channel': [allowed] });
-    expect((await call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64')).status).toBe(200);
+    const server = await injectTestServer({ 'allow-local-channels': false, 'allow-channel': [allowed], 'default-channel': [allowed] });
+    running.push(server);
+    expect((await call(server.app, 'GET', '/resolve?spec=python=3.11&platform=linux-64')).status).toBe(200);
     for (const channel of [`${allowed}/..%2fother`, `${allowed}/..%5Cother`, `${allowed}/%2E%2E%2Fother`, `${allowed}/../other`]) {
       const before = channels.log.length;
-      const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [channel], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [channel], platforms: ['linux-64'] } });
       expect(answer.status, `${channel}: ${answer.text.slice(0, 300)}`).toBe(400);
       const problem = answer.json<ProblemBody>();
       expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
@@ -213,13 +215,17 @@ describe('Expect: 100-continue', () => {
     await server?.close();
   });
 
-  /** Sends the head, waits for an interim or final answer as curl does, then the body if told to continue. */
+  /**
+   * Sends the head and waits for the server's first answer, interim or final (curl would also send
+   * the body after a second without one: a server that neither answers nor continues fails here by
+   * the test's time limit), then the body if told to continue.
+   */
   async function expectContinue(length: number): Promise<{ answer: RawResponse | string; sawContinue: boolean; closed: NodeJS.ErrnoException | null }> {
     const c = await RawConnection.open(server.url);
     await c.write(`POST /resolve?platform=linux-64 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
     const final = c.next().catch((e: { code?: string }) => `error ${e.code}`);
-    const first = await Promise.race([final, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 1000))]);
-    if (first === 'waiting' || c.interim.length > 0) {
+    await Promise.race([final, c.interimArrived()]);
+    if (c.interim.length > 0) {
       const body = Buffer.alloc(length, ' ');
       body.write('{"specs": ["python=3.11"]}');
       await c.write(body).catch(() => undefined);

@@ -1,14 +1,15 @@
 /**
- * Every route of the real server on 127.0.0.1, against the demo fixture channel (a file:// channel,
- * with local channels enabled): media types, GET and POST agreeing, partial failure, exporters.
+ * Every route of the real server's app (the wiring `serve` runs, through `inject()`: nothing here
+ * needs a socket), against the demo fixture channel (a file:// channel, with local channels
+ * enabled): media types, GET and POST agreeing, partial failure, exporters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchemas } from '../../src/http/schemas.js';
-import { call, DEMO_CHANNEL, startTestServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type NativeBody, type ProblemBody } from './helpers/test-server.js';
 
-let server: TestServer;
+let server: InjectedServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await injectTestServer();
 });
 afterAll(async () => {
   await server?.close();
@@ -18,7 +19,7 @@ const PACKAGE_FIELDS = ['name', 'version', 'build', 'build_number', 'channel', '
 
 describe('GET /health, /version, /platforms', () => {
   it('health reports the worker pool', async () => {
-    const answer = await call(server.url, 'GET', '/health');
+    const answer = await call(server.app, 'GET', '/health');
     expect(answer.status).toBe(200);
     expect(answer.type).toMatch(/^application\/json/);
     const body = answer.json<{ status: string; solver: { workers: number; max_queue: number } }>();
@@ -27,13 +28,13 @@ describe('GET /health, /version, /platforms', () => {
   });
 
   it('version names the tool', async () => {
-    const answer = await call(server.url, 'GET', '/version');
+    const answer = await call(server.app, 'GET', '/version');
     expect(answer.status).toBe(200);
     expect(answer.json()).toEqual({ name: 'conda-resolve', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   it('platforms lists target subdirs and their virtual packages, not noarch', async () => {
-    const body = (await call(server.url, 'GET', '/platforms')).json<{ platforms: string[]; default: string; virtual_packages: Record<string, string[]> }>();
+    const body = (await call(server.app, 'GET', '/platforms')).json<{ platforms: string[]; default: string; virtual_packages: Record<string, string[]> }>();
     expect(body.platforms).toEqual(expect.arrayContaining(['linux-64', 'linux-aarch64', 'osx-64', 'osx-arm64', 'win-64']));
     expect(body.platforms).not.toContain('noarch');
     expect(body.platforms).toContain(body.default);
@@ -44,7 +45,7 @@ describe('GET /health, /version, /platforms', () => {
 
 describe('GET /formats', () => {
   it('lists the registry with the media types of seed 2.3', async () => {
-    const answer = await call(server.url, 'GET', '/formats');
+    const answer = await call(server.app, 'GET', '/formats');
     expect(answer.status).toBe(200);
     const body = answer.json<{ formats: string[]; exporters: { name: string; aliases: string[]; media_type: string; multiplatform: boolean; category: string }[] }>();
     expect(body.formats).toEqual([...body.formats].sort());
@@ -62,7 +63,7 @@ describe('GET /formats', () => {
 
 describe('GET /openapi.json and /docs', () => {
   it('the OpenAPI document is built from the schemas that validate requests', async () => {
-    const answer = await call(server.url, 'GET', '/openapi.json');
+    const answer = await call(server.app, 'GET', '/openapi.json');
     expect(answer.status).toBe(200);
     const doc = answer.json<{ openapi: string; paths: Record<string, Record<string, { parameters?: { name: string; schema: unknown }[] }>>; components: { schemas: Record<string, unknown> } }>();
     expect(doc.openapi).toBe('3.1.0');
@@ -77,14 +78,14 @@ describe('GET /openapi.json and /docs', () => {
   });
 
   it('the docs page is served with its own script and style under a strict CSP', async () => {
-    const page = await call(server.url, 'GET', '/docs');
+    const page = await call(server.app, 'GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.type).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.text).toContain('href="openapi.json"');
     expect(page.text).not.toMatch(/<script>(?!<\/script>)/);
-    expect((await call(server.url, 'GET', '/docs/app.js')).type).toBe('text/javascript; charset=utf-8');
-    const root = await call(server.url, 'GET', '/');
+    expect((await call(server.app, 'GET', '/docs/app.js')).type).toBe('text/javascript; charset=utf-8');
+    const root = await call(server.app, 'GET', '/');
     expect(root.status).toBe(302);
     expect(root.headers['location']).toBe('/docs');
   });
@@ -94,7 +95,7 @@ describe('resolve: native JSON', () => {
   const query = `/resolve?spec=python=3.11&spec=numpy&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`;
 
   it('POST answers the native array, fields in the seed order, packages sorted', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
     expect(answer.status).toBe(200);
     expect(answer.type).toBe('application/json; charset=utf-8');
     expect(answer.text).not.toContain('\n'); // compact
@@ -110,9 +111,9 @@ describe('resolve: native JSON', () => {
   });
 
   it('GET with the same query gives byte-identical answers to POST', async () => {
-    const get = await call(server.url, 'GET', query);
-    const post = await call(server.url, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
-    const postPlural = await call(server.url, 'GET', `/resolve?specs=python=3.11,numpy&platforms=linux-64&channels=${encodeURIComponent(DEMO_CHANNEL)}`);
+    const get = await call(server.app, 'GET', query);
+    const post = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    const postPlural = await call(server.app, 'GET', `/resolve?specs=python=3.11,numpy&platforms=linux-64&channels=${encodeURIComponent(DEMO_CHANNEL)}`);
     expect(get.status).toBe(200);
     expect(get.text).toBe(post.text);
     expect(postPlural.text).toBe(post.text);
@@ -120,13 +121,13 @@ describe('resolve: native JSON', () => {
 
   it('an environment file as JSON field or as raw body gives the same answer as the specs', async () => {
     const file = `channels:\n  - ${DEMO_CHANNEL}\ndependencies:\n  - python=3.11\n  - numpy\n`;
-    const asField = await call(server.url, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'] } });
-    const asRaw = await call(server.url, 'POST', '/resolve?filename=environment.yml&platform=linux-64', { body: file, headers: { 'content-type': 'application/yaml' } });
-    const asSpecs = await call(server.url, 'GET', query);
+    const asField = await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'] } });
+    const asRaw = await call(server.app, 'POST', '/resolve?filename=environment.yml&platform=linux-64', { body: file, headers: { 'content-type': 'application/yaml' } });
+    const asSpecs = await call(server.app, 'GET', query);
     expect(asField.status).toBe(200);
     expect(asField.text).toBe(asSpecs.text);
     expect(asRaw.text).toBe(asSpecs.text);
-    const asText = await call(server.url, 'POST', `/resolve?filename=requirements.txt&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`, {
+    const asText = await call(server.app, 'POST', `/resolve?filename=requirements.txt&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`, {
       body: '# comment\npython=3.11\nnumpy\n',
       headers: { 'content-type': 'text/plain; charset=utf-8' },
     });
@@ -134,7 +135,7 @@ describe('resolve: native JSON', () => {
   });
 
   it('file specs and body specs are combined', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', {
+    const answer = await call(server.app, 'POST', '/resolve', {
       json: { file: 'dependencies:\n  - python=3.11\n', filename: 'environment.yml', specs: ['requests'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] },
     });
     const names = answer.json<NativeBody[]>()[0]!.packages.map((p) => p.name);
@@ -143,13 +144,13 @@ describe('resolve: native JSON', () => {
 
   it('pip entries of an environment file become warnings at the end of each result', async () => {
     const file = 'dependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - some-wheel==1.0\n';
-    const body = (await call(server.url, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } })).json<NativeBody[]>();
+    const body = (await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } })).json<NativeBody[]>();
     expect(Object.keys(body[0]!)).toEqual(['platform', 'packages', 'error', 'warnings']);
     expect(body[0]!.warnings!.join(' ')).toContain('pip');
   });
 
   it('partial failure: the failed platform has an error and no packages, the others solve, status 200', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'], channels: [DEMO_CHANNEL] } });
+    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'], channels: [DEMO_CHANNEL] } });
     expect(answer.status).toBe(200);
     const [linux, osx] = answer.json<NativeBody[]>();
     expect(linux!.platform).toBe('linux-64');
@@ -162,7 +163,7 @@ describe('resolve: native JSON', () => {
   });
 
   it('an unreachable local channel fails its platforms with a message that shows no server path', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python'], platforms: ['linux-64'], channels: ['file:///tmp/cr-no-such-channel-3141'] } });
+    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], platforms: ['linux-64'], channels: ['file:///tmp/cr-no-such-channel-3141'] } });
     expect(answer.status).toBe(200);
     const [result] = answer.json<NativeBody[]>();
     expect(result!.error).toBeTruthy();
@@ -174,7 +175,7 @@ describe('resolve: formats', () => {
   const body = { specs: ['python=3.11'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] };
 
   it('explicit: the exporter text with its media type', async () => {
-    const answer = await call(server.url, 'POST', '/resolve?format=explicit', { json: body });
+    const answer = await call(server.app, 'POST', '/resolve?format=explicit', { json: body });
     expect(answer.status).toBe(200);
     expect(answer.type).toBe('text/plain; charset=utf-8');
     expect(answer.text).toContain('# platform: linux-64');
@@ -189,17 +190,17 @@ describe('resolve: formats', () => {
     ['conda-lock-v1', 'application/yaml', /^version: 1$/m],
     ['rattler-lock-v6', 'application/yaml', /^version: 6$/m],
   ])('format=%s answers %s', async (format, mediaType, pattern) => {
-    const post = await call(server.url, 'POST', `/resolve?format=${format}`, { json: body });
+    const post = await call(server.app, 'POST', `/resolve?format=${format}`, { json: body });
     expect(post.status).toBe(200);
     expect(post.type).toBe(mediaType);
     expect(post.text).toMatch(pattern);
-    const get = await call(server.url, 'GET', `/resolve?spec=python=3.11&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}&format=${format}`);
+    const get = await call(server.app, 'GET', `/resolve?spec=python=3.11&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}&format=${format}`);
     expect(get.status).toBe(200);
     expect(get.text).toBe(post.text);
   });
 
   it('format with a failing platform is a 500 naming the platform and why', async () => {
-    const answer = await call(server.url, 'POST', '/resolve?format=explicit', { json: { ...body, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] } });
+    const answer = await call(server.app, 'POST', '/resolve?format=explicit', { json: { ...body, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] } });
     expect(answer.status).toBe(500);
     expect(answer.type).toBe('application/problem+json');
     const problem = answer.json<ProblemBody>();
@@ -209,17 +210,17 @@ describe('resolve: formats', () => {
   });
 
   it('format=requirements on a solve is rejected with 500', async () => {
-    const answer = await call(server.url, 'POST', '/resolve?format=requirements', { json: body });
+    const answer = await call(server.app, 'POST', '/resolve?format=requirements', { json: body });
     expect(answer.status).toBe(500);
     expect(answer.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:export-failed', status: 500, field: 'format' });
   });
 
   it('an unknown format is a 400 listing the registry names, sorted', async () => {
-    const answer = await call(server.url, 'GET', `/resolve?spec=python&format=nope&channel=${encodeURIComponent(DEMO_CHANNEL)}`);
+    const answer = await call(server.app, 'GET', `/resolve?spec=python&format=nope&channel=${encodeURIComponent(DEMO_CHANNEL)}`);
     expect(answer.status).toBe(400);
     const problem = answer.json<ProblemBody>();
     expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:unknown-format', field: 'format' });
-    const formats = (await call(server.url, 'GET', '/formats')).json<{ formats: string[] }>().formats;
+    const formats = (await call(server.app, 'GET', '/formats')).json<{ formats: string[] }>().formats;
     expect(problem.available_formats).toEqual(formats);
     expect(problem.available_formats).toEqual([...formats].sort());
     expect(problem.detail).toContain("'nope'");
@@ -242,7 +243,7 @@ describe('bad input: 400 naming the field', () => {
     ['bad file', { file: 'dependencies: [python\n', filename: 'environment.yml' }, 'invalid-file', 'file'],
     ['unsupported file name', { file: 'python', filename: 'Pipfile' }, 'invalid-file', 'filename'],
   ])('%s', async (_name, json, kind, field) => {
-    const answer = await call(server.url, 'POST', '/resolve', { json });
+    const answer = await call(server.app, 'POST', '/resolve', { json });
     expect(answer.status).toBe(400);
     expect(answer.type).toBe('application/problem+json');
     const problem = answer.json<ProblemBody>();
@@ -255,39 +256,39 @@ describe('bad input: 400 naming the field', () => {
 
   it('a bad spec inside a file names the file and line', async () => {
     const file = 'dependencies:\n  - python\n  - numpy >=<1\n';
-    const problem = (await call(server.url, 'POST', '/resolve', { json: { file, filename: 'environment.yml' } })).json<ProblemBody>();
+    const problem = (await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml' } })).json<ProblemBody>();
     expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:invalid-spec', field: 'file' });
     expect(problem.detail).toMatch(/environment\.yml, line 3/);
   });
 
   it('invalid JSON and an empty JSON body', async () => {
     for (const body of ['{"specs": [', '']) {
-      const answer = await call(server.url, 'POST', '/resolve', { body, headers: { 'content-type': 'application/json' } });
+      const answer = await call(server.app, 'POST', '/resolve', { body, headers: { 'content-type': 'application/json' } });
       expect(answer.status).toBe(400);
       expect(answer.json<ProblemBody>().type).toBe('urn:conda-resolve:problem:invalid-json');
     }
   });
 
   it('unknown or repeated query parameters', async () => {
-    const unknown = await call(server.url, 'GET', '/resolve?spec=python&foramt=explicit');
+    const unknown = await call(server.app, 'GET', '/resolve?spec=python&foramt=explicit');
     expect(unknown.json<ProblemBody>()).toMatchObject({ status: 400, field: 'foramt' });
-    const twice = await call(server.url, 'GET', '/resolve?spec=python&format=explicit&format=yaml');
+    const twice = await call(server.app, 'GET', '/resolve?spec=python&format=explicit&format=yaml');
     expect(twice.json<ProblemBody>()).toMatchObject({ status: 400, field: 'format' });
   });
 
   it('too many specs, platforms or channels', async () => {
     const specs = Array.from({ length: 201 }, (_, i) => `pkg${i}`);
-    const tooManySpecs = (await call(server.url, 'POST', '/resolve', { json: { specs } })).json<ProblemBody>();
+    const tooManySpecs = (await call(server.app, 'POST', '/resolve', { json: { specs } })).json<ProblemBody>();
     expect(tooManySpecs).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', field: 'specs', limit: 200 });
-    const asString = (await call(server.url, 'POST', '/resolve', { json: { specs: specs.join(',') } })).json<ProblemBody>();
+    const asString = (await call(server.app, 'POST', '/resolve', { json: { specs: specs.join(',') } })).json<ProblemBody>();
     expect(asString).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', limit: 200 });
-    const inFile = (await call(server.url, 'POST', '/resolve', { json: { file: specs.join('\n'), filename: 'specs.txt' } })).json<ProblemBody>();
+    const inFile = (await call(server.app, 'POST', '/resolve', { json: { file: specs.join('\n'), filename: 'specs.txt' } })).json<ProblemBody>();
     expect(inFile).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', field: 'file' });
     const platforms = ['linux-64', 'linux-aarch64', 'linux-ppc64le', 'linux-s390x', 'osx-64', 'osx-arm64', 'win-64', 'win-arm64', 'linux-32'];
-    const tooManyPlatforms = (await call(server.url, 'GET', `/resolve?spec=python&platforms=${platforms.join(',')}`)).json<ProblemBody>();
+    const tooManyPlatforms = (await call(server.app, 'GET', `/resolve?spec=python&platforms=${platforms.join(',')}`)).json<ProblemBody>();
     expect(tooManyPlatforms).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-platforms', field: 'platforms', limit: 8 });
     const channels = Array.from({ length: 9 }, (_, i) => `chan${i}`);
-    expect((await call(server.url, 'POST', '/resolve', { json: { specs: ['python'], channels } })).json<ProblemBody>()).toMatchObject({
+    expect((await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], channels } })).json<ProblemBody>()).toMatchObject({
       type: 'urn:conda-resolve:problem:too-many-channels',
       limit: 8,
     });
@@ -296,13 +297,13 @@ describe('bad input: 400 naming the field', () => {
 
 describe('HTTP-level errors', () => {
   it('413 for a body over the limit', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', { json: { specs: ['python'], file: 'x'.repeat(1024 * 1024 + 10), filename: 'a.txt' } });
+    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], file: 'x'.repeat(1024 * 1024 + 10), filename: 'a.txt' } });
     expect(answer.status).toBe(413);
     expect(answer.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:payload-too-large', limit: 1024 * 1024 });
   });
 
   it('415 for a media type that is neither JSON nor an environment file', async () => {
-    const answer = await call(server.url, 'POST', '/resolve', { body: '<specs/>', headers: { 'content-type': 'application/xml' } });
+    const answer = await call(server.app, 'POST', '/resolve', { body: '<specs/>', headers: { 'content-type': 'application/xml' } });
     expect(answer.status).toBe(415);
     const problem = answer.json<ProblemBody & { supported_media_types: string[] }>();
     expect(problem.type).toBe('urn:conda-resolve:problem:unsupported-media-type');
@@ -310,23 +311,23 @@ describe('HTTP-level errors', () => {
   });
 
   it('404 for an unknown path and 405 for a known path with another method', async () => {
-    const missing = await call(server.url, 'GET', '/nowhere');
+    const missing = await call(server.app, 'GET', '/nowhere');
     expect(missing.status).toBe(404);
     expect(missing.json<ProblemBody>().type).toBe('urn:conda-resolve:problem:not-found');
-    const wrongMethod = await call(server.url, 'DELETE', '/resolve');
+    const wrongMethod = await call(server.app, 'DELETE', '/resolve');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers['allow']).toBe('GET, POST');
   });
 
   it('compresses large answers when the client accepts it', async () => {
-    const answer = await call(server.url, 'GET', '/openapi.json', { headers: { 'accept-encoding': 'gzip' } });
+    const answer = await call(server.app, 'GET', '/openapi.json', { headers: { 'accept-encoding': 'gzip' } });
     expect(answer.headers['content-encoding']).toBe('gzip');
   });
 
   it('CORS is off unless configured', async () => {
-    const answer = await call(server.url, 'GET', '/version', { headers: { origin: 'https://example.org' } });
+    const answer = await call(server.app, 'GET', '/version', { headers: { origin: 'https://example.org' } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await call(server.url, 'OPTIONS', '/resolve', { headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' } });
+    const preflight = await call(server.app, 'OPTIONS', '/resolve', { headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' } });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
@@ -334,9 +335,9 @@ describe('HTTP-level errors', () => {
 describe('logs', () => {
   it('record timing and outcome but never spec or file text or channel credentials', async () => {
     const marker = 'zzsecretmarker';
-    await call(server.url, 'POST', '/resolve', { json: { specs: [`${marker}-spec`], file: `${marker}-file\n`, filename: 'specs.txt', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
-    await call(server.url, 'GET', `/resolve?spec=${marker}-query&channel=${encodeURIComponent('https://alice:hunter2@example.org/t/tok-secret/chan')}`);
-    await call(server.url, 'GET', `/resolve?spec=python=3.11&channel=${encodeURIComponent(DEMO_CHANNEL)}&platform=linux-64`);
+    await call(server.app, 'POST', '/resolve', { json: { specs: [`${marker}-spec`], file: `${marker}-file\n`, filename: 'specs.txt', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    await call(server.app, 'GET', `/resolve?spec=${marker}-query&channel=${encodeURIComponent('https://alice:hunter2@example.org/t/tok-secret/chan')}`);
+    await call(server.app, 'GET', `/resolve?spec=python=3.11&channel=${encodeURIComponent(DEMO_CHANNEL)}&platform=linux-64`);
     const text = server.logs.join('\n');
     expect(text).not.toContain(marker);
     expect(text).not.toMatch(/hunter2|tok-secret|alice/);

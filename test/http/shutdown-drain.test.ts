@@ -74,7 +74,7 @@ describe('conda-resolve serve: SIGTERM drains without resetting a request', () =
       const hold = holdChannel(channels);
       const inFlight = kept[0]!;
       await inFlight.get(RESOLVE);
-      while (hold.held() === 0) await new Promise((r) => setTimeout(r, 10));
+      await hold.arrived;
 
       // The burst: 600 new connections, each writing its request as soon as it is connected, and
       // another request on every kept connection, half written just before SIGTERM and half just
@@ -93,7 +93,8 @@ describe('conda-resolve serve: SIGTERM drains without resetting a request', () =
       burst.slice(200).forEach(send);
       const outcomes = [...burst, ...fresh].map((c) => outcomeOf(c));
 
-      await new Promise((r) => setTimeout(r, 300));
+      // Released once the server is draining, so the burst meets the drain with the resolve in flight.
+      await serve.logLine('shutting down');
       hold.release();
       const results = [await outcomeOf(inFlight), ...(await Promise.all(outcomes))].map(describeOutcome);
       const tally: Record<string, number> = {};
@@ -128,9 +129,9 @@ describe('conda-resolve serve: SIGTERM drains without resetting a request', () =
 
       const hold = holdChannel(channels);
       await busy.get(RESOLVE);
-      while (hold.held() === 0) await new Promise((r) => setTimeout(r, 10));
+      await hold.arrived;
       serve.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+      await serve.logLine('shutting down');
 
       // During the drain: still connected, and a new request is answered with the 503.
       expect(keepAlive.ended).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * `conda-resolve serve` as a real process (the built CLI, or `src/` through tsx), so that signal
+ * `conda-resolve serve` as a real process (the built CLI), so that signal
  * handling and exit codes are the real ones. `url` settles once the start-up log line says where
  * the server listens; `stderr` collects the JSON log lines.
  */
@@ -13,15 +13,21 @@ export interface ServeProcess {
   readonly url: Promise<string>;
   readonly stderr: string[];
   readonly exit: Promise<number | null>;
+  /** Settles with the first log line (already written or still to come) that contains `text`. */
+  logLine(text: string): Promise<string>;
 }
 
-/** Holds `channels`' answers until `release()`, so resolves stay in flight. */
-export function holdChannel(channels: ChannelServer): { release: () => void; held: () => number } {
+/**
+ * Holds `channels`' answers until `release()`, so resolves stay in flight; `arrived` settles when
+ * the channel has received its first request (the resolve is then in flight).
+ */
+export function holdChannel(channels: ChannelServer): { release: () => void; arrived: Promise<void> } {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
-  let held = 0;
+  let arrive!: () => void;
+  const arrived = new Promise<void>((r) => (arrive = r));
   channels.intercept = async () => {
-    held++;
+    arrive();
     await released;
     return false;
   };
@@ -30,19 +36,19 @@ export function holdChannel(channels: ChannelServer): { release: () => void; hel
       channels.intercept = undefined;
       release();
     },
-    held: () => held,
+    arrived,
   };
 }
 
-export function startServe(args: readonly string[], options: { fromSource?: boolean } = {}): ServeProcess {
-  const entry = options.fromSource ? ['--import', 'tsx', `${PROJECT_ROOT}/src/cli/bin.ts`] : [CLI];
-  const child = spawn(process.execPath, [...entry, 'serve', ...args], {
+export function startServe(args: readonly string[], options: { logLevel?: 'info' | 'debug' } = {}): ServeProcess {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: PROJECT_ROOT,
-    // Info level: the start-up line is how the URL is learnt.
-    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
+    // Info level at least: the start-up line is how the URL is learnt.
+    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const stderr: string[] = [];
+  const waiting: Array<{ text: string; resolve: (line: string) => void }> = [];
   let buffered = '';
   const url = new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -53,6 +59,10 @@ export function startServe(args: readonly string[], options: { fromSource?: bool
         stderr.push(line);
         const match = /"url":"(http:\/\/[^"]+)"/.exec(line);
         if (match && line.includes('listening on')) resolve(match[1]!);
+        for (const wait of waiting.filter((w) => line.includes(w.text))) {
+          waiting.splice(waiting.indexOf(wait), 1);
+          wait.resolve(line);
+        }
       }
     });
     child.once('exit', () => reject(new Error(`serve exited early:\n${stderr.join('\n')}`)));
@@ -60,5 +70,10 @@ export function startServe(args: readonly string[], options: { fromSource?: bool
   // Observed here: a test that never awaits `url` (the server failed another way) is not an unhandled rejection.
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, url, stderr, exit };
+  const logLine = (text: string): Promise<string> => {
+    const seen = stderr.find((line) => line.includes(text));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => waiting.push({ text, resolve }));
+  };
+  return { child, url, stderr, exit, logLine };
 }
