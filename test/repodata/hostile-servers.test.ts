@@ -302,7 +302,7 @@ describe('slow and silent servers', () => {
 
   it('a healthy channel loads while more trickling downloads run than the pool has slots', async () => {
     const cache = tempDir('starve');
-    const store = new RepodataStore({ cacheDir: cache.path, shards: false, concurrency: 4 });
+    const store = new RepodataStore({ cacheDir: cache.path, shards: false, concurrency: 4, stepAsideMs: 50 });
     const controller = new AbortController();
     const slotsTaken = new Promise<void>((resolve) => {
       const from = trickles;
