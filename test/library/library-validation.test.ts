@@ -125,10 +125,13 @@ describe('resolveEnvironments and an AbortSignal', () => {
     sockets.clear();
     await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
   });
-  async function hangingChannel(): Promise<{ url: string; connections: () => number }> {
+  async function hangingChannel(): Promise<{ url: string; connections: () => number; connected: Promise<void> }> {
     let connections = 0;
+    let markConnected!: () => void;
+    const connected = new Promise<void>((resolve) => (markConnected = resolve));
     const server = createServer((socket) => {
       connections++;
+      markConnected();
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
@@ -136,16 +139,14 @@ describe('resolveEnvironments and an AbortSignal', () => {
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
-    return { url: `http://127.0.0.1:${port}/hang`, connections: () => connections };
+    return { url: `http://127.0.0.1:${port}/hang`, connections: () => connections, connected };
   }
 
   it('an already aborted signal rejects at once with the abort error, before anything is fetched', async () => {
     const channel = await hangingChannel();
     const controller = new AbortController();
     controller.abort();
-    const started = Date.now();
     const error = await rejection(resolveEnvironments({ ...good, channels: [channel.url] }, { ...options, refresh: true, signal: controller.signal }));
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(error).toBeInstanceOf(ResolveAbortedError);
     expect(error).toMatchObject({ name: 'AbortError', code: 'CR_ERR_SOLVE_ABORTED', message: 'The resolve was cancelled' });
     expect(error.cause).toBe(controller.signal.reason);
@@ -161,12 +162,11 @@ describe('resolveEnvironments and an AbortSignal', () => {
       () => 'resolved',
       (e: unknown) => e,
     );
-    await expect.poll(channel.connections, { timeout: 5000 }).toBeGreaterThan(0);
+    // The channel never answers: only the abort can end the resolve (else the test times out).
+    await channel.connected;
     const reason = new Error('the user went away');
-    const aborted = Date.now();
     controller.abort(reason);
     const error = await outcome;
-    expect(Date.now() - aborted).toBeLessThan(1000);
     expect(error).toBeInstanceOf(ResolveAbortedError);
     expect(error).toMatchObject({ code: 'CR_ERR_SOLVE_ABORTED', message: 'The resolve was cancelled (the user went away)' });
     expect((error as Error).cause).toBe(reason);
