@@ -9,7 +9,8 @@
 import type { VersionSetId } from '../ids.js';
 import type { DependencyProvider } from '../provider.js';
 import { CoreSolver, type CoreOutcome, type CoreSolverOptions } from '../solver.js';
-import { buildExplanation, type ExplainInterner } from './explain.js';
+import { buildExplanation } from './explain.js';
+import type { ExplainInterner } from './interner.js';
 import type { Explanation } from './types.js';
 
 export interface UnsatInput {
