@@ -21,8 +21,8 @@ import type { SearchState } from './search-state.js';
 export function decideNext(state: SearchState): Literal | -1 {
   const value = state.trail.value;
   for (const clause of state.rootRequires) {
-    if (state.selectedOf(clause.name) >= 0) continue;
-    const candidates = state.matching(clause.versionSet)!;
+    if (state.selectedOf(state.requiredName(clause)) >= 0) continue;
+    const candidates = state.matching(state.requiredSet(clause))!;
     for (let i = 0; i < candidates.length; i++) {
       if (value[candidates[i]] === 0) return positive(candidates[i] as VariableId);
     }
@@ -35,10 +35,11 @@ export function decideNext(state: SearchState): Literal | -1 {
     const requires = state.requiresOf(state.trueAt(i));
     if (!requires) continue;
     for (const clause of requires) {
-      if (state.selectedOf(clause.name) >= 0) continue;
-      const activity = state.activityOf(clause.name);
+      const name = state.requiredName(clause);
+      if (state.selectedOf(name) >= 0) continue;
+      const activity = state.activityOf(name);
       if (activity < bestActivity) continue;
-      const candidates = state.matching(clause.versionSet)!;
+      const candidates = state.matching(state.requiredSet(clause))!;
       let first = -1;
       let count = 0;
       for (let k = 0; k < candidates.length; k++) {
