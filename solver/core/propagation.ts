@@ -69,10 +69,11 @@ export class Propagation {
       // arrays in locals: this is the innermost loop of the search, and a cursor object, the
       // `clauseOfLink` helper or the store's accessors here each measured 3-10% slower on a hard
       // problem. No clause is added during the walk, so the arrays stay valid for it.
-      const { pool: lits, start: starts, length: lengths } = store.layout();
       const { head, next } = watches.lists();
-      let previous: WatchLink = END_OF_LIST;
       let link: WatchLink = head[falseLiteral];
+      if (link === END_OF_LIST) continue;
+      const { pool: lits, start: starts, length: lengths } = store.layout();
+      let previous: WatchLink = END_OF_LIST;
       while (link !== END_OF_LIST) {
         const clause = (link >> 1) as ClauseId;
         const slot = link & 1;
