@@ -7,20 +7,26 @@
  * (whose reasons belong to the proof too). The pool is bounded; past it, learnt clauses carry no
  * derivation and an unsat core built through them is marked incomplete.
  */
-import type { WhyRange } from './clause.js';
-import type { ClauseStore } from './clause-store.js';
+import { NO_DERIVATION, type ClauseStore } from './clause-store.js';
 import type { Encoder } from './encoder.js';
 import { grow, negative, positive, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
 import type { SearchParts, SearchState } from './search-state.js';
 import { forbiddenBy } from './trail.js';
 
+/**
+ * A clause learnt from a conflict. Its arrays are the analyser's and are overwritten by the next
+ * `analyze`: copy what must last (the clause store copies the literals).
+ */
 export interface LearntFromConflict {
-  /** The learnt clause: the asserting literal first, then one of the backjump level. */
-  readonly literals: Literal[];
+  /** The learnt clause in its first `length` entries: the asserting literal, then one of the backjump level. */
+  readonly literals: ArrayLike<Literal>;
+  readonly length: number;
   readonly backjumpLevel: number;
   /** Distinct decision levels among the literals. */
   readonly lbd: number;
-  readonly why: WhyRange | null;
+  /** Its derivation's range in the why pool; `whyLength` is NO_DERIVATION once the pool is full. */
+  readonly whyStart: number;
+  readonly whyLength: number;
 }
 
 export interface UnsatCore {
@@ -42,7 +48,15 @@ export class Analyzer {
   readonly #store: ClauseStore;
   readonly #encoder: Encoder;
   readonly #maxWhyEntries: number;
+  /** Per variable: 1 while `analyze` has met it. */
   #seen = new Uint8Array(64);
+  /** The variables `analyze` marked seen, to clear them after. */
+  #touched = new Int32Array(64);
+  /** The clause being learnt. */
+  #learnt = new Int32Array(64);
+  /** Per decision level: the last `analyze` that counted it towards an LBD. */
+  #levelStamp = new Int32Array(64);
+  #stamp = 0;
   /** Clause ids, and `-1 - variable` for a level-0 variable dropped from a learnt clause. */
   #why = new Int32Array(1024);
   #whyUsed = 0;
@@ -57,44 +71,56 @@ export class Analyzer {
 
   /**
    * Learns the first-UIP clause of a conflict at the current level (above 0), bumping the
-   * activity of the names involved.
+   * activity of the names involved. The derivation is written straight into the why pool, past
+   * its used part, and kept only if it fits.
    */
   analyze(conflict: ClauseId): LearntFromConflict {
     const state = this.#state;
     const t = state.trail;
     const store = this.#store;
-    if (this.#seen.length < t.value.length) this.#seen = grow(this.#seen, t.value.length);
+    const variables = t.value.length;
+    if (this.#seen.length < variables) {
+      this.#seen = grow(this.#seen, variables);
+      this.#touched = grow(this.#touched, variables);
+      this.#learnt = grow(this.#learnt, variables);
+    }
+    if (this.#levelStamp.length <= t.currentLevel) this.#levelStamp = grow(this.#levelStamp, t.currentLevel + 1);
     const seen = this.#seen;
+    const touched = this.#touched;
+    const learnt = this.#learnt;
     const level = t.level;
     const currentLevel = t.currentLevel;
-    const touched: VariableId[] = [];
-    const why: number[] = [];
-    const learnt: Literal[] = [0 as Literal];
+    let touchedCount = 0;
+    let learntCount = 1;
+    let why = this.#why;
+    let whyEnd = this.#whyUsed;
     let pathCount = 0;
     let pivot = -1 as VariableId;
     let index = t.length - 1;
     let clause = conflict;
     for (;;) {
-      why.push(clause);
-      // `reasonClause` below may add a clause and so replace the pool: read it afresh each round.
-      const pool = store.pool;
-      const end = store.start(clause) + store.length(clause);
-      for (let k = store.start(clause); k < end; k++) {
+      // Room for this clause and its level-0 variables; `reasonClause` below may add a clause
+      // and so replace the layout: read it afresh each round.
+      const { pool, start, length } = store.layout();
+      if (whyEnd + 1 + length[clause] > why.length) this.#why = why = grow(why, whyEnd + 1 + length[clause]);
+      why[whyEnd++] = clause;
+      const end = start[clause] + length[clause];
+      for (let k = start[clause]; k < end; k++) {
         const literal = pool[k] as Literal;
         const variable = variableOf(literal);
         if (variable === pivot || seen[variable]) continue;
         seen[variable] = 1;
-        touched.push(variable);
+        touched[touchedCount++] = variable;
         const lv = level[variable];
         if (lv === 0) {
           // Dropped from the learnt clause, but its reason belongs to the proof.
-          if (variable !== ROOT_VARIABLE) why.push(-1 - variable);
+          if (variable !== ROOT_VARIABLE) why[whyEnd++] = -1 - variable;
           continue;
         }
         const name = state.nameOf(variable);
         if (name >= 0) state.bump(name);
         if (lv === currentLevel) pathCount++;
-        else learnt.push(literal);
+        else learnt[learntCount++] = literal;
       }
       while (!seen[t.order[index]] || level[t.order[index]] !== currentLevel) {
         // A conflict without a literal at its level means a broken watch invariant: fail loudly.
@@ -106,25 +132,41 @@ export class Analyzer {
       clause = this.reasonClause(pivot) as ClauseId;
     }
     learnt[0] = t.value[pivot] === 1 ? negative(pivot) : positive(pivot);
-    for (const variable of touched) seen[variable] = 0;
+    for (let i = 0; i < touchedCount; i++) seen[touched[i]] = 0;
 
+    // The backjump level is the highest among the other literals; that literal goes second.
+    const levelStamp = this.#levelStamp;
+    const stamp = ++this.#stamp;
+    levelStamp[currentLevel] = stamp;
+    let lbd = 1;
     let backjumpLevel = 0;
     let at = 1;
-    for (let i = 1; i < learnt.length; i++) {
-      const lv = level[variableOf(learnt[i])];
+    for (let i = 1; i < learntCount; i++) {
+      const lv = level[learnt[i] >> 1];
+      if (levelStamp[lv] !== stamp) {
+        levelStamp[lv] = stamp;
+        lbd++;
+      }
       if (lv > backjumpLevel) {
         backjumpLevel = lv;
         at = i;
       }
     }
-    if (learnt.length > 1) {
+    if (learntCount > 1) {
       const swapped = learnt[1];
       learnt[1] = learnt[at];
       learnt[at] = swapped;
     }
-    const levels = new Set<number>();
-    for (const literal of learnt) levels.add(level[variableOf(literal)]);
-    return { literals: learnt, backjumpLevel, lbd: levels.size, why: this.#remember(why) };
+
+    const whyStart = this.#whyUsed;
+    let whyLength = whyEnd - whyStart;
+    if (!this.#whyComplete || whyEnd > this.#maxWhyEntries) {
+      this.#whyComplete = false;
+      whyLength = NO_DERIVATION;
+    } else {
+      this.#whyUsed = whyEnd;
+    }
+    return { literals: learnt as ArrayLike<number> as ArrayLike<Literal>, length: learntCount, backjumpLevel, lbd, whyStart, whyLength };
   }
 
   /**
@@ -135,14 +177,17 @@ export class Analyzer {
     const store = this.#store;
     const t = this.#state.trail;
     const core: ClauseId[] = [];
-    const visitedClauses = new Set<ClauseId>();
-    const visitedVariables = new Set<VariableId>();
+    // Clauses are only appended on the way (forbid clauses), so ids below this count are marked
+    // in `visitedClauses`, and newer ones (never learnt) are looked up in `visitedNew`.
+    const visitedClauses = new Uint8Array(store.count);
+    const visitedNew = new Set<ClauseId>();
+    const visitedVariables = new Uint8Array(t.value.length);
     let complete = true;
     // Entries: 2 * clause + 1 when the clause's level-0 literals must be explained too.
     const stack: number[] = [2 * conflict + 1];
     const pushVariable = (variable: VariableId): void => {
-      if (variable === ROOT_VARIABLE || visitedVariables.has(variable)) return;
-      visitedVariables.add(variable);
+      if (variable === ROOT_VARIABLE || visitedVariables[variable]) return;
+      visitedVariables[variable] = 1;
       const reason = this.reasonClause(variable);
       if (reason >= 0) stack.push(2 * reason + 1);
     };
@@ -150,27 +195,31 @@ export class Analyzer {
       const entry = stack.pop()!;
       const clause = (entry >> 1) as ClauseId;
       if (entry & 1) {
-        // Clauses are only appended on the way (forbid clauses), so this pool stays valid for it.
-        const pool = store.pool;
-        const end = store.start(clause) + store.length(clause);
-        for (let k = store.start(clause); k < end; k++) {
+        const { pool, start, length } = store.layout();
+        const end = start[clause] + length[clause];
+        for (let k = start[clause]; k < end; k++) {
           const variable = (pool[k] >> 1) as VariableId;
           if (t.value[variable] !== 0 && t.level[variable] === 0) pushVariable(variable);
         }
       }
-      if (visitedClauses.has(clause)) continue;
-      visitedClauses.add(clause);
+      if (clause < visitedClauses.length) {
+        if (visitedClauses[clause]) continue;
+        visitedClauses[clause] = 1;
+      } else {
+        if (visitedNew.has(clause)) continue;
+        visitedNew.add(clause);
+      }
       if (!store.isLearnt(clause)) {
         core.push(clause);
         continue;
       }
-      const why = store.learnt(clause).why;
-      if (why === null) {
+      const whyLength = store.whyLength(clause);
+      if (whyLength === NO_DERIVATION) {
         complete = false;
         continue;
       }
-      const { start, length } = why;
-      for (let i = start; i < start + length; i++) {
+      const whyStart = store.whyStart(clause);
+      for (let i = whyStart; i < whyStart + whyLength; i++) {
         const item = this.#why[i];
         if (item >= 0) stack.push(2 * item);
         else pushVariable((-1 - item) as VariableId);
@@ -186,18 +235,5 @@ export class Analyzer {
     if (reason >= 0) return reason as ClauseId;
     const sibling = forbiddenBy(reason);
     return sibling === -1 ? -1 : this.#encoder.forbidClause(sibling, variable);
-  }
-
-  /** Stores a derivation in the why pool; null once the pool is (or was ever) full. */
-  #remember(why: readonly number[]): WhyRange | null {
-    if (!this.#whyComplete || this.#whyUsed + why.length > this.#maxWhyEntries) {
-      this.#whyComplete = false;
-      return null;
-    }
-    if (this.#why.length < this.#whyUsed + why.length) this.#why = grow(this.#why, this.#whyUsed + why.length);
-    this.#why.set(why, this.#whyUsed);
-    const range = { start: this.#whyUsed, length: why.length };
-    this.#whyUsed += why.length;
-    return range;
   }
 }

@@ -19,26 +19,46 @@ import type { SearchState } from './search-state.js';
 
 /** The literal to decide next, or -1 when every requirement of the selection is satisfied. */
 export function decideNext(state: SearchState): Literal | -1 {
+  const root = decideRootSpec(state);
+  return root >= 0 ? root : decideOpenRequirement(state);
+}
+
+// Two functions, with index loops rather than for-of: V8 inlines the search state's accessors
+// into each within its inlining budget, which one function holding both loops sometimes
+// exceeded (a real solve then ran about 30% slower).
+
+/** Step 1: the first root spec with no selected record, or -1. */
+function decideRootSpec(state: SearchState): Literal | -1 {
   const value = state.trail.value;
-  for (const clause of state.rootRequires) {
-    if (state.selectedOf(clause.name) >= 0) continue;
-    const candidates = state.matching(clause.versionSet)!;
+  const roots = state.rootRequires;
+  for (let r = 0; r < roots.length; r++) {
+    const clause = roots[r];
+    if (state.selectedOf(state.requiredName(clause)) >= 0) continue;
+    const candidates = state.matching(state.requiredSet(clause))!;
     for (let i = 0; i < candidates.length; i++) {
       if (value[candidates[i]] === 0) return positive(candidates[i] as VariableId);
     }
   }
+  return -1;
+}
 
+/** Steps 2 and 3: the best open requirement of the selected records, or -1. */
+function decideOpenRequirement(state: SearchState): Literal | -1 {
+  const value = state.trail.value;
   let best = -1;
   let bestActivity = -1;
   let bestCount = 0;
-  for (let i = 0; i < state.trueCount; i++) {
+  const trueCount = state.trueCount;
+  for (let i = 0; i < trueCount; i++) {
     const requires = state.requiresOf(state.trueAt(i));
     if (!requires) continue;
-    for (const clause of requires) {
-      if (state.selectedOf(clause.name) >= 0) continue;
-      const activity = state.activityOf(clause.name);
+    for (let r = 0; r < requires.length; r++) {
+      const clause = requires[r];
+      const name = state.requiredName(clause);
+      if (state.selectedOf(name) >= 0) continue;
+      const activity = state.activityOf(name);
       if (activity < bestActivity) continue;
-      const candidates = state.matching(clause.versionSet)!;
+      const candidates = state.matching(state.requiredSet(clause))!;
       let first = -1;
       let count = 0;
       for (let k = 0; k < candidates.length; k++) {

@@ -135,7 +135,7 @@ export class Encoder {
       literals.push(positive(candidate));
     }
     const clause = this.#store.add(requires, literals);
-    this.#state.addRequires(requires);
+    this.#state.addRequires(clause, parent, versionSet, requires.name);
     return clause;
   }
 

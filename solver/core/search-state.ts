@@ -7,9 +7,8 @@
  * Assignments go through `set` and `backjump` here, so the per-name bookkeeping (the selected
  * record, the true variables, the solvables waiting to be encoded) never drifts from the trail.
  */
-import type { RequiresClause } from './clause.js';
 import type { ClauseStore } from './clause-store.js';
-import { grow, ROOT_VARIABLE, type Literal, type NameId, type VariableId, type VersionSetId } from './ids.js';
+import { grow, ROOT_VARIABLE, type ClauseId, type Literal, type NameId, type VariableId, type VersionSetId } from './ids.js';
 import type { SolverStats } from './stats.js';
 import { Trail, type Reason } from './trail.js';
 import type { WatchMap } from './watch-map.js';
@@ -34,7 +33,13 @@ export class SearchState {
   /** Per variable: 1 once its dependencies are clauses. */
   #encoded = new Uint8Array(64);
   /** Per variable: the requires clauses it is the parent of. */
-  readonly #requiresOf: (RequiresClause[] | undefined)[] = [];
+  readonly #requiresOf: (ClauseId[] | undefined)[] = [];
+  /**
+   * Per requires clause: its version set and that set's name (what `decide` reads, packed: it
+   * scans every open requirement at every decision).
+   */
+  #requiredSet = new Int32Array(256);
+  #requiredName = new Int32Array(256);
   /** Per name: its candidates' variables, most preferred first; undefined until reached. */
   readonly #members: (Int32Array | undefined)[] = [];
   /** Per version set: the matching candidates' variables, in preference order. */
@@ -51,7 +56,7 @@ export class SearchState {
   readonly #pending: VariableId[] = [];
   #pendingHead = 0;
   /** Root requirements' clauses, in the user's order. */
-  readonly #rootRequires: RequiresClause[] = [];
+  readonly #rootRequires: ClauseId[] = [];
 
   get variableCount(): number {
     return this.#variableCount;
@@ -98,22 +103,40 @@ export class SearchState {
     this.#matching[versionSet] = variables;
   }
 
-  get rootRequires(): readonly RequiresClause[] {
+  /** The root's requires clauses, in the user's order. */
+  get rootRequires(): readonly ClauseId[] {
     return this.#rootRequires;
   }
 
-  requiresOf(variable: VariableId): readonly RequiresClause[] | undefined {
+  /** The requires clauses whose parent is `variable`. */
+  requiresOf(variable: VariableId): readonly ClauseId[] | undefined {
     return this.#requiresOf[variable];
   }
 
-  /** Records a requirement: the root's go to `rootRequires`, in the user's order. */
-  addRequires(clause: RequiresClause): void {
-    if (clause.parent === ROOT_VARIABLE) {
+  /** The version set of a requires clause. */
+  requiredSet(clause: ClauseId): VersionSetId {
+    return this.#requiredSet[clause];
+  }
+
+  /** The name of a requires clause's version set. */
+  requiredName(clause: ClauseId): NameId {
+    return this.#requiredName[clause];
+  }
+
+  /** Records a requires clause (one with candidates other than its parent). */
+  addRequires(clause: ClauseId, parent: VariableId, versionSet: VersionSetId, name: NameId): void {
+    if (clause >= this.#requiredSet.length) {
+      this.#requiredSet = grow(this.#requiredSet, clause + 1);
+      this.#requiredName = grow(this.#requiredName, clause + 1);
+    }
+    this.#requiredSet[clause] = versionSet;
+    this.#requiredName[clause] = name;
+    if (parent === ROOT_VARIABLE) {
       this.#rootRequires.push(clause);
       return;
     }
-    let list = this.#requiresOf[clause.parent];
-    if (!list) this.#requiresOf[clause.parent] = list = [];
+    let list = this.#requiresOf[parent];
+    if (!list) this.#requiresOf[parent] = list = [];
     list.push(clause);
   }
 

@@ -144,14 +144,14 @@ export class CoreSolver {
     }
     this.stats.conflicts++;
     this.#conflictsSinceRestart++;
-    const { literals, backjumpLevel, lbd, why } = this.#analyzer.analyze(conflict);
+    const learnt = this.#analyzer.analyze(conflict);
     state.decayActivity();
-    state.backjump(backjumpLevel);
-    const clause = this.#store.add({ kind: 'learnt', why, lbd }, literals);
+    state.backjump(learnt.backjumpLevel);
+    const clause = this.#store.addLearnt(learnt.literals, learnt.length, learnt.lbd, learnt.whyStart, learnt.whyLength);
     this.stats.learnt++;
     this.stats.learntKept = ++this.#learntLive;
-    if (literals.length >= 2) this.#watches.watch(clause);
-    state.set(literals[0], clause);
+    if (learnt.length >= 2) this.#watches.watch(clause);
+    state.set(learnt.literals[0], clause);
     return true;
   }
 
@@ -176,7 +176,7 @@ export class CoreSolver {
       if ((t.value[a] !== 0 && t.reason[a] === clause) || (t.value[b] !== 0 && t.reason[b] === clause)) continue;
       candidates.push(clause);
     }
-    candidates.sort((x, y) => store.learnt(y).lbd - store.learnt(x).lbd || x - y);
+    candidates.sort((x, y) => store.lbd(y) - store.lbd(x) || x - y);
     const remove = candidates.length >> 1;
     for (let i = 0; i < remove; i++) store.delete(candidates[i]);
     this.#learntLive -= remove;

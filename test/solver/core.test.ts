@@ -148,4 +148,31 @@ describe('core solver', () => {
     expect(solver.stats.learnt).toBeGreaterThan(solver.stats.learntKept);
     expect(solver.stats.learntKept).toBeLessThan(1000);
   });
+
+  it('builds the unsat core from original clauses, and marks it incomplete once the why pool is full', () => {
+    const lines: string[] = [];
+    for (let p = 0; p <= 5; p++) {
+      for (let hole = 1; hole <= 5; hole++) {
+        const others = [];
+        for (let q = 0; q <= 5; q++) if (q !== p) others.push(`p${q} !=${hole}`);
+        lines.push(`p${p} ${hole}: | ${others.join('; ')}`);
+      }
+    }
+    const provider = new UniverseProvider(parseUniverse(lines.join('\n')));
+    const roots = Array.from({ length: 6 }, (_, p) => provider.versionSet(`p${p}`));
+    const solver = new CoreSolver(provider);
+    const outcome = solver.solve(roots);
+    if (outcome.kind !== 'unsat') throw new Error(`expected unsat, got ${outcome.kind}`);
+    expect(solver.stats.learnt).toBeGreaterThan(0);
+    expect(outcome.complete).toBe(true);
+    // Every clause of the core is original (describe throws for a learnt one), and the user's specs are in it.
+    const kinds = outcome.core.map((clause) => solver.describe(clause));
+    expect(kinds.filter((c) => c.kind === 'requires' && c.parent === null)).toHaveLength(6);
+
+    const bounded = new CoreSolver(provider, { maxWhyEntries: 10 });
+    const partial = bounded.solve(roots);
+    if (partial.kind !== 'unsat') throw new Error(`expected unsat, got ${partial.kind}`);
+    expect(partial.complete).toBe(false);
+    for (const clause of partial.core) expect(() => bounded.describe(clause)).not.toThrow();
+  });
 });
