@@ -17,7 +17,7 @@ import type { ClauseStore } from './clause-store.js';
 import { asClauseId, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
 import type { SearchParts, SearchState } from './search-state.js';
 import { DECISION, forbiddenBy } from './trail.js';
-import type { WatchMap } from './watch-map.js';
+import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
 
 export function checkInvariants({ state, store, watches }: SearchParts): void {
   const failures: string[] = [];
@@ -28,15 +28,18 @@ export function checkInvariants({ state, store, watches }: SearchParts): void {
   if (failures.length > 0) throw new Error(`solver invariant broken:\n${failures.slice(0, 10).join('\n')}`);
 }
 
-/** Checks the trail; returns each assigned variable's position on it. */
-function checkTrail(state: SearchState, failures: string[]): Map<VariableId, number> {
+/** Position on the trail of a variable that is not on it. */
+const OFF_TRAIL = -1;
+
+/** Checks the trail; returns each variable's position on it (`OFF_TRAIL` when it is not). */
+function checkTrail(state: SearchState, failures: string[]): Int32Array {
   const t = state.trail;
-  const position = new Map<VariableId, number>();
+  const position = new Int32Array(state.variableCount).fill(OFF_TRAIL);
   let previousLevel = 0;
   for (let i = 0; i < t.length; i++) {
     const variable = t.variableAt(i);
-    if (position.has(variable)) failures.push(`variable ${variable} is on the trail twice`);
-    position.set(variable, i);
+    if (position[variable] !== OFF_TRAIL) failures.push(`variable ${variable} is on the trail twice`);
+    position[variable] = i;
     if (t.value[variable] === 0) failures.push(`variable ${variable} is on the trail but unassigned`);
     const level = t.level[variable];
     if (level < previousLevel || level > t.currentLevel) failures.push(`variable ${variable} at trail ${i} has level ${level} after ${previousLevel}`);
@@ -48,19 +51,22 @@ function checkTrail(state: SearchState, failures: string[]): Map<VariableId, num
     if (start >= t.length || t.level[decision] !== level || t.reason[decision] !== DECISION) failures.push(`level ${level} does not start with its decision`);
   }
   for (let variable = 0; variable < state.variableCount; variable++) {
-    if (t.value[variable] !== 0 && !position.has(variable as VariableId)) failures.push(`variable ${variable} is assigned but not on the trail`);
+    if (t.value[variable] !== 0 && position[variable] === OFF_TRAIL) failures.push(`variable ${variable} is assigned but not on the trail`);
   }
   if (t.head !== t.length) failures.push(`trail propagated to ${t.head} of ${t.length}`);
   return position;
 }
 
 function checkWatches(state: SearchState, store: ClauseStore, watches: WatchMap, failures: string[]): void {
-  const t = state.trail;
-  const onLists = new Map<number, number>();
+  // How many times each (clause, slot) link is on a list.
+  const onLists = new Uint32Array(2 * store.count);
+  const { head, next } = watches.lists();
   for (let literal = 0; literal < 2 * state.variableCount; literal++) {
-    for (const { clause, slot } of watches.watching(literal as Literal)) {
-      const link = 2 * clause + slot;
-      onLists.set(link, (onLists.get(link) ?? 0) + 1);
+    for (let link = head[literal] ?? END_OF_LIST; link !== END_OF_LIST; link = next[link]) {
+      const clause = clauseOfLink(link);
+      const slot = slotOfLink(link);
+      if (link < onLists.length) onLists[link]++;
+      else failures.push(`the list of ${literal} holds clause ${clause}, which does not exist`);
       if (!store.isWatched(clause)) failures.push(`clause ${clause} is watched but should not be`);
       else if (store.literalAt(clause, slot) !== literal) failures.push(`clause ${clause} is on the list of ${literal} but holds ${store.literalAt(clause, slot)} at ${slot}`);
     }
@@ -68,33 +74,37 @@ function checkWatches(state: SearchState, store: ClauseStore, watches: WatchMap,
   for (let c = 0; c < store.count; c++) {
     const clause = asClauseId(c);
     if (!store.isWatched(clause)) continue;
-    for (const slot of [0, 1]) {
-      const times = onLists.get(2 * clause + slot) ?? 0;
+    for (let slot = 0; slot < 2; slot++) {
+      const times = onLists[2 * clause + slot];
       if (times !== 1) failures.push(`clause ${clause} slot ${slot} is on its watch list ${times} times`);
     }
     const a = store.literalAt(clause, 0);
     const b = store.literalAt(clause, 1);
-    for (const [watched, partner] of [
-      [a, b],
-      [b, a],
-    ]) {
-      if (t.literalValue(watched) !== -1) continue;
-      const partnerValue = t.literalValue(partner);
-      if (partnerValue !== 1 || t.level[variableOf(partner)] > t.level[variableOf(watched)]) {
-        failures.push(`clause ${clause}: watched ${watched} is false at level ${t.level[variableOf(watched)]} but its partner ${partner} is ${partnerValue === 1 ? `true at level ${t.level[variableOf(partner)]}` : partnerValue === 0 ? 'unassigned' : 'false'}`);
-      }
-    }
+    checkWatchedPair(state, clause, a, b, failures);
+    checkWatchedPair(state, clause, b, a, failures);
   }
 }
 
-function checkReasons(state: SearchState, store: ClauseStore, position: ReadonlyMap<VariableId, number>, failures: string[]): void {
+/** A false watched literal needs a true partner assigned at a level no higher. */
+function checkWatchedPair(state: SearchState, clause: ClauseId, watched: Literal, partner: Literal, failures: string[]): void {
   const t = state.trail;
-  for (const [variable, at] of position) {
+  if (t.literalValue(watched) !== -1) return;
+  const partnerValue = t.literalValue(partner);
+  if (partnerValue !== 1 || t.level[variableOf(partner)] > t.level[variableOf(watched)]) {
+    failures.push(`clause ${clause}: watched ${watched} is false at level ${t.level[variableOf(watched)]} but its partner ${partner} is ${partnerValue === 1 ? `true at level ${t.level[variableOf(partner)]}` : partnerValue === 0 ? 'unassigned' : 'false'}`);
+  }
+}
+
+function checkReasons(state: SearchState, store: ClauseStore, position: Int32Array, failures: string[]): void {
+  const t = state.trail;
+  for (let i = 0; i < t.length; i++) {
+    const variable = t.variableAt(i);
+    const at = position[variable];
     const reason = t.reason[variable];
     if (reason === DECISION) continue;
     if (forbiddenBy(reason) >= 0) {
       const sibling = forbiddenBy(reason) as VariableId;
-      if (t.value[variable] !== -1 || t.value[sibling] !== 1 || (position.get(sibling) ?? Infinity) > at) failures.push(`variable ${variable} is forbidden by ${sibling}, which was not selected before it`);
+      if (t.value[variable] !== -1 || t.value[sibling] !== 1 || positionOrEnd(position, sibling) > at) failures.push(`variable ${variable} is forbidden by ${sibling}, which was not selected before it`);
       continue;
     }
     const clause = reason as ClauseId;
@@ -107,10 +117,16 @@ function checkReasons(state: SearchState, store: ClauseStore, position: Readonly
         continue;
       }
       const other = variableOf(literal);
-      if (t.literalValue(literal) !== -1 || (position.get(other) ?? Infinity) > at) failures.push(`variable ${variable}: reason clause ${clause} has ${literal}, not false before it`);
+      if (t.literalValue(literal) !== -1 || positionOrEnd(position, other) > at) failures.push(`variable ${variable}: reason clause ${clause} has ${literal}, not false before it`);
     }
     if (!holds) failures.push(`variable ${variable}: reason clause ${clause} does not hold its literal`);
   }
+}
+
+/** A variable's position on the trail, or past its end when it is not on it. */
+function positionOrEnd(position: Int32Array, variable: VariableId): number {
+  const at = position[variable];
+  return at === OFF_TRAIL ? Infinity : at;
 }
 
 function checkNames(state: SearchState, failures: string[]): void {

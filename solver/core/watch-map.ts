@@ -66,14 +66,6 @@ export class WatchMap {
     return this.#lists;
   }
 
-  /** The clauses watching `literal`, with the slot they watch it in (for the invariant checker). */
-  *watching(literal: Literal): Generator<{ clause: ClauseId; slot: number }> {
-    const { head, next } = this.#lists;
-    for (let link = head[literal] ?? END; link !== END; link = next[link]) {
-      yield { clause: clauseOfLink(link), slot: slotOfLink(link) };
-    }
-  }
-
   #push(literal: Literal, link: number): void {
     const { head, next } = this.#lists;
     next[link] = head[literal];
