@@ -90,7 +90,9 @@ function prefer(a: PackageRecord, b: PackageRecord): number {
   return a.track_features.length - b.track_features.length || compareVersions(b.version, a.version) || b.build_number - a.build_number;
 }
 
-describe('conda solve against MiniSat on random universes', () => {
+// CPU-bound with a fixed number of runs: the run count bounds them, not the clock, so a busy
+// machine (the invariant checker makes them 2x slower) gets a generous time limit.
+describe('conda solve against MiniSat on random universes', { timeout: 300_000 }, () => {
   it('agrees on satisfiability, returns valid answers, optimal in spec order', () => {
     fc.assert(
       fc.property(universeArb, ({ records, specs }) => {

@@ -32,7 +32,9 @@ function solveCore(problem: RandomProblem, options: CoreSolverOptions = {}): num
   return outcome.kind === 'sat' ? outcome.solvables : null;
 }
 
-describe('core solver against MiniSat on random universes', () => {
+// CPU-bound with a fixed number of runs: the run count bounds them, not the clock, so a busy
+// machine (the invariant checker makes them 2x slower) gets a generous time limit.
+describe('core solver against MiniSat on random universes', { timeout: 300_000 }, () => {
   it('agrees on satisfiability, returns valid solutions, and is optimal in spec order', () => {
     fc.assert(
       fc.property(randomProblem, (problem) => {
