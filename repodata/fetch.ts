@@ -21,6 +21,7 @@ import { CondaResolveError } from '../vocabulary/errors.js';
 import { RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
 import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
+import type { NetworkPolicy } from './net/network.js';
 import { createZstdDecoder, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
 
 export { checkUrlAllowed, type CheckUrl } from './url-policy.js';
@@ -35,6 +36,8 @@ export interface FetchContext {
   readonly signal?: AbortSignal | undefined;
   /** Time and rate rules of each download; `DEFAULT_DOWNLOAD_RULES` where unset. */
   readonly rules?: DownloadRules | undefined;
+  /** Mirrors, stored credentials and retries (`net/network.ts`); none when unset. */
+  readonly network?: NetworkPolicy | undefined;
 }
 
 export interface Validators {
@@ -49,6 +52,7 @@ export interface HttpHead {
   readonly cacheControl: string | null;
   readonly contentLength: number | null;
   readonly contentEncoding: string | null;
+  readonly retryAfter: string | null;
   /** The URL that answered (after redirects), with credentials: never print it. */
   readonly url: string;
 }
@@ -145,14 +149,25 @@ function bodyRules(context: FetchContext, url: string): BodyTimeRules {
  * hop whatever its status; the caller reads or dumps the body.
  */
 export async function httpGet(context: FetchContext, url: string, options: { validators?: Validators; accept?: string } = {}): Promise<HttpResponse> {
+  if (context.network === undefined) return httpGetOnce(context, url, options);
+  return context.network.get(url, context.signal, (target, authorization) => httpGetOnce(context, target, { ...options, authorization }));
+}
+
+/** One GET without mirrors or retries; `authorization` is used when the URL carries no `user:password@`. */
+async function httpGetOnce(
+  context: FetchContext,
+  url: string,
+  options: { validators?: Validators; accept?: string; authorization?: string | undefined },
+): Promise<HttpResponse> {
   const first = splitUserInfo(url);
+  const authorization = first.authorization ?? options.authorization ?? null;
   let current = first.url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     await checkUrlAllowed(context, current);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: options.accept ?? '*/*' };
     // Only plain JSON is worth HTTP compression; zstd and msgpack.zst are already compressed.
     headers['accept-encoding'] = current.endsWith('.json') ? 'gzip, br' : 'identity';
-    if (first.authorization && new URL(current).origin === first.origin) headers.authorization = first.authorization;
+    if (authorization && new URL(current).origin === first.origin) headers.authorization = authorization;
     if (options.validators?.etag) headers['if-none-match'] = options.validators.etag;
     if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
     let response: ExchangeHead;
@@ -186,6 +201,7 @@ export async function httpGet(context: FetchContext, url: string, options: { val
       cacheControl: headerValue(response.headers, 'cache-control'),
       contentLength: contentLength !== null && /^\d+$/.test(contentLength) ? Number(contentLength) : null,
       contentEncoding: headerValue(response.headers, 'content-encoding')?.trim().toLowerCase() || null,
+      retryAfter: headerValue(response.headers, 'retry-after'),
       url: current,
       body: response.body,
     };

@@ -21,6 +21,7 @@
  */
 import { readFile, rename, unlink } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
+import type { NetworkPolicy } from './net/network.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { CacheFormat, CacheState, RepodataCache } from './cache.js';
 import { RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
@@ -55,6 +56,8 @@ export interface RemoteSubdirsOptions {
   readonly onProgress: LoadProgress | undefined;
   /** A dispatcher of the caller's (kept open on `close`); else one is made on first use. */
   readonly dispatcher: Dispatcher | undefined;
+  /** Mirrors, stored credentials and retries for every request. */
+  readonly network?: NetworkPolicy | undefined;
   /** How long a download holds its slot in the pool before it steps aside (`DEFAULT_STEP_ASIDE_MS`). */
   readonly stepAsideMs: number;
 }
@@ -183,7 +186,7 @@ export class RemoteSubdirs {
     this.#dispatcher ??= http.createDefaultDispatcher();
     return {
       http,
-      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules },
+      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules, network: this.#options.network },
     };
   }
 
