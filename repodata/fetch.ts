@@ -359,15 +359,29 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
       throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, { url: response.url, cause: error });
     }
     const of = total !== null ? ` of ${total}` : '';
-    throw new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
-      url: response.url,
-      cause: error,
-    });
+    throw interrupted(
+      new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
+        url: response.url,
+        cause: error,
+      }),
+    );
   }
   if (total !== null && raw.received !== total) {
-    throw new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url });
+    throw interrupted(new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url }));
   }
   return { receivedBytes: raw.received, size, sha256: hash.digest('hex') };
+}
+
+const INTERRUPTED = new WeakSet<Error>();
+
+function interrupted<E extends Error>(error: E): E {
+  INTERRUPTED.add(error);
+  return error;
+}
+
+/** Whether a download failed because its body was cut off (worth asking again from the start). */
+export function isInterruptedBody(error: unknown): boolean {
+  return error instanceof Error && INTERRUPTED.has(error);
 }
 
 /** Read a small body (a shard, a shard index) whole, without decoding zstd. */

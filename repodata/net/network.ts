@@ -35,6 +35,11 @@ export interface NetworkResponse {
 /** One GET of a URL with an optional Authorization header, without retries (fetch.ts `httpGetOnce`). */
 export type SendOnce<R extends NetworkResponse> = (url: string, authorization: string | undefined) => Promise<R>;
 
+/** An error's message without the "Cannot fetch repodata for <channel>: " head and the URL tail. */
+function detail(message: string): string {
+  return message.replace(/^Cannot fetch repodata for .*?: /, '').replace(/ \((?:https?|file):\/\/[^)]*\)$/, '');
+}
+
 export class NetworkPolicy {
   readonly #options: NetworkOptions;
 
@@ -58,11 +63,21 @@ export class NetworkPolicy {
         return response;
       } catch (error) {
         if (signal?.aborted || last || !(error instanceof RepodataFetchError) || error.status !== null) throw error;
-        this.#log(`mirror ${redactSecrets(candidates[i]!)} failed (${error.message.replace(/^Cannot fetch repodata for [^:]+: /, '')}); trying the next mirror`);
+        this.#log(`mirror ${redactSecrets(candidates[i]!)} failed (${detail(error.message)}); trying the next mirror`);
       }
     }
     /* c8 ignore next */
     throw new Error('unreachable: the last mirror returns or throws');
+  }
+
+  /**
+   * After a download whose body was cut off (the caller discarded what it had written): wait and
+   * return true when another whole attempt is allowed, else false.
+   */
+  async retryBody(attempt: number, url: string, why: string, signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted || attempt >= (this.#options.maxRetries ?? 3)) return false;
+    await this.#wait(attempt, null, `${redactSecrets(url)} was cut off (${detail(why)})`, signal);
+    return true;
   }
 
   async #withRetries<R extends NetworkResponse>(url: string, authorization: string | undefined, signal: AbortSignal | undefined, send: SendOnce<R>): Promise<R> {
@@ -76,7 +91,7 @@ export class NetworkPolicy {
       } catch (error) {
         // A connection that failed (no status): worth another try; anything else is final.
         if (signal?.aborted || attempt >= max || !(error instanceof RepodataFetchError) || error.status !== null) throw error;
-        await this.#wait(attempt, null, `${shown} failed: ${error.message.replace(/^Cannot fetch repodata for [^:]+: /, '').replace(/ \(https?:\/\/[^)]*\)$/, '')}`, signal);
+        await this.#wait(attempt, null, `${shown} failed: ${detail(error.message)}`, signal);
         continue;
       }
       if (!RETRYABLE_STATUSES.has(response.status) || attempt >= max) return response;
