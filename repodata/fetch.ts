@@ -53,6 +53,8 @@ export interface HttpHead {
   readonly contentLength: number | null;
   readonly contentEncoding: string | null;
   readonly retryAfter: string | null;
+  /** Whether the request carried credentials (an Authorization header or a `/t/<token>/` segment). */
+  readonly credentialsSent: boolean;
   /** The URL that answered (after redirects), with credentials: never print it. */
   readonly url: string;
 }
@@ -202,6 +204,7 @@ async function httpGetOnce(
       contentLength: contentLength !== null && /^\d+$/.test(contentLength) ? Number(contentLength) : null,
       contentEncoding: headerValue(response.headers, 'content-encoding')?.trim().toLowerCase() || null,
       retryAfter: headerValue(response.headers, 'retry-after'),
+      credentialsSent: Boolean(headers.authorization) || /\/t\/[^/]+\//.test(new URL(current).pathname),
       url: current,
       body: response.body,
     };
@@ -226,11 +229,19 @@ export function describeStatus(status: number): string {
   return `HTTP ${status}${phrases[status] ? ` ${phrases[status]}` : ''}`;
 }
 
+/** What a 401 or 403 means for the user: credentials missing (and where to put them) or refused, for which host. */
+function credentialsHint(response: HttpResponse): string {
+  const host = new URL(response.url).host;
+  return response.credentialsSent
+    ? `the credentials for ${host} were refused (check the password or token in the channel URL, ~/.netrc or the auth file)`
+    : `no credentials were sent for ${host}; add them to ~/.netrc or to the auth file (RATTLER_AUTH_FILE), or put user:password@ or /t/<token>/ in the channel URL`;
+}
+
 /** Throw the error for a status that is neither 200 nor 304 (after dumping the body). */
 export async function failForStatus(context: FetchContext, response: HttpResponse): Promise<never> {
   await response.body.dump();
   let detail = `the server answered ${describeStatus(response.status)}`;
-  if (response.status === 401 || response.status === 403) detail += ' (the channel needs credentials, or the token is wrong)';
+  if (response.status === 401 || response.status === 403) detail += `: ${credentialsHint(response)}`;
   throw new RepodataFetchError(context.channel, context.subdir, detail, { url: response.url, status: response.status });
 }
 
