@@ -34,7 +34,7 @@ export const SERVICE_ERROR_CODES = {
   CR_ERR_INPUT_CHANNEL: 'A channel of the request cannot be understood.',
   CR_ERR_INPUT_DATE: 'An exclude-newer date cannot be parsed.',
   CR_ERR_INPUT_OPTION: 'An option has an invalid value (channel priority, virtual packages, an argument of the library API).',
-  CR_ERR_CHANNEL_REFUSED: "The server's channel policy refuses a channel (not allowlisted, local, a private address).",
+  CR_ERR_CHANNEL_REFUSED: "A channel policy refuses a channel: the server's (not allowlisted, local, a private address) or allowlist_channels/denylist_channels of configuration.",
   CR_ERR_CONFIG_FILE: 'A configuration file (.condarc, pixi config.toml, .netrc, the auth file) or a CONDA_* variable cannot be used.',
   CR_ERR_CONFIG_VALUE: 'A server setting (flag or CONDA_RESOLVE_* variable) has an invalid value.',
   CR_ERR_OUTPUT_FILE: 'The -o file cannot be written.',

@@ -132,7 +132,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
         ...user.prepare,
       },
     );
-    for (const warning of request.warnings) writeWarning(io, warning);
+    for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
 
     const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
     // One platform solves here (a worker would only add its start-up time); several solve here
@@ -153,7 +153,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     });
     let resolution;
     try {
-      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
+      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) });
     } finally {
       progress.stop();
       await pool?.close();

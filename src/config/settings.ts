@@ -57,7 +57,8 @@ export interface SettingValues {
 
 /** conda's defaults for the keys that have one (the others are unset). */
 export const SETTING_DEFAULTS: Partial<SettingValues> = {
-  channel_priority: 'flexible',
+  // conda's default is flexible; conda-resolve's has always been strict (src/request.ts).
+  channel_priority: 'strict',
   ssl_verify: true,
   remote_connect_timeout_secs: 9.15,
   remote_read_timeout_secs: 60,
