@@ -55,7 +55,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                default 600)
       --condarc FILE           network settings from this .condarc: proxy_servers (and the
                                proxy variables), ssl_verify, remote_* timeouts and retries,
-                               mirrors; channels stay those allowed above (CONDA_RESOLVE_CONDARC)
+                               mirrors (each mirror must be allowed too); stored credentials only
+                               from RATTLER_AUTH_FILE / NETRC when set; channels stay those
+                               allowed above (CONDA_RESOLVE_CONDARC)
   -h, --help                   show this help
 `;
 
