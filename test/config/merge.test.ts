@@ -79,6 +79,28 @@ describe('merging (conda\'s precedence examples)', () => {
     expect(config.get('channels')).toEqual(['conda-forge']);
   });
 
+  it("conda's admin example: #!final channels and channel_alias in $CONDA_ROOT/.condarc beat the user's defaults", () => {
+    // docs/source/user-guide/configuration/admin-multi-user-install.rst of conda/conda.
+    const root = tempDir('cr-root-');
+    const home = tempDir('cr-home-');
+    write(join(root, '.condarc'), 'channels:                                   #!final\n  - admin\n\nchannel_alias: https://conda.anaconda.org/  #!final\n');
+    write(join(home, '.condarc'), 'channels:\n  - defaults\nchannel_alias: https://user.example\n');
+    const config = loadConfig({ env: { HOME: home, CONDA_ROOT: root, CONDA_CHANNEL_ALIAS: 'https://env.example' } });
+    expect(config.get('channels')).toEqual(['admin']);
+    expect(config.get('channel_alias')).toBe('https://conda.anaconda.org/');
+    expect(config.sourceOf('channels')).toEqual([join(root, '.condarc')]);
+  });
+
+  it('flags beat variables, which beat files', () => {
+    const home = tempDir('cr-home-');
+    write(join(home, '.condarc'), 'channel_priority: disabled\nremote_max_retries: 1\n');
+    const flags = [{ source: '--channel-priority', values: { channel_priority: 'flexible' as const } }];
+    const config = loadConfig({ env: { HOME: home, CONDA_CHANNEL_PRIORITY: 'strict', CONDA_REMOTE_MAX_RETRIES: '5' }, flags });
+    expect(config.get('channel_priority')).toBe('flexible');
+    expect(config.get('remote_max_retries')).toBe(5);
+    expect(config.sourceOf('remote_max_retries')).toEqual(['CONDA_REMOTE_MAX_RETRIES']);
+  });
+
   it('reads condarc.d files in name order, after the folder\'s own .condarc', () => {
     const home = tempDir('cr-home-');
     write(join(home, '.conda', '.condarc'), 'remote_max_retries: 1\n');
