@@ -110,7 +110,9 @@ async function resolvePlatform(
         unrequested: options.unrequestedChannels ?? [],
         loadChannel: (channel) => deps.store.prepare([channel], [platform, 'noarch'], [missing], { signal }),
       });
-      return fail(hint ? `${outcome.message}. ${hint}` : outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
+      // The hint names channels, which may be the server's local paths: hidden from remote clients.
+      const shown = hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;
+      return fail(shown ? `${outcome.message}. ${shown}` : outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
     }
     return fail(outcome.message, outcome.code);
   } catch (caught) {

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closestNames } from '../../src/missing-name.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { call, injectTestServer } from '../http/helpers/test-server.js';
 import { DEMO, runCli, tempDir } from './run-cli.js';
 
 let server: ChannelServer;
@@ -71,6 +73,20 @@ describe('a name no channel has', () => {
     const run = await runCli(['-c', DEMO, '-p', 'linux-64', '-q', 'conda-forge::python'], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('"conda-forge::python" names the channel conda-forge, which is not among the channels searched: add it with -c conda-forge');
+  });
+});
+
+describe('over HTTP', () => {
+  it('gives the same hint, with the server\'s local paths hidden', async () => {
+    const server = await injectTestServer();
+    try {
+      const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['pyhton'], platforms: ['linux-64'] } });
+      const [result] = answer.json<{ error: string | null }[]>();
+      expect(result!.error).toContain('Did you mean python? Channels searched: <path> (linux-64 and noarch).');
+      expect(answer.text).not.toContain(PROJECT_ROOT);
+    } finally {
+      await server.close();
+    }
   });
 });
 
