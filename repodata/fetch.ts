@@ -21,6 +21,7 @@ import { CondaResolveError } from '../vocabulary/errors.js';
 import { RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
 import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
+import type { NetworkPolicy } from './net/network.js';
 import { createZstdDecoder, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
 
 export { checkUrlAllowed, type CheckUrl } from './url-policy.js';
@@ -35,6 +36,8 @@ export interface FetchContext {
   readonly signal?: AbortSignal | undefined;
   /** Time and rate rules of each download; `DEFAULT_DOWNLOAD_RULES` where unset. */
   readonly rules?: DownloadRules | undefined;
+  /** Mirrors, stored credentials and retries (`net/network.ts`); none when unset. */
+  readonly network?: NetworkPolicy | undefined;
 }
 
 export interface Validators {
@@ -49,6 +52,9 @@ export interface HttpHead {
   readonly cacheControl: string | null;
   readonly contentLength: number | null;
   readonly contentEncoding: string | null;
+  readonly retryAfter: string | null;
+  /** Whether the request carried credentials (an Authorization header or a `/t/<token>/` segment). */
+  readonly credentialsSent: boolean;
   /** The URL that answered (after redirects), with credentials: never print it. */
   readonly url: string;
 }
@@ -145,14 +151,25 @@ function bodyRules(context: FetchContext, url: string): BodyTimeRules {
  * hop whatever its status; the caller reads or dumps the body.
  */
 export async function httpGet(context: FetchContext, url: string, options: { validators?: Validators; accept?: string } = {}): Promise<HttpResponse> {
+  if (context.network === undefined) return httpGetOnce(context, url, options);
+  return context.network.get(url, context.signal, (target, authorization) => httpGetOnce(context, target, { ...options, authorization }));
+}
+
+/** One GET without mirrors or retries; `authorization` is used when the URL carries no `user:password@`. */
+async function httpGetOnce(
+  context: FetchContext,
+  url: string,
+  options: { validators?: Validators; accept?: string; authorization?: string | undefined },
+): Promise<HttpResponse> {
   const first = splitUserInfo(url);
+  const authorization = first.authorization ?? options.authorization ?? null;
   let current = first.url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     await checkUrlAllowed(context, current);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: options.accept ?? '*/*' };
     // Only plain JSON is worth HTTP compression; zstd and msgpack.zst are already compressed.
     headers['accept-encoding'] = current.endsWith('.json') ? 'gzip, br' : 'identity';
-    if (first.authorization && new URL(current).origin === first.origin) headers.authorization = first.authorization;
+    if (authorization && new URL(current).origin === first.origin) headers.authorization = authorization;
     if (options.validators?.etag) headers['if-none-match'] = options.validators.etag;
     if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
     let response: ExchangeHead;
@@ -186,6 +203,8 @@ export async function httpGet(context: FetchContext, url: string, options: { val
       cacheControl: headerValue(response.headers, 'cache-control'),
       contentLength: contentLength !== null && /^\d+$/.test(contentLength) ? Number(contentLength) : null,
       contentEncoding: headerValue(response.headers, 'content-encoding')?.trim().toLowerCase() || null,
+      retryAfter: headerValue(response.headers, 'retry-after'),
+      credentialsSent: Boolean(headers.authorization) || /\/t\/[^/]+\//.test(new URL(current).pathname),
       url: current,
       body: response.body,
     };
@@ -210,11 +229,19 @@ export function describeStatus(status: number): string {
   return `HTTP ${status}${phrases[status] ? ` ${phrases[status]}` : ''}`;
 }
 
+/** What a 401 or 403 means for the user: credentials missing (and where to put them) or refused, for which host. */
+function credentialsHint(response: HttpResponse): string {
+  const host = new URL(response.url).host;
+  return response.credentialsSent
+    ? `the credentials for ${host} were refused (check the password or token in the channel URL, ~/.netrc or the auth file)`
+    : `no credentials were sent for ${host}; add them to ~/.netrc or to the auth file (RATTLER_AUTH_FILE), or put user:password@ or /t/<token>/ in the channel URL`;
+}
+
 /** Throw the error for a status that is neither 200 nor 304 (after dumping the body). */
 export async function failForStatus(context: FetchContext, response: HttpResponse): Promise<never> {
   await response.body.dump();
   let detail = `the server answered ${describeStatus(response.status)}`;
-  if (response.status === 401 || response.status === 403) detail += ' (the channel needs credentials, or the token is wrong)';
+  if (response.status === 401 || response.status === 403) detail += `: ${credentialsHint(response)}`;
   throw new RepodataFetchError(context.channel, context.subdir, detail, { url: response.url, status: response.status });
 }
 
@@ -343,15 +370,29 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
       throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, { url: response.url, cause: error });
     }
     const of = total !== null ? ` of ${total}` : '';
-    throw new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
-      url: response.url,
-      cause: error,
-    });
+    throw interrupted(
+      new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
+        url: response.url,
+        cause: error,
+      }),
+    );
   }
   if (total !== null && raw.received !== total) {
-    throw new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url });
+    throw interrupted(new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url }));
   }
   return { receivedBytes: raw.received, size, sha256: hash.digest('hex') };
+}
+
+const INTERRUPTED = new WeakSet<Error>();
+
+function interrupted<E extends Error>(error: E): E {
+  INTERRUPTED.add(error);
+  return error;
+}
+
+/** Whether a download failed because its body was cut off (worth asking again from the start). */
+export function isInterruptedBody(error: unknown): boolean {
+  return error instanceof Error && INTERRUPTED.has(error);
 }
 
 /** Read a small body (a shard, a shard index) whole, without decoding zstd. */

@@ -21,6 +21,7 @@
  */
 import { readFile, rename, unlink } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
+import type { NetworkPolicy } from './net/network.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { CacheFormat, CacheState, RepodataCache } from './cache.js';
 import { RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
@@ -55,6 +56,8 @@ export interface RemoteSubdirsOptions {
   readonly onProgress: LoadProgress | undefined;
   /** A dispatcher of the caller's (kept open on `close`); else one is made on first use. */
   readonly dispatcher: Dispatcher | undefined;
+  /** Mirrors, stored credentials and retries for every request. */
+  readonly network?: NetworkPolicy | undefined;
   /** How long a download holds its slot in the pool before it steps aside (`DEFAULT_STEP_ASIDE_MS`). */
   readonly stepAsideMs: number;
 }
@@ -127,16 +130,28 @@ export class RemoteSubdirs {
     for (const format of formats) {
       const url = `${channel.subdirUrl(subdir)}/${FORMAT_FILES[format]}`;
       const validators = state && state.format === format ? { etag: state.etag, lastModified: state.lastModified } : undefined;
-      const outcome = await this.#download(async (): Promise<'missing' | FetchedSubdir> => {
-        const response = await http.httpGet(context, url, { validators });
-        // Whatever happens below (a cache that cannot be written, a bad document), the body is
-        // finished or dropped: a body left unread would hold its connection and slot forever.
+      const attempt = (): Promise<'missing' | FetchedSubdir> =>
+        this.#download(async (): Promise<'missing' | FetchedSubdir> => {
+          const response = await http.httpGet(context, url, { validators });
+          // Whatever happens below (a cache that cannot be written, a bad document), the body is
+          // finished or dropped: a body left unread would hold its connection and slot forever.
+          try {
+            return await this.#receive(http, { channel, subdir, key, state, context, format, url, shardsAbsentAt }, response);
+          } finally {
+            response.body.destroy();
+          }
+        }, context.signal);
+      let outcome: 'missing' | FetchedSubdir;
+      // A body cut off midway is asked for again from the start (its temp file was discarded, so
+      // the cache never holds a mix of two answers), as many times as the network policy allows.
+      for (let tries = 0; ; tries++) {
         try {
-          return await this.#receive(http, { channel, subdir, key, state, context, format, url, shardsAbsentAt }, response);
-        } finally {
-          response.body.destroy();
+          outcome = await attempt();
+          break;
+        } catch (error) {
+          if (!http.isInterruptedBody(error) || !(await context.network?.retryBody(tries, url, (error as Error).message, context.signal))) throw error;
         }
-      }, context.signal);
+      }
       if (outcome !== 'missing') return outcome;
       if (format === 'shards') shardsAbsentAt = this.#options.now();
     }
@@ -183,7 +198,7 @@ export class RemoteSubdirs {
     this.#dispatcher ??= http.createDefaultDispatcher();
     return {
       http,
-      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules },
+      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules, network: this.#options.network },
     };
   }
 

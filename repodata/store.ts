@@ -38,6 +38,7 @@ import { ShardClosures } from './sharded/closure.js';
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
 import type { CheckUrl } from './url-policy.js';
+import type { NetworkPolicy } from './net/network.js';
 
 export { defaultCacheDir };
 
@@ -55,6 +56,8 @@ export interface RepodataStoreOptions {
   /** Channel policy: called with every URL before it is requested, and with base URLs inside repodata. */
   readonly checkUrl?: CheckUrl | undefined;
   readonly dispatcher?: Dispatcher;
+  /** Mirrors, stored credentials and retries (`net/network.ts`). */
+  readonly network?: NetworkPolicy;
   /** Ask channels for `repodata_shards.msgpack.zst` first; default true. */
   readonly shards?: boolean;
   /**
@@ -127,6 +130,7 @@ export class RepodataStore {
       downloadRules: options.downloadRules,
       onProgress: options.onProgress,
       dispatcher: options.dispatcher,
+      network: options.network,
     });
   }
 

@@ -5,13 +5,14 @@
  * solver, which does not parse them again.
  */
 import { CHANNEL_PRIORITIES, type ChannelPriority } from '../solver/index.js';
-import { DEFAULTS_CHANNEL_URLS, parseChannel, type Channel } from '../vocabulary/channel.js';
+import { parseChannel, type Channel } from '../vocabulary/channel.js';
 import { parseMatchSpec, type MatchSpec } from '../vocabulary/match-spec.js';
 import { isKnownSubdir, KNOWN_SUBDIRS } from '../vocabulary/platform.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
+import { expandChannel, type ChannelSettings } from './config/channels.js';
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -52,8 +53,12 @@ export interface PrepareOptions {
   readonly cwd: string;
   /** Used when no platform is given anywhere. */
   readonly hostPlatform: string;
-  /** Used when neither `-c` nor a file names a channel. */
+  /** Used when neither `-c` nor a file nor `configuredChannels` names a channel. */
   readonly defaultChannels: readonly string[];
+  /** Channels from configuration (`.condarc` `channels`), searched after the request's own. */
+  readonly configuredChannels?: readonly string[];
+  /** `channel_alias`, `default_channels`, `custom_channels`, `custom_multichannels` from configuration. */
+  readonly channelSettings?: ChannelSettings;
   /** Most distinct specs (files' and positional together) a request may have; `MAX_REQUEST_SPECS` when absent. */
   readonly maxSpecs?: number;
 }
@@ -133,16 +138,15 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     }
   }
 
-  const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)].map((c) => c.trim());
-  const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) =>
-    c === 'defaults' ? DEFAULTS_CHANNEL_URLS : [c],
-  );
+  const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels), ...(options.configuredChannels ?? [])].map((c) => c.trim());
+  const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) => expandChannel(c, options.channelSettings));
+  const alias = options.channelSettings?.alias ?? options.env.CONDA_CHANNEL_ALIAS;
   const channels: Channel[] = [];
   const seenChannels = new Set<string>();
   for (const text of expanded) {
     let channel: Channel;
     try {
-      channel = parseChannel(text, { alias: options.env.CONDA_CHANNEL_ALIAS, cwd: options.cwd });
+      channel = parseChannel(text, { alias, cwd: options.cwd });
     } catch (error) {
       if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_CHANNEL', error.message, { cause: error });
       throw error;

@@ -6,10 +6,12 @@
 import type { RepodataStore } from '../repodata/store.js';
 import type { SubdirIndex } from '../repodata/types.js';
 import type { Explanation } from '../solver/index.js';
+import type { Channel } from '../vocabulary/channel.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
+import { missingName, missingNameHint } from './missing-name.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
 import type { PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
@@ -42,6 +44,11 @@ export interface ResolveOptions {
   readonly timeoutMs?: number;
   /** Told when each platform starts and ends, for progress displays. */
   readonly onPlatform?: (platform: string, phase: 'load' | 'solve' | 'done' | 'failed') => void;
+  /**
+   * Channels the user has but did not ask for here (configured ones `--override-channels` left
+   * out): a name no requested channel has is looked up there, only to say so in the error.
+   */
+  readonly unrequestedChannels?: readonly Channel[];
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
@@ -92,7 +99,21 @@ async function resolvePlatform(
       options.onPlatform?.(platform, 'done');
       return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null, explanation: null };
     }
-    if (outcome.kind === 'unsatisfiable') return fail(outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
+    if (outcome.kind === 'unsatisfiable') {
+      const missing = missingName(outcome.explanation);
+      const hint = missing === null ? '' : await missingNameHint({
+        name: missing,
+        platform,
+        request,
+        searched: indexes,
+        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], { signal }),
+        unrequested: options.unrequestedChannels ?? [],
+        loadChannel: (channel) => deps.store.prepare([channel], [platform, 'noarch'], [missing], { signal }),
+      });
+      // The hint names channels, which may be the server's local paths: hidden from remote clients.
+      const shown = hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;
+      return fail(shown ? `${outcome.message}. ${shown}` : outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
+    }
     return fail(outcome.message, outcome.code);
   } catch (caught) {
     // Past the deadline, whatever the abort surfaced as, the platform timed out.

@@ -23,6 +23,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { formatsCommand } = await import('./formats-command.js');
       return formatsCommand(rest, io);
     }
+    case 'config': {
+      const { configCommand } = await import('./config-command.js');
+      return configCommand(rest, io);
+    }
     case 'serve': {
       const { serveCommand } = await import('./serve-command.js');
       return serveCommand(rest, io);

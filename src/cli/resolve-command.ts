@@ -21,6 +21,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO 
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
+import { userSettings } from './user-settings.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
@@ -38,6 +39,8 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'max-repodata-size': { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
+  'override-channels': { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -103,13 +106,21 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
+    const user = userSettings(io, {
+      channels: values.channel,
+      hasFiles: files.length > 0,
+      overrideChannels: values['override-channels'],
+      channelPriority: values['channel-priority'],
+      offline: values.offline,
+      verbose: values.verbose,
+    });
     const request = prepareRequest(
       {
         specs: positionals,
         files,
         channels: values.channel,
         platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
-        channelPriority: values['channel-priority'],
+        channelPriority: user.channelPriority,
         virtualPackages: values['virtual-package'],
         excludeNewer: values['exclude-newer'],
       },
@@ -118,9 +129,10 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
         cwd: io.cwd,
         hostPlatform: hostSubdir(process.platform, process.arch),
         defaultChannels: ['conda-forge'],
+        ...user.prepare,
       },
     );
-    for (const warning of request.warnings) writeWarning(io, warning);
+    for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
 
     const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
     // One platform solves here (a worker would only add its start-up time); several solve here
@@ -128,9 +140,11 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
     const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
     const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
+    const net = await user.network(request.channels);
     const store = new RepodataStore({
       cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
-      offline: values.offline === true,
+      offline: user.offline,
+      ...net,
       refresh: values.refresh === true,
       // This thread reads only the records it needs; an index handed to a worker is read whole then.
       indexBytes: 'positional',
@@ -139,11 +153,12 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     });
     let resolution;
     try {
-      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
+      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) });
     } finally {
       progress.stop();
       await pool?.close();
       await store.close();
+      await net.dispatcher?.close();
     }
 
     const failed = resolution.platforms.filter((p) => p.error !== null);

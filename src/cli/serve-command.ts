@@ -53,6 +53,11 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                longest one repodata download may take; a download also fails
                                when it receives under 1 KiB in 30 s (CONDA_RESOLVE_DOWNLOAD_TIMEOUT;
                                default 600)
+      --condarc FILE           network settings from this .condarc: proxy_servers (and the
+                               proxy variables), ssl_verify, remote_* timeouts and retries,
+                               mirrors (each mirror must be allowed too); stored credentials only
+                               from RATTLER_AUTH_FILE / NETRC when set; channels stay those
+                               allowed above (CONDA_RESOLVE_CONDARC)
   -h, --help                   show this help
 `;
 
@@ -78,6 +83,7 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'max-repodata-size': { type: 'string' },
   'download-timeout': { type: 'string' },
+  condarc: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

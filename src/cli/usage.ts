@@ -3,7 +3,8 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--format NAME] [-o FILE] [--channel-priority strict|flexible|disabled]
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
-                     [--max-repodata-size SIZE] [-q]
+                     [--max-repodata-size SIZE] [--override-channels] [-v] [-q]
+       conda-resolve config [--json]
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
        conda-resolve --version
@@ -11,7 +12,8 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
 Solve conda environments for one or more platforms and print the solved packages as JSON,
 or as the text of an exporter (--format; see conda-resolve formats).
 
-  -c, --channel CHANNEL      channel, in priority order (default: conda-forge); repeatable
+  -c, --channel CHANNEL      channel, in priority order, before the configured ones (default:
+                             .condarc channels, else conda-forge); repeatable
   -p, --platform PLATFORM    target platform such as linux-64 or osx-arm64 (default: this
                              machine's); repeatable
   -f, --file FILE            environment.yml/.yaml, a .txt spec list or an @EXPLICIT file;
@@ -29,6 +31,8 @@ or as the text of an exporter (--format; see conda-resolve formats).
       --max-repodata-size SIZE
                              stop a channel subdir whose repodata decodes to more than SIZE
                              (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
+      --override-channels    ignore the channels of .condarc files and CONDA_CHANNELS
+  -v, --verbose              log each repodata request, retry and mirror switch to stderr
   -q, --quiet                no progress display
   -h, --help                 show this help
 `;

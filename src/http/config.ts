@@ -33,6 +33,7 @@ export interface ServeFlags {
   readonly 'log-level'?: string;
   readonly 'max-repodata-size'?: string;
   readonly 'download-timeout'?: string;
+  readonly condarc?: string;
 }
 
 export interface PrewarmTarget {
@@ -87,6 +88,8 @@ export interface ServerConfig {
   readonly downloadTimeoutMs: number;
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   readonly shutdownGraceMs: number;
+  /** A .condarc for the network settings (proxies, TLS, retries, mirrors); none read without it. */
+  readonly condarc?: string | undefined;
 }
 
 export class ConfigError extends CondaResolveError {
@@ -121,6 +124,7 @@ export const CONFIG_SOURCES = {
   allowedChannels: ['--allow-channel', 'CONDA_RESOLVE_ALLOWED_CHANNELS'],
   allowLocalChannels: ['--allow-local-channels', 'CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS'],
   cacheDir: ['--cache-dir', 'CONDA_RESOLVE_CACHE_DIR'],
+  condarc: ['--condarc', 'CONDA_RESOLVE_CONDARC'],
   defaultChannels: ['--default-channel', 'CONDA_RESOLVE_DEFAULT_CHANNELS'],
   bodyLimit: ['--body-limit', 'CONDA_RESOLVE_BODY_LIMIT'],
   maxSpecs: ['--max-specs', 'CONDA_RESOLVE_MAX_SPECS'],
@@ -234,6 +238,7 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     downloadTimeoutMs: Math.round(downloadTimeoutSeconds * 1000),
     // In-flight requests end by their own time limit; a little more lets their answers be written.
     shutdownGraceMs: requestTimeoutMs + 5000,
+    condarc: pick('condarc', flags.condarc)?.value,
   });
 }
 

@@ -29,6 +29,7 @@ import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
+import { serverNetwork } from './network-config.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -100,7 +101,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     checkUrl: (url: URL) => policy.checkUrl(url.href),
     // Connections resolve host names through the policy too, so a host that changes its answer
     // after the check (DNS rebinding) is still refused a private address.
-    dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }),
+    ...(config.condarc !== undefined
+      ? serverNetwork(config.condarc, options.env, policy.lookup)
+      : { dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }) }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   const cache = config.solveCacheEntries > 0 ? new CachingSolver(pool, { maxEntries: config.solveCacheEntries }) : undefined;

@@ -13,6 +13,8 @@ import { CLI, DEMO, requireBuild, runCli, spawnCli, tempDir } from './run-cli.js
 
 const DEMO_URL = pathToFileURL(DEMO).href;
 const demo = ['-c', DEMO];
+/** What the error adds after "nothing provides linux-only-tool" on a platform without it. */
+const onlyOnLinux = (platform: string): string => `. linux-only-tool exists for linux-64. Channels searched: ${pathToFileURL(DEMO).href} (${platform} and noarch).`;
 const FIXED_TIME = { SOURCE_DATE_EPOCH: '1767225600' }; // 2026-01-01T00:00:00Z
 
 const PYTHON39_LINUX = [
@@ -84,9 +86,9 @@ describe('native JSON', () => {
     expect(results[1]).toEqual({
       platform: 'osx-arm64',
       packages: [],
-      error: 'linux-only-tool cannot be installed because nothing provides linux-only-tool',
+      error: `linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`,
     });
-    expect(stderr).toBe('conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool\n');
+    expect(stderr).toBe(`conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`);
   });
 
   it('explains an unsatisfiable request', async () => {
@@ -214,7 +216,7 @@ describe('exporters', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      'conda-resolve: error: win-64: linux-only-tool cannot be installed because nothing provides linux-only-tool\n' +
+      `conda-resolve: error: win-64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('win-64')}\n` +
         'conda-resolve: error: no explicit output: a platform failed to solve\n',
     );
   });
@@ -310,8 +312,8 @@ describe('the executable', () => {
   it('exits 1 for a failed platform, the result on stdout and the error on stderr', async () => {
     const { code, stdout, stderr } = await spawnCli([...demo, '-p', 'osx-arm64', 'linux-only-tool']);
     expect(code).toBe(1);
-    expect((JSON.parse(stdout) as NativeResult[])[0]!.error).toBe('linux-only-tool cannot be installed because nothing provides linux-only-tool');
-    expect(stderr).toBe('conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool\n');
+    expect((JSON.parse(stdout) as NativeResult[])[0]!.error).toBe(`linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`);
+    expect(stderr).toBe(`conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`);
   });
 
   it('exits 2 for a usage error, the message on stderr and nothing on stdout', async () => {

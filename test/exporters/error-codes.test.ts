@@ -69,9 +69,9 @@ describe('the error registry', () => {
     expect(ERRORS.CR_ERR_POOL_BUSY.problem).toBe('overloaded');
   });
 
-  it('calls exactly the old usage codes (CR_ERR_INPUT_*, CR_ERR_FORMAT_*, and the server settings) usage errors', () => {
+  it('calls exactly the old usage codes (CR_ERR_INPUT_*, CR_ERR_FORMAT_*, the server settings and configuration files) usage errors', () => {
     const usage = Object.entries(ERRORS).filter(([, spec]) => spec.exit === EXIT_USAGE).map(([code]) => code);
-    expect(usage.every((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code) || code === 'CR_ERR_CONFIG_VALUE')).toBe(true);
+    expect(usage.every((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code) || code === 'CR_ERR_CONFIG_VALUE' || code === 'CR_ERR_CONFIG_FILE')).toBe(true);
     expect(Object.keys(ERRORS).filter((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code)).every((code) => ERRORS[code as ErrorCode].exit === EXIT_USAGE)).toBe(true);
     expect(exitStatusOf(new TypeError('x'))).toBe(EXIT_FAILED);
   });

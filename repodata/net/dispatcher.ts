@@ -1,0 +1,79 @@
+/**
+ * The HTTP client of a store, from the user's network settings: proxies (undici's
+ * `EnvHttpProxyAgent`, given the values explicitly so it never reads `process.env` behind our
+ * back), TLS verification (off, or a CA bundle added to Node's roots), a client certificate, and
+ * the connect and read timeouts.
+ */
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { ProxySettings } from './proxy.js';
+
+export interface TlsSettings {
+  /** False turns verification off (`ssl_verify: false`). */
+  readonly verify: boolean;
+  /** A PEM bundle of extra trusted CAs (`ssl_verify: <path>`, `REQUESTS_CA_BUNDLE`, `SSL_CERT_FILE`). */
+  readonly caFile?: string | undefined;
+  /** `client_ssl_cert` (PEM, may hold the key too) and `client_ssl_cert_key`. */
+  readonly certFile?: string | undefined;
+  readonly keyFile?: string | undefined;
+}
+
+export interface DispatcherSettings {
+  readonly proxy?: ProxySettings;
+  readonly tls?: TlsSettings;
+  readonly connectTimeoutMs?: number;
+  readonly readTimeoutMs?: number;
+  /** A host name resolver (the server's private-address guard). */
+  readonly lookup?: NonNullable<Agent.Options['connect']> extends infer C ? (C extends { lookup?: infer L } ? L : never) : never;
+}
+
+/** A file the TLS settings name could not be read. */
+export class TlsFileError extends Error {
+  readonly path: string;
+  constructor(path: string, what: string, cause: unknown) {
+    super(`Cannot read the ${what} "${path}": ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable'}`, { cause });
+    this.path = path;
+  }
+}
+
+function read(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (cause) {
+    throw new TlsFileError(path, what, cause);
+  }
+}
+
+/** The options of a TLS connection (to a channel, or to an https proxy). */
+function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
+  if (tls === undefined) return {};
+  const out: Record<string, unknown> = {};
+  if (!tls.verify) out.rejectUnauthorized = false;
+  // A bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
+  if (tls.caFile !== undefined) out.ca = [...rootCertificates, read(tls.caFile, 'CA bundle').toString('utf8')];
+  if (tls.certFile !== undefined) out.cert = read(tls.certFile, 'client certificate');
+  if (tls.keyFile !== undefined) out.key = read(tls.keyFile, 'client certificate key');
+  else if (tls.certFile !== undefined) out.key = out.cert;
+  return out;
+}
+
+export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
+  const tls = tlsOptions(settings.tls);
+  const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
+  const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
+  const proxy = settings.proxy;
+  if (proxy?.http === undefined && proxy?.https === undefined) return new Agent(common);
+  return new EnvHttpProxyAgent({
+    ...common,
+    // Empty strings, not undefined: undefined would make undici read process.env itself.
+    httpProxy: proxy.http ?? '',
+    httpsProxy: proxy.https ?? '',
+    noProxy: proxy.noProxy ?? '',
+    // http:// targets go as absolute-form requests (as requests and curl send them); https ones
+    // through a CONNECT tunnel, verified end to end with the same TLS settings.
+    proxyTunnel: false,
+    requestTls: tls,
+    proxyTls: tls,
+  } as EnvHttpProxyAgent.Options);
+}
