@@ -21,12 +21,14 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO 
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
+import { exporterForOutput } from './output-format.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
   platform: { type: 'string', short: 'p', multiple: true },
   subdir: { type: 'string', multiple: true },
   file: { type: 'string', short: 'f', multiple: true },
+  environment: { type: 'string', short: 'e' },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'channel-priority': { type: 'string' },
@@ -99,7 +101,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output);
+      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -112,6 +114,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
         channelPriority: values['channel-priority'],
         virtualPackages: values['virtual-package'],
         excludeNewer: values['exclude-newer'],
+        environment: values.environment,
       },
       {
         env: io.env,
@@ -178,16 +181,6 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
 function exportTime(env: CliIO['env']): Date {
   const epoch = env.SOURCE_DATE_EPOCH;
   return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
-}
-
-/** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */
-function exporterForOutput(exporters: typeof import('../exporters/index.js'), registry: ExporterRegistry, output: string): Exporter | undefined {
-  try {
-    return registry.detect(output);
-  } catch (error) {
-    if (error instanceof exporters.ExporterNotDetectedError) return undefined;
-    throw error;
-  }
 }
 
 async function readInputFile(path: string, cwd: string): Promise<InputFile> {
