@@ -12,6 +12,8 @@ import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { checkLockInput } from './lock/lock-input.js';
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -29,6 +31,8 @@ export interface ResolveRequest {
   readonly virtualPackages?: readonly string[];
   /** An ISO 8601 date or date-time; records published after it are ignored. */
   readonly excludeNewer?: string;
+  /** The environment of a lock or pixi manifest input (`-e NAME`); `default` when absent. */
+  readonly environment?: string;
 }
 
 export interface PreparedRequest {
@@ -43,6 +47,8 @@ export interface PreparedRequest {
   readonly virtualPackages: readonly string[];
   readonly excludeNewer?: number;
   readonly warnings: readonly string[];
+  /** Set when the input is a lock file: each platform's records, taken as they are (no solve). */
+  readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
 }
 
 export interface PrepareOptions {
@@ -80,8 +86,9 @@ export class TooManySpecsError extends UsageError {
 
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
-  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content));
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment }));
   for (const file of files) warnings.push(...file.warnings);
+  const locked = checkLockInput(files, request);
 
   // Distinct specs first (each with where it first appears), counted before any is parsed.
   const where = new Map<string, { file: string; at: string } | undefined>();
@@ -111,7 +118,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       throw error;
     }
   }
-  if (specs.length === 0) {
+  if (specs.length === 0 && !locked) {
     throw new UsageError(
       'CR_ERR_INPUT_NO_SPECS',
       files.length > 0
@@ -178,6 +185,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     virtualPackages: extraVirtual,
     excludeNewer: request.excludeNewer === undefined ? undefined : parseExcludeNewer(request.excludeNewer),
     warnings,
+    ...(locked ? { locked: locked.platformsOf(platforms) } : {}),
   };
 }
 

@@ -45,6 +45,11 @@ export interface ResolveOptions {
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
+  // A lock file is the environment: its records are the answer, nothing is loaded or solved.
+  if (request.locked) {
+    const locked = request.locked;
+    return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
+  }
   const rootNames = [...new Set(request.specs.map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
   const platforms = await Promise.all(
     request.platforms.map((platform) => resolvePlatform(platform, request, rootNames, deps, options)),

@@ -14,8 +14,10 @@ or as the text of an exporter (--format; see conda-resolve formats).
   -c, --channel CHANNEL      channel, in priority order (default: conda-forge); repeatable
   -p, --platform PLATFORM    target platform such as linux-64 or osx-arm64 (default: this
                              machine's); repeatable
-  -f, --file FILE            environment.yml/.yaml, a .txt spec list or an @EXPLICIT file;
+  -f, --file FILE            environment.yml/.yaml, a .txt spec list, an @EXPLICIT file, or a
+                             lock (pixi.lock, conda-lock.yml: its records as they are, no solve);
                              repeatable
+  -e, --environment NAME     the environment of a pixi.lock to use (default: default)
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
   -o, --output FILE          write the result to FILE; without --format the format is chosen
                              from the file name (pixi.lock, conda-lock.yml, environment.yml...)

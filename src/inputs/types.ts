@@ -1,3 +1,5 @@
+import type { LockedEnvironment } from '../lock/types.js';
+
 /** What one input file contributes to a resolve request. */
 export interface InputSpec {
   /** The MatchSpec text as written. */
@@ -9,7 +11,7 @@ export interface InputSpec {
 export interface ParsedInputFile {
   /** The file name as the user gave it (basename over HTTP). */
   readonly filename: string;
-  readonly kind: 'environment' | 'spec-list' | 'explicit';
+  readonly kind: 'environment' | 'spec-list' | 'explicit' | 'lock';
   readonly specs: readonly InputSpec[];
   /** Channels named by the file, in its order (environment.yml `channels`, explicit URLs' channels). */
   readonly channels: readonly string[];
@@ -17,4 +19,11 @@ export interface ParsedInputFile {
   readonly platforms: readonly string[];
   /** Things the file asked for that a resolve does not do (pip entries, variables...). */
   readonly warnings: readonly string[];
+  /** A lock file's chosen environment: its records are the answer, with no solve. */
+  readonly locked?: LockedEnvironment;
+}
+
+export interface ParseInputOptions {
+  /** The environment of a lock or pixi manifest (`-e NAME`); `default` when absent. */
+  readonly environment?: string;
 }
