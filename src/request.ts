@@ -14,6 +14,7 @@ import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { checkLockInput } from './lock/lock-input.js';
+import { readPreviousLock, type PreviousLock } from './lock/previous-lock.js';
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -33,6 +34,10 @@ export interface ResolveRequest {
   readonly excludeNewer?: string;
   /** The environment of a lock or pixi manifest input (`-e NAME`); `default` when absent. */
   readonly environment?: string;
+  /** A previous lock to stay close to (`--lock FILE`). */
+  readonly lock?: InputFile;
+  /** Package names of `lock` to solve afresh (`--update NAME`). */
+  readonly update?: readonly string[];
 }
 
 export interface PreparedRequest {
@@ -47,6 +52,8 @@ export interface PreparedRequest {
   readonly virtualPackages: readonly string[];
   readonly excludeNewer?: number;
   readonly warnings: readonly string[];
+  /** The previous lock the solves stay close to (`--lock`). */
+  readonly previousLock?: PreviousLock;
   /** Set when the input is a lock file: each platform's records, taken as they are (no solve). */
   readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
 }
@@ -89,6 +96,10 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment }));
   for (const file of files) warnings.push(...file.warnings);
   const locked = checkLockInput(files, request);
+  if ((request.update ?? []).length > 0 && request.lock === undefined) {
+    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --update without --lock: name the lock whose other packages should stay as they are');
+  }
+  const previousLock = request.lock ? readPreviousLock(request.lock, { environment: request.environment, update: request.update }) : undefined;
 
   // Distinct specs first (each with where it first appears), counted before any is parsed.
   const where = new Map<string, { file: string; at: string } | undefined>();
@@ -128,7 +139,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const platforms = unique(
-    (request.platforms?.length ? request.platforms : files.flatMap((f) => f.platforms)).map((p) => p.trim()),
+    (request.platforms?.length ? request.platforms : files.some((f) => f.platforms.length > 0) ? files.flatMap((f) => f.platforms) : [...(previousLock?.environment.platforms.keys() ?? [])]).map((p) => p.trim()),
   );
   if (platforms.length === 0) platforms.push(options.hostPlatform);
   for (const platform of platforms) {
@@ -140,7 +151,9 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     }
   }
 
-  const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)].map((c) => c.trim());
+  const requestChannels = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)];
+  // A request that names no channel stays on the previous lock's.
+  const channelTexts = (requestChannels.length > 0 ? requestChannels : [...(previousLock?.environment.channels ?? [])]).map((c) => c.trim());
   const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) =>
     c === 'defaults' ? DEFAULTS_CHANNEL_URLS : [c],
   );
@@ -186,6 +199,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     excludeNewer: request.excludeNewer === undefined ? undefined : parseExcludeNewer(request.excludeNewer),
     warnings,
     ...(locked ? { locked: locked.platformsOf(platforms) } : {}),
+    ...(previousLock ? { previousLock } : {}),
   };
 }
 

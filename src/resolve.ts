@@ -89,6 +89,7 @@ async function resolvePlatform(
         virtualPackages: virtualPackages(platform, deps.env, request.virtualPackages),
         channelPriority: request.channelPriority,
         excludeNewer: request.excludeNewer,
+        locked: request.previousLock?.preferredOn(platform),
         timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
       },
       signal,

@@ -22,6 +22,7 @@ import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
 import { exporterForOutput } from './output-format.js';
+import { unchangedLockText } from '../lock/previous-lock.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
@@ -29,6 +30,8 @@ const OPTIONS = {
   subdir: { type: 'string', multiple: true },
   file: { type: 'string', short: 'f', multiple: true },
   environment: { type: 'string', short: 'e' },
+  lock: { type: 'string' },
+  update: { type: 'string', multiple: true },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'channel-priority': { type: 'string' },
@@ -94,7 +97,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     let exporter: Exporter | undefined;
     let registry: ExporterRegistry | undefined;
     // Exporters (and plugin discovery) are loaded only when a format may be wanted.
-    const exporters = values.format !== undefined || values.output !== undefined ? await import('../exporters/index.js') : undefined;
+    const exporters = values.format !== undefined || values.output !== undefined || values.lock !== undefined ? await import('../exporters/index.js') : undefined;
     const formatName = values.format;
     if (exporters) {
       const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
@@ -105,6 +108,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
+    const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
     const request = prepareRequest(
       {
         specs: positionals,
@@ -115,6 +119,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
         virtualPackages: values['virtual-package'],
         excludeNewer: values['exclude-newer'],
         environment: values.environment,
+        lock,
+        update: values.update,
       },
       {
         env: io.env,
@@ -124,6 +130,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       },
     );
     for (const warning of request.warnings) writeWarning(io, warning);
+    // `--lock FILE` alone writes the lock's own format (lock in, lock out).
+    if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
 
     const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
     // One platform solves here (a worker would only add its start-up time); several solve here
@@ -163,7 +171,9 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text = registry!.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      text =
+        (request.previousLock && unchangedLockText(request.previousLock, { format: exporter.name, channels: request.channels.map((c) => c.name), platforms: resolution.platforms })) ||
+        registry!.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;

@@ -18,6 +18,10 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              lock (pixi.lock, conda-lock.yml: its records as they are, no solve);
                              repeatable
   -e, --environment NAME     the environment of a pixi.lock to use (default: default)
+      --lock FILE            a previous pixi.lock or conda-lock.yml to stay close to: every
+                             locked package the request still allows keeps its record; the
+                             output is in FILE's format unless --format or -o says otherwise
+      --update NAME          with --lock: solve NAME afresh (and what it forces); repeatable
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
   -o, --output FILE          write the result to FILE; without --format the format is chosen
                              from the file name (pixi.lock, conda-lock.yml, environment.yml...)
