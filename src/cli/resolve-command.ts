@@ -23,6 +23,7 @@ import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
 import { exporterForOutput } from './output-format.js';
 import { unchangedLockText } from '../lock/previous-lock.js';
+import { checkCommand } from './lock-check.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
@@ -32,6 +33,7 @@ const OPTIONS = {
   environment: { type: 'string', short: 'e' },
   lock: { type: 'string' },
   update: { type: 'string', multiple: true },
+  check: { type: 'boolean' },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'channel-priority': { type: 'string' },
@@ -130,6 +132,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       },
     );
     for (const warning of request.warnings) writeWarning(io, warning);
+    if (values.check) return checkCommand(request, io, values.quiet === true);
     // `--lock FILE` alone writes the lock's own format (lock in, lock out).
     if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
 

@@ -22,6 +22,8 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              locked package the request still allows keeps its record; the
                              output is in FILE's format unless --format or -o says otherwise
       --update NAME          with --lock: solve NAME afresh (and what it forces); repeatable
+      --check                with --lock: exit 0 if the lock satisfies the request on every
+                             platform, 1 (with the reasons) if not; no solve, no download
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
   -o, --output FILE          write the result to FILE; without --format the format is chosen
                              from the file name (pixi.lock, conda-lock.yml, environment.yml...)
