@@ -23,7 +23,7 @@ import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
 import { exporterForOutput } from './output-format.js';
 import { unchangedLockText } from '../lock/previous-lock.js';
-import { checkCommand } from './lock-check.js';
+import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
@@ -34,6 +34,8 @@ const OPTIONS = {
   lock: { type: 'string' },
   update: { type: 'string', multiple: true },
   check: { type: 'boolean' },
+  diff: { type: 'boolean' },
+  json: { type: 'boolean' },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'channel-priority': { type: 'string' },
@@ -133,6 +135,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     );
     for (const warning of request.warnings) writeWarning(io, warning);
     if (values.check) return checkCommand(request, io, values.quiet === true);
+    if (values.diff) requireLock(request, '--diff');
     // `--lock FILE` alone writes the lock's own format (lock in, lock out).
     if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
 
@@ -161,9 +164,14 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
 
     const failed = resolution.platforms.filter((p) => p.error !== null);
+    // --diff: the changes against the lock on standard output; the result only into -o FILE.
+    const deliver = async (text: string): Promise<void> => {
+      if (!values.diff || values.output !== undefined) await emit(io, values.output, text);
+      if (values.diff) await emit(io, undefined, lockDiffText(request, resolution, values.json === true));
+    };
     if (!exporter) {
       const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
-      await emit(io, values.output, text);
+      await deliver(text);
       for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
       return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
     }
@@ -181,7 +189,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
-    await emit(io, values.output, text);
+    await deliver(text);
     return EXIT_OK;
   } catch (error) {
     // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).

@@ -4,6 +4,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
                      [--max-repodata-size SIZE] [-q]
+       conda-resolve diff OLD NEW [--json]   (see conda-resolve diff --help)
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
        conda-resolve --version
@@ -22,6 +23,10 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              locked package the request still allows keeps its record; the
                              output is in FILE's format unless --format or -o says otherwise
       --update NAME          with --lock: solve NAME afresh (and what it forces); repeatable
+      --diff                 with --lock: print what the solve changes against the lock
+                             (a table, or JSON with --json) instead of the result; -o still
+                             writes the result
+      --json                 with --diff: the changes as JSON
       --check                with --lock: exit 0 if the lock satisfies the request on every
                              platform, 1 (with the reasons) if not; no solve, no download
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
