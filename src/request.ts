@@ -56,6 +56,22 @@ export interface PreparedRequest {
   readonly previousLock?: PreviousLock;
   /** Set when the input is a lock file: each platform's records, taken as they are (no solve). */
   readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
+  /** The whole root spec list of each platform where a pixi manifest's targets change `specs`. */
+  readonly platformSpecs?: ReadonlyMap<string, readonly MatchSpec[]>;
+  /** Virtual packages per platform from a pixi manifest's system-requirements, before `virtualPackages`. */
+  readonly platformVirtualPackages?: ReadonlyMap<string, readonly string[]>;
+  /** The pixi manifest environment the request was made from. */
+  readonly manifestEnvironment?: string;
+}
+
+/** The root specs of one platform. */
+export function specsOn(request: PreparedRequest, platform: string): readonly MatchSpec[] {
+  return request.platformSpecs?.get(platform) ?? request.specs;
+}
+
+/** The virtual package entries of one platform: the manifest's, then the request's own (which win). */
+export function virtualPackagesOn(request: PreparedRequest, platform: string): readonly string[] {
+  return [...(request.platformVirtualPackages?.get(platform) ?? []), ...request.virtualPackages];
 }
 
 export interface PrepareOptions {
@@ -115,10 +131,14 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
   const maxSpecs = options.maxSpecs ?? MAX_REQUEST_SPECS;
   if (where.size > maxSpecs) throw new TooManySpecsError(where.size, maxSpecs, files.map((f) => f.filename));
-  const specs: MatchSpec[] = [];
-  for (const [text, at] of where) {
+  const parsed = new Map<string, MatchSpec>();
+  const parseAt = (text: string, at: { file: string; at: string } | undefined): MatchSpec => {
+    const known = parsed.get(text);
+    if (known) return known;
     try {
-      specs.push(parseMatchSpec(text));
+      const spec = parseMatchSpec(text);
+      parsed.set(text, spec);
+      return spec;
     } catch (error) {
       if (error instanceof CondaResolveError) {
         // A spec of a file names the file (an InputFileError), so the HTTP answer's field is `file`.
@@ -128,8 +148,20 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       }
       throw error;
     }
+  };
+  const specs: MatchSpec[] = [...where].map(([text, at]) => parseAt(text, at));
+  // A pixi manifest's targets: the platform's whole list, with the other files' and positional specs.
+  const manifest = files.find((f) => f.manifest)?.manifest;
+  const platformSpecs = new Map<string, MatchSpec[]>();
+  for (const [platform, list] of manifest?.platformSpecs ?? []) {
+    const texts = new Map<string, { file: string; at: string } | undefined>();
+    for (const file of files) {
+      for (const item of file.manifest ? list : file.specs) texts.set(item.spec.trim(), { file: file.filename, at: file.filename });
+    }
+    for (const spec of request.specs ?? []) if (!texts.has(spec.trim())) texts.set(spec.trim(), undefined);
+    platformSpecs.set(platform, [...texts].map(([text, at]) => parseAt(text, at)));
   }
-  if (specs.length === 0 && !locked) {
+  if (specs.length === 0 && !locked && ![...platformSpecs.values()].some((list) => list.length > 0)) {
     throw new UsageError(
       'CR_ERR_INPUT_NO_SPECS',
       files.length > 0
@@ -173,7 +205,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     }
   }
 
-  const priority = request.channelPriority ?? 'strict';
+  const priority = request.channelPriority ?? manifest?.channelPriority ?? 'strict';
   if (!(CHANNEL_PRIORITIES as readonly string[]).includes(priority)) {
     throw new UsageError(
       'CR_ERR_INPUT_OPTION',
@@ -182,24 +214,28 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const extraVirtual = [...(request.virtualPackages ?? [])];
-  // Validate the virtual packages once, for the first platform, so a bad entry is a usage error.
+  // Validate the virtual packages once per platform, so a bad entry is a usage error.
   try {
-    virtualPackages(platforms[0]!, options.env, extraVirtual);
+    for (const platform of platforms) virtualPackages(platform, options.env, [...(manifest?.virtualPackages.get(platform) ?? []), ...extraVirtual]);
   } catch (error) {
     if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_OPTION', error.message, { cause: error });
     throw error;
   }
 
+  const excludeNewer = request.excludeNewer ?? manifest?.excludeNewer;
   return {
     specs,
     channels,
     platforms,
     channelPriority: priority as ChannelPriority,
     virtualPackages: extraVirtual,
-    excludeNewer: request.excludeNewer === undefined ? undefined : parseExcludeNewer(request.excludeNewer),
+    excludeNewer: excludeNewer === undefined ? undefined : parseExcludeNewer(excludeNewer),
     warnings,
     ...(locked ? { locked: locked.platformsOf(platforms) } : {}),
     ...(previousLock ? { previousLock } : {}),
+    ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
+    ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
+    ...(manifest ? { manifestEnvironment: manifest.environment } : {}),
   };
 }
 

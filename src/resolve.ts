@@ -11,7 +11,7 @@ import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
-import type { PreparedRequest } from './request.js';
+import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 
 export interface PlatformResolution {
@@ -50,9 +50,11 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
     const locked = request.locked;
     return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
   }
-  const rootNames = [...new Set(request.specs.map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
   const platforms = await Promise.all(
-    request.platforms.map((platform) => resolvePlatform(platform, request, rootNames, deps, options)),
+    request.platforms.map((platform) => {
+      const rootNames = [...new Set(specsOn(request, platform).map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
+      return resolvePlatform(platform, request, rootNames, deps, options);
+    }),
   );
   return { request, platforms };
 }
@@ -84,9 +86,9 @@ async function resolvePlatform(
     options.onPlatform?.(platform, 'solve');
     const outcome = await deps.solver.solve(
       {
-        specs: request.specs,
+        specs: specsOn(request, platform),
         channels,
-        virtualPackages: virtualPackages(platform, deps.env, request.virtualPackages),
+        virtualPackages: virtualPackages(platform, deps.env, virtualPackagesOn(request, platform)),
         channelPriority: request.channelPriority,
         excludeNewer: request.excludeNewer,
         locked: request.previousLock?.preferredOn(platform),

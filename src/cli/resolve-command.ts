@@ -9,10 +9,12 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
-import type { Exporter } from '../exporters/types.js';
+import type { ExportEnvironment, Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
-import { prepareRequest, type InputFile } from '../request.js';
-import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
+import { prepareRequest, type InputFile, type PreparedRequest, type PrepareOptions, type ResolveRequest } from '../request.js';
+import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../resolve.js';
+import { isWorkspaceRequest } from '../lock/workspace.js';
+import { workspaceCommand } from './workspace-command.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
 import { parseByteSize } from '../byte-size.js';
@@ -113,55 +115,44 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
     const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
-    const request = prepareRequest(
-      {
-        specs: positionals,
-        files,
-        channels: values.channel,
-        platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
-        channelPriority: values['channel-priority'],
-        virtualPackages: values['virtual-package'],
-        excludeNewer: values['exclude-newer'],
-        environment: values.environment,
-        lock,
-        update: values.update,
-      },
-      {
-        env: io.env,
-        cwd: io.cwd,
-        hostPlatform: hostSubdir(process.platform, process.arch),
-        defaultChannels: ['conda-forge'],
-      },
-    );
+    const input: ResolveRequest = {
+      specs: positionals,
+      files,
+      channels: values.channel,
+      platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
+      channelPriority: values['channel-priority'],
+      virtualPackages: values['virtual-package'],
+      excludeNewer: values['exclude-newer'],
+      environment: values.environment,
+      lock,
+      update: values.update,
+    };
+    const prepareOptions: PrepareOptions = {
+      env: io.env,
+      cwd: io.cwd,
+      hostPlatform: hostSubdir(process.platform, process.arch),
+      defaultChannels: ['conda-forge'],
+    };
+    // A whole pixi workspace written to one pixi.lock (`pixi lock`): every environment.
+    if (isWorkspaceRequest(input, values.format !== undefined || values.output !== undefined ? exporter?.name : undefined)) {
+      return await workspaceCommand(input, prepareOptions, {
+        values,
+        io,
+        registry: registry!,
+        run: (requests) => runResolves(requests, values, io, timeoutMs, maxRepodataBytes),
+        emit: (output, text) => emit(io, output, text),
+        now: exportTime(io.env),
+      });
+    }
+    const request = prepareRequest(input, prepareOptions);
     for (const warning of request.warnings) writeWarning(io, warning);
     if (values.check) return checkCommand(request, io, values.quiet === true);
     if (values.diff) requireLock(request, '--diff');
     // `--lock FILE` alone writes the lock's own format (lock in, lock out).
     if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
 
-    const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
-    // One platform solves here (a worker would only add its start-up time); several solve here
-    // one after another until a solve proves heavy, then on worker threads as well.
-    const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
-    const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
-    const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
-    const store = new RepodataStore({
-      cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
-      offline: values.offline === true,
-      refresh: values.refresh === true,
-      // This thread reads only the records it needs; an index handed to a worker is read whole then.
-      indexBytes: 'positional',
-      onProgress: progress.onLoad,
-      maxRepodataBytes,
-    });
-    let resolution;
-    try {
-      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
-    } finally {
-      progress.stop();
-      await pool?.close();
-      await store.close();
-    }
+    const [resolution] = await runResolves([request], values, io, timeoutMs, maxRepodataBytes);
+    if (!resolution) throw new Error('no resolution');
 
     const failed = resolution.platforms.filter((p) => p.error !== null);
     // --diff: the changes against the lock on standard output; the result only into -o FILE.
@@ -184,7 +175,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     try {
       text =
         (request.previousLock && unchangedLockText(request.previousLock, { format: exporter.name, channels: request.channels.map((c) => c.name), platforms: resolution.platforms })) ||
-        registry!.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+        registry!.render(exporter.name, namedEnvironments(exportEnvironments(resolution), exporter.name, values.environment), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
@@ -198,8 +189,48 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
   }
 }
 
+/** A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did. */
+function namedEnvironments(environments: ExportEnvironment[], format: string, name: string | undefined): ExportEnvironment[] {
+  return format === 'rattler-lock-v6' && name !== undefined ? environments.map((e) => ({ ...e, name })) : environments;
+}
+
+/** Resolves each request in turn with one repodata store and one solver pool. */
+export async function runResolves(
+  requests: readonly PreparedRequest[],
+  values: { readonly quiet?: boolean; readonly 'cache-dir'?: string; readonly offline?: boolean; readonly refresh?: boolean },
+  io: CliIO,
+  timeoutMs: number,
+  maxRepodataBytes: number | undefined,
+): Promise<Resolution[]> {
+  const platforms = [...new Set(requests.flatMap((r) => r.platforms))];
+  const progress = createProgress(io, { quiet: values.quiet === true, platforms });
+  // One platform solves here (a worker would only add its start-up time); several solve here
+  // one after another until a solve proves heavy, then on worker threads as well.
+  const workers = Math.min(Math.max(...requests.map((r) => r.platforms.length)), availableParallelism()) - 1;
+  const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
+  const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
+  const store = new RepodataStore({
+    cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
+    offline: values.offline === true,
+    refresh: values.refresh === true,
+    // This thread reads only the records it needs; an index handed to a worker is read whole then.
+    indexBytes: 'positional',
+    onProgress: progress.onLoad,
+    maxRepodataBytes,
+  });
+  try {
+    const resolutions: Resolution[] = [];
+    for (const request of requests) resolutions.push(await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform }));
+    return resolutions;
+  } finally {
+    progress.stop();
+    await pool?.close();
+    await store.close();
+  }
+}
+
 /** `created_at` in lock files: now, or SOURCE_DATE_EPOCH (seconds) for reproducible output. */
-function exportTime(env: CliIO['env']): Date {
+export function exportTime(env: CliIO['env']): Date {
   const epoch = env.SOURCE_DATE_EPOCH;
   return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
 }
@@ -216,7 +247,7 @@ async function readInputFile(path: string, cwd: string): Promise<InputFile> {
   }
 }
 
-async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
+export async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
   if (output === undefined) {
     await new Promise<void>((resolve, reject) => io.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return;

@@ -15,10 +15,12 @@ or as the text of an exporter (--format; see conda-resolve formats).
   -c, --channel CHANNEL      channel, in priority order (default: conda-forge); repeatable
   -p, --platform PLATFORM    target platform such as linux-64 or osx-arm64 (default: this
                              machine's); repeatable
-  -f, --file FILE            environment.yml/.yaml, a .txt spec list, an @EXPLICIT file, or a
-                             lock (pixi.lock, conda-lock.yml: its records as they are, no solve);
+  -f, --file FILE            environment.yml/.yaml, a .txt spec list, an @EXPLICIT file, a
+                             lock (pixi.lock, conda-lock.yml: its records as they are, no solve),
+                             or a pixi manifest (pixi.toml, pyproject.toml with [tool.pixi]);
                              repeatable
-  -e, --environment NAME     the environment of a pixi.lock to use (default: default)
+  -e, --environment NAME     the environment of a pixi.lock or pixi manifest (default: default;
+                             a manifest written to a pixi.lock without -e locks every environment)
       --lock FILE            a previous pixi.lock or conda-lock.yml to stay close to: every
                              locked package the request still allows keeps its record; the
                              output is in FILE's format unless --format or -o says otherwise

@@ -11,7 +11,7 @@ export interface InputSpec {
 export interface ParsedInputFile {
   /** The file name as the user gave it (basename over HTTP). */
   readonly filename: string;
-  readonly kind: 'environment' | 'spec-list' | 'explicit' | 'lock';
+  readonly kind: 'environment' | 'spec-list' | 'explicit' | 'lock' | 'manifest';
   readonly specs: readonly InputSpec[];
   /** Channels named by the file, in its order (environment.yml `channels`, explicit URLs' channels). */
   readonly channels: readonly string[];
@@ -21,6 +21,21 @@ export interface ParsedInputFile {
   readonly warnings: readonly string[];
   /** A lock file's chosen environment: its records are the answer, with no solve. */
   readonly locked?: LockedEnvironment;
+  /** A pixi manifest's chosen environment: what its specs cannot say alone. */
+  readonly manifest?: ManifestDetails;
+}
+
+/** What a pixi manifest's environment adds to its specs, channels and platforms. */
+export interface ManifestDetails {
+  readonly environment: string;
+  /** Every environment the manifest defines, `default` first. */
+  readonly environments: readonly string[];
+  /** The whole spec list of each platform where `[target.*]` tables change it. */
+  readonly platformSpecs: ReadonlyMap<string, readonly InputSpec[]>;
+  /** `NAME=VERSION` virtual packages per platform (`system-requirements`). */
+  readonly virtualPackages: ReadonlyMap<string, readonly string[]>;
+  readonly channelPriority?: string;
+  readonly excludeNewer?: string;
 }
 
 export interface ParseInputOptions {

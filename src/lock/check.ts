@@ -9,7 +9,7 @@
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { virtualPackages } from '../../vocabulary/virtual-packages.js';
-import type { PreparedRequest } from '../request.js';
+import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
 /** Empty when the lock satisfies the request; otherwise each reason it does not, as a sentence. */
@@ -34,8 +34,8 @@ export function lockStaleness(
     const records = locked.platforms.get(platform);
     if (!records) continue;
     const byName = new Map(records.map((r) => [r.name, r]));
-    const system = new Map(virtualPackages(platform, env, request.virtualPackages).map((r) => [r.name, r]));
-    for (const spec of request.specs) {
+    const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);
       if (!record) reasons.push(`${platform}: the spec "${spec.source}" is not met: the lock has no ${spec.name}`);

@@ -9,13 +9,15 @@ import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { UsageError } from '../errors.js';
 import { lockEnvironment, readLockFile } from '../inputs/lock-file.js';
-import type { LockedEnvironment, LockFormat } from './types.js';
+import type { LockDocument, LockedEnvironment, LockFormat } from './types.js';
 
 export interface PreviousLock {
   readonly filename: string;
   readonly text: string;
   readonly format: LockFormat;
   readonly environment: LockedEnvironment;
+  /** How many environments the whole lock has. */
+  readonly environments: number;
   /** Package names solved afresh (`--update`). */
   readonly update: readonly string[];
   /** URLs of the records a platform's solve should keep: the lock's, less the updated names'. */
@@ -29,23 +31,33 @@ export function readPreviousLock(
   const document = readLockFile(file.filename, file.content);
   const environment = lockEnvironment(document, options.environment);
   const update = [...new Set((options.update ?? []).map((name) => name.trim()))];
-  const lockedNames = new Set([...environment.platforms.values()].flatMap((records) => records.map((r) => r.name)));
-  const unknown = update.filter((name) => !lockedNames.has(name));
+  const unknown = update.filter((name) => !locksName(environment, name));
   if (unknown.length > 0) {
     throw new UsageError(
       'CR_ERR_INPUT_LOCK_USAGE',
       `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: environment "${environment.name}" of "${file.filename}" locks no package of that name`,
     );
   }
+  return previousLockOf(document, file.content, environment, update);
+}
+
+/** One environment of a lock document as the lock a solve stays close to. */
+export function previousLockOf(document: LockDocument, text: string, environment: LockedEnvironment, update: readonly string[]): PreviousLock {
   const skip = new Set(update);
   return {
-    filename: file.filename,
-    text: file.content,
+    filename: document.filename,
+    text,
     format: document.format,
     environment,
-    update,
+    environments: document.environments.size,
+    update: [...update],
     preferredOn: (platform) => (environment.platforms.get(platform) ?? []).filter((r) => !skip.has(r.name)).map((r) => r.url),
   };
+}
+
+/** Whether any platform of the environment locks a package of this name. */
+export function locksName(environment: LockedEnvironment, name: string): boolean {
+  return [...environment.platforms.values()].some((records) => records.some((r) => r.name === name));
 }
 
 /**
@@ -56,16 +68,25 @@ export function unchangedLockText(
   lock: PreviousLock,
   answer: { readonly format: string; readonly channels: readonly string[]; readonly platforms: readonly { platform: string; records: readonly PackageRecord[] | null }[] },
 ): string | undefined {
-  if (answer.format !== lock.format) return undefined;
-  if (!sameChannels(answer.channels, lock.environment.channels)) return undefined;
-  if (answer.platforms.length !== lock.environment.platforms.size) return undefined;
+  // The text holds every environment of the lock, so it stands for one environment only when alone.
+  if (answer.format !== lock.format || lock.environments !== 1) return undefined;
+  return sameAnswer(lock, answer) ? lock.text : undefined;
+}
+
+/** Whether the answer has exactly the lock environment's channels, platforms and records. */
+export function sameAnswer(
+  lock: PreviousLock,
+  answer: { readonly channels: readonly string[]; readonly platforms: readonly { platform: string; records: readonly PackageRecord[] | null }[] },
+): boolean {
+  if (!sameChannels(answer.channels, lock.environment.channels)) return false;
+  if (answer.platforms.length !== lock.environment.platforms.size) return false;
   for (const { platform, records } of answer.platforms) {
     const locked = lock.environment.platforms.get(platform);
-    if (!locked || !records || locked.length !== records.length) return undefined;
+    if (!locked || !records || locked.length !== records.length) return false;
     const urls = new Set(locked.map((r) => r.url));
-    if (!records.every((r) => urls.has(r.url))) return undefined;
+    if (!records.every((r) => urls.has(r.url))) return false;
   }
-  return lock.text;
+  return true;
 }
 
 /** Channels compared by base URL, in order (pixi writes `https://conda.anaconda.org/conda-forge/`, we `conda-forge`). */

@@ -70,7 +70,7 @@ describe('spec lists', () => {
     const error = failure(() => parseInputFile('Cargo.toml', '[package]'));
     expect(error.code).toBe('CR_ERR_INPUT_FILE_TYPE');
     expect(error.message).toBe(
-      'Cannot read "Cargo.toml": unsupported file type (expected environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock or conda-lock.yml)',
+      'Cannot read "Cargo.toml": unsupported file type (expected environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with [tool.pixi])',
     );
   });
 });
