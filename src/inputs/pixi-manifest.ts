@@ -104,7 +104,7 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       if (!isTable(table.target)) throw fail(`${where}target must be a table`);
       for (const [platform, target] of Object.entries(table.target)) {
         if (!isTable(target)) throw fail(`${where}target.${platform} must be a table`);
-        if (selectorRank(platform, platform) === undefined && !isKnownSubdir(platform)) {
+        if (!FAMILIES.includes(platform) && (!isKnownSubdir(platform) || platform === 'noarch')) {
           throw fail(`${where}target.${platform}: "${platform}" is neither a platform nor one of ${FAMILIES.join(', ')}`);
         }
         const list = dependencySpecs(target.dependencies, `${where}target.${platform}.dependencies`, fail);
@@ -261,26 +261,35 @@ function pypiWarnings(value: unknown, where: string, filename: string, warnings:
   if (names.length > 0) warnings.push(`${filename}: ${where} (${names.join(', ')}) are PyPI packages and were not solved`);
 }
 
-/** pixi's system-requirements as virtual package entries for one platform. */
+const SYSTEM_KEYS = ['linux', 'libc', 'macos', 'cuda', 'archspec'];
+
+/** pixi's system-requirements as virtual package entries for one platform (every field checked on each). */
 function systemRequirements(system: Table, platform: string, fail: (m: string) => Error): string[] {
-  const entries: string[] = [];
+  const unknown = Object.keys(system).filter((key) => !SYSTEM_KEYS.includes(key));
+  if (unknown.length > 0) throw fail(`system-requirements.${unknown[0]} is not one of ${SYSTEM_KEYS.join(', ')}`);
   const version = (key: string, value: unknown): string => {
     if (typeof value === 'string' || typeof value === 'number') return String(value);
     throw fail(`system-requirements.${key} must be a version`);
   };
   const linux = platform.startsWith('linux-');
-  if (linux && system.linux !== undefined) entries.push(`__linux=${version('linux', system.linux)}`);
-  if (linux && system.libc !== undefined) {
-    const libc = system.libc;
-    if (isTable(libc)) {
-      const family = typeof libc.family === 'string' ? libc.family : 'glibc';
-      entries.push(`__${family}=${version('libc.version', libc.version)}`);
-    } else {
-      entries.push(`__glibc=${version('libc', libc)}`);
-    }
+  const has = (key: string) => system[key] !== undefined;
+  const linuxVersion = has('linux') ? version('linux', system.linux) : undefined;
+  let libc: string | undefined;
+  if (has('libc')) {
+    const value = system.libc;
+    libc = isTable(value)
+      ? `__${typeof value.family === 'string' ? value.family.toLowerCase() : 'glibc'}=${version('libc.version', value.version)}`
+      : `__glibc=${version('libc', value)}`;
   }
-  if (platform.startsWith('osx-') && system.macos !== undefined) entries.push(`__osx=${version('macos', system.macos)}`);
-  if ((linux || platform.startsWith('win-')) && system.cuda !== undefined) entries.push(`__cuda=${version('cuda', system.cuda)}`);
+  const macos = has('macos') ? version('macos', system.macos) : undefined;
+  const cuda = has('cuda') ? version('cuda', system.cuda) : undefined;
+  const archspec = has('archspec') ? version('archspec', system.archspec) : undefined;
+  const entries: string[] = [];
+  if (linux && linuxVersion !== undefined) entries.push(`__linux=${linuxVersion}`);
+  if (linux && libc !== undefined) entries.push(libc);
+  if (platform.startsWith('osx-') && macos !== undefined) entries.push(`__osx=${macos}`);
+  if ((linux || platform.startsWith('win-')) && cuda !== undefined) entries.push(`__cuda=${cuda}`);
+  if (archspec !== undefined) entries.push(`__archspec=1=${archspec}`);
   return entries;
 }
 
