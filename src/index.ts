@@ -179,7 +179,7 @@ export function exportResolution(resolution: Resolution, format: string, options
 // --- Run-time checks of the arguments: callers in JavaScript (or with `any`) get a typed error
 // naming the argument rather than a TypeError from deep inside, or a string read as its letters.
 
-const REQUEST_FIELDS = ['specs', 'files', 'channels', 'platforms', 'channelPriority', 'virtualPackages', 'excludeNewer'] as const;
+const REQUEST_FIELDS = ['specs', 'files', 'channels', 'platforms', 'channelPriority', 'virtualPackages', 'excludeNewer', 'environment', 'lock', 'update'] as const;
 const RESOLVE_OPTION_FIELDS = ['cacheDir', 'offline', 'refresh', 'store', 'solver', 'timeoutMs', 'signal', 'env', 'cwd', 'defaultChannels'] as const;
 
 function describe(value: unknown): string {
@@ -259,6 +259,13 @@ function checkRequest(request: unknown): asserts request is ResolveRequest {
       if (typeof file.content !== 'string') throw invalid('CR_ERR_INPUT_OPTION', `${where}.content`, "the file's text, a string", file.content);
     });
   }
+  if (request.environment !== undefined && typeof request.environment !== 'string') {
+    throw invalid('CR_ERR_INPUT_OPTION', 'request.environment', 'an environment name such as "default"', request.environment);
+  }
+  if (request.lock !== undefined && (!isPlainObject(request.lock) || typeof request.lock.filename !== 'string' || typeof request.lock.content !== 'string')) {
+    throw invalid('CR_ERR_INPUT_OPTION', 'request.lock', 'a lock file { filename: "pixi.lock", content }', request.lock);
+  }
+  checkStrings(request.update, 'request.update', 'CR_ERR_INPUT_OPTION', '["openssl"]');
   if (request.channelPriority !== undefined && typeof request.channelPriority !== 'string') {
     throw invalid('CR_ERR_INPUT_OPTION', 'request.channelPriority', 'one of "strict", "flexible", "disabled"', request.channelPriority);
   }

@@ -13,6 +13,9 @@ import { CondaResolveError } from '../vocabulary/errors.js';
 import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
 import { expandChannel, type ChannelSettings } from './config/channels.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { checkLockInput } from './lock/lock-input.js';
+import { readPreviousLock, type PreviousLock } from './lock/previous-lock.js';
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -30,6 +33,12 @@ export interface ResolveRequest {
   readonly virtualPackages?: readonly string[];
   /** An ISO 8601 date or date-time; records published after it are ignored. */
   readonly excludeNewer?: string;
+  /** The environment of a lock or pixi manifest input (`-e NAME`); `default` when absent. */
+  readonly environment?: string;
+  /** A previous lock to stay close to (`--lock FILE`). */
+  readonly lock?: InputFile;
+  /** Package names of `lock` to solve afresh (`--update NAME`). */
+  readonly update?: readonly string[];
 }
 
 export interface PreparedRequest {
@@ -44,6 +53,26 @@ export interface PreparedRequest {
   readonly virtualPackages: readonly string[];
   readonly excludeNewer?: number;
   readonly warnings: readonly string[];
+  /** The previous lock the solves stay close to (`--lock`). */
+  readonly previousLock?: PreviousLock;
+  /** Set when the input is a lock file: each platform's records, taken as they are (no solve). */
+  readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
+  /** The whole root spec list of each platform where a pixi manifest's targets change `specs`. */
+  readonly platformSpecs?: ReadonlyMap<string, readonly MatchSpec[]>;
+  /** Virtual packages per platform from a pixi manifest's system-requirements, before `virtualPackages`. */
+  readonly platformVirtualPackages?: ReadonlyMap<string, readonly string[]>;
+  /** The pixi manifest environment the request was made from. */
+  readonly manifestEnvironment?: string;
+}
+
+/** The root specs of one platform. */
+export function specsOn(request: PreparedRequest, platform: string): readonly MatchSpec[] {
+  return request.platformSpecs?.get(platform) ?? request.specs;
+}
+
+/** The virtual package entries of one platform: the manifest's, then the request's own (which win). */
+export function virtualPackagesOn(request: PreparedRequest, platform: string): readonly string[] {
+  return [...(request.platformVirtualPackages?.get(platform) ?? []), ...request.virtualPackages];
 }
 
 export interface PrepareOptions {
@@ -85,8 +114,13 @@ export class TooManySpecsError extends UsageError {
 
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
-  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content));
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment }));
   for (const file of files) warnings.push(...file.warnings);
+  const locked = checkLockInput(files, request);
+  if ((request.update ?? []).length > 0 && request.lock === undefined) {
+    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --update without --lock: name the lock whose other packages should stay as they are');
+  }
+  const previousLock = request.lock ? readPreviousLock(request.lock, { environment: request.environment, update: request.update }) : undefined;
 
   // Distinct specs first (each with where it first appears), counted before any is parsed.
   const where = new Map<string, { file: string; at: string } | undefined>();
@@ -102,10 +136,14 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
   const maxSpecs = options.maxSpecs ?? MAX_REQUEST_SPECS;
   if (where.size > maxSpecs) throw new TooManySpecsError(where.size, maxSpecs, files.map((f) => f.filename));
-  const specs: MatchSpec[] = [];
-  for (const [text, at] of where) {
+  const parsed = new Map<string, MatchSpec>();
+  const parseAt = (text: string, at: { file: string; at: string } | undefined): MatchSpec => {
+    const known = parsed.get(text);
+    if (known) return known;
     try {
-      specs.push(parseMatchSpec(text));
+      const spec = parseMatchSpec(text);
+      parsed.set(text, spec);
+      return spec;
     } catch (error) {
       if (error instanceof CondaResolveError) {
         // A spec of a file names the file (an InputFileError), so the HTTP answer's field is `file`.
@@ -115,8 +153,20 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       }
       throw error;
     }
+  };
+  const specs: MatchSpec[] = [...where].map(([text, at]) => parseAt(text, at));
+  // A pixi manifest's targets: the platform's whole list, with the other files' and positional specs.
+  const manifest = files.find((f) => f.manifest)?.manifest;
+  const platformSpecs = new Map<string, MatchSpec[]>();
+  for (const [platform, list] of manifest?.platformSpecs ?? []) {
+    const texts = new Map<string, { file: string; at: string } | undefined>();
+    for (const file of files) {
+      for (const item of file.manifest ? list : file.specs) texts.set(item.spec.trim(), { file: file.filename, at: file.filename });
+    }
+    for (const spec of request.specs ?? []) if (!texts.has(spec.trim())) texts.set(spec.trim(), undefined);
+    platformSpecs.set(platform, [...texts].map(([text, at]) => parseAt(text, at)));
   }
-  if (specs.length === 0) {
+  if (specs.length === 0 && !locked && ![...platformSpecs.values()].some((list) => list.length > 0)) {
     throw new UsageError(
       'CR_ERR_INPUT_NO_SPECS',
       files.length > 0
@@ -126,7 +176,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const platforms = unique(
-    (request.platforms?.length ? request.platforms : files.flatMap((f) => f.platforms)).map((p) => p.trim()),
+    (request.platforms?.length ? request.platforms : files.some((f) => f.platforms.length > 0) ? files.flatMap((f) => f.platforms) : [...(previousLock?.environment.platforms.keys() ?? [])]).map((p) => p.trim()),
   );
   if (platforms.length === 0) platforms.push(options.hostPlatform);
   for (const platform of platforms) {
@@ -138,7 +188,12 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     }
   }
 
-  const channelTexts = [...(request.channels ?? []), ...files.flatMap((f) => f.channels), ...(options.configuredChannels ?? [])].map((c) => c.trim());
+  const requestChannels = [...(request.channels ?? []), ...files.flatMap((f) => f.channels)];
+  // A request that names no channel stays on the previous lock's; otherwise the configured
+  // channels (.condarc) follow the request's, as conda puts -c before them.
+  const channelTexts = (
+    requestChannels.length === 0 && previousLock ? [...previousLock.environment.channels] : [...requestChannels, ...(options.configuredChannels ?? [])]
+  ).map((c) => c.trim());
   const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) => expandChannel(c, options.channelSettings));
   const alias = options.channelSettings?.alias ?? options.env.CONDA_CHANNEL_ALIAS;
   const channels: Channel[] = [];
@@ -157,7 +212,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     }
   }
 
-  const priority = request.channelPriority ?? 'strict';
+  const priority = request.channelPriority ?? manifest?.channelPriority ?? 'strict';
   if (!(CHANNEL_PRIORITIES as readonly string[]).includes(priority)) {
     throw new UsageError(
       'CR_ERR_INPUT_OPTION',
@@ -166,22 +221,28 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const extraVirtual = [...(request.virtualPackages ?? [])];
-  // Validate the virtual packages once, for the first platform, so a bad entry is a usage error.
+  // Validate the virtual packages once per platform, so a bad entry is a usage error.
   try {
-    virtualPackages(platforms[0]!, options.env, extraVirtual);
+    for (const platform of platforms) virtualPackages(platform, options.env, [...(manifest?.virtualPackages.get(platform) ?? []), ...extraVirtual]);
   } catch (error) {
     if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_OPTION', error.message, { cause: error });
     throw error;
   }
 
+  const excludeNewer = request.excludeNewer ?? manifest?.excludeNewer;
   return {
     specs,
     channels,
     platforms,
     channelPriority: priority as ChannelPriority,
     virtualPackages: extraVirtual,
-    excludeNewer: request.excludeNewer === undefined ? undefined : parseExcludeNewer(request.excludeNewer),
+    excludeNewer: excludeNewer === undefined ? undefined : parseExcludeNewer(excludeNewer),
     warnings,
+    ...(locked ? { locked: locked.platformsOf(platforms) } : {}),
+    ...(previousLock ? { previousLock } : {}),
+    ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
+    ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
+    ...(manifest ? { manifestEnvironment: manifest.environment } : {}),
   };
 }
 

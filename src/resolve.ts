@@ -13,7 +13,7 @@ import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
-import type { PreparedRequest } from './request.js';
+import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 
 export interface PlatformResolution {
@@ -52,9 +52,16 @@ export interface ResolveOptions {
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
-  const rootNames = [...new Set(request.specs.map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
+  // A lock file is the environment: its records are the answer, nothing is loaded or solved.
+  if (request.locked) {
+    const locked = request.locked;
+    return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
+  }
   const platforms = await Promise.all(
-    request.platforms.map((platform) => resolvePlatform(platform, request, rootNames, deps, options)),
+    request.platforms.map((platform) => {
+      const rootNames = [...new Set(specsOn(request, platform).map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
+      return resolvePlatform(platform, request, rootNames, deps, options);
+    }),
   );
   return { request, platforms };
 }
@@ -86,11 +93,12 @@ async function resolvePlatform(
     options.onPlatform?.(platform, 'solve');
     const outcome = await deps.solver.solve(
       {
-        specs: request.specs,
+        specs: specsOn(request, platform),
         channels,
-        virtualPackages: virtualPackages(platform, deps.env, request.virtualPackages),
+        virtualPackages: virtualPackages(platform, deps.env, virtualPackagesOn(request, platform)),
         channelPriority: request.channelPriority,
         excludeNewer: request.excludeNewer,
+        locked: request.previousLock?.preferredOn(platform),
         timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
       },
       signal,

@@ -5,7 +5,8 @@
  * records are read from the indexes (`RecordSource.records`) only then, so a solve touches only
  * what the requested specs can reach.
  *
- * Candidate order (DECISIONS.md section 2, rattler's order): fewer `track_features`; under
+ * Candidate order (DECISIONS.md section 2, rattler's order): a locked record first (rattler's
+ * `locked_packages`, how `--lock` stays close to a previous lock); fewer `track_features`; under
  * `flexible` priority the higher-priority channel; higher version; higher build number; then,
  * among records equal on all of those, the one whose dependencies shared with its rivals allow the
  * highest versions (the numpy build for the newest python); then the newer timestamp; then a fixed
@@ -30,6 +31,8 @@ export interface CondaProviderOptions {
   readonly parseSpec: SpecParser;
   /** The parsed root specs; those naming a channel restrict their package to it. */
   readonly rootSpecs: readonly SolverSpec[];
+  /** URLs of locked records, preferred over every other record of their name. */
+  readonly locked?: ReadonlySet<string>;
 }
 
 interface NameEntry {
@@ -279,6 +282,11 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
   }
 
   #compareSimple(a: SolvableId, b: SolvableId): number {
+    const locked = this.#options.locked;
+    if (locked && locked.size > 0) {
+      const la = locked.has(this.records[a].url);
+      if (la !== locked.has(this.records[b].url)) return la ? -1 : 1;
+    }
     const fa = this.#facts[a];
     const fb = this.#facts[b];
     if (fa.tracked !== fb.tracked) return fa.tracked - fb.tracked;

@@ -36,6 +36,7 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
     excludeNewer: request.excludeNewer,
     parseSpec,
     rootSpecs,
+    locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
   });
   const specVersionSets = request.specs.map((spec, i) => provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));

@@ -33,6 +33,12 @@ export interface SolveRequest<Source = RecordSource, Spec = string | MatchSpec> 
   readonly channelPriority?: ChannelPriority;
   /** Milliseconds since the epoch; records with a later timestamp are ignored. */
   readonly excludeNewer?: number;
+  /**
+   * URLs of previously locked records (rattler's `locked_packages`): a candidate found here sorts
+   * before every other record of its name, so each locked package keeps its record unless the
+   * request rules it out.
+   */
+  readonly locked?: readonly string[];
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
 }

@@ -31,6 +31,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { serveCommand } = await import('./serve-command.js');
       return serveCommand(rest, io);
     }
+    case 'diff': {
+      const { diffCommand } = await import('./diff-command.js');
+      return diffCommand(rest, io);
+    }
     case 'resolve': {
       const { resolveCommand } = await import('./resolve-command.js');
       return resolveCommand(rest, io);

@@ -9,10 +9,12 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
-import type { Exporter } from '../exporters/types.js';
+import type { ExportEnvironment, Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
-import { prepareRequest, type InputFile } from '../request.js';
-import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
+import { prepareRequest, type InputFile, type PreparedRequest, type PrepareOptions, type ResolveRequest } from '../request.js';
+import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../resolve.js';
+import { isWorkspaceRequest } from '../lock/workspace.js';
+import { workspaceCommand } from './workspace-command.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
 import { parseByteSize } from '../byte-size.js';
@@ -21,13 +23,22 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO 
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
-import { userSettings } from './user-settings.js';
+import { userSettings, type UserSettings } from './user-settings.js';
+import { exporterForOutput } from './output-format.js';
+import { unchangedLockText } from '../lock/previous-lock.js';
+import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
   platform: { type: 'string', short: 'p', multiple: true },
   subdir: { type: 'string', multiple: true },
   file: { type: 'string', short: 'f', multiple: true },
+  environment: { type: 'string', short: 'e' },
+  lock: { type: 'string' },
+  update: { type: 'string', multiple: true },
+  check: { type: 'boolean' },
+  diff: { type: 'boolean' },
+  json: { type: 'boolean' },
   format: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'channel-priority': { type: 'string' },
@@ -95,14 +106,14 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     let exporter: Exporter | undefined;
     let registry: ExporterRegistry | undefined;
     // Exporters (and plugin discovery) are loaded only when a format may be wanted.
-    const exporters = values.format !== undefined || values.output !== undefined ? await import('../exporters/index.js') : undefined;
+    const exporters = values.format !== undefined || values.output !== undefined || values.lock !== undefined ? await import('../exporters/index.js') : undefined;
     const formatName = values.format;
     if (exporters) {
       const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output);
+      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -114,57 +125,56 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       offline: values.offline,
       verbose: values.verbose,
     });
-    const request = prepareRequest(
-      {
-        specs: positionals,
-        files,
-        channels: values.channel,
-        platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
-        channelPriority: user.channelPriority,
-        virtualPackages: values['virtual-package'],
-        excludeNewer: values['exclude-newer'],
-      },
-      {
-        env: io.env,
-        cwd: io.cwd,
-        hostPlatform: hostSubdir(process.platform, process.arch),
-        defaultChannels: ['conda-forge'],
-        ...user.prepare,
-      },
-    );
-    for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
-
-    const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
-    // One platform solves here (a worker would only add its start-up time); several solve here
-    // one after another until a solve proves heavy, then on worker threads as well.
-    const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
-    const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
-    const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
-    const net = await user.network(request.channels);
-    const store = new RepodataStore({
-      cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
-      offline: user.offline,
-      ...net,
-      refresh: values.refresh === true,
-      // This thread reads only the records it needs; an index handed to a worker is read whole then.
-      indexBytes: 'positional',
-      onProgress: progress.onLoad,
-      maxRepodataBytes,
-    });
-    let resolution;
-    try {
-      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) });
-    } finally {
-      progress.stop();
-      await pool?.close();
-      await store.close();
-      await net.dispatcher?.close();
+    const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
+    const input: ResolveRequest = {
+      specs: positionals,
+      files,
+      channels: values.channel,
+      platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
+      channelPriority: user.channelPriority,
+      virtualPackages: values['virtual-package'],
+      excludeNewer: values['exclude-newer'],
+      environment: values.environment,
+      lock,
+      update: values.update,
+    };
+    const prepareOptions: PrepareOptions = {
+      env: io.env,
+      cwd: io.cwd,
+      hostPlatform: hostSubdir(process.platform, process.arch),
+      defaultChannels: ['conda-forge'],
+      ...user.prepare,
+    };
+    // A whole pixi workspace written to one pixi.lock (`pixi lock`): every environment.
+    if (isWorkspaceRequest(input, values.format !== undefined || values.output !== undefined ? exporter?.name : undefined)) {
+      return await workspaceCommand(input, prepareOptions, {
+        values,
+        io,
+        registry: registry!,
+        run: (requests) => runResolves(requests, values, io, user, timeoutMs, maxRepodataBytes),
+        emit: (output, text) => emit(io, output, text),
+        now: exportTime(io.env),
+      });
     }
+    const request = prepareRequest(input, prepareOptions);
+    for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
+    if (values.check) return checkCommand(request, io, values.quiet === true);
+    if (values.diff) requireLock(request, '--diff');
+    // `--lock FILE` alone writes the lock's own format (lock in, lock out).
+    if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
+
+    const [resolution] = await runResolves([request], values, io, user, timeoutMs, maxRepodataBytes);
+    if (!resolution) throw new Error('no resolution');
 
     const failed = resolution.platforms.filter((p) => p.error !== null);
+    // --diff: the changes against the lock on standard output; the result only into -o FILE.
+    const deliver = async (text: string): Promise<void> => {
+      if (!values.diff || values.output !== undefined) await emit(io, values.output, text);
+      if (values.diff) await emit(io, undefined, lockDiffText(request, resolution, values.json === true));
+    };
     if (!exporter) {
       const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
-      await emit(io, values.output, text);
+      await deliver(text);
       for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
       return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
     }
@@ -175,12 +185,14 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text = registry!.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      text =
+        (request.previousLock && unchangedLockText(request.previousLock, { format: exporter.name, channels: request.channels.map((c) => c.name), platforms: resolution.platforms })) ||
+        registry!.render(exporter.name, namedEnvironments(exportEnvironments(resolution), exporter.name, values.environment), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
-    await emit(io, values.output, text);
+    await deliver(text);
     return EXIT_OK;
   } catch (error) {
     // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).
@@ -189,20 +201,57 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
   }
 }
 
-/** `created_at` in lock files: now, or SOURCE_DATE_EPOCH (seconds) for reproducible output. */
-function exportTime(env: CliIO['env']): Date {
-  const epoch = env.SOURCE_DATE_EPOCH;
-  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
+/** A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did. */
+function namedEnvironments(environments: ExportEnvironment[], format: string, name: string | undefined): ExportEnvironment[] {
+  return format === 'rattler-lock-v6' && name !== undefined ? environments.map((e) => ({ ...e, name })) : environments;
 }
 
-/** `-o pixi.lock` picks the exporter from the file name, as `conda export --file` does; other names get native JSON. */
-function exporterForOutput(exporters: typeof import('../exporters/index.js'), registry: ExporterRegistry, output: string): Exporter | undefined {
+/** Resolves each request in turn with one repodata store and one solver pool. */
+export async function runResolves(
+  requests: readonly PreparedRequest[],
+  values: { readonly quiet?: boolean; readonly 'cache-dir'?: string; readonly offline?: boolean; readonly refresh?: boolean },
+  io: CliIO,
+  user: UserSettings,
+  timeoutMs: number,
+  maxRepodataBytes: number | undefined,
+): Promise<Resolution[]> {
+  const platforms = [...new Set(requests.flatMap((r) => r.platforms))];
+  const progress = createProgress(io, { quiet: values.quiet === true, platforms });
+  // One platform solves here (a worker would only add its start-up time); several solve here
+  // one after another until a solve proves heavy, then on worker threads as well.
+  const workers = Math.min(Math.max(...requests.map((r) => r.platforms.length)), availableParallelism()) - 1;
+  const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
+  const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
+  const net = await user.network(requests.flatMap((r) => r.channels));
+  const store = new RepodataStore({
+    cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
+    offline: user.offline,
+    ...net,
+    refresh: values.refresh === true,
+    // This thread reads only the records it needs; an index handed to a worker is read whole then.
+    indexBytes: 'positional',
+    onProgress: progress.onLoad,
+    maxRepodataBytes,
+  });
   try {
-    return registry.detect(output);
-  } catch (error) {
-    if (error instanceof exporters.ExporterNotDetectedError) return undefined;
-    throw error;
+    const resolutions: Resolution[] = [];
+    for (const request of requests) {
+      const options = { timeoutMs, onPlatform: progress.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
+      resolutions.push(await resolvePrepared(request, { store, solver, env: io.env }, options));
+    }
+    return resolutions;
+  } finally {
+    progress.stop();
+    await pool?.close();
+    await store.close();
+    await net.dispatcher?.close();
   }
+}
+
+/** `created_at` in lock files: now, or SOURCE_DATE_EPOCH (seconds) for reproducible output. */
+export function exportTime(env: CliIO['env']): Date {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
 }
 
 async function readInputFile(path: string, cwd: string): Promise<InputFile> {
@@ -217,7 +266,7 @@ async function readInputFile(path: string, cwd: string): Promise<InputFile> {
   }
 }
 
-async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
+export async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
   if (output === undefined) {
     await new Promise<void>((resolve, reject) => io.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return;

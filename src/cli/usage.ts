@@ -5,6 +5,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
                      [--max-repodata-size SIZE] [--override-channels] [-v] [-q]
        conda-resolve config [--json]
+       conda-resolve diff OLD NEW [--json]   (see conda-resolve diff --help)
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
        conda-resolve --version
@@ -16,8 +17,22 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              .condarc channels, else conda-forge); repeatable
   -p, --platform PLATFORM    target platform such as linux-64 or osx-arm64 (default: this
                              machine's); repeatable
-  -f, --file FILE            environment.yml/.yaml, a .txt spec list or an @EXPLICIT file;
+  -f, --file FILE            environment.yml/.yaml, a .txt spec list, an @EXPLICIT file, a
+                             lock (pixi.lock, conda-lock.yml: its records as they are, no solve),
+                             or a pixi manifest (pixi.toml, pyproject.toml with [tool.pixi]);
                              repeatable
+  -e, --environment NAME     the environment of a pixi.lock or pixi manifest (default: default;
+                             a manifest written to a pixi.lock without -e locks every environment)
+      --lock FILE            a previous pixi.lock or conda-lock.yml to stay close to: every
+                             locked package the request still allows keeps its record; the
+                             output is in FILE's format unless --format or -o says otherwise
+      --update NAME          with --lock: solve NAME afresh (and what it forces); repeatable
+      --diff                 with --lock: print what the solve changes against the lock
+                             (a table, or JSON with --json) instead of the result; -o still
+                             writes the result
+      --json                 with --diff: the changes as JSON
+      --check                with --lock: exit 0 if the lock satisfies the request on every
+                             platform, 1 (with the reasons) if not; no solve, no download
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
   -o, --output FILE          write the result to FILE; without --format the format is chosen
                              from the file name (pixi.lock, conda-lock.yml, environment.yml...)

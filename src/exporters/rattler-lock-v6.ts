@@ -2,8 +2,9 @@
  * `rattler-lock-v6` (aliases `pixi`, `pixi-lock-v6`): pixi's `pixi.lock` version 6, one document
  * for all platforms, byte for byte as conda-lockfiles 0.2.x writes it.
  *
- * - One environment, `default`, with the request's channels as `url:` entries and, per platform
- *   (sorted), `conda: <url>` references ordered by package name.
+ * - One environment, `default` (or, for a pixi workspace, one per environment `name`, in name
+ *   order), with its channels as `url:` entries and, per platform (sorted), `conda: <url>`
+ *   references ordered by package name.
  * - `packages`: every package once (deduplicated by URL, so a noarch package shared by platforms
  *   appears once), in (name, platform) order, with only the fields that have a value, in the order
  *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
@@ -25,38 +26,42 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
 export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
-  const platforms = new Map<string, YamlValue[]>();
-  for (const platform of sortByKeys(
-    environments.map((environment) => environment.platform),
-    (p) => [p],
-  )) {
-    platforms.set(platform, []);
+  // Environments by name (`name` set: a pixi workspace's environments; unset: `default`), written
+  // in name order as rattler-lock does; each lists its platforms sorted and its packages by URL.
+  const groups = new Map<string, ExportEnvironment[]>();
+  for (const environment of environments) {
+    const name = environment.name ?? 'default';
+    groups.set(name, [...(groups.get(name) ?? []), environment]);
   }
-  const entries = sortByKeys(
+  const written = new Map<string, YamlValue>();
+  for (const name of sortByKeys([...groups.keys()], (n) => [n])) {
+    const group = groups.get(name)!;
+    const platforms = new Map<string, YamlValue[]>();
+    for (const platform of sortByKeys(
+      group.map((environment) => environment.platform),
+      (p) => [p],
+    )) {
+      platforms.set(platform, []);
+    }
+    const entries = sortByKeys(
+      group.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
+      ({ record, platform }) => [record.name, platform],
+    );
+    for (const { record, platform } of entries) platforms.get(platform)!.push({ conda: record.url });
+    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), packages: platforms });
+  }
+  const all = sortByKeys(
     environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
     ({ record, platform }) => [record.name, platform],
   );
   const packages: YamlValue[] = [];
   const seen = new Set<string>();
-  for (const { record, platform } of entries) {
-    platforms.get(platform)!.push({ conda: record.url });
+  for (const { record } of all) {
     if (seen.has(record.url)) continue;
     seen.add(record.url);
     packages.push(packageData(record));
   }
-  return {
-    version: 6,
-    environments: new Map<string, YamlValue>([
-      [
-        'default',
-        {
-          channels: environments[0].channels.map((url) => ({ url })),
-          packages: platforms,
-        },
-      ],
-    ]),
-    packages,
-  };
+  return { version: 6, environments: written, packages };
 }
 
 /** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */

@@ -1,3 +1,5 @@
+import type { LockedEnvironment } from '../lock/types.js';
+
 /** What one input file contributes to a resolve request. */
 export interface InputSpec {
   /** The MatchSpec text as written. */
@@ -9,7 +11,7 @@ export interface InputSpec {
 export interface ParsedInputFile {
   /** The file name as the user gave it (basename over HTTP). */
   readonly filename: string;
-  readonly kind: 'environment' | 'spec-list' | 'explicit';
+  readonly kind: 'environment' | 'spec-list' | 'explicit' | 'lock' | 'manifest';
   readonly specs: readonly InputSpec[];
   /** Channels named by the file, in its order (environment.yml `channels`, explicit URLs' channels). */
   readonly channels: readonly string[];
@@ -17,4 +19,26 @@ export interface ParsedInputFile {
   readonly platforms: readonly string[];
   /** Things the file asked for that a resolve does not do (pip entries, variables...). */
   readonly warnings: readonly string[];
+  /** A lock file's chosen environment: its records are the answer, with no solve. */
+  readonly locked?: LockedEnvironment;
+  /** A pixi manifest's chosen environment: what its specs cannot say alone. */
+  readonly manifest?: ManifestDetails;
+}
+
+/** What a pixi manifest's environment adds to its specs, channels and platforms. */
+export interface ManifestDetails {
+  readonly environment: string;
+  /** Every environment the manifest defines, `default` first. */
+  readonly environments: readonly string[];
+  /** The whole spec list of each platform where `[target.*]` tables change it. */
+  readonly platformSpecs: ReadonlyMap<string, readonly InputSpec[]>;
+  /** `NAME=VERSION` virtual packages per platform (`system-requirements`). */
+  readonly virtualPackages: ReadonlyMap<string, readonly string[]>;
+  readonly channelPriority?: string;
+  readonly excludeNewer?: string;
+}
+
+export interface ParseInputOptions {
+  /** The environment of a lock or pixi manifest (`-e NAME`); `default` when absent. */
+  readonly environment?: string;
 }

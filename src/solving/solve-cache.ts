@@ -123,6 +123,7 @@ export class CachingSolver implements PlatformSolver {
       input.virtualPackages.map((record) => [record.name, record.version, record.build]),
       input.channelPriority,
       input.excludeNewer ?? null,
+      input.locked ?? null,
     ]);
   }
 }

@@ -226,6 +226,7 @@ export class SolvePool implements PlatformSolver {
         virtualPackages: input.virtualPackages,
         channelPriority: input.channelPriority,
         excludeNewer: input.excludeNewer,
+        locked: input.locked,
         timeoutMs,
       },
     };

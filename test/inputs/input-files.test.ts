@@ -67,10 +67,10 @@ describe('spec lists', () => {
   });
 
   it('refuses file names it does not know', () => {
-    const error = failure(() => parseInputFile('pixi.toml', '[project]'));
+    const error = failure(() => parseInputFile('Cargo.toml', '[package]'));
     expect(error.code).toBe('CR_ERR_INPUT_FILE_TYPE');
     expect(error.message).toBe(
-      'Cannot read "pixi.toml": unsupported file type (expected environment.yml/.yaml, a *.txt spec list, or an @EXPLICIT file)',
+      'Cannot read "Cargo.toml": unsupported file type (expected environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with [tool.pixi])',
     );
   });
 });

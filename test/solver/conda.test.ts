@@ -213,3 +213,28 @@ describe('errors and limits', () => {
     expect(outcome.kind).toBe('unsatisfiable');
   });
 });
+
+describe('locked records (--lock)', () => {
+  const records = [
+    rec('a', '2', { depends: ['b >=2'] }),
+    rec('a', '1', { depends: ['b'] }),
+    rec('b', '3'),
+    rec('b', '2'),
+    rec('b', '1'),
+  ];
+  const channels = [channel('conda-forge', records)];
+  const urlOf = (name: string, version: string) => records.find((r) => r.name === name && r.version === version)!.url;
+
+  it('keeps every locked record the request still allows, over newer ones', () => {
+    expect(picked({ specs: ['a'], channels, locked: [urlOf('a', '1'), urlOf('b', '1')] })).toEqual(['a=1=h0_0', 'b=1=h0_0']);
+  });
+
+  it('moves only what the request forces: a spec past the locked version, and the dependency it needs', () => {
+    expect(picked({ specs: ['a>=2'], channels, locked: [urlOf('a', '1'), urlOf('b', '1')] })).toEqual(['a=2=h0_0', 'b=3=h0_0']);
+    expect(picked({ specs: ['a>=2'], channels, locked: [urlOf('a', '1'), urlOf('b', '2')] })).toEqual(['a=2=h0_0', 'b=2=h0_0']);
+  });
+
+  it('a name left out of the locked list (--update) takes its most preferred version', () => {
+    expect(picked({ specs: ['a'], channels, locked: [urlOf('a', '1')] })).toEqual(['a=1=h0_0', 'b=3=h0_0']);
+  });
+});

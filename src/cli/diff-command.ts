@@ -1,0 +1,83 @@
+/**
+ * `conda-resolve diff OLD NEW [--json] [-e NAME] [-p PLATFORM]...`: what changed between two inputs
+ * that carry exact records (pixi.lock, conda-lock.yml, @EXPLICIT, the native JSON result), per
+ * platform. Exit 0 whatever the difference (as `git diff` without `--exit-code`); 2 for bad usage.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
+import { diffEnvironments, renderDiff, type ExactEnvironments, type PlatformDiff } from '../lock/diff.js';
+import { readExactRecords } from '../lock/exact-records.js';
+import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+
+export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json] [-e NAME] [-p PLATFORM]...
+
+Show what changed between two environments with exact packages, per platform: packages added,
+removed, upgraded, downgraded, rebuilt (same version, another build) and moved (same build from
+another channel). OLD and NEW are pixi.lock, conda-lock.yml, @EXPLICIT files or conda-resolve's
+JSON result, in any mix.
+
+  -e, --environment NAME   the pixi.lock environment to compare (default: default)
+  -p, --platform PLATFORM  compare only these platforms; repeatable
+      --json               print the changes as JSON
+  -h, --help               show this help
+`;
+
+export async function diffCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        json: { type: 'boolean' },
+        environment: { type: 'string', short: 'e' },
+        platform: { type: 'string', short: 'p', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve diff --help`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(DIFF_USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 2) {
+    writeError(io, `diff takes two files, OLD and NEW (got ${positionals.length}); see conda-resolve diff --help`);
+    return EXIT_USAGE;
+  }
+  try {
+    const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
+    const diff = only(diffEnvironments(before!, after!), values.platform);
+    io.stdout.write(values.json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
+    return EXIT_OK;
+  } catch (error) {
+    writeError(io, userMessage(error));
+    return exitStatusOf(error);
+  }
+}
+
+/** The `--json` shape: `{platforms: [{platform, changes: [{name, kind, old?, new?}]}]}`. */
+export function diffJson(diff: readonly PlatformDiff[]): { platforms: readonly PlatformDiff[] } {
+  return { platforms: diff };
+}
+
+function only(diff: PlatformDiff[], platforms: readonly string[] | undefined): PlatformDiff[] {
+  return platforms && platforms.length > 0 ? diff.filter((p) => platforms.includes(p.platform)) : diff;
+}
+
+async function readExact(path: string, cwd: string, environment: string | undefined): Promise<ExactEnvironments> {
+  let content: string;
+  try {
+    content = await readFile(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}`);
+  }
+  return readExactRecords(path, content, { environment });
+}

@@ -1,0 +1,74 @@
+/**
+ * `--check --lock FILE`: whether a lock still answers the request, without solving and without
+ * loading any repodata (pixi's `pixi lock --check`, conda-lock's staleness check). The lock
+ * satisfies the request when it has the same channels (in order) and platforms, every root spec
+ * is met by a locked record on every platform, every locked record's dependencies are met by the
+ * others or by the platform's virtual packages, no constraint is broken, and no record is newer
+ * than the request's exclude-newer date.
+ */
+import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+import { virtualPackages } from '../../vocabulary/virtual-packages.js';
+import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { sameChannels, type PreviousLock } from './previous-lock.js';
+
+/** Empty when the lock satisfies the request; otherwise each reason it does not, as a sentence. */
+export function lockStaleness(
+  request: PreparedRequest,
+  lock: PreviousLock,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const reasons: string[] = [];
+  const locked = lock.environment;
+  const requestChannels = request.channels.map((c) => c.name);
+  if (!sameChannels(requestChannels, locked.channels)) {
+    reasons.push(`the channels differ: the request has ${listOf(requestChannels)}, the lock ${listOf(locked.channels)}`);
+  }
+  const lockPlatforms = [...locked.platforms.keys()];
+  const missing = request.platforms.filter((p) => !locked.platforms.has(p));
+  const extra = lockPlatforms.filter((p) => !request.platforms.includes(p));
+  if (missing.length > 0) reasons.push(`the lock has no ${listOf(missing)} (it locks ${listOf(lockPlatforms)})`);
+  if (extra.length > 0) reasons.push(`the lock also locks ${listOf(extra)}, which the request does not ask for`);
+
+  for (const platform of request.platforms) {
+    const records = locked.platforms.get(platform);
+    if (!records) continue;
+    const byName = new Map(records.map((r) => [r.name, r]));
+    const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    for (const spec of specsOn(request, platform)) {
+      if (spec.name.startsWith('__')) continue;
+      const record = byName.get(spec.name);
+      if (!record) reasons.push(`${platform}: the spec "${spec.source}" is not met: the lock has no ${spec.name}`);
+      else if (!spec.matches(record)) reasons.push(`${platform}: the spec "${spec.source}" is not met by the locked ${label(record)}`);
+    }
+    for (const record of records) {
+      for (const dep of record.depends) {
+        const spec = tryParseMatchSpec(dep);
+        if (!spec) {
+          reasons.push(`${platform}: ${label(record)} has a dependency "${dep}" that cannot be parsed`);
+          continue;
+        }
+        const target = (spec.name.startsWith('__') ? system : byName).get(spec.name);
+        if (!target) reasons.push(`${platform}: ${label(record)} depends on "${dep}", which the lock does not hold`);
+        else if (!spec.matches(target)) reasons.push(`${platform}: ${label(record)} depends on "${dep}", but the lock has ${label(target)}`);
+      }
+      for (const constraint of record.constrains) {
+        const spec = tryParseMatchSpec(constraint);
+        const target = spec ? byName.get(spec.name) : undefined;
+        if (spec && target && !spec.matches(target)) reasons.push(`${platform}: ${label(record)} constrains "${constraint}", but the lock has ${label(target)}`);
+      }
+      if (request.excludeNewer !== undefined && record.timestamp !== null && record.timestamp > request.excludeNewer) {
+        reasons.push(`${platform}: ${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}`);
+      }
+    }
+  }
+  return reasons;
+}
+
+function label(record: PackageRecord): string {
+  return `${record.name} ${record.version} ${record.build}`;
+}
+
+function listOf(items: readonly string[]): string {
+  return items.length === 0 ? 'none' : items.join(', ');
+}
