@@ -10,6 +10,7 @@ import type { PackageRecord } from '../vocabulary/record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
+import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
 import type { PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
@@ -117,6 +118,8 @@ export function toNative(resolution: Resolution): SolveResult[] {
     platform: p.platform,
     packages: p.records ? p.records.map(nativePackage) : [],
     error: p.error,
+    // After `error`, on failed platforms only: a solved platform keeps its three fields.
+    ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
   }));
 }
 

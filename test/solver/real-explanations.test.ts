@@ -9,7 +9,7 @@
 import { expect, it } from 'vitest';
 import { MAX_EXPLANATION_LINES } from '../../solver/core/explain/render.js';
 import { solve, type SolveRequest } from '../../solver/index.js';
-import type { Platform } from '../../vocabulary/platform.js';
+import type { KnownSubdir as Platform } from '../../vocabulary/platform.js';
 import { virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { loadChannel } from './helpers/load-channel.js';
