@@ -22,7 +22,7 @@ import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createProgress } from './progress.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
   platform: { type: 'string', short: 'p', multiple: true },
   subdir: { type: 'string', multiple: true },
@@ -190,7 +190,7 @@ function exporterForOutput(exporters: typeof import('../exporters/index.js'), re
   }
 }
 
-async function readInputFile(path: string, cwd: string): Promise<InputFile> {
+export async function readInputFile(path: string, cwd: string): Promise<InputFile> {
   const { resolve } = await import('node:path');
   try {
     return { filename: path, content: await readFile(resolve(cwd, path), 'utf8') };

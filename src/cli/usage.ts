@@ -4,6 +4,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
                      [--max-repodata-size SIZE] [-q]
+       conda-resolve tree|why NAME|why-not SPEC [SPEC...] [resolve options]   (see conda-resolve tree --help)
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
        conda-resolve --version
