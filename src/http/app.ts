@@ -21,6 +21,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
+import { inspectRoutes } from './routes/inspect.js';
 import { metaRoutes } from './routes/meta.js';
 import { resolveRoutes } from './routes/resolve.js';
 import { buildSchemas } from './schemas.js';
@@ -104,6 +105,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   }
 
   void app.register(async (scope) => resolveRoutes(scope, context));
+  void app.register(async (scope) => inspectRoutes(scope, context));
   void app.register(async (scope) => formatsRoutes(scope, context));
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));

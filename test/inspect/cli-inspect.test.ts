@@ -3,30 +3,13 @@
  * answer shows is checked against the channel's own files: the parent's record, looked up by file
  * name in repodata.json, has that exact `depends` entry, and the entry names the child.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { dependencyName, type GraphEdge, type TreeNode, type WhyAnswer, type WhyNotAnswer } from '../../src/inspect/index.js';
 import type { SolveResult } from '../../src/native-result.js';
 import { runCli, tempDir } from '../cli/run-cli.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
-
-interface RawRecord {
-  name: string;
-  version: string;
-  build: string;
-  depends: string[];
-}
-
-/** Raw records of a snapshot channel by subdir and file name, read straight from repodata.json. */
-function channelFiles(folder: string, subdirs: readonly string[]): Map<string, RawRecord> {
-  const out = new Map<string, RawRecord>();
-  for (const subdir of subdirs) {
-    const data = JSON.parse(readFileSync(join(CHANNELS_DIR, folder, subdir, 'repodata.json'), 'utf8')) as Record<string, Record<string, RawRecord> | undefined>;
-    for (const key of ['packages', 'packages.conda']) for (const [fn, record] of Object.entries(data[key] ?? {})) out.set(`${subdir}/${fn}`, record);
-  }
-  return out;
-}
+import { channelFiles, expectRealEdge as realEdge, selectedRecords, type RawRecord } from './channel-files.js';
 
 describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
   const channel = join(CHANNELS_DIR, 'conda-forge-py39');
@@ -41,15 +24,10 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     const { code, stdout } = await runCli(args, { cacheDir });
     expect(code).toBe(0);
     const [result] = JSON.parse(stdout) as SolveResult[];
-    selected = new Map(result!.packages.map((p) => [p.name, files.get(`${p.subdir}/${p.url.split('/').pop()}`)!]));
-    expect([...selected.values()].every(Boolean)).toBe(true);
+    selected = selectedRecords(files, result!.packages);
   });
 
-  /** The edge is a real `depends` entry of the parent's selected record and names the child. */
-  function expectRealEdge(parent: string, spec: string, child: string): void {
-    expect(selected.get(parent)!.depends, `${parent} -> ${spec}`).toContain(spec);
-    expect(dependencyName(spec)).toBe(child);
-  }
+  const expectRealEdge = (parent: string, spec: string, child: string): void => realEdge(selected, parent, spec, child);
 
   it('tree --json: every package once in full, every edge a depends entry of the selected record', async () => {
     const { code, stdout } = await runCli(['tree', ...args, '--json'], { cacheDir });
