@@ -121,6 +121,7 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         },
       },
       '/openapi.json': { get: { summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document.' } } } },
+      '/ui': { get: { summary: 'A page to solve an environment and explore it: table, dependency tree, why, why-not, downloads', operationId: 'ui', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
       '/docs': { get: { summary: 'A page to try requests in a browser', operationId: 'docs', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
     },
     components: {
