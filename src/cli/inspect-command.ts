@@ -6,6 +6,7 @@
  * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
  * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
@@ -13,8 +14,12 @@ import { exitStatusOf, userMessage } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile, type PreparedRequest } from '../request.js';
 import { resolvePrepared, type Resolution } from '../resolve.js';
-import { InProcessSolver } from '../solving/platform-runner.js';
+import { parseByteSize } from '../byte-size.js';
+import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
+import { SolvePool } from '../solving/solve-pool.js';
+import type { PlatformSolver } from '../solving/types.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
 import { OPTIONS as RESOLVE_OPTIONS, readInputFile } from './resolve-command.js';
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
@@ -28,6 +33,8 @@ const OPTIONS = {
 } as const;
 
 const DEFAULT_TIMEOUT_S = 300;
+/** As for `resolve`: the largest cap on one subdir's decoded repodata. */
+const MAX_REPODATA_SIZE_LIMIT = 2 * 1024 ** 3;
 
 export const INSPECT_USAGE = `usage: conda-resolve tree [SPEC...] [--depth N] [--invert NAME] [--json] [resolve options]
        conda-resolve why NAME [SPEC...] [--json] [resolve options]
@@ -74,6 +81,16 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       return EXIT_USAGE;
     }
   }
+  if (values.offline && values.refresh) {
+    writeError(io, '--offline and --refresh cannot be used together');
+    return EXIT_USAGE;
+  }
+  const sizeText = values['max-repodata-size'] ?? (io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE?.trim() || undefined);
+  const maxRepodataBytes = sizeText === undefined ? undefined : (parseByteSize(sizeText) ?? -1);
+  if (maxRepodataBytes !== undefined && (maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT)) {
+    writeError(io, `${values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE'} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`);
+    return EXIT_USAGE;
+  }
   let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
@@ -100,16 +117,29 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       { env: io.env, cwd: io.cwd, hostPlatform: hostSubdir(process.platform, process.arch), defaultChannels: ['conda-forge'] },
     );
     for (const warning of request.warnings) writeWarning(io, warning);
+    const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
+    // As `resolve` does: several platforms also use worker threads once a solve proves heavy.
+    const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
+    const pool = workers > 0 ? new SolvePool({ size: workers }) : undefined;
+    const solver: PlatformSolver = pool ? new ThisThreadThenPoolSolver(pool) : new InProcessSolver();
     const store = new RepodataStore({
       cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
       offline: values.offline === true,
       refresh: values.refresh === true,
       indexBytes: 'positional',
+      onProgress: progress.onLoad,
+      maxRepodataBytes,
     });
-    const solver = new InProcessSolver();
-    const run = (prepared: PreparedRequest): Promise<Resolution> => resolvePrepared(prepared, { store, solver, env: io.env }, { timeoutMs });
+    const run = (prepared: PreparedRequest): Promise<Resolution> => resolvePrepared(prepared, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
     try {
-      const resolution = await run(request);
+      let resolution: Resolution;
+      let withSpec: Resolution | undefined;
+      try {
+        // why-not solves the request with and without the spec at once.
+        [resolution, withSpec] = await Promise.all([run(request), extra ? run(withAddedSpec(request, extra)) : undefined]);
+      } finally {
+        progress.stop();
+      }
       if (kind === 'tree') {
         const trees = treeOf(resolution, { depth, invert: values.invert });
         write(io, values.json === true, trees.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(trees));
@@ -121,10 +151,11 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
         write(io, values.json === true, answers.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(answers));
         return answers.some((a) => a.error !== null || a.answer?.version === null) ? EXIT_FAILED : EXIT_OK;
       }
-      const answers = whyNot(resolution, await run(withAddedSpec(request, extra!)), extra!);
+      const answers = whyNot(resolution, withSpec!, extra!);
       write(io, values.json === true, answers, joinPlatformTexts(answers.map((a) => ({ platform: a.platform, text: a.text, error: null }))));
       return answers.some((a) => a.kind === 'failed') ? EXIT_FAILED : EXIT_OK;
     } finally {
+      await pool?.close();
       await store.close();
     }
   } catch (error) {

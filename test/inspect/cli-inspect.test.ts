@@ -4,10 +4,10 @@
  * name in repodata.json, has that exact `depends` entry, and the entry names the child.
  */
 import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { dependencyName, type GraphEdge, type TreeNode, type WhyAnswer, type WhyNotAnswer } from '../../src/inspect/index.js';
 import type { SolveResult } from '../../src/native-result.js';
-import { runCli, tempDir } from '../cli/run-cli.js';
+import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { channelFiles, expectRealEdge as realEdge, selectedRecords, type RawRecord } from './channel-files.js';
 
@@ -146,5 +146,34 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     expect(bad.stderr).toMatch(/^conda-resolve: error: .*pip>>=1/);
     expect((await runCli(['why', ...args.slice(0, 4)], { cacheDir })).code).toBe(2);
     expect((await runCli(['tree', '--depth', 'x', ...args], { cacheDir })).stderr).toContain('--depth must be a whole number');
+  });
+});
+
+describe('on the demo fixtures channel, several platforms', () => {
+  const args = ['-c', DEMO, '-p', 'linux-64', '-p', 'osx-arm64'];
+
+  it('answers per platform under a heading; a platform without a solution says why and the exit status is 1', async () => {
+    const { code, stdout } = await runCli(['why', 'python', 'linux-only-tool', 'python=3.12', ...args]);
+    expect(code).toBe(1);
+    expect(stdout).toBe(
+      [
+        'linux-64:',
+        'python 3.12.3 h4bc722e_0_cpython is needed by 1 path:',
+        '1. requested python=3.12',
+        '   -> python 3.12.3 h4bc722e_0_cpython  (requested python=3.12)',
+        '',
+        'osx-arm64:',
+        'linux-only-tool cannot be installed because nothing provides linux-only-tool',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('tree --invert on both platforms; --help lists the commands', async () => {
+    const { code, stdout } = await runCli(['tree', 'python=3.12', '--invert', 'libzlib', ...args]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^linux-64:\nlibzlib 1\.3\.1 h4bc722e_1\n└─ python 3\.12\.3 h4bc722e_0_cpython \[libzlib >=1\.3\.1,<2\.0a0\]\n   └─ requested python=3\.12\n\nosx-arm64:\nlibzlib 1\.3\.1 \S+\n/);
+    const help = await runCli(['tree', '--help']);
+    expect(help.stdout).toContain('conda-resolve why-not SPEC');
   });
 });
