@@ -172,7 +172,7 @@ describe('on the demo fixtures channel, several platforms', () => {
   it('tree --invert on both platforms; --help lists the commands', async () => {
     const { code, stdout } = await runCli(['tree', 'python=3.12', '--invert', 'libzlib', ...args]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^linux-64:\nlibzlib 1\.3\.1 h4bc722e_1\n└─ python 3\.12\.3 h4bc722e_0_cpython \[libzlib >=1\.3\.1,<2\.0a0\]\n   └─ requested python=3\.12\n\nosx-arm64:\nlibzlib 1\.3\.1 \S+\n/);
+    expect(stdout).toMatch(/^linux-64:\nlibzlib 1\.3\.1 h4bc722e_1\n└─ python 3\.12\.3 h4bc722e_0_cpython \[libzlib >=1\.3\.1,<2\.0a0\]\n {3}└─ requested python=3\.12\n\nosx-arm64:\nlibzlib 1\.3\.1 \S+\n/);
     const help = await runCli(['tree', '--help']);
     expect(help.stdout).toContain('conda-resolve why-not SPEC');
   });
