@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEdge, TreeNode, WhyAnswer, WhyNotAnswer } from '../../src/inspect/index.js';
-import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type NativeBody, type ProblemBody } from '../http/helpers/test-server.js';
+import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type ProblemBody } from '../http/helpers/test-server.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { channelFiles, expectRealEdge, selectedRecords, type RawRecord } from './channel-files.js';
 
@@ -32,7 +32,7 @@ describeShared('on conda-forge-py39', () => {
   const request = { specs: ['python=3.9', 'pip'], channels, platforms: ['linux-64'] };
   let selected: Map<string, RawRecord>;
   beforeAll(async () => {
-    const [result] = (await call(server.app, 'POST', '/resolve', { json: request })).json<(NativeBody & { packages: { subdir: string }[] })[]>();
+    const [result] = (await call(server.app, 'POST', '/resolve', { json: request })).json<{ packages: { name: string; subdir: string; url: string }[] }[]>();
     selected = selectedRecords(channelFiles('conda-forge-py39', ['linux-64', 'noarch']), result!.packages);
   });
 
