@@ -24,9 +24,39 @@ import { OPTIONS as RESOLVE_OPTIONS, readInputFile } from './resolve-command.js'
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
 
-const { format: _format, output: _output, ...SHARED } = RESOLVE_OPTIONS;
+// The resolve flags this command reads, named one by one: a flag added to `resolve` later is an
+// unknown option here until this command handles it, rather than silently ignored.
+const {
+  channel,
+  platform,
+  subdir,
+  file,
+  'channel-priority': channelPriority,
+  'exclude-newer': excludeNewer,
+  'virtual-package': virtualPackage,
+  'cache-dir': cacheDir,
+  offline,
+  refresh,
+  timeout,
+  'max-repodata-size': maxRepodataSize,
+  quiet,
+  help,
+} = RESOLVE_OPTIONS;
 const OPTIONS = {
-  ...SHARED,
+  channel,
+  platform,
+  subdir,
+  file,
+  'channel-priority': channelPriority,
+  'exclude-newer': excludeNewer,
+  'virtual-package': virtualPackage,
+  'cache-dir': cacheDir,
+  offline,
+  refresh,
+  timeout,
+  'max-repodata-size': maxRepodataSize,
+  quiet,
+  help,
   depth: { type: 'string' },
   invert: { type: 'string' },
   json: { type: 'boolean' },

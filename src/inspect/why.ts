@@ -20,6 +20,8 @@ export interface WhyAnswer {
 export const DEFAULT_WHY_PATHS = 50;
 /** Paths examined at most before the shortest `limit` are picked. */
 const MAX_EXAMINED = 5000;
+/** Steps of the walk at most: dead ends (every dependent already on the path) count too. */
+const MAX_STEPS = 200_000;
 
 export function whyPaths(graph: DependencyGraph, name: string, limit = DEFAULT_WHY_PATHS): WhyAnswer {
   const record = graph.records.get(name);
@@ -29,8 +31,13 @@ export function whyPaths(graph: DependencyGraph, name: string, limit = DEFAULT_W
   let stopped = false;
   const onPath = new Set<string>([name]);
   const reversed: GraphEdge[] = [];
+  let steps = 0;
   const walk = (at: string): void => {
     if (stopped) return;
+    if (++steps > MAX_STEPS) {
+      stopped = true;
+      return;
+    }
     const incoming = [...(graph.dependents.get(at) ?? [])].sort((a, b) => rank(a, distance) - rank(b, distance));
     for (const edge of incoming) {
       if (found.length >= MAX_EXAMINED) {
