@@ -1,8 +1,9 @@
 /**
- * Why a package is in a solved environment: every path from a requested spec to it, shortest
- * first, each step with the text that pulled it (the requested spec, then each `depends` entry).
- * Paths in a dependency graph can be exponentially many; at most `limit` are returned, and the
- * walk takes short paths first (it follows the dependents closest to the request first).
+ * Why a package is in a solved environment: every path from a requested spec to it (no package
+ * twice on a path), shortest first, each step with the text that pulled it (the requested spec,
+ * then each `depends` entry). Paths in a dependency graph can be exponentially many; at most
+ * `limit` are returned. The walk deepens one length at a time and prunes with each package's
+ * distance from the request, so the paths returned are truly the shortest, whatever the graph.
  */
 import type { DependencyGraph, GraphEdge } from './graph.js';
 
@@ -13,61 +14,59 @@ export interface WhyAnswer {
   readonly build: string | null;
   /** Each path starts with a root edge (`from: null`) and ends at `name`. */
   readonly paths: readonly (readonly GraphEdge[])[];
-  /** True when more paths exist than were returned. */
+  /** True when more paths exist than were returned (or the walk hit its bound). */
   readonly truncated: boolean;
 }
 
 export const DEFAULT_WHY_PATHS = 50;
-/** Paths examined at most before the shortest `limit` are picked. */
-const MAX_EXAMINED = 5000;
-/** Steps of the walk at most: dead ends (every dependent already on the path) count too. */
-const MAX_STEPS = 200_000;
+/** Steps of the walk at most, over every depth: a bound on the work for any graph. */
+const MAX_STEPS = 500_000;
 
 export function whyPaths(graph: DependencyGraph, name: string, limit = DEFAULT_WHY_PATHS): WhyAnswer {
   const record = graph.records.get(name);
   if (!record) return { name, version: null, build: null, paths: [], truncated: false };
   const distance = distancesFromRequest(graph);
+  const start = distance.get(name);
+  // Not reachable from the request (the solver may keep a package only a constraint names).
+  if (start === undefined) return { name, version: record.version, build: record.build, paths: [], truncated: false };
   const found: GraphEdge[][] = [];
+  let steps = 0;
   let stopped = false;
   const onPath = new Set<string>([name]);
+  // The edges from `name` upwards; a path reads from the request down.
   const reversed: GraphEdge[] = [];
-  let steps = 0;
-  const walk = (at: string): void => {
-    if (stopped) return;
-    if (++steps > MAX_STEPS) {
-      stopped = true;
-      return;
-    }
-    const incoming = [...(graph.dependents.get(at) ?? [])].sort((a, b) => rank(a, distance) - rank(b, distance));
-    for (const edge of incoming) {
-      if (found.length >= MAX_EXAMINED) {
-        stopped = true;
+  /** Every simple path of exactly `length` edges (root edge included) up from `at`. */
+  const walk = (at: string, length: number): void => {
+    for (const edge of graph.dependents.get(at) ?? []) {
+      if (found.length > limit || ++steps > MAX_STEPS) {
+        stopped ||= steps > MAX_STEPS;
         return;
       }
       if (edge.from === null) {
-        // `reversed` holds the edges from `name` upwards; a path reads from the request down.
-        found.push([edge, ...[...reversed].reverse()]);
+        if (reversed.length + 1 === length) found.push([edge, ...[...reversed].reverse()]);
         continue;
       }
-      if (onPath.has(edge.from)) continue;
+      const below = distance.get(edge.from);
+      // `edge.from` needs at least `below` more steps and its root edge: too long, skip it.
+      if (below === undefined || onPath.has(edge.from) || reversed.length + 2 + below > length) continue;
       onPath.add(edge.from);
       reversed.push(edge);
-      walk(edge.from);
+      walk(edge.from, length);
       reversed.pop();
       onPath.delete(edge.from);
     }
   };
-  walk(name);
-  const paths = found.sort((a, b) => a.length - b.length || key(a).localeCompare(key(b)));
-  return { name, version: record.version, build: record.build, paths: paths.slice(0, limit), truncated: stopped || paths.length > limit };
+  // A simple path visits each package at most once: no longer than the environment has packages.
+  for (let length = start + 1; length <= graph.records.size && found.length <= limit && !stopped; length++) {
+    const before = found.length;
+    walk(name, length);
+    found.splice(before, found.length - before, ...found.slice(before).sort((a, b) => key(a).localeCompare(key(b))));
+  }
+  return { name, version: record.version, build: record.build, paths: found.slice(0, limit), truncated: stopped || found.length > limit };
 }
 
 function key(path: readonly GraphEdge[]): string {
   return path.map((edge) => `${edge.from ?? ''}>${edge.to}`).join(' ');
-}
-
-function rank(edge: GraphEdge, distance: ReadonlyMap<string, number>): number {
-  return edge.from === null ? -1 : (distance.get(edge.from) ?? Infinity);
 }
 
 /** Steps from the request to each package (breadth first over dependencies). */
@@ -97,6 +96,7 @@ function distancesFromRequest(graph: DependencyGraph): Map<string, number> {
  */
 export function renderWhy(answer: WhyAnswer, graph: DependencyGraph): string[] {
   if (answer.version === null) return [`${answer.name} is not in the environment`];
+  if (answer.paths.length === 0) return [`${answer.name} ${answer.version} ${answer.build} is in the environment, but no requested spec leads to it through depends`];
   const count = answer.paths.length;
   const lines = [`${answer.name} ${answer.version} ${answer.build} is needed by ${count}${answer.truncated ? '+' : ''} path${count === 1 ? '' : 's'}:`];
   answer.paths.forEach((path, i) => {
