@@ -27,7 +27,7 @@ export default tseslint.config(
   // After the solver/ rule: for one file the last matching options win.
   forbid(['solver/core/**/*.ts'], [noPackages, up('src|repodata|vocabulary|conda', 'solver/core knows nothing of conda: it imports only solver/core.')]),
   forbid(['repodata/**/*.ts'], [up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.')]),
-  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
+  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
   forbid(['src/exporters/**/*.ts'], [up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/ and src/exporters/.')]),
   forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),
 );

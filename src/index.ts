@@ -45,6 +45,9 @@ export type { ExportEnvironment, Exporter, ExportContext } from './exporters/ind
 export { ExporterRegistry, UnknownFormatError, loadRegistry, registerBuiltinExporters } from './exporters/index.js';
 export type { NativePackage, SolveResult } from './native-result.js';
 export type { InputFile, PreparedRequest, ResolveRequest } from './request.js';
+// Inspecting resolutions: `treeOf(r)`, `whyOf(r, name)`; `whyNot(current, withSpec, parseExtraSpec(spec))` where `withSpec` resolves the request with `spec` appended to `specs`.
+export { buildGraph, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from './inspect/index.js';
+export type { DependencyGraph, GraphEdge, PlatformTree, PlatformWhy, TreeNode, WhyAnswer, WhyNotAnswer } from './inspect/index.js';
 export { toNative, type PlatformResolution, type Resolution } from './resolve.js';
 export { InProcessSolver } from './solving/platform-runner.js';
 export { SolvePool, type SolvePoolOptions } from './solving/solve-pool.js';

@@ -3,6 +3,7 @@
  * the seed's order, packages sorted by name.
  */
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { NativeExplanation } from './explanation-data.js';
 
 export interface NativePackage {
   name: string;
@@ -24,6 +25,8 @@ export interface SolveResult {
   platform: string;
   packages: NativePackage[];
   error: string | null;
+  /** Only on a platform that failed: why no solution exists, as data (null for other failures). */
+  explanation?: NativeExplanation | null;
 }
 
 export function nativePackage(record: PackageRecord): NativePackage {

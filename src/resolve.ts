@@ -12,6 +12,7 @@ import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
+import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
@@ -146,6 +147,8 @@ export function toNative(resolution: Resolution): SolveResult[] {
     platform: p.platform,
     packages: p.records ? p.records.map(nativePackage) : [],
     error: p.error,
+    // After `error`, on failed platforms only: a solved platform keeps its three fields.
+    ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
   }));
 }
 

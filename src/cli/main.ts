@@ -35,6 +35,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { diffCommand } = await import('./diff-command.js');
       return diffCommand(rest, io);
     }
+    case 'tree':
+    case 'why':
+    case 'why-not': {
+      const { inspectCommand } = await import('./inspect-command.js');
+      return inspectCommand(first, rest, io);
+    }
     case 'resolve': {
       const { resolveCommand } = await import('./resolve-command.js');
       return resolveCommand(rest, io);

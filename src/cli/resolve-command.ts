@@ -28,7 +28,7 @@ import { exporterForOutput } from './output-format.js';
 import { unchangedLockText } from '../lock/previous-lock.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
-const OPTIONS = {
+export const OPTIONS = {
   channel: { type: 'string', short: 'c', multiple: true },
   platform: { type: 'string', short: 'p', multiple: true },
   subdir: { type: 'string', multiple: true },
@@ -254,7 +254,7 @@ export function exportTime(env: CliIO['env']): Date {
   return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
 }
 
-async function readInputFile(path: string, cwd: string): Promise<InputFile> {
+export async function readInputFile(path: string, cwd: string): Promise<InputFile> {
   const { resolve } = await import('node:path');
   try {
     return { filename: path, content: await readFile(resolve(cwd, path), 'utf8') };

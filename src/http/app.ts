@@ -18,9 +18,11 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
+import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
+import { inspectRoutes } from './routes/inspect.js';
 import { metaRoutes } from './routes/meta.js';
 import { resolveRoutes } from './routes/resolve.js';
 import { buildSchemas } from './schemas.js';
@@ -104,6 +106,8 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   }
 
   void app.register(async (scope) => resolveRoutes(scope, context));
+  void app.register(async (scope) => inspectRoutes(scope, context));
+  void app.register(async (scope) => mcpRoutes(scope, context));
   void app.register(async (scope) => formatsRoutes(scope, context));
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));

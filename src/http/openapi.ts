@@ -5,6 +5,7 @@
  */
 import { TOOL_VERSION } from '../version.js';
 import type { ServerConfig } from './config.js';
+import { buildInspectSchemas } from './inspect-schemas.js';
 import { PROBLEM_KINDS, PROBLEM_MEDIA_TYPE, problemType } from './problem.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES, type Schemas } from './schemas.js';
 
@@ -42,6 +43,23 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
     500: problemResponse('With `format`: a platform failed to solve (`platforms` says which and why) or the exporter failed.'),
     503: problemResponse('The solve queue is full or the server is shutting down; see Retry-After.'),
     504: problemResponse(`The resolve exceeded the time limit of ${config.requestTimeoutMs / 1000} s.`),
+  });
+
+  const inspect = buildInspectSchemas(schemas.resolveBody);
+  const inspectPath = (operationId: string, summary: string, body: string, result: string): Json => ({
+    post: {
+      summary,
+      operationId,
+      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: `#/components/schemas/${body}` } } } },
+      responses: {
+        200: jsonResponse('One result per platform, in request order; a platform that did not solve carries its `error`.', result),
+        400: problemResponse('Bad input, naming the field, as for `/resolve`.'),
+        413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
+        429: problemResponse('Rate limited; see Retry-After.'),
+        503: problemResponse('The solve queue is full or the server is shutting down; see Retry-After.'),
+        504: problemResponse(`The solve exceeded the time limit of ${config.requestTimeoutMs / 1000} s.`),
+      },
+    },
   });
 
   const problemTypes = Object.entries(PROBLEM_KINDS)
@@ -89,6 +107,9 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           responses: resolveResponses(true),
         },
       },
+      '/tree': inspectPath('tree', 'The dependency tree of the solved environment, per platform', 'TreeBody', 'TreeResult'),
+      '/why': inspectPath('why', 'Every path from a requested spec to a package, shortest first', 'WhyBody', 'WhyResult'),
+      '/why-not': inspectPath('whyNot', 'Why the solution does not have a spec: the conflict, or what would change', 'WhyNotBody', 'WhyNotResult'),
       '/formats': { get: { summary: 'The exporter registry', operationId: 'formats', responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') } } },
       '/platforms': { get: { summary: 'Target platforms and their virtual packages', operationId: 'platforms', responses: { 200: jsonResponse('Platforms.', 'Platforms') } } },
       '/version': { get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } } },
@@ -100,6 +121,7 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         },
       },
       '/openapi.json': { get: { summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document.' } } } },
+      '/ui': { get: { summary: 'A page to solve an environment and explore it: table, dependency tree, why, why-not, downloads', operationId: 'ui', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
       '/docs': { get: { summary: 'A page to try requests in a browser', operationId: 'docs', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
     },
     components: {
@@ -114,6 +136,14 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         Platforms: schemas.platforms,
         Version: schemas.version,
         Health: schemas.health,
+        TreeBody: inspect.treeBody,
+        WhyBody: inspect.whyBody,
+        WhyNotBody: inspect.whyNotBody,
+        TreeResult: inspect.treeResult,
+        WhyResult: inspect.whyResult,
+        WhyNotResult: inspect.whyNotResult,
+        TreeNode: inspect.treeNode,
+        GraphEdge: inspect.edge,
       },
     },
   };

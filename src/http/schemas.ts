@@ -7,6 +7,7 @@
 import { CHANNEL_PRIORITIES } from '../../solver/index.js';
 import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
 import { FORMATS_DOCUMENT_SCHEMA } from '../exporters/formats-document.js';
+import { EXPLANATION_SCHEMA } from './explanation-schema.js';
 import { PROBLEM_KINDS, problemType } from './problem.js';
 
 export interface SchemaLimits {
@@ -127,6 +128,7 @@ export function buildSchemas(limits: SchemaLimits) {
       platform: { type: 'string' },
       packages: { type: 'array', items: packageRecord, description: 'Sorted by name; empty when the platform failed.' },
       error: { type: ['string', 'null'], description: 'null when the platform solved, else why it failed.' },
+      explanation: EXPLANATION_SCHEMA,
       warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the input had parts that were not solved (pip entries, ...).' },
     },
   } as const;

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { CLI, DEMO, requireBuild, runCli, spawnCli, tempDir } from './run-cli.js';
+import type { NativeExplanation } from '../../src/explanation-data.js';
 
 const DEMO_URL = pathToFileURL(DEMO).href;
 const demo = ['-c', DEMO];
@@ -83,11 +84,14 @@ describe('native JSON', () => {
     const results = JSON.parse(stdout) as NativeResult[];
     expect(results[0]!.error).toBeNull();
     expect(results[0]!.packages.map((p) => p.name)).toContain('linux-only-tool');
-    expect(results[1]).toEqual({
+    expect(results[1]).toMatchObject({
       platform: 'osx-arm64',
       packages: [],
       error: `linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`,
+      explanation: { spec: 'linux-only-tool', requested: ['linux-only-tool'], conflicts: [{ kind: 'missing', subject: 'the request', specs: ['linux-only-tool'] }] },
     });
+    expect(Object.keys(results[1]!)).toEqual(['platform', 'packages', 'error', 'explanation']);
+    expect(Object.keys(results[0]!)).toEqual(['platform', 'packages', 'error']);
     expect(stderr).toBe(`conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`);
   });
 
@@ -98,6 +102,11 @@ describe('native JSON', () => {
     expect(result!.error).toBe(
       'python 3.9.* cannot be installed because numpy 2.0.0 requires python 3.10.14 .. 3.12.3, which conflicts with the requested python 3.9.*',
     );
+    const explanation = (result as unknown as { explanation: NativeExplanation }).explanation;
+    expect(explanation.requested).toEqual(['python 3.9.*', 'numpy >=2']);
+    expect(explanation.conflicts).toContainEqual({ kind: 'conflicts', subject: 'python 3.9.19', specs: ['python >=3.12,<3.13.0a0'], against: 'numpy 2.0.0', detail: null });
+    expect(explanation.candidates).toContainEqual({ specs: ['numpy >=2'], name: 'numpy', versions: ['2.0.0'] });
+    expect(explanation.tree).toMatchObject({ spec: 'python 3.9.*', together: { spec: 'numpy >=2' } });
   });
 
   it('combines an environment file with positional specs, and warns about pip entries', async () => {

@@ -87,7 +87,7 @@ describe('GET /openapi.json and /docs', () => {
     expect((await call(server.app, 'GET', '/docs/app.js')).type).toBe('text/javascript; charset=utf-8');
     const root = await call(server.app, 'GET', '/');
     expect(root.status).toBe(302);
-    expect(root.headers['location']).toBe('/docs');
+    expect(root.headers['location']).toBe('/ui');
   });
 });
 

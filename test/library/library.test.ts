@@ -26,6 +26,7 @@ describe('resolveEnvironments and exportResolution', () => {
     const resolution = await resolveEnvironments({ specs: ['linux-only-tool'], channels: [DEMO], platforms: ['linux-64', 'win-64'] }, { cacheDir, env: {} });
     expect(resolution.platforms.map((p) => p.error === null)).toEqual([true, false]);
     expect(resolution.platforms.map((p) => p.explanation?.spec ?? null)).toEqual([null, 'linux-only-tool']);
+    expect(toNative(resolution)[1]!.explanation).toMatchObject({ spec: 'linux-only-tool', requested: ['linux-only-tool'], virtual_packages: [], excluded: [] });
     expect(() => exportResolution(resolution, 'explicit')).toThrow(/Cannot export explicit: win-64 did not solve \(linux-only-tool cannot be installed/);
   });
 

@@ -73,7 +73,7 @@ describe('ThisThreadThenPoolSolver', () => {
 });
 
 describe('the explanation of an unsatisfiable platform', () => {
-  it('reaches the PlatformResolution, from this thread and from a worker alike, and stays out of the native JSON', async () => {
+  it('reaches the PlatformResolution, from this thread and from a worker alike, and the native JSON of the failed platform only', async () => {
     const here = await resolveOnDemo(new InProcessSolver(), ['linux-only-tool'], ['linux-64', 'win-64']);
     const pool = new SolvePool({ size: 1 });
     cleanups.push(() => pool.close());
@@ -84,7 +84,9 @@ describe('the explanation of an unsatisfiable platform', () => {
       expect(win).toMatchObject({ errorCode: 'CR_ERR_SOLVE_UNSATISFIABLE', explanation: { spec: 'linux-only-tool', specIndex: 0 } });
       // The explanation, then what to do: the platform that has it, the channels searched.
       expect(win!.error!.startsWith(`${renderExplanation(win!.explanation!)}. linux-only-tool exists for linux-64. Channels searched: `)).toBe(true);
-      expect(Object.keys(toNative(resolution)[1]!)).toEqual(['platform', 'packages', 'error']);
+      expect(Object.keys(toNative(resolution)[0]!)).toEqual(['platform', 'packages', 'error']);
+      expect(Object.keys(toNative(resolution)[1]!)).toEqual(['platform', 'packages', 'error', 'explanation']);
+      expect(toNative(resolution)[1]!.explanation).toMatchObject({ spec: 'linux-only-tool', tree: win!.explanation });
     }
     expect(there.platforms).toEqual(here.platforms);
   });

@@ -26,7 +26,7 @@ describe('explanations on combinatorial problems', () => {
     if (outcome.kind !== 'unsatisfiable') return;
     const lines = outcome.message.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^pigeon${holes + 1} cannot be installed because`));
-    expect(lines.length).toBeLessThanOrEqual(MAX_EXPLANATION_LINES + 2);
+    expect(lines.length).toBeLessThanOrEqual(MAX_EXPLANATION_LINES);
     expect(outcome.message.length).toBeLessThan(40_000);
     await expect(outcome.message).toMatchFileSnapshot(`./__snapshots__/explanation-bounds/pigeonhole-${holes}.txt`);
   });

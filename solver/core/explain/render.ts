@@ -8,44 +8,129 @@
  * (one line in the output). When candidates fail for different reasons, each group gets a branch.
  */
 import type { CandidateGroup, CandidateReason, Explanation, Necessity, RequirementFailure, VersionList } from './types.js';
+import { compactSpecs } from './spec-ranges.js';
 
 interface TextNode {
   readonly text: string;
   readonly children: readonly TextNode[];
 }
 
-/** Lines of tree shown at most; a person does not read further, and hard problems have huge trees. */
-export const MAX_EXPLANATION_LINES = 80;
+/** Lines an explanation has at most, its summary lines included: a person does not read further. */
+export const MAX_EXPLANATION_LINES = 25;
 
 export function renderExplanation(explanation: Explanation): string {
   const head = `${explanation.spec} cannot be installed because `;
   const { text, children } = explanation.together ? describeTogether(explanation.together) : describeFailure(explanation.failure);
-  const lines = [head + text];
-  const omitted = appendChildren(lines, children, '', MAX_EXPLANATION_LINES);
-  if (omitted > 0) lines.push(`... (${omitted} more line${omitted === 1 ? '' : 's'} of explanation not shown)`);
-  if (!explanation.complete) lines.push('(the explanation may be incomplete: the proof was too large to keep)');
-  return lines.join('\n');
+  const notes = explanation.complete ? [] : ['(the explanation may be incomplete: the proof was too large to keep)'];
+  const tree = layoutTree(mergeSiblings(children), MAX_EXPLANATION_LINES - 1 - notes.length);
+  return [head + text, ...tree, ...notes].join('\n');
 }
 
-/** Appends the tree until `max` lines; returns how many lines did not fit (counted, not built). */
-function appendChildren(lines: string[], children: readonly TextNode[], indent: string, max: number): number {
-  let omitted = 0;
+/**
+ * The tree's lines, at most `max`. When the whole tree does not fit, it is cut at the deepest level
+ * that fits, each cut subtree replaced by one "and N more" line, so every branch near the top (the
+ * requested specs and what they need) stays in view; if even the first level does not fit, its
+ * last branches are cut the same way.
+ */
+function layoutTree(children: readonly TextNode[], max: number): string[] {
+  const total = children.reduce((sum, child) => sum + countLines(child), 0);
+  if (total <= max) return drawTree(children, Infinity);
+  for (let depth = maxDepth(children); depth >= 1; depth--) {
+    const lines = drawTree(children, depth);
+    if (lines.length <= max) return lines;
+  }
+  const kept: TextNode[] = [];
+  let used = 1;
+  for (const child of children) {
+    const cost = drawTree([child], 1).length;
+    if (used + cost > max) break;
+    kept.push(child);
+    used += cost;
+  }
+  const hidden = children.slice(kept.length).reduce((sum, child) => sum + countLines(child), 0);
+  return [...drawTree(kept, 1, false), `└─ and ${hidden} more line${hidden === 1 ? '' : 's'}`];
+}
+
+/** Lines of `children` down to `depth` levels; below that, one "and N more" line per cut subtree. */
+function drawTree(children: readonly TextNode[], depth: number, closes = true, indent = ''): string[] {
+  const lines: string[] = [];
   children.forEach((child, i) => {
-    if (lines.length >= max) {
-      omitted += countLines(child);
-      return;
-    }
-    const last = i === children.length - 1;
+    const last = closes && i === children.length - 1;
     lines.push(`${indent}${last ? '└─ ' : '├─ '}${child.text}`);
-    omitted += appendChildren(lines, child.children, indent + (last ? '   ' : '│  '), max);
+    const inner = indent + (last ? '   ' : '│  ');
+    if (child.children.length === 0) return;
+    if (depth > 1) lines.push(...drawTree(child.children, depth - 1, true, inner));
+    else lines.push(`${inner}└─ and ${countLines(child) - 1} more line${countLines(child) === 2 ? '' : 's'}`);
   });
-  return omitted;
+  return lines;
+}
+
+function maxDepth(children: readonly TextNode[]): number {
+  return children.reduce((depth, child) => Math.max(depth, 1 + maxDepth(child.children)), 0);
 }
 
 function countLines(node: TextNode): number {
   let count = 1;
   for (const child of node.children) count += countLines(child);
   return count;
+}
+
+/**
+ * Siblings that say the same thing about different versions become one. Two nodes merge when their
+ * texts, and their subtrees line by line, differ in at most one version each, and that version is
+ * not the end of a `first .. last` run; the merged line lists each sibling's version there.
+ */
+function mergeSiblings(nodes: readonly TextNode[]): TextNode[] {
+  const groups: TextNode[][] = [];
+  for (const node of nodes) {
+    // Pairwise, so that every member differs from the others at the same place.
+    const group = groups.find((members) => members.every((member) => mergeable(member, node)));
+    if (group) group.push(node);
+    else groups.push([node]);
+  }
+  return groups.map((group) => (group.length === 1 ? { text: group[0].text, children: mergeSiblings(group[0].children) } : mergeGroup(group)));
+}
+
+/** Nodes that `mergeable` accepted (so their subtrees line up child by child) as one node. */
+function mergeGroup(group: readonly TextNode[]): TextNode {
+  const children = group[0].children.map((_, i) => mergeGroup(group.map((node) => node.children[i])));
+  return { text: joinTexts(group.map((node) => node.text)), children: mergeSiblings(children) };
+}
+
+/** A version-like token: digits and dots, optionally with a pre-release style suffix. */
+const VERSION_TOKEN = /\b\d+(?:\.\d+)*(?:[a-z]+\d*)?\b/g;
+
+function mergeable(a: TextNode, b: TextNode): boolean {
+  if (a.children.length !== b.children.length || differingToken(a.text, b.text) === null) return false;
+  return a.children.every((child, i) => mergeable(child, b.children[i]));
+}
+
+/**
+ * Where two texts differ, when they differ in exactly one version token outside a run (-1 when
+ * they are equal); null when they differ otherwise.
+ */
+function differingToken(a: string, b: string): number | null {
+  if (a === b) return -1;
+  const partsA = a.split(VERSION_TOKEN);
+  const partsB = b.split(VERSION_TOKEN);
+  if (partsA.length !== partsB.length || partsA.some((part, i) => part !== partsB[i])) return null;
+  const tokensA = a.match(VERSION_TOKEN) ?? [];
+  const tokensB = b.match(VERSION_TOKEN) ?? [];
+  const differing = tokensA.flatMap((token, i) => (token === tokensB[i] ? [] : [i]));
+  if (differing.length !== 1) return null;
+  const at = differing[0];
+  const inRun = partsA[at].endsWith(' .. ') || partsA[at + 1].startsWith(' .. ') || partsA[at + 1].startsWith(', ') || partsA[at].endsWith(', ');
+  return inRun ? null : at;
+}
+
+/** Texts that differ in one version token (see `differingToken`), as one listing every value there. */
+function joinTexts(texts: readonly string[]): string {
+  const at = texts.slice(1).map((text) => differingToken(texts[0], text)).find((i) => i !== null && i >= 0);
+  if (at === undefined || at === null) return texts[0];
+  const parts = texts[0].split(VERSION_TOKEN);
+  const tokens = texts[0].match(VERSION_TOKEN) ?? [];
+  const values = [...new Set(texts.map((text) => (text.match(VERSION_TOKEN) ?? [])[at]))];
+  return parts.map((part, i) => part + (i < tokens.length ? (i === at ? values.join(', ') : tokens[i]) : '')).join('');
 }
 
 /** "1.0, 1.2 .. 1.5": runs as `first .. last`. */
@@ -105,7 +190,7 @@ function groupNode(group: CandidateGroup): TextNode {
 function describeReason(reason: CandidateReason): { text: string; children: TextNode[] } {
   switch (reason.kind) {
     case 'requires': {
-      const wanted = reason.specs.length <= 2 ? reason.specs.join(' or ') : `${reason.name} ${versions(reason.versions)}`;
+      const wanted = wantedSpecs(reason);
       const tail = describeDependencyFailure(reason.failure);
       return { text: `requires ${wanted}${tail.text}`, children: tail.children };
     }
@@ -136,6 +221,17 @@ function describeReason(reason: CandidateReason): { text: string; children: Text
     case 'combination':
       return { text: 'cannot be installed together with the other requirements', children: [] };
   }
+}
+
+/**
+ * What a `requires` reason asks for: one or two specs as written; more, as the versions they allow,
+ * or when none of those exists, as the specs themselves in short (never an empty version list).
+ */
+function wantedSpecs(reason: Extract<CandidateReason, { kind: 'requires' }>): string {
+  if (reason.specs.length === 1) return reason.specs[0];
+  if (reason.versions.length === 0) return compactSpecs(reason.name, reason.specs) ?? reason.specs.join(' or ');
+  if (reason.specs.length === 2) return reason.specs.join(' or ');
+  return `${reason.name} ${versions(reason.versions)}`;
 }
 
 /** "dropdown 18 is needed: menu 10 requires dropdown >=10,<20, and no other dropdown fits", with the others' reasons below. */

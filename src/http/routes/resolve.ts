@@ -89,7 +89,36 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
     }
   }
 
-  // 2. Cheap limits on what was sent, then full validation, then limits on what it amounts to.
+  // 2-3. Limits, validation and the channel policy, before anything is fetched.
+  const prepared = await admit(input, context, note);
+
+  // 4. Resolve, bounded by the time limit and by the client staying connected.
+  const outcome = await resolveWithin(prepared, request, reply, context);
+  if (outcome.kind === 'gone') {
+    // Nobody is listening: no answer is written (and no access log line); this line stands for it.
+    note.outcome = 'cancelled';
+    request.log.info({ method: request.method, route: '/resolve', ms: Math.round(reply.elapsedTime * 10) / 10, outcome: 'cancelled', reason: 'client disconnected' }, 'resolve cancelled');
+    reply.hijack();
+    reply.raw.destroy();
+    return reply;
+  }
+  if (outcome.kind === 'timeout') {
+    note.outcome = 'timeout';
+    throw new HttpProblemError('time-limit', timeLimitDetail(config.requestTimeoutMs), {
+      platforms: prepared.platforms.map((platform) => ({ platform, error: timeLimitDetail(config.requestTimeoutMs), code: 'CR_ERR_SOLVE_TIMEOUT' })),
+    });
+  }
+  return answer(outcome.resolution, exporter, reply, context, note);
+}
+
+/**
+ * Limits on what was sent, full validation, limits on what it amounts to, then the channel policy:
+ * everything a request must pass before anything is fetched. Shared by /resolve, the inspect
+ * routes and the MCP tools, so they refuse alike.
+ */
+export async function admit(input: ResolveInput, context: AppContext, note: ResolveNote): Promise<PreparedRequest> {
+  const { config, deps } = context;
+  // Cheap limits on what was sent, then full validation, then limits on what it amounts to.
   checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
   checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
   checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
@@ -117,7 +146,7 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
   note.platforms = prepared.platforms;
   note.channels = prepared.channels.map((channel) => channel.name);
 
-  // 3. Channel policy, before anything is fetched.
+  // Channel policy, before anything is fetched.
   for (const channel of prepared.channels) {
     try {
       await deps.policy.checkUrl(channel.baseUrl);
@@ -128,24 +157,7 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
       throw error;
     }
   }
-
-  // 4. Resolve, bounded by the time limit and by the client staying connected.
-  const outcome = await resolveWithin(prepared, request, reply, context);
-  if (outcome.kind === 'gone') {
-    // Nobody is listening: no answer is written (and no access log line); this line stands for it.
-    note.outcome = 'cancelled';
-    request.log.info({ method: request.method, route: '/resolve', ms: Math.round(reply.elapsedTime * 10) / 10, outcome: 'cancelled', reason: 'client disconnected' }, 'resolve cancelled');
-    reply.hijack();
-    reply.raw.destroy();
-    return reply;
-  }
-  if (outcome.kind === 'timeout') {
-    note.outcome = 'timeout';
-    throw new HttpProblemError('time-limit', timeLimitDetail(config.requestTimeoutMs), {
-      platforms: prepared.platforms.map((platform) => ({ platform, error: timeLimitDetail(config.requestTimeoutMs), code: 'CR_ERR_SOLVE_TIMEOUT' })),
-    });
-  }
-  return answer(outcome.resolution, exporter, reply, context, note);
+  return prepared;
 }
 
 /**
@@ -207,18 +219,27 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
 
 type Outcome = { kind: 'done'; resolution: Resolution } | { kind: 'timeout' } | { kind: 'gone' };
 
+/** The outcome of work bounded by the request's time limit and by its client staying connected. */
+export type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
+
 /**
  * Runs the resolve under one AbortSignal that fires at the time limit or when the client goes
  * away. The answer does not wait for a cancelled solve to wind down: at the deadline the 504 goes
  * out at once and the pool stops the solve in the background.
  */
-function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<Outcome> {
-  const { config, deps } = context;
+async function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<Outcome> {
+  const outcome = await runWithin(request, reply, context, (signal) => resolveHere(prepared, context, signal, request));
+  return outcome.kind === 'done' ? { kind: 'done', resolution: outcome.value } : outcome;
+}
+
+/** `work` under one AbortSignal that fires at the server's time limit or when the client goes away. */
+export function runWithin<T>(request: FastifyRequest, reply: FastifyReply | null, context: AppContext, work: (signal: AbortSignal) => Promise<T>): Promise<Bounded<T>> {
+  const { config } = context;
   const controller = new AbortController();
-  return new Promise<Outcome>((resolve) => {
-    const finish = (outcome: Outcome) => {
+  return new Promise<Bounded<T>>((resolve, reject) => {
+    const finish = (outcome: Bounded<T>) => {
       clearTimeout(timer);
-      reply.raw.off('close', onClose);
+      reply?.raw.off('close', onClose);
       resolve(outcome);
     };
     const timer = setTimeout(() => {
@@ -228,36 +249,45 @@ function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply
     // 'close' on the response before it was written means the connection went away. (Not the
     // request's 'close': that fires as soon as its body has been read.)
     const onClose = () => {
-      if (reply.raw.writableFinished) return;
+      if (reply?.raw.writableFinished) return;
       controller.abort(new RequestEndedError('CR_ERR_SOLVE_ABORTED', 'The client disconnected'));
       finish({ kind: 'gone' });
     };
-    reply.raw.on('close', onClose);
-    if (request.raw.socket?.destroyed !== false) onClose();
-    resolvePrepared(
-      prepared,
-      { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true },
-      { signal: controller.signal, timeoutMs: config.requestTimeoutMs },
-    ).then(
-      (resolution) => finish({ kind: 'done', resolution }),
+    if (reply) {
+      reply.raw.on('close', onClose);
+      if (request.raw.socket?.destroyed !== false) onClose();
+    }
+    work(controller.signal).then(
+      (value) => finish({ kind: 'done', value }),
       (error: unknown) => {
-        // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
-        request.log.error({ err: error }, 'resolve failed unexpectedly');
-        finish({
-          kind: 'done',
-          resolution: {
-            request: prepared,
-            platforms: prepared.platforms.map((platform) => ({
-              platform,
-              records: null,
-              error: 'Internal error: the solve failed unexpectedly',
-              errorCode: 'CR_ERR_INTERNAL',
-              explanation: null,
-            })),
-          },
-        });
+        clearTimeout(timer);
+        reply?.raw.off('close', onClose);
+        reject(error);
       },
     );
+  });
+}
+
+/** One resolve on the server's store and solver, paths hidden; never rejects (failures are per platform). */
+export function resolveHere(prepared: PreparedRequest, context: AppContext, signal: AbortSignal, request: FastifyRequest): Promise<Resolution> {
+  const { config, deps } = context;
+  return resolvePrepared(
+    prepared,
+    { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true },
+    { signal, timeoutMs: config.requestTimeoutMs },
+  ).catch((error: unknown) => {
+    // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
+    request.log.error({ err: error }, 'resolve failed unexpectedly');
+    return {
+      request: prepared,
+      platforms: prepared.platforms.map((platform) => ({
+        platform,
+        records: null,
+        error: 'Internal error: the solve failed unexpectedly',
+        errorCode: 'CR_ERR_INTERNAL' as const,
+        explanation: null,
+      })),
+    };
   });
 }
 
@@ -267,7 +297,7 @@ function checkLimit(field: string, count: number, limit: number, what = field): 
   throw new HttpProblemError(kind, `Cannot resolve: the request has ${count} ${what}, more than this server's limit of ${limit}`, { field, limit });
 }
 
-function timeLimitDetail(ms: number): string {
+export function timeLimitDetail(ms: number): string {
   const seconds = ms / 1000;
   return `Cannot finish the resolve: it exceeded this server's time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

@@ -1,0 +1,196 @@
+/**
+ * `conda-resolve tree|why NAME|why-not SPEC [resolve args]`: solve as `resolve` does (the same
+ * flags, minus --format/-o), then answer from the solved environment (src/inspect/). Text for a
+ * person by default, `--json` for programs.
+ *
+ * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
+ * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
+ */
+import { parseArgs } from 'node:util';
+import { hostSubdir } from '../../vocabulary/platform.js';
+import { exitStatusOf, userMessage, UsageError } from '../errors.js';
+import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
+import { prepareRequest, type InputFile } from '../request.js';
+import { parseByteSize } from '../byte-size.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { OPTIONS as RESOLVE_OPTIONS, readInputFile, runResolves } from './resolve-command.js';
+import { userSettings } from './user-settings.js';
+
+export type InspectKind = 'tree' | 'why' | 'why-not';
+
+// The resolve flags this command reads, named one by one: a flag added to `resolve` later is an
+// unknown option here until this command handles it, rather than silently ignored.
+const {
+  channel,
+  platform,
+  subdir,
+  file,
+  'channel-priority': channelPriority,
+  'exclude-newer': excludeNewer,
+  'virtual-package': virtualPackage,
+  'cache-dir': cacheDir,
+  offline,
+  refresh,
+  timeout,
+  'max-repodata-size': maxRepodataSize,
+  quiet,
+  help,
+  environment,
+  lock,
+  'override-channels': overrideChannels,
+  verbose,
+} = RESOLVE_OPTIONS;
+const OPTIONS = {
+  channel,
+  platform,
+  subdir,
+  file,
+  'channel-priority': channelPriority,
+  'exclude-newer': excludeNewer,
+  'virtual-package': virtualPackage,
+  'cache-dir': cacheDir,
+  offline,
+  refresh,
+  timeout,
+  'max-repodata-size': maxRepodataSize,
+  quiet,
+  help,
+  environment,
+  lock,
+  'override-channels': overrideChannels,
+  verbose,
+  depth: { type: 'string' },
+  invert: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const DEFAULT_TIMEOUT_S = 300;
+/** As for `resolve`: the largest cap on one subdir's decoded repodata. */
+const MAX_REPODATA_SIZE_LIMIT = 2 * 1024 ** 3;
+
+export const INSPECT_USAGE = `usage: conda-resolve tree [SPEC...] [--depth N] [--invert NAME] [--json] [resolve options]
+       conda-resolve why NAME [SPEC...] [--json] [resolve options]
+       conda-resolve why-not SPEC [SPEC...] [--json] [resolve options]
+
+Solve the request as \`conda-resolve resolve\` does (-c, -p, -f, --channel-priority, ...), then:
+  tree      the dependency tree from the requested specs; each package is expanded once, (*)
+            marks a repeat; --depth N cuts it N levels below the requested packages; --invert
+            NAME shows every path from NAME up to the requested specs
+  why       every path from a requested spec to NAME, shortest first, with the spec that pulled
+            each step
+  why-not   adds SPEC to the request and solves again: if there is no solution, why; if there
+            is, what would change and which preference made the solver choose the current one
+`;
+
+export async function inspectCommand(kind: InspectKind, argv: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve ${kind} --help`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(INSPECT_USAGE);
+    return EXIT_OK;
+  }
+  const depth = values.depth === undefined ? undefined : Number(values.depth);
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
+    writeError(io, `--depth must be a whole number of levels (0 or more), not "${values.depth}"`);
+    return EXIT_USAGE;
+  }
+  if (kind !== 'tree' && (values.depth !== undefined || values.invert !== undefined)) {
+    writeError(io, `--depth and --invert belong to conda-resolve tree, not ${kind}`);
+    return EXIT_USAGE;
+  }
+  let subject: string | undefined;
+  let specs = positionals;
+  if (kind !== 'tree') {
+    [subject, ...specs] = positionals;
+    if (!subject) {
+      writeError(io, kind === 'why' ? 'give the package to explain: conda-resolve why NAME [SPEC...]' : "give the spec to try: conda-resolve why-not 'numpy>=2' [SPEC...]");
+      return EXIT_USAGE;
+    }
+  }
+  if (values.offline && values.refresh) {
+    writeError(io, '--offline and --refresh cannot be used together');
+    return EXIT_USAGE;
+  }
+  const sizeText = values['max-repodata-size'] ?? (io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE?.trim() || undefined);
+  const maxRepodataBytes = sizeText === undefined ? undefined : (parseByteSize(sizeText) ?? -1);
+  if (maxRepodataBytes !== undefined && (maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT)) {
+    writeError(io, `${values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE'} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`);
+    return EXIT_USAGE;
+  }
+  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      writeError(io, `--timeout must be a positive number of seconds, not "${values.timeout}"`);
+      return EXIT_USAGE;
+    }
+    timeoutMs = seconds * 1000;
+  }
+
+  try {
+    const extra = kind === 'why-not' ? parseExtraSpec(subject!) : undefined;
+    const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
+    let lockFile = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
+    // `tree --lock pixi.lock` with nothing else asked: the lock is the environment (no solve).
+    if (lockFile && kind !== 'why-not' && specs.length === 0 && files.length === 0) {
+      files.push(lockFile);
+      lockFile = undefined;
+    }
+    const user = userSettings(io, {
+      channels: values.channel,
+      hasFiles: files.length > 0,
+      overrideChannels: values['override-channels'],
+      channelPriority: values['channel-priority'],
+      offline: values.offline,
+      verbose: values.verbose,
+    });
+    const request = prepareRequest(
+      {
+        specs,
+        files,
+        channels: values.channel,
+        platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
+        channelPriority: user.channelPriority,
+        virtualPackages: values['virtual-package'],
+        excludeNewer: values['exclude-newer'],
+        environment: values.environment,
+        lock: lockFile,
+      },
+      { env: io.env, cwd: io.cwd, hostPlatform: hostSubdir(process.platform, process.arch), defaultChannels: ['conda-forge'], ...user.prepare },
+    );
+    if (extra && request.locked) {
+      throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
+    }
+    for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
+    // why-not solves the request with and without the spec.
+    const [resolution, withSpec] = await runResolves(extra ? [request, withAddedSpec(request, extra)] : [request], values, io, user, timeoutMs, maxRepodataBytes);
+    if (!resolution) throw new Error('no resolution');
+    if (kind === 'tree') {
+      const trees = treeOf(resolution, { depth, invert: values.invert });
+      write(io, values.json === true, trees.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(trees));
+      const absent = values.invert !== undefined && trees.some((t) => t.error === null && t.roots.length === 0);
+      return trees.some((t) => t.error !== null) || absent ? EXIT_FAILED : EXIT_OK;
+    }
+    if (kind === 'why') {
+      const answers = whyOf(resolution, subject!);
+      write(io, values.json === true, answers.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(answers));
+      return answers.some((a) => a.error !== null || a.answer?.version === null) ? EXIT_FAILED : EXIT_OK;
+    }
+    const answers = whyNot(resolution, withSpec!, extra!);
+    write(io, values.json === true, answers, joinPlatformTexts(answers.map((a) => ({ platform: a.platform, text: a.text, error: null }))));
+    return answers.some((a) => a.kind === 'failed') ? EXIT_FAILED : EXIT_OK;
+  } catch (error) {
+    writeError(io, userMessage(error));
+    return exitStatusOf(error);
+  }
+}
+
+function write(io: CliIO, json: boolean, data: unknown, text: string): void {
+  io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+}

@@ -1,0 +1,108 @@
+/**
+ * A solved environment as a graph: one node per selected record, an edge from a record to each
+ * record its `depends` entries select, and root edges from the request to the records the
+ * requested specs select. Each edge keeps the exact text that pulled it (the `depends` entry, or
+ * the spec as the user wrote it), so every answer built on the graph can be checked against the
+ * channel's files. Dependencies on virtual packages (`__glibc`) have no record and no edge.
+ */
+import { tryParseMatchSpec, type MatchSpec } from '../../vocabulary/match-spec.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
+
+export interface GraphEdge {
+  /** The name of the record whose `depends` entry this is; null for a requested spec. */
+  readonly from: string | null;
+  readonly to: string;
+  /** The `depends` entry, or the requested spec as given. */
+  readonly spec: string;
+}
+
+export interface DependencyGraph {
+  /** Selected records by name, in name order. */
+  readonly records: ReadonlyMap<string, PackageRecord>;
+  /** Edges from the request, in the order of the requested specs. */
+  readonly roots: readonly GraphEdge[];
+  /** Out-edges of each record, in its `depends` order. */
+  readonly dependencies: ReadonlyMap<string, readonly GraphEdge[]>;
+  /** In-edges of each record (who needs it), root edges first, then by name. */
+  readonly dependents: ReadonlyMap<string, readonly GraphEdge[]>;
+}
+
+export function buildGraph(records: readonly PackageRecord[], requested: readonly MatchSpec[]): DependencyGraph {
+  const byName = new Map([...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((r) => [r.name, r] as const));
+  const roots: GraphEdge[] = [];
+  for (const spec of requested) {
+    for (const record of byName.values()) {
+      if (spec.matches(record) && !roots.some((edge) => edge.to === record.name && edge.spec === spec.source)) roots.push({ from: null, to: record.name, spec: spec.source });
+    }
+  }
+  const dependencies = new Map<string, GraphEdge[]>();
+  const dependents = new Map<string, GraphEdge[]>([...byName.keys()].map((name) => [name, roots.filter((edge) => edge.to === name)]));
+  for (const record of byName.values()) {
+    const out: GraphEdge[] = [];
+    for (const entry of record.depends) {
+      const name = dependencyName(entry);
+      if (name === null || name === record.name || !byName.has(name)) continue;
+      const edge: GraphEdge = { from: record.name, to: name, spec: entry };
+      out.push(edge);
+      dependents.get(name)!.push(edge);
+    }
+    dependencies.set(record.name, out);
+  }
+  if (requested.length === 0) topLevelRoots(byName, dependencies, dependents, roots);
+  return { records: byName, roots, dependencies, dependents };
+}
+
+/**
+ * A lock's records come with no request: its roots are the packages nothing else depends on (what
+ * was asked for, in effect). A dependency cycle that nothing outside it reaches (conda-forge's
+ * python depends on pip, which depends on python) gives one root too: the member fewest packages
+ * depend on (pip rather than python), then the first by name. A root edge's spec is the bare name.
+ */
+function topLevelRoots(
+  records: ReadonlyMap<string, PackageRecord>,
+  dependencies: ReadonlyMap<string, readonly GraphEdge[]>,
+  dependents: Map<string, GraphEdge[]>,
+  roots: GraphEdge[],
+): void {
+  const walk = (start: string, next: (name: string) => Iterable<string>): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [start];
+    while (stack.length > 0) {
+      const name = stack.pop()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      for (const other of next(name)) stack.push(other);
+    }
+    return seen;
+  };
+  const down = (name: string): Iterable<string> => (dependencies.get(name) ?? []).map((edge) => edge.to);
+  const up = (name: string): Iterable<string> => (dependents.get(name) ?? []).flatMap((edge) => (edge.from === null ? [] : [edge.from]));
+  const reached = new Set<string>();
+  const addRoot = (name: string): void => {
+    const edge: GraphEdge = { from: null, to: name, spec: name };
+    roots.push(edge);
+    dependents.get(name)!.unshift(edge);
+    for (const below of walk(name, down)) reached.add(below);
+  };
+  for (const name of records.keys()) if (dependents.get(name)!.length === 0) addRoot(name);
+  const candidates = [...records.keys()].sort((a, b) => dependents.get(a)!.length - dependents.get(b)!.length || (a < b ? -1 : a > b ? 1 : 0));
+  for (const name of candidates) {
+    if (reached.has(name)) continue;
+    // A member of a cycle that nothing outside reaches: everything above it is also below it.
+    const below = walk(name, down);
+    if ([...walk(name, up)].every((above) => below.has(above))) addRoot(name);
+  }
+}
+
+/** The package name a `depends` entry is about; its first word when it does not parse. */
+export function dependencyName(entry: string): string | null {
+  const parsed = tryParseMatchSpec(entry);
+  if (parsed?.nameIsExact) return parsed.name;
+  const word = entry.trim().split(/[\s=<>!~]/)[0];
+  return word ? word.toLowerCase() : null;
+}
+
+/** "numpy 2.0.0 py312h..._0": how a record is named in trees and paths. */
+export function recordLabel(record: PackageRecord): string {
+  return `${record.name} ${record.version} ${record.build}`;
+}
