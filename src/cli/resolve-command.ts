@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
@@ -12,7 +11,7 @@ import type { ExporterRegistry } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
 import { prepareRequest, type InputFile } from '../request.js';
-import { exportEnvironments, resolvePrepared, toNative } from '../resolve.js';
+import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../resolve.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
 import { parseByteSize } from '../byte-size.js';
@@ -20,29 +19,12 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
-import { createProgress } from './progress.js';
+import { createRunReport, type SummaryFacts } from './run-report.js';
+import { parseCommandArgs } from './args.js';
+import { RESOLVE_OPTIONS } from './command-table.js';
+import { checkResolveArgs, verbosity } from './resolve-habits.js';
 import { userSettings } from './user-settings.js';
 
-const OPTIONS = {
-  channel: { type: 'string', short: 'c', multiple: true },
-  platform: { type: 'string', short: 'p', multiple: true },
-  subdir: { type: 'string', multiple: true },
-  file: { type: 'string', short: 'f', multiple: true },
-  format: { type: 'string' },
-  output: { type: 'string', short: 'o' },
-  'channel-priority': { type: 'string' },
-  'exclude-newer': { type: 'string' },
-  'virtual-package': { type: 'string', multiple: true },
-  'cache-dir': { type: 'string' },
-  offline: { type: 'boolean' },
-  refresh: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'max-repodata-size': { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  'override-channels': { type: 'boolean' },
-  verbose: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 const DEFAULT_TIMEOUT_S = 300;
 /** The largest cap on one subdir's decoded repodata a user may set (what one file read can hold). */
@@ -53,17 +35,20 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 export async function resolveCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve --help`);
+  const parsed = parseCommandArgs(argv, RESOLVE_OPTIONS, { command: 'resolve' });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT_OK;
+  }
+  const habitError = checkResolveArgs(values, positionals);
+  if (habitError !== undefined) {
+    writeError(io, habitError);
+    return EXIT_USAGE;
   }
   if (values.offline && values.refresh) {
     writeError(io, '--offline and --refresh cannot be used together');
@@ -90,6 +75,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
   }
 
+  const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
   try {
     // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
     let exporter: Exporter | undefined;
@@ -102,7 +88,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output);
+      else if (values.output !== undefined && !values.json) exporter = exporterForOutput(exporters, registry, values.output);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -112,8 +98,9 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       overrideChannels: values['override-channels'],
       channelPriority: values['channel-priority'],
       offline: values.offline,
-      verbose: values.verbose,
+      verbose: verbosity(values) > 0,
     });
+    report.step('loaded the exporters, input files and configuration');
     const request = prepareRequest(
       {
         specs: positionals,
@@ -133,8 +120,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       },
     );
     for (const warning of request.warnings) writeWarning(io, warning);
-
-    const progress = createProgress(io, { quiet: values.quiet === true, platforms: request.platforms });
+    report.step('prepared the request');
+    report.begin(request.platforms);
     // One platform solves here (a worker would only add its start-up time); several solve here
     // one after another until a solve proves heavy, then on worker threads as well.
     const workers = Math.min(request.platforms.length, availableParallelism()) - 1;
@@ -148,14 +135,15 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       refresh: values.refresh === true,
       // This thread reads only the records it needs; an index handed to a worker is read whole then.
       indexBytes: 'positional',
-      onProgress: progress.onLoad,
+      onProgress: report.onLoad,
       maxRepodataBytes,
     });
     let resolution;
     try {
-      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: progress.onPlatform });
+      resolution = await resolvePrepared(request, { store, solver, env: io.env }, { timeoutMs, onPlatform: report.onPlatform });
+      report.step('loaded the repodata and solved');
     } finally {
-      progress.stop();
+      report.stop();
       await pool?.close();
       await store.close();
       await net.dispatcher?.close();
@@ -164,8 +152,10 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const failed = resolution.platforms.filter((p) => p.error !== null);
     if (!exporter) {
       const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
-      await emit(io, values.output, text);
+      await emit(io, values.output, text, values['dry-run']);
+      report.step('wrote the result');
       for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
+      if (failed.length === 0) report.summary(summaryFacts(resolution, 'native JSON', values.output, values['dry-run'], text));
       return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
     }
     if (failed.length > 0) {
@@ -180,9 +170,13 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
-    await emit(io, values.output, text);
+    report.step(`rendered ${exporter.name}`);
+    await emit(io, values.output, text, values['dry-run']);
+    report.step('wrote the result');
+    report.summary(summaryFacts(resolution, exporter.name, values.output, values['dry-run'], text));
     return EXIT_OK;
   } catch (error) {
+    report.stop();
     // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).
     writeError(io, userMessage(error));
     return exitStatusOf(error);
@@ -217,7 +211,14 @@ async function readInputFile(path: string, cwd: string): Promise<InputFile> {
   }
 }
 
-async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
+function summaryFacts(resolution: Resolution, format: string, output: string | undefined, dryRun: boolean | undefined, text: string): SummaryFacts {
+  const platforms = resolution.platforms.map((p) => ({ platform: p.platform, packages: p.records?.length ?? 0 }));
+  return { platforms, format, output, dryRun: dryRun === true, bytes: Buffer.byteLength(text) };
+}
+
+async function emit(io: CliIO, output: string | undefined, text: string, dryRun?: boolean): Promise<void> {
+  // --dry-run: the file is not written (nothing else is ever installed or changed).
+  if (dryRun && output !== undefined) return;
   if (output === undefined) {
     await new Promise<void>((resolve, reject) => io.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return;

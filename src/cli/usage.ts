@@ -3,7 +3,11 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--format NAME] [-o FILE] [--channel-priority strict|flexible|disabled]
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
-                     [--max-repodata-size SIZE] [--override-channels] [-v] [-q]
+                     [--max-repodata-size SIZE] [--override-channels] [-v|-vv] [-q|--no-progress]
+                     [--json] [--dry-run] [-n NAME]
+       conda-resolve info [-p PLATFORM]... [-c CHANNEL]... [--json]
+       conda-resolve cache clean [--dry-run] [--cache-dir DIR]
+       conda-resolve completion bash|zsh|fish
        conda-resolve config [--json]
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
@@ -32,7 +36,14 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              stop a channel subdir whose repodata decodes to more than SIZE
                              (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
       --override-channels    ignore the channels of .condarc files and CONDA_CHANNELS
-  -v, --verbose              log each repodata request, retry and mirror switch to stderr
-  -q, --quiet                no progress display
+  -v, --verbose              log each repodata request, retry and mirror switch, each channel
+                             subdir loaded and each platform solved to stderr; -vv adds cache
+                             hits and misses and the time of each step
+  -q, --quiet, --no-progress no progress display
+      --json                 native JSON (the default; with -o the file gets JSON whatever its
+                             name); not with --format
+      --dry-run              solve and report, but do not write the -o file (nothing is ever
+                             installed)
+  -n, --name NAME            conda's environment name: accepted, shown in the summary line
   -h, --help                 show this help
 `;
