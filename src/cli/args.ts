@@ -26,6 +26,9 @@ export function suggestFlag(given: string, table: OptionTable): string | undefin
   const flag = given.split('=')[0]!;
   const candidates = spellings(table).filter((s) => s.startsWith('--') === flag.startsWith('--'));
   if (candidates.length === 0) return undefined;
+  // A shortened flag (--dry for --dry-run) names the one flag it begins.
+  const extended = candidates.filter((c) => c.startsWith(flag));
+  if (extended.length === 1) return extended[0];
   const best = closest(flag, candidates);
   // Two edits for short names, about a third of the name for longer ones.
   const allowed = Math.max(2, Math.floor(flag.replace(/^-+/, '').length / 3));

@@ -59,7 +59,7 @@ export async function cacheCommand(argv: readonly string[], io: CliIO): Promise<
     return EXIT_OK;
   }
   const lines = [`Cache directory: ${dir}${usage.exists ? '' : ' (does not exist)'}`];
-  for (const p of usage.parts) lines.push(`  ${`${p.name}/`.padEnd(10)} ${String(p.files).padStart(6)} files  ${formatBytes(p.bytes).padStart(10)}`);
+  for (const p of usage.parts) lines.push(`  ${`${p.name}/`.padEnd(10)} ${String(p.files).padStart(6)} ${p.files === 1 ? 'file ' : 'files'}  ${formatBytes(p.bytes).padStart(10)}`);
   const amount = `${usage.files} ${usage.files === 1 ? 'file' : 'files'} (${formatBytes(usage.bytes)})`;
   if (usage.files === 0) lines.push('The repodata cache is empty: nothing to remove.');
   else if (dryRun) lines.push(`Would remove ${amount}; nothing was removed (--dry-run).`);
