@@ -79,7 +79,7 @@ describe('conda-resolve info', () => {
     const { code, stdout } = await runCli(['info', '-p', 'win-64'], { env, cacheDir });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^\n {2}conda-resolve version : \d+\.\d+\.\d+\n {8}node\.js version : /);
-    expect(stdout).toContain(`\n virtual packages win-64 : __archspec=1=x86_64\n                          __win=0=0\n`);
+    expect(stdout).toContain(`\nvirtual packages win-64 : __archspec=1=x86_64\n                          __win=0=0\n`);
     expect(stdout).toContain(`\n         cache directory : ${cacheDir}\n              cache size : 2.0 KiB in 1 file\n`);
   });
 
