@@ -80,7 +80,7 @@ describe('conda-resolve info', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^\n {2}conda-resolve version : \d+\.\d+\.\d+\n {8}node\.js version : /);
     expect(stdout).toContain(`\nvirtual packages win-64 : __archspec=1=x86_64\n                          __win=0=0\n`);
-    expect(stdout).toContain(`\n         cache directory : ${cacheDir}\n              cache size : 2.0 KiB in 1 file\n`);
+    expect(stdout).toContain(`\n        cache directory : ${cacheDir}\n             cache size : 2.0 KiB in 1 file\n`);
   });
 
   it('a bad platform or override is a usage error naming it', async () => {
