@@ -218,7 +218,7 @@ export class RemoteSubdirs {
     }, signal);
   }
 
-  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: { bytes?: number; totalBytes?: number; records?: number } = {}): void {
+  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
     this.#options.onProgress?.({ channel: channel.name, subdir, phase, ...extra });
   }
 
@@ -246,7 +246,7 @@ export class RemoteSubdirs {
     };
     if (response.status === 304 && state && state.format === format) {
       await response.body.dump();
-      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
+      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size, cache: 'revalidated' });
       const updated = await this.#cache.updateState(key, {
         ...state,
         ...fields,

@@ -195,7 +195,7 @@ export class RepodataStore {
     while (this.#memory.size > max) this.#memory.delete(this.#memory.keys().next().value as string);
   }
 
-  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: { bytes?: number; totalBytes?: number; records?: number } = {}): void {
+  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
     this.#options.onProgress?.({ channel: channel.name, subdir, phase, ...extra });
   }
 
@@ -207,7 +207,7 @@ export class RepodataStore {
       this.#remember(key, known);
       return known.index;
     }
-    this.#progress(channel, subdir, 'cache', { bytes: found.size, totalBytes: found.size });
+    this.#progress(channel, subdir, 'cache', { bytes: found.size, totalBytes: found.size, cache: 'local' });
     const index = await indexLocalRepodata(channel, subdir, found, this.#maxBytes);
     this.#progress(channel, subdir, 'done', { records: index.recordCount });
     this.#remember(key, { index, state: null, stamp: found.stamp });
@@ -227,7 +227,7 @@ export class RepodataStore {
     let state = await this.cache.readState(key);
     if (state && state.format !== 'missing') state = await this.cache.checkData(key, state);
     if (state && (this.#options.offline || (!mustRefresh && isFresh(state, ttl, now)))) {
-      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size });
+      this.#progress(channel, subdir, 'cache', { bytes: state.size, totalBytes: state.size, cache: 'fresh' });
       return this.#indexFromState(channel, subdir, key, state);
     }
     if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);

@@ -44,6 +44,11 @@ export interface LoadProgressEvent {
   readonly bytes?: number;
   readonly totalBytes?: number;
   readonly records?: number;
+  /**
+   * With phase `cache`, why nothing was downloaded: the cached copy is `fresh` (no request made),
+   * was `revalidated` (the server answered 304 Not Modified), or the channel is `local`.
+   */
+  readonly cache?: 'fresh' | 'revalidated' | 'local';
 }
 
 export type LoadProgress = (event: LoadProgressEvent) => void;

@@ -16,7 +16,6 @@
  * block, so it costs nothing) and rejects input that stops inside a frame. It also checks the
  * decoded length against the frame's declared content size when there is one.
  */
-import { createRequire } from 'node:module';
 import { CondaResolveError } from '../vocabulary/errors.js';
 
 /** Bad or truncated zstd data. `offset` is the byte of the compressed input where it went wrong. */
@@ -61,16 +60,14 @@ let bindingPromise: Promise<{ readonly binding: ZstdBinding }> | undefined;
 
 /** The WebAssembly module is instantiated once per process (about 30 ms) and shared. */
 function loadBinding(): Promise<{ readonly binding: ZstdBinding }> {
-  bindingPromise ??= new Promise<{ binding: ZstdBinding }>((resolve, reject) => {
-    try {
-      const require = createRequire(import.meta.url);
-      const mod = require('zstd-codec/lib/module.js') as { run(f: (binding: ZstdBinding) => void): void };
-      // Emscripten's module object has a `then` method: keep it wrapped, or a promise would adopt it.
-      mod.run((binding) => resolve({ binding }));
-    } catch (error) {
-      reject(error);
-    }
-  });
+  // A literal import (not createRequire) so that the action's one-file bundle carries the codec.
+  bindingPromise ??= import('zstd-codec/lib/module.js').then(
+    (mod) =>
+      new Promise<{ binding: ZstdBinding }>((resolve) => {
+        // Emscripten's module object has a `then` method: keep it wrapped, or a promise would adopt it.
+        (mod.default ?? mod).run((binding) => resolve({ binding: binding as ZstdBinding }));
+      }),
+  );
   return bindingPromise;
 }
 

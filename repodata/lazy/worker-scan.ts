@@ -6,6 +6,7 @@
  * index from that sidecar as a warm start does. Smaller ones (and documents the lazy scan declines,
  * which the worker reports) are indexed on the calling thread.
  */
+import { bundledWorker } from '../bundle-entry.js';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { ChannelRef } from '../types.js';
 
@@ -27,6 +28,8 @@ export type ScanOutcome = { kind: 'sidecar' } | { kind: 'eager' } | { kind: 'par
  * worker threads).
  */
 function workerEntry(): { source: URL | string; options: WorkerOptions } {
+  const bundled = bundledWorker('scan');
+  if (bundled) return bundled;
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
     const tsx = import.meta.resolve('tsx/esm/api');

@@ -3,12 +3,13 @@
  * config.toml and `CONDA_*` variables give) and where each value came from, like `conda config
  * --show` with `--show-sources` folded in. Credentials inside values are redacted.
  */
-import { parseArgs } from 'node:util';
 import { redactSecrets } from '../../vocabulary/channel.js';
 import { loadConfig } from '../config/load.js';
 import { SETTING_KEYS } from '../config/settings.js';
 import { exitStatusOf, userMessage } from '../errors.js';
 import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { parseCommandArgs } from './args.js';
+import { LISTING_OPTIONS } from './command-table.js';
 
 function redact(value: unknown): unknown {
   if (typeof value === 'string') return redactSecrets(value);
@@ -27,13 +28,12 @@ function render(value: unknown, indent: string): string {
 }
 
 export async function configCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
-  } catch (error) {
-    writeError(io, (error as Error).message);
+  const parsed = parseCommandArgs(argv, LISTING_OPTIONS, { command: 'config', positionals: false });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
+  const { values } = parsed;
   if (values.help) {
     io.stdout.write('usage: conda-resolve config [--json]\n\nPrint the effective configuration and the file or variable each value came from.\n');
     return EXIT_OK;

@@ -3,9 +3,10 @@
  * that carry exact records (pixi.lock, conda-lock.yml, @EXPLICIT, the native JSON result), per
  * platform. Exit 0 whatever the difference (as `git diff` without `--exit-code`); 2 for bad usage.
  */
+import { parseCommandArgs } from './args.js';
+import { DIFF_OPTIONS } from './command-table.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import { diffEnvironments, renderDiff, type ExactEnvironments, type PlatformDiff } from '../lock/diff.js';
 import { readExactRecords } from '../lock/exact-records.js';
@@ -25,21 +26,9 @@ JSON result, in any mix.
 `;
 
 export async function diffCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: 'boolean' },
-        environment: { type: 'string', short: 'e' },
-        platform: { type: 'string', short: 'p', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve diff --help`);
+  const parsed = parseCommandArgs(argv, DIFF_OPTIONS, { command: 'diff' });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
   const { values, positionals } = parsed;

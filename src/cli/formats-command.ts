@@ -2,9 +2,10 @@
  * `conda-resolve formats`: the formats document (`GET /formats` serves the same one), listed by
  * category as conda's `conda export --help` shows its exporters, or with `--json` as indented JSON.
  */
-import { parseArgs } from 'node:util';
 import { formatsDocument, loadRegistry, type FormatsDocument } from '../exporters/index.js';
 import { EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { parseCommandArgs } from './args.js';
+import { LISTING_OPTIONS } from './command-table.js';
 
 const CATEGORY_TITLES = [
   ['lockfile', 'Lockfiles'],
@@ -12,12 +13,15 @@ const CATEGORY_TITLES = [
 ] as const;
 
 export async function formatsCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } }, strict: true }));
-  } catch (error) {
-    writeError(io, (error as Error).message);
+  const parsed = parseCommandArgs(argv, LISTING_OPTIONS, { command: 'formats', positionals: false });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout.write('usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n');
+    return EXIT_OK;
   }
   const { registry, warnings } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);

@@ -6,63 +6,20 @@
  * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
  * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
  */
-import { parseArgs } from 'node:util';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile } from '../request.js';
 import { parseByteSize } from '../byte-size.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
-import { OPTIONS as RESOLVE_OPTIONS, readInputFile, runResolves } from './resolve-command.js';
+import { parseCommandArgs } from './args.js';
+import { INSPECT_OPTIONS } from './command-table.js';
+import { readInputFile, runResolves } from './resolve-command.js';
+import { createRunReport } from './run-report.js';
+import { verbosity } from './resolve-habits.js';
 import { userSettings } from './user-settings.js';
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
-
-// The resolve flags this command reads, named one by one: a flag added to `resolve` later is an
-// unknown option here until this command handles it, rather than silently ignored.
-const {
-  channel,
-  platform,
-  subdir,
-  file,
-  'channel-priority': channelPriority,
-  'exclude-newer': excludeNewer,
-  'virtual-package': virtualPackage,
-  'cache-dir': cacheDir,
-  offline,
-  refresh,
-  timeout,
-  'max-repodata-size': maxRepodataSize,
-  quiet,
-  help,
-  environment,
-  lock,
-  'override-channels': overrideChannels,
-  verbose,
-} = RESOLVE_OPTIONS;
-const OPTIONS = {
-  channel,
-  platform,
-  subdir,
-  file,
-  'channel-priority': channelPriority,
-  'exclude-newer': excludeNewer,
-  'virtual-package': virtualPackage,
-  'cache-dir': cacheDir,
-  offline,
-  refresh,
-  timeout,
-  'max-repodata-size': maxRepodataSize,
-  quiet,
-  help,
-  environment,
-  lock,
-  'override-channels': overrideChannels,
-  verbose,
-  depth: { type: 'string' },
-  invert: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
 
 const DEFAULT_TIMEOUT_S = 300;
 /** As for `resolve`: the largest cap on one subdir's decoded repodata. */
@@ -83,11 +40,9 @@ Solve the request as \`conda-resolve resolve\` does (-c, -p, -f, --channel-prior
 `;
 
 export async function inspectCommand(kind: InspectKind, argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve ${kind} --help`);
+  const parsed = parseCommandArgs(argv, INSPECT_OPTIONS, { command: kind });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
   const { values, positionals } = parsed;
@@ -148,7 +103,7 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       overrideChannels: values['override-channels'],
       channelPriority: values['channel-priority'],
       offline: values.offline,
-      verbose: values.verbose,
+      verbose: verbosity(values) > 0,
     });
     const request = prepareRequest(
       {
@@ -168,8 +123,9 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
     }
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
+    const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
     // why-not solves the request with and without the spec.
-    const [resolution, withSpec] = await runResolves(extra ? [request, withAddedSpec(request, extra)] : [request], values, io, user, timeoutMs, maxRepodataBytes);
+    const [resolution, withSpec] = await runResolves(extra ? [request, withAddedSpec(request, extra)] : [request], values, io, user, report, timeoutMs, maxRepodataBytes);
     if (!resolution) throw new Error('no resolution');
     if (kind === 'tree') {
       const trees = treeOf(resolution, { depth, invert: values.invert });

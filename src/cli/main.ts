@@ -1,5 +1,5 @@
 /**
- * `conda-resolve [resolve] ...`, `conda-resolve formats`, `conda-resolve serve`: the command line
+ * `conda-resolve [resolve] ...`, `formats`, `config`, `info`, `cache clean`, `completion`, `serve`: the command line
  * (DECISIONS.md section 5). Standard output carries only the result; messages go to standard error.
  * Exit status: 0 success, 1 a solve or exporter failed, 2 a usage error.
  */
@@ -26,6 +26,18 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     case 'config': {
       const { configCommand } = await import('./config-command.js');
       return configCommand(rest, io);
+    }
+    case 'info': {
+      const { infoCommand } = await import('./info-command.js');
+      return infoCommand(rest, io);
+    }
+    case 'cache': {
+      const { cacheCommand } = await import('./cache-command.js');
+      return cacheCommand(rest, io);
+    }
+    case 'completion': {
+      const { completionCommand } = await import('./completion-command.js');
+      return completionCommand(rest, io);
     }
     case 'serve': {
       const { serveCommand } = await import('./serve-command.js');

@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
@@ -22,38 +21,15 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
-import { createProgress } from './progress.js';
+import { createRunReport, type RunReport, type SummaryFacts } from './run-report.js';
+import { parseCommandArgs } from './args.js';
+import { RESOLVE_OPTIONS } from './command-table.js';
+import { checkResolveArgs, verbosity } from './resolve-habits.js';
 import { userSettings, type UserSettings } from './user-settings.js';
 import { exporterForOutput } from './output-format.js';
 import { unchangedLockText } from '../lock/previous-lock.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
-export const OPTIONS = {
-  channel: { type: 'string', short: 'c', multiple: true },
-  platform: { type: 'string', short: 'p', multiple: true },
-  subdir: { type: 'string', multiple: true },
-  file: { type: 'string', short: 'f', multiple: true },
-  environment: { type: 'string', short: 'e' },
-  lock: { type: 'string' },
-  update: { type: 'string', multiple: true },
-  check: { type: 'boolean' },
-  diff: { type: 'boolean' },
-  json: { type: 'boolean' },
-  format: { type: 'string' },
-  output: { type: 'string', short: 'o' },
-  'channel-priority': { type: 'string' },
-  'exclude-newer': { type: 'string' },
-  'virtual-package': { type: 'string', multiple: true },
-  'cache-dir': { type: 'string' },
-  offline: { type: 'boolean' },
-  refresh: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'max-repodata-size': { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  'override-channels': { type: 'boolean' },
-  verbose: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 const DEFAULT_TIMEOUT_S = 300;
 /** The largest cap on one subdir's decoded repodata a user may set (what one file read can hold). */
@@ -64,17 +40,20 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 export async function resolveCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve --help`);
+  const parsed = parseCommandArgs(argv, RESOLVE_OPTIONS, { command: 'resolve' });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT_OK;
+  }
+  const habitError = checkResolveArgs(values, positionals);
+  if (habitError !== undefined) {
+    writeError(io, habitError);
+    return EXIT_USAGE;
   }
   if (values.offline && values.refresh) {
     writeError(io, '--offline and --refresh cannot be used together');
@@ -101,6 +80,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
   }
 
+  const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
   try {
     // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
     let exporter: Exporter | undefined;
@@ -113,7 +93,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
       if (formatName !== undefined) exporter = registry.get(formatName);
-      else if (values.output !== undefined) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
+      // --json writes native JSON into -o FILE whatever its name (with --diff, --json is about the changes).
+      else if (values.output !== undefined && (!values.json || values.diff)) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -123,9 +104,10 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       overrideChannels: values['override-channels'],
       channelPriority: values['channel-priority'],
       offline: values.offline,
-      verbose: values.verbose,
+      verbose: verbosity(values) > 0,
     });
     const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
+    report.step('loaded the exporters, input files and configuration');
     const input: ResolveRequest = {
       specs: positionals,
       files,
@@ -151,31 +133,34 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
         values,
         io,
         registry: registry!,
-        run: (requests) => runResolves(requests, values, io, user, timeoutMs, maxRepodataBytes),
-        emit: (output, text) => emit(io, output, text),
+        run: (requests) => runResolves(requests, values, io, user, report, timeoutMs, maxRepodataBytes),
+        emit: (output, text) => emit(io, output, text, values['dry-run']),
         now: exportTime(io.env),
       });
     }
     const request = prepareRequest(input, prepareOptions);
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
+    report.step('prepared the request');
     if (values.check) return checkCommand(request, io, values.quiet === true);
     if (values.diff) requireLock(request, '--diff');
     // `--lock FILE` alone writes the lock's own format (lock in, lock out).
     if (request.previousLock && !exporter && values.output === undefined) exporter = registry!.get(request.previousLock.format);
 
-    const [resolution] = await runResolves([request], values, io, user, timeoutMs, maxRepodataBytes);
+    const [resolution] = await runResolves([request], values, io, user, report, timeoutMs, maxRepodataBytes);
     if (!resolution) throw new Error('no resolution');
 
     const failed = resolution.platforms.filter((p) => p.error !== null);
     // --diff: the changes against the lock on standard output; the result only into -o FILE.
     const deliver = async (text: string): Promise<void> => {
-      if (!values.diff || values.output !== undefined) await emit(io, values.output, text);
+      if (!values.diff || values.output !== undefined) await emit(io, values.output, text, values['dry-run']);
       if (values.diff) await emit(io, undefined, lockDiffText(request, resolution, values.json === true));
     };
     if (!exporter) {
       const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
       await deliver(text);
+      report.step('wrote the result');
       for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);
+      if (failed.length === 0) report.summary(summaryFacts(resolution, 'native JSON', values.output, values['dry-run'], text));
       return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
     }
     if (failed.length > 0) {
@@ -192,9 +177,13 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
+    report.step(`rendered ${exporter.name}`);
     await deliver(text);
+    report.step('wrote the result');
+    report.summary(summaryFacts(resolution, exporter.name, values.output, values['dry-run'], text));
     return EXIT_OK;
   } catch (error) {
+    report.stop();
     // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).
     writeError(io, userMessage(error));
     return exitStatusOf(error);
@@ -212,11 +201,12 @@ export async function runResolves(
   values: { readonly quiet?: boolean; readonly 'cache-dir'?: string; readonly offline?: boolean; readonly refresh?: boolean },
   io: CliIO,
   user: UserSettings,
+  report: RunReport,
   timeoutMs: number,
   maxRepodataBytes: number | undefined,
 ): Promise<Resolution[]> {
   const platforms = [...new Set(requests.flatMap((r) => r.platforms))];
-  const progress = createProgress(io, { quiet: values.quiet === true, platforms });
+  report.begin(platforms);
   // One platform solves here (a worker would only add its start-up time); several solve here
   // one after another until a solve proves heavy, then on worker threads as well.
   const workers = Math.min(Math.max(...requests.map((r) => r.platforms.length)), availableParallelism()) - 1;
@@ -230,18 +220,19 @@ export async function runResolves(
     refresh: values.refresh === true,
     // This thread reads only the records it needs; an index handed to a worker is read whole then.
     indexBytes: 'positional',
-    onProgress: progress.onLoad,
+    onProgress: report.onLoad,
     maxRepodataBytes,
   });
   try {
     const resolutions: Resolution[] = [];
     for (const request of requests) {
-      const options = { timeoutMs, onPlatform: progress.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
+      const options = { timeoutMs, onPlatform: report.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
       resolutions.push(await resolvePrepared(request, { store, solver, env: io.env }, options));
     }
+    report.step('loaded the repodata and solved');
     return resolutions;
   } finally {
-    progress.stop();
+    report.stop();
     await pool?.close();
     await store.close();
     await net.dispatcher?.close();
@@ -266,7 +257,14 @@ export async function readInputFile(path: string, cwd: string): Promise<InputFil
   }
 }
 
-export async function emit(io: CliIO, output: string | undefined, text: string): Promise<void> {
+function summaryFacts(resolution: Resolution, format: string, output: string | undefined, dryRun: boolean | undefined, text: string): SummaryFacts {
+  const platforms = resolution.platforms.map((p) => ({ platform: p.platform, packages: p.records?.length ?? 0 }));
+  return { platforms, format, output, dryRun: dryRun === true, bytes: Buffer.byteLength(text) };
+}
+
+export async function emit(io: CliIO, output: string | undefined, text: string, dryRun?: boolean): Promise<void> {
+  // --dry-run: the file is not written (nothing else is ever installed or changed).
+  if (dryRun && output !== undefined) return;
   if (output === undefined) {
     await new Promise<void>((resolve, reject) => io.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return;

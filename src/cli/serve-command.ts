@@ -5,10 +5,11 @@
  * cannot listen on is one), 1 when it cannot start (the port is taken, say).
  */
 import { createServer } from 'node:net';
-import { parseArgs } from 'node:util';
 import { CondaResolveError, userMessage } from '../errors.js';
 import { ConfigError, loadConfig, type ServeFlags } from '../http/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { parseCommandArgs } from './args.js';
+import { SERVE_OPTIONS } from './command-table.js';
 
 export const SERVE_USAGE = `usage: conda-resolve serve [--host HOST] [--port PORT] [--allow-channel CHANNEL]...
                            [--allow-local-channels] [--cache-dir DIR] [--prewarm CHANNEL/PLATFORM]...
@@ -61,40 +62,13 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
   -h, --help                   show this help
 `;
 
-const OPTIONS = {
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'allow-channel': { type: 'string', multiple: true },
-  'allow-local-channels': { type: 'boolean' },
-  'cache-dir': { type: 'string' },
-  'default-channel': { type: 'string', multiple: true },
-  prewarm: { type: 'string', multiple: true },
-  'body-limit': { type: 'string' },
-  'max-specs': { type: 'string' },
-  'max-platforms': { type: 'string' },
-  'max-channels': { type: 'string' },
-  timeout: { type: 'string' },
-  'rate-limit': { type: 'string' },
-  workers: { type: 'string' },
-  'max-queue': { type: 'string' },
-  'solve-cache': { type: 'string' },
-  'cors-origin': { type: 'string', multiple: true },
-  'trust-proxy': { type: 'boolean' },
-  'log-level': { type: 'string' },
-  'max-repodata-size': { type: 'string' },
-  'download-timeout': { type: 'string' },
-  condarc: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 export async function serveCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }));
-  } catch (error) {
-    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve serve --help`);
+  const parsed = parseCommandArgs(argv, SERVE_OPTIONS, { command: 'serve', positionals: false });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
     return EXIT_USAGE;
   }
+  const { values } = parsed;
   if (values.help) {
     io.stdout.write(SERVE_USAGE);
     return EXIT_OK;

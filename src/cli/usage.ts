@@ -3,7 +3,11 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--format NAME] [-o FILE] [--channel-priority strict|flexible|disabled]
                      [--exclude-newer DATE] [--virtual-package NAME=VERSION[=BUILD]]...
                      [--cache-dir DIR] [--offline] [--refresh] [--timeout SECONDS]
-                     [--max-repodata-size SIZE] [--override-channels] [-v] [-q]
+                     [--max-repodata-size SIZE] [--override-channels] [-v|-vv] [-q|--no-progress]
+                     [--json] [--dry-run] [-n NAME]
+       conda-resolve info [-p PLATFORM]... [-c CHANNEL]... [--json]
+       conda-resolve cache clean [--dry-run] [--cache-dir DIR]
+       conda-resolve completion bash|zsh|fish
        conda-resolve config [--json]
        conda-resolve diff OLD NEW [--json]   (see conda-resolve diff --help)
        conda-resolve tree|why NAME|why-not SPEC [SPEC...] [resolve options]   (see conda-resolve tree --help)
@@ -31,7 +35,6 @@ or as the text of an exporter (--format; see conda-resolve formats).
       --diff                 with --lock: print what the solve changes against the lock
                              (a table, or JSON with --json) instead of the result; -o still
                              writes the result
-      --json                 with --diff: the changes as JSON
       --check                with --lock: exit 0 if the lock satisfies the request on every
                              platform, 1 (with the reasons) if not; no solve, no download
       --format NAME          exporter name or alias (explicit, environment-yaml, conda-lock, pixi...)
@@ -48,7 +51,14 @@ or as the text of an exporter (--format; see conda-resolve formats).
                              stop a channel subdir whose repodata decodes to more than SIZE
                              (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
       --override-channels    ignore the channels of .condarc files and CONDA_CHANNELS
-  -v, --verbose              log each repodata request, retry and mirror switch to stderr
-  -q, --quiet                no progress display
+  -v, --verbose              log each repodata request, retry and mirror switch, each channel
+                             subdir loaded and each platform solved to stderr; -vv adds cache
+                             hits and misses and the time of each step
+  -q, --quiet, --no-progress no progress display
+      --json                 native JSON (the default; with -o the file gets JSON whatever its
+                             name); not with --format; with --diff, the changes as JSON
+      --dry-run              solve and report, but do not write the -o file (nothing is ever
+                             installed)
+  -n, --name NAME            conda's environment name: accepted, shown in the summary line
   -h, --help                 show this help
 `;

@@ -11,6 +11,7 @@
  * SharedArrayBuffer flag that the worker's AbortSignal reads; if a solve does not stop within a
  * grace period after its deadline, the worker is terminated and replaced.
  */
+import { bundledWorker } from '../../repodata/bundle-entry.js';
 import { availableParallelism } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { SubdirIndex } from '../../repodata/types.js';
@@ -282,6 +283,8 @@ function abortError(signal: AbortSignal): CondaResolveError {
  * `execArgv` to worker threads: the worker fails with ERR_UNKNOWN_FILE_EXTENSION).
  */
 function workerSource(): { source: URL | string; options: WorkerOptions } {
+  const bundled = bundledWorker('solve');
+  if (bundled) return bundled;
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
     const compiled = process.env.CONDA_RESOLVE_SOLVE_WORKER;

@@ -124,15 +124,12 @@ describe('pixi.toml', () => {
     expect(deps.nodejs).toMatch(/^>=20\.19/);
   });
 
-  it('has a conda-resolve task that installs from the lock file, builds, and runs the CLI from where pixi started', () => {
+  it('has one task, conda-resolve, that runs the committed one-file CLI from where pixi started: no npm ci, no build', () => {
     const tasks = table(table(table(manifest.feature, 'feature').cli, 'feature.cli').tasks, 'tasks');
+    expect(Object.keys(tasks)).toEqual(['conda-resolve']);
     const run = table(tasks['conda-resolve'], 'conda-resolve');
-    expect(run.cmd).toBe('cd "$INIT_CWD" && node "$PIXI_PROJECT_ROOT/dist/src/cli/bin.js"');
-    expect(run['depends-on']).toEqual(['build']);
-    const build = table(tasks.build, 'build');
-    expect(build.cmd).toBe('npm run build');
-    expect(build['depends-on']).toEqual(['install-npm-deps']);
-    expect(table(tasks['install-npm-deps'], 'install-npm-deps').cmd).toMatch(/^npm ci /);
+    expect(run.cmd).toBe('cd "$INIT_CWD" && node "$PIXI_PROJECT_ROOT/action/conda-resolve.mjs"');
+    expect(run['depends-on']).toBeUndefined();
   });
 });
 

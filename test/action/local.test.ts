@@ -1,7 +1,7 @@
 /**
  * Local mode end to end: the action's steps run as GitHub would, with a `pixi` stand-in first on
  * PATH that records the exact command line and then runs the manifest's `conda-resolve` task (the
- * built CLI, dist/src/cli/bin.js) the way pixi does. Needs `npm run build` first (`npm test` does).
+ * committed one-file CLI, action/conda-resolve.mjs) the way pixi does.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';

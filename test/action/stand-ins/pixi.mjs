@@ -6,8 +6,7 @@
 // PIXI_PROJECT_ROOT set. Without --quiet it prints pixi's "Pixi task" line on stderr, as pixi does.
 //
 // Differences from pixi, on purpose: no environment is installed (Node.js is this machine's), and
-// dependency tasks (npm ci, the TypeScript build) are listed on stderr but not run: they would
-// rewrite node_modules/ and dist/ under the running test suite, which `npm test` builds first.
+// dependency tasks (the manifest has none now) would be listed on stderr but not run.
 //
 // PIXI_STAND_IN_LOG (required) names a file that receives one JSON line per call:
 // {"argv": [...], "cwd": "..."}.

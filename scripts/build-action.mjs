@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Builds the action's one-file command line, action/conda-resolve.mjs, with esbuild: everything
+// `conda-resolve` needs at run time (our code and the npm dependencies) in one ES module that the
+// `cli` pixi environment's Node.js runs directly, without npm ci or tsc on the runner.
+//
+//   node scripts/build-action.mjs           write action/conda-resolve.mjs
+//   node scripts/build-action.mjs --check   exit 1 when the committed file differs from a fresh build
+//
+// The output depends only on the sources, package-lock.json's versions and esbuild's version, so
+// the check is exact: CI runs it (test/action/bundle.test.ts) and fails on a stale bundle.
+import { build } from 'esbuild';
+import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BUNDLE = join(ROOT, 'action', 'conda-resolve.mjs');
+
+/** zstd-codec picks its WebAssembly build when WebAssembly exists (always on Node 20): the asm.js fallback stays out. */
+const noAsmFallback = {
+  name: 'no-zstd-asmjs',
+  setup(b) {
+    b.onResolve({ filter: /zstd-codec-binding\.js$/ }, () => ({ path: 'zstd-asmjs', namespace: 'stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'module.exports = () => { throw new Error("no WebAssembly"); };', loader: 'js' }));
+  },
+};
+
+export async function bundle() {
+  const result = await build({
+    entryPoints: [join(ROOT, 'src', 'cli', 'bundle-main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    write: false,
+    outfile: BUNDLE,
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [noAsmFallback],
+    // CommonJS dependencies call require() for Node's own modules.
+    banner: {
+      js: "#!/usr/bin/env node\n// conda-resolve, bundled for the GitHub Action by scripts/build-action.mjs: do not edit.\nimport { createRequire as __crCreateRequire } from 'node:module'; const require = __crCreateRequire(import.meta.url);",
+    },
+  });
+  return result.outputFiles[0].contents;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const fresh = await bundle();
+  if (process.argv.includes('--check')) {
+    let committed;
+    try {
+      committed = readFileSync(BUNDLE);
+    } catch {
+      committed = Buffer.alloc(0);
+    }
+    if (!Buffer.from(fresh).equals(committed)) {
+      process.stderr.write(`${BUNDLE} is not what the sources build: run "npm run build:action" and commit it\n`);
+      process.exit(1);
+    }
+    process.stdout.write(`${BUNDLE} is up to date (${committed.length} bytes)\n`);
+  } else {
+    await writeFile(BUNDLE, fresh, { mode: 0o755 });
+    process.stdout.write(`wrote ${BUNDLE} (${fresh.length} bytes)\n`);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Every command and option of the command line in one table: the commands parse their argv with
+ * these `parseArgs` option sets, `args.ts` suggests the closest known flag from them, `main.ts`
+ * knows which words are commands, and `completion-command.ts` writes shell completion from them.
+ * Pure data: importing it loads nothing else.
+ */
+
+/** What an option's value is, for shell completion. */
+export type ValueKind = 'file' | 'dir' | 'platform' | 'format' | 'channel' | 'priority' | 'shell' | 'text';
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  /** One line for completion menus (zsh, fish). */
+  readonly help: string;
+  readonly value?: ValueKind;
+}
+
+export type OptionTable = Readonly<Record<string, OptionSpec>>;
+
+export const RESOLVE_OPTIONS = {
+  channel: { type: 'string', short: 'c', multiple: true, help: 'channel, in priority order', value: 'channel' },
+  platform: { type: 'string', short: 'p', multiple: true, help: 'target platform', value: 'platform' },
+  subdir: { type: 'string', multiple: true, help: 'target platform (conda spelling)', value: 'platform' },
+  file: { type: 'string', short: 'f', multiple: true, help: 'environment.yml, .txt, @EXPLICIT, a lock or a pixi manifest', value: 'file' },
+  environment: { type: 'string', short: 'e', help: 'environment of a pixi.lock or pixi manifest', value: 'text' },
+  lock: { type: 'string', help: 'a previous lock to stay close to', value: 'file' },
+  update: { type: 'string', multiple: true, help: 'with --lock: solve this package afresh', value: 'text' },
+  check: { type: 'boolean', help: 'with --lock: does the lock satisfy the request?' },
+  diff: { type: 'boolean', help: 'with --lock: print what the solve changes' },
+  format: { type: 'string', help: 'exporter name or alias', value: 'format' },
+  output: { type: 'string', short: 'o', help: 'write the result to this file', value: 'file' },
+  'channel-priority': { type: 'string', help: 'strict, flexible or disabled', value: 'priority' },
+  'exclude-newer': { type: 'string', help: 'ignore packages published after this date', value: 'text' },
+  'virtual-package': { type: 'string', multiple: true, help: 'add or replace a virtual package', value: 'text' },
+  'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
+  offline: { type: 'boolean', help: 'use cached repodata only' },
+  refresh: { type: 'boolean', help: 'revalidate cached repodata now' },
+  timeout: { type: 'string', help: 'time limit per platform, in seconds', value: 'text' },
+  'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
+  quiet: { type: 'boolean', short: 'q', help: 'no progress display' },
+  'no-progress': { type: 'boolean', help: 'no progress display (pixi and conda spelling)' },
+  'override-channels': { type: 'boolean', help: 'ignore configured channels' },
+  verbose: { type: 'boolean', short: 'v', multiple: true, help: 'log requests; twice: timings and cache hits' },
+  json: { type: 'boolean', help: 'native JSON output (the default); with --diff, the changes as JSON' },
+  'dry-run': { type: 'boolean', help: 'solve and print, write no file' },
+  name: { type: 'string', short: 'n', help: 'environment name (shown in the summary only)', value: 'text' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+/** The resolve options `tree`, `why` and `why-not` read, and their own. */
+export const INSPECT_OPTIONS = {
+  channel: RESOLVE_OPTIONS.channel,
+  platform: RESOLVE_OPTIONS.platform,
+  subdir: RESOLVE_OPTIONS.subdir,
+  file: RESOLVE_OPTIONS.file,
+  environment: RESOLVE_OPTIONS.environment,
+  lock: RESOLVE_OPTIONS.lock,
+  'channel-priority': RESOLVE_OPTIONS['channel-priority'],
+  'exclude-newer': RESOLVE_OPTIONS['exclude-newer'],
+  'virtual-package': RESOLVE_OPTIONS['virtual-package'],
+  'cache-dir': RESOLVE_OPTIONS['cache-dir'],
+  offline: RESOLVE_OPTIONS.offline,
+  refresh: RESOLVE_OPTIONS.refresh,
+  timeout: RESOLVE_OPTIONS.timeout,
+  'max-repodata-size': RESOLVE_OPTIONS['max-repodata-size'],
+  quiet: RESOLVE_OPTIONS.quiet,
+  'no-progress': RESOLVE_OPTIONS['no-progress'],
+  'override-channels': RESOLVE_OPTIONS['override-channels'],
+  verbose: RESOLVE_OPTIONS.verbose,
+  help: RESOLVE_OPTIONS.help,
+  depth: { type: 'string', help: 'tree: levels below the requested packages', value: 'text' },
+  invert: { type: 'string', help: 'tree: every path to this package, bottom-up', value: 'text' },
+  json: { type: 'boolean', help: 'print JSON' },
+} as const satisfies OptionTable;
+
+export const DIFF_OPTIONS = {
+  environment: { type: 'string', short: 'e', help: 'the pixi.lock environment to compare', value: 'text' },
+  platform: { type: 'string', short: 'p', multiple: true, help: 'compare only these platforms', value: 'platform' },
+  json: { type: 'boolean', help: 'print the changes as JSON' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+export const INFO_OPTIONS = {
+  platform: { type: 'string', short: 'p', multiple: true, help: 'platform whose virtual packages to show', value: 'platform' },
+  subdir: { type: 'string', multiple: true, help: 'platform (conda spelling)', value: 'platform' },
+  channel: { type: 'string', short: 'c', multiple: true, help: 'channel, as for a resolve', value: 'channel' },
+  'override-channels': { type: 'boolean', help: 'ignore configured channels' },
+  'virtual-package': { type: 'string', multiple: true, help: 'add or replace a virtual package', value: 'text' },
+  'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
+  json: { type: 'boolean', help: 'print JSON' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+export const CACHE_CLEAN_OPTIONS = {
+  'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
+  'dry-run': { type: 'boolean', help: 'list what would be removed, remove nothing' },
+  json: { type: 'boolean', help: 'print JSON' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+export const COMPLETION_OPTIONS = {
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+export const LISTING_OPTIONS = {
+  json: { type: 'boolean', help: 'print JSON' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+/** `serve`'s options; its own help text (serve-command.ts) describes them in full. */
+export const SERVE_OPTIONS = {
+  host: { type: 'string', help: 'address to listen on', value: 'text' },
+  port: { type: 'string', help: 'port (0 picks a free one)', value: 'text' },
+  'allow-channel': { type: 'string', multiple: true, help: 'channel the server may fetch', value: 'channel' },
+  'allow-local-channels': { type: 'boolean', help: 'allow file:// and local channels' },
+  'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
+  'default-channel': { type: 'string', multiple: true, help: 'channel used when a request names none', value: 'channel' },
+  prewarm: { type: 'string', multiple: true, help: 'CHANNEL/SUBDIR to load at start', value: 'text' },
+  'body-limit': { type: 'string', help: 'largest request body', value: 'text' },
+  'max-specs': { type: 'string', help: 'most specs per request', value: 'text' },
+  'max-platforms': { type: 'string', help: 'most platforms per request', value: 'text' },
+  'max-channels': { type: 'string', help: 'most channels per request', value: 'text' },
+  timeout: { type: 'string', help: 'time limit per request, in seconds', value: 'text' },
+  'rate-limit': { type: 'string', help: 'requests per minute per client', value: 'text' },
+  workers: { type: 'string', help: 'solve worker threads', value: 'text' },
+  'max-queue': { type: 'string', help: 'solves waiting at most', value: 'text' },
+  'solve-cache': { type: 'string', help: 'solve cache entries', value: 'text' },
+  'cors-origin': { type: 'string', multiple: true, help: 'allowed CORS origin', value: 'text' },
+  'trust-proxy': { type: 'boolean', help: 'trust X-Forwarded-* headers' },
+  'log-level': { type: 'string', help: 'pino log level', value: 'text' },
+  'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
+  'download-timeout': { type: 'string', help: 'repodata download time limit', value: 'text' },
+  condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+export interface CommandSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly options: OptionTable;
+  /** Words that may follow the command (sub-subcommands, shells). */
+  readonly words?: readonly string[];
+}
+
+/** The commands, in the order `--help` lists them. `resolve` is also what runs without a command. */
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: 'resolve', help: 'solve specs for one or more platforms', options: RESOLVE_OPTIONS },
+  { name: 'info', help: 'version, platform, virtual packages, channels, cache', options: INFO_OPTIONS },
+  { name: 'cache', help: 'the repodata cache (cache clean)', options: CACHE_CLEAN_OPTIONS, words: ['clean'] },
+  { name: 'config', help: 'the effective configuration and its sources', options: LISTING_OPTIONS },
+  { name: 'diff', help: 'what changed between two locks or exact environments', options: DIFF_OPTIONS },
+  { name: 'tree', help: 'the solved environment as a dependency tree', options: INSPECT_OPTIONS },
+  { name: 'why', help: 'every path from a requested spec to a package', options: INSPECT_OPTIONS },
+  { name: 'why-not', help: 'why the solution does not have a spec, or what would change', options: INSPECT_OPTIONS },
+  { name: 'formats', help: 'the exporters', options: LISTING_OPTIONS },
+  { name: 'serve', help: 'run the HTTP service', options: SERVE_OPTIONS },
+  { name: 'completion', help: 'print a shell completion script', options: COMPLETION_OPTIONS, words: ['bash', 'zsh', 'fish'] },
+  { name: 'help', help: 'show help', options: {} },
+];
+
+export const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((c) => c.name));
+
+/** The table without the `help` texts, as `node:util` `parseArgs` takes it. */
+export function parseArgsOptions<T extends OptionTable>(table: T): { [K in keyof T]: Omit<T[K], 'help' | 'value'> } {
+  return Object.fromEntries(Object.entries(table).map(([name, { help: _help, value: _value, ...spec }]) => [name, spec])) as {
+    [K in keyof T]: Omit<T[K], 'help' | 'value'>;
+  };
+}
