@@ -51,7 +51,7 @@ export function prepareWorkspace(request: ResolveRequest, options: PrepareOption
   if (document) {
     const unknown = update.filter((name) => ![...document.environments.values()].some((environment) => locksName(environment, name)));
     if (unknown.length > 0) {
-      throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`);
+      throw new UsageError('CR_ERR_INPUT_LOCK_UPDATE', `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`);
     }
   }
   const environments = names.map((name) => {
