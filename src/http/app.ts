@@ -19,6 +19,7 @@ import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
+import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
 import { metaRoutes } from './routes/meta.js';
@@ -104,6 +105,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   }
 
   void app.register(async (scope) => resolveRoutes(scope, context));
+  void app.register(async (scope) => diffRoutes(scope, context));
   void app.register(async (scope) => formatsRoutes(scope, context));
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));
