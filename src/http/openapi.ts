@@ -37,7 +37,10 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         'text/plain': { schema: { type: 'string' } },
       },
     },
-    400: problemResponse('Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch.'),
+    400: problemResponse(
+      'Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch (`field` is `lock` when the previous lock names it).' +
+        (post ? ' `update`, `check` or `diff` without `lock` (`field`: `lock`), a lock that cannot be read, an `update` name the lock does not lock, an `environment` the file or lock lacks.' : ''),
+    ),
     ...(post ? { 413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`), 415: problemResponse('Body media type not accepted.') } : {}),
     429: problemResponse('Rate limited; see Retry-After.'),
     500: problemResponse('With `format`: a platform failed to solve (`platforms` says which and why) or the exporter failed.'),
