@@ -8,7 +8,7 @@ import { DIFF_OPTIONS } from './command-table.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
-import { diffEnvironments, renderDiff, type ExactEnvironments, type PlatformDiff } from '../lock/diff.js';
+import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../lock/diff.js';
 import { readExactRecords } from '../lock/exact-records.js';
 import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
 
@@ -42,22 +42,13 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
   }
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
-    const diff = only(diffEnvironments(before!, after!), values.platform);
+    const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
     io.stdout.write(values.json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
     return EXIT_OK;
   } catch (error) {
     writeError(io, userMessage(error));
     return exitStatusOf(error);
   }
-}
-
-/** The `--json` shape: `{platforms: [{platform, changes: [{name, kind, old?, new?}]}]}`. */
-export function diffJson(diff: readonly PlatformDiff[]): { platforms: readonly PlatformDiff[] } {
-  return { platforms: diff };
-}
-
-function only(diff: PlatformDiff[], platforms: readonly string[] | undefined): PlatformDiff[] {
-  return platforms && platforms.length > 0 ? diff.filter((p) => platforms.includes(p.platform)) : diff;
 }
 
 async function readExact(path: string, cwd: string, environment: string | undefined): Promise<ExactEnvironments> {

@@ -1,11 +1,11 @@
 /** `--check` and `--diff` with `--lock FILE`: whether the lock still answers, and what a solve changes. */
 import { UsageError } from '../errors.js';
 import { lockStaleness } from '../lock/check.js';
-import { diffEnvironments, renderDiff } from '../lock/diff.js';
+import { resolutionDiff } from '../lock/answer.js';
+import { diffJson, renderDiff } from '../lock/diff.js';
 import type { PreviousLock } from '../lock/previous-lock.js';
 import type { PreparedRequest } from '../request.js';
 import type { Resolution } from '../resolve.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
 import { EXIT_FAILED, EXIT_OK, writeError, type CliIO } from './io.js';
 
 export function checkCommand(request: PreparedRequest, io: CliIO, quiet: boolean): number {
@@ -26,9 +26,6 @@ export function requireLock(request: PreparedRequest, option: string): PreviousL
 
 /** The changes from the lock to the solved platforms (failed platforms are left out), as a table or JSON. */
 export function lockDiffText(request: PreparedRequest, resolution: Resolution, json: boolean): string {
-  const lock = requireLock(request, '--diff');
-  const solved = new Map<string, readonly PackageRecord[]>();
-  for (const p of resolution.platforms) if (p.records) solved.set(p.platform, p.records);
-  const diff = diffEnvironments(lock.environment.platforms, solved);
-  return json ? `${JSON.stringify({ platforms: diff }, null, 2)}\n` : renderDiff(diff);
+  const diff = resolutionDiff(requireLock(request, '--diff'), resolution);
+  return json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff);
 }

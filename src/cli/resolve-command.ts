@@ -8,16 +8,15 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
-import type { ExportEnvironment, Exporter } from '../exporters/types.js';
+import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
 import { prepareRequest, type InputFile, type PreparedRequest, type PrepareOptions, type ResolveRequest } from '../request.js';
-import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../resolve.js';
+import { resolvePrepared, toNative, type Resolution } from '../resolve.js';
 import { isWorkspaceRequest } from '../lock/workspace.js';
 import { workspaceCommand } from './workspace-command.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
 import { parseByteSize } from '../byte-size.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
@@ -27,7 +26,7 @@ import { RESOLVE_OPTIONS } from './command-table.js';
 import { checkResolveArgs, verbosity } from './resolve-habits.js';
 import { userSettings, type UserSettings } from './user-settings.js';
 import { exporterForOutput } from './output-format.js';
-import { unchangedLockText } from '../lock/previous-lock.js';
+import { renderResolution } from '../lock/answer.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 
@@ -170,9 +169,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
     let text: string;
     try {
-      text =
-        (request.previousLock && unchangedLockText(request.previousLock, { format: exporter.name, channels: request.channels.map((c) => c.name), platforms: resolution.platforms })) ||
-        registry!.render(exporter.name, namedEnvironments(exportEnvironments(resolution), exporter.name, values.environment), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      text = renderResolution(registry!, exporter.name, resolution, { environment: values.environment, now: exportTime(io.env) });
     } catch (error) {
       writeError(io, userMessage(error));
       return EXIT_FAILED;
@@ -188,11 +185,6 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     writeError(io, userMessage(error));
     return exitStatusOf(error);
   }
-}
-
-/** A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did. */
-function namedEnvironments(environments: ExportEnvironment[], format: string, name: string | undefined): ExportEnvironment[] {
-  return format === 'rattler-lock-v6' && name !== undefined ? environments.map((e) => ({ ...e, name })) : environments;
 }
 
 /** Resolves each request in turn with one repodata store and one solver pool. */

@@ -5,13 +5,11 @@
  */
 import { UsageError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
-import type { ExportEnvironment } from '../exporters/types.js';
 import { renderDiff } from '../lock/diff.js';
-import { prepareWorkspace, unchangedWorkspaceText, workspaceDiff, workspaceStaleness, type EnvironmentDiff } from '../lock/workspace.js';
+import { renderWorkspace, WORKSPACE_FORMAT, workspaceAnswers } from '../lock/answer.js';
+import { prepareWorkspace, workspaceDiff, workspaceStaleness, type EnvironmentDiff } from '../lock/workspace.js';
 import type { PrepareOptions, PreparedRequest, ResolveRequest } from '../request.js';
 import type { Resolution } from '../resolve.js';
-import { exportEnvironments } from '../resolve.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { EXIT_FAILED, EXIT_OK, writeError, writeWarning, type CliIO } from './io.js';
 
 export interface WorkspaceDeps {
@@ -23,7 +21,7 @@ export interface WorkspaceDeps {
   readonly now: Date;
 }
 
-const FORMAT = 'rattler-lock-v6';
+const FORMAT = WORKSPACE_FORMAT;
 
 export async function workspaceCommand(input: ResolveRequest, options: PrepareOptions, deps: WorkspaceDeps): Promise<number> {
   const { values, io } = deps;
@@ -45,7 +43,7 @@ export async function workspaceCommand(input: ResolveRequest, options: PrepareOp
   if (values.diff && !workspace.lock) throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --diff without --lock: name the lock to compare with');
 
   const resolutions = await deps.run(workspace.environments.map((e) => e.request));
-  const answers = workspace.environments.map((e, i) => ({ name: e.name, platforms: resolutions[i]!.platforms }));
+  const answers = workspaceAnswers(workspace, resolutions);
   const failed = answers.flatMap((a) => a.platforms.filter((p) => p.error !== null).map((p) => ({ environment: a.name, ...p })));
   if (failed.length > 0) {
     for (const p of failed) writeError(io, `environment "${p.environment}", ${p.platform}: ${p.error}`);
@@ -54,8 +52,7 @@ export async function workspaceCommand(input: ResolveRequest, options: PrepareOp
   }
   let text: string;
   try {
-    const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) => exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })));
-    text = unchangedWorkspaceText(workspace, answers, FORMAT) ?? deps.registry.render(FORMAT, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: deps.now });
+    text = renderWorkspace(deps.registry, workspace, resolutions, deps.now);
   } catch (error) {
     writeError(io, userMessage(error));
     return EXIT_FAILED;

@@ -58,7 +58,7 @@ export interface ResolveNote {
   platforms: readonly string[];
   channels?: readonly string[];
   failed?: readonly string[];
-  outcome: 'refused' | 'solved' | 'partial' | 'failed' | 'timeout' | 'overloaded' | 'cancelled';
+  outcome: 'refused' | 'solved' | 'partial' | 'failed' | 'timeout' | 'overloaded' | 'cancelled' | 'checked';
 }
 
 export interface AppContext {

@@ -30,14 +30,18 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
   const resolveResponses = (post: boolean): Json => ({
     200: {
       description:
-        'Without `format`: the native JSON array, one result per platform; a platform that failed has an empty `packages` and an `error`. With `format`: the exporter\'s text, with the exporter\'s media type (see `GET /formats`).',
+        'Without `format`: the native JSON array, one result per platform; a platform that failed has an empty `packages` and an `error`. With `format`: the exporter\'s text, with the exporter\'s media type (see `GET /formats`); with `lock` in that lock\'s format and nothing changed, the lock\'s own text byte for byte.' +
+        (post ? ' With `check: true`: a LockCheck (200 whether or not the lock satisfies the request). With `diff: true`: a LockDiff, or its table with `Accept: text/plain`.' : ''),
       content: {
-        [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/NativeResult' } },
+        [JSON_MEDIA_TYPE]: { schema: post ? { oneOf: [{ $ref: '#/components/schemas/NativeResult' }, { $ref: '#/components/schemas/LockCheck' }, { $ref: '#/components/schemas/LockDiff' }] } : { $ref: '#/components/schemas/NativeResult' } },
         'application/yaml': { schema: { type: 'string' } },
         'text/plain': { schema: { type: 'string' } },
       },
     },
-    400: problemResponse('Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch.'),
+    400: problemResponse(
+      'Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch (`field` is `lock` when the previous lock names it).' +
+        (post ? ' `update`, `check` or `diff` without `lock` (`field`: `lock`), a lock that cannot be read, an `update` name the lock does not lock, an `environment` the file or lock lacks.' : ''),
+    ),
     ...(post ? { 413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`), 415: problemResponse('Body media type not accepted.') } : {}),
     429: problemResponse('Rate limited; see Retry-After.'),
     500: problemResponse('With `format`: a platform failed to solve (`platforms` says which and why) or the exporter failed.'),
@@ -110,6 +114,25 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
       '/tree': inspectPath('tree', 'The dependency tree of the solved environment, per platform', 'TreeBody', 'TreeResult'),
       '/why': inspectPath('why', 'Every path from a requested spec to a package, shortest first', 'WhyBody', 'WhyResult'),
       '/why-not': inspectPath('whyNot', 'Why the solution does not have a spec: the conflict, or what would change', 'WhyNotBody', 'WhyNotResult'),
+      '/diff': {
+        post: {
+          summary: 'Compare two environments with exact packages',
+          operationId: 'diff',
+          description:
+            'Per platform, the packages added, removed, upgraded, downgraded, rebuilt (same version, another build) and moved (same build from another channel) from `old` to `new`, as `conda-resolve diff OLD NEW --json` prints them; `Accept: text/plain` gives the table. Nothing is solved or fetched.',
+          requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/DiffBody' } } } },
+          responses: {
+            200: {
+              description: 'The changes.',
+              content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/DiffResult' } }, 'text/plain': { schema: { type: 'string' } } },
+            },
+            400: problemResponse('A file that cannot be read as exact packages (`field` is `old.content`, `new.content` or their `filename`), or an `environment` a lock lacks.'),
+            413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
+            415: problemResponse('Body media type not accepted (JSON only).'),
+            429: problemResponse('Rate limited; see Retry-After.'),
+          },
+        },
+      },
       '/formats': { get: { summary: 'The exporter registry', operationId: 'formats', responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') } } },
       '/platforms': { get: { summary: 'Target platforms and their virtual packages', operationId: 'platforms', responses: { 200: jsonResponse('Platforms.', 'Platforms') } } },
       '/version': { get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } } },
@@ -127,6 +150,11 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
     components: {
       schemas: {
         ResolveBody: schemas.resolveBody,
+        LockCheck: schemas.lockCheck,
+        LockDiff: schemas.lockDiff,
+        PlatformDiff: schemas.platformDiff,
+        DiffBody: schemas.diffBody,
+        DiffResult: schemas.diffResult,
         EnvironmentFile: schemas.rawFileBody,
         NativeResult: schemas.nativeResult,
         SolveResult: schemas.solveResult,

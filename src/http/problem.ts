@@ -23,6 +23,8 @@ export interface PlatformFailure {
   readonly platform: string;
   readonly error: string;
   readonly code: string;
+  /** The pixi environment, when a whole workspace was solved. */
+  readonly environment?: string;
 }
 
 export interface Problem {

@@ -4,6 +4,7 @@
  * Validation of the values themselves (specs, platforms, channels) is `prepareRequest`'s job; this
  * module only decides which value came from where.
  */
+import { lockFormatOf } from '../inputs/lock-file.js';
 import type { ResolveRequest } from '../request.js';
 
 type Listish = string | readonly string[] | null | undefined;
@@ -22,6 +23,7 @@ export interface ResolveQuery {
   readonly virtual_packages?: string | readonly string[];
   readonly exclude_newer?: string;
   readonly filename?: string;
+  readonly environment?: string;
 }
 
 /** The JSON body of `POST /resolve` (after schema validation); null means absent. */
@@ -34,6 +36,17 @@ export interface ResolveBody {
   readonly channel_priority?: string | null;
   readonly virtual_packages?: Listish;
   readonly exclude_newer?: string | null;
+  /** The pixi environment of a pixi.lock, pixi.toml or pyproject.toml (`-e NAME`). */
+  readonly environment?: string | null;
+  /** The text of a previous pixi.lock or conda-lock.yml to stay close to (`--lock`), named by `lock_filename`. */
+  readonly lock?: string | null;
+  readonly lock_filename?: string | null;
+  /** Package names of `lock` to solve afresh (`--update`). */
+  readonly update?: Listish;
+  /** Whether `lock` satisfies the request, without solving (`--check`). */
+  readonly check?: boolean | null;
+  /** The changes the solve makes against `lock` (`--diff`). */
+  readonly diff?: boolean | null;
 }
 
 export interface ResolveInput {
@@ -41,6 +54,10 @@ export interface ResolveInput {
   readonly format: string | undefined;
   /** Whether an environment file was sent (its text is never logged). */
   readonly hasFile: boolean;
+  /** `check: true`: answer whether `lock` satisfies the request; no solve. */
+  readonly check?: boolean;
+  /** `diff: true`: answer the changes against `lock`. */
+  readonly diff?: boolean;
 }
 
 /**
@@ -107,6 +124,7 @@ function queryRequest(query: ResolveQuery): ResolveRequest {
     channelPriority: nonEmpty(query.channel_priority),
     virtualPackages: fromQuery(query.virtual_package, query.virtual_packages, splitCommas),
     excludeNewer: nonEmpty(query.exclude_newer),
+    environment: nonEmpty(query.environment)?.trim(),
   };
 }
 
@@ -126,8 +144,11 @@ export function inputFromJson(body: ResolveBody, query: ResolveQuery): ResolveIn
     virtualPackages: fromBody(body.virtual_packages, splitCommas) ?? fromQueryRequest.virtualPackages,
     excludeNewer: nonEmpty(body.exclude_newer) ?? fromQueryRequest.excludeNewer,
     files: file === undefined ? undefined : [{ filename: fileName(body.filename ?? query.filename, file), content: file }],
+    environment: nonEmpty(body.environment)?.trim() ?? fromQueryRequest.environment,
+    lock: body.lock === null || body.lock === undefined ? undefined : { filename: lockFileName(body.lock_filename, body.lock), content: body.lock },
+    update: fromBody(body.update, splitCommas),
   };
-  return { request, format: nonEmpty(query.format), hasFile: file !== undefined };
+  return { request, format: nonEmpty(query.format), hasFile: file !== undefined, check: body.check === true, diff: body.diff === true };
 }
 
 /** A raw environment file as the body; everything else comes from the query. */
@@ -142,11 +163,28 @@ export function inputFromUpload(text: string, mediaType: string, query: ResolveQ
 
 /**
  * The basename a client gave (directories are dropped: the name only chooses the parser and
- * appears in error messages), or a name guessed from the text: an environment file when it has a
- * top-level `dependencies:` or `channels:` key, otherwise a spec list (which also reads @EXPLICIT).
+ * appears in error messages), or a name guessed from the text: a lock file or pixi manifest by its
+ * content, an environment file when it has a top-level `dependencies:` or `channels:` key,
+ * otherwise a spec list (which also reads @EXPLICIT).
  */
 export function fileName(given: string | null | undefined, text: string): string {
-  const base = given?.split(/[\\/]/).pop()?.trim();
+  const base = basename(given);
   if (base) return base;
+  const lock = lockFormatOf('', text);
+  if (lock) return LOCK_NAMES[lock];
+  if (/^\s*\[tool\.pixi[.\]]/m.test(text)) return 'pyproject.toml';
+  if (/^\s*\[(workspace|project)\]/m.test(text)) return 'pixi.toml';
   return /^(dependencies|channels|name)\s*:/m.test(text) ? 'environment.yml' : 'requirements.txt';
+}
+
+const LOCK_NAMES = { 'rattler-lock-v6': 'pixi.lock', 'conda-lock-v1': 'conda-lock.yml' } as const;
+
+/** The basename given for `lock`, or `pixi.lock` / `conda-lock.yml` as its content says (`lock` when neither). */
+export function lockFileName(given: string | null | undefined, text: string): string {
+  const lock = lockFormatOf('', text);
+  return basename(given) || (lock ? LOCK_NAMES[lock] : 'lock');
+}
+
+function basename(given: string | null | undefined): string | undefined {
+  return given?.split(/[\\/]/).pop()?.trim();
 }

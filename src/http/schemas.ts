@@ -8,6 +8,7 @@ import { CHANNEL_PRIORITIES } from '../../solver/index.js';
 import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
 import { FORMATS_DOCUMENT_SCHEMA } from '../exporters/formats-document.js';
 import { EXPLANATION_SCHEMA } from './explanation-schema.js';
+import { CHANGE_KINDS } from '../lock/diff.js';
 import { PROBLEM_KINDS, problemType } from './problem.js';
 
 export interface SchemaLimits {
@@ -44,7 +45,7 @@ export function buildSchemas(limits: SchemaLimits) {
   const resolveBody = {
     title: 'ResolveBody',
     description:
-      'What to resolve. Give `specs`, or `file` (the text of an environment file) with `filename`, or both: their specs are combined. Every field is optional; a field given here wins over the same query parameter.',
+      'What to resolve. Give `specs`, or `file` (the text of an environment file) with `filename`, or both: their specs are combined. A pixi.lock or conda-lock.yml as `file` is the environment itself (its records, no solve); a pixi.toml or pyproject.toml is the request (its channels, platforms, dependencies, targets and system requirements). `lock` (with `lock_filename`, as `file` with `filename`) is a previous lock to stay close to; with it, `update`, `check` and `diff` apply. Every field is optional; a field given here wins over the same query parameter.',
     type: 'object',
     additionalProperties: false,
     properties: {
@@ -54,13 +55,36 @@ export function buildSchemas(limits: SchemaLimits) {
         MAX_SPEC_LENGTH,
       ),
       file: {
-        description: 'Full text of an environment file: environment.yml, a *.txt spec list, or an @EXPLICIT file.',
+        description: 'Full text of an input file: environment.yml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with `[tool.pixi]`.',
         type: ['string', 'null'],
       },
       filename: {
-        description: 'Basename of that file; it chooses the parser (`environment.yml`, `requirements.txt`, `explicit.txt`). Guessed from the text when absent.',
+        description: 'Basename of that file; it chooses the parser (`environment.yml`, `requirements.txt`, `explicit.txt`, `pixi.lock`, `conda-lock.yml`, `pixi.toml`, `pyproject.toml`). Guessed from the text when absent.',
         type: ['string', 'null'],
         maxLength: 255,
+      },
+      environment: {
+        description: 'The pixi environment of a pixi.lock, pixi.toml or pyproject.toml given as `file` or `lock` (default `default`). With a pixi manifest, no `environment` and `format` `pixi` (or `check`/`diff` against a pixi.lock), every environment is solved into one pixi.lock, as `pixi lock` does.',
+        type: ['string', 'null'],
+        maxLength: 255,
+      },
+      lock: {
+        description: 'Full text of a previous pixi.lock or conda-lock.yml to stay close to: every locked package that still satisfies the request keeps its record; with `format` set to the lock\'s format and nothing changed, the answer is this text byte for byte. Its channels must be ones this server may fetch; its package URLs are never fetched.',
+        type: ['string', 'null'],
+      },
+      lock_filename: {
+        description: 'Basename of `lock` (`pixi.lock`, `conda-lock.yml`); guessed from its text when absent.',
+        type: ['string', 'null'],
+        maxLength: 255,
+      },
+      update: listOrString('Package names of `lock` to solve afresh at their most preferred versions (and only what they force to change); everything else keeps its locked record. Needs `lock`. As a string: comma-separated.', 256, 255),
+      check: {
+        description: 'With `lock`: answer a LockCheck (whether `lock` satisfies the request on every platform, and why not) without solving or fetching repodata. `format` does not apply.',
+        type: ['boolean', 'null'],
+      },
+      diff: {
+        description: 'With `lock`: answer a LockDiff (per platform, the packages the solve adds, removes, upgrades, downgrades, rebuilds or moves against `lock`) instead of the result; with `format`, the text in that format is its `output`. `Accept: text/plain` gives the changes as a table.',
+        type: ['boolean', 'null'],
       },
       channels: listOrString('Channels in priority order: names (`conda-forge`) or URLs. Default: the server\'s default channels.', limits.maxChannels),
       platforms: listOrString('Target platforms (conda subdirs) such as `linux-64` or `osx-arm64`. Default: the server\'s platform.', limits.maxPlatforms),
@@ -88,6 +112,11 @@ export function buildSchemas(limits: SchemaLimits) {
       exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: 'string' },
       filename: {
         description: 'With a raw file body on `POST`: the file\'s basename, which chooses its parser.',
+        type: 'string',
+        maxLength: 255,
+      },
+      environment: {
+        description: 'With a raw pixi.lock, pixi.toml or pyproject.toml body on `POST`: the pixi environment (default `default`).',
         type: 'string',
         maxLength: 255,
       },
@@ -158,7 +187,7 @@ export function buildSchemas(limits: SchemaLimits) {
         items: {
           type: 'object',
           required: ['platform', 'error', 'code'],
-          properties: { platform: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' } },
+          properties: { platform: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' }, environment: { type: 'string', description: 'The pixi environment, when a whole workspace was solved.' } },
         },
       },
       retry_after: { type: 'integer', description: 'Seconds; also sent as Retry-After.' },
@@ -223,7 +252,121 @@ export function buildSchemas(limits: SchemaLimits) {
     },
   } as const;
 
-  return { resolveBody, resolveQuery, rawFileBody, packageRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
+  const packageSide = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['version', 'build', 'channel', 'url'],
+    properties: { version: { type: 'string' }, build: { type: 'string' }, channel: { type: 'string' }, url: { type: 'string' } },
+  } as const;
+
+  const platformDiff = {
+    title: 'PlatformDiff',
+    type: 'object',
+    additionalProperties: false,
+    required: ['platform', 'changes'],
+    properties: {
+      platform: { type: 'string' },
+      changes: {
+        type: 'array',
+        description: 'Sorted by name; empty when the platform did not change.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'kind'],
+          properties: {
+            name: { type: 'string' },
+            kind: { type: 'string', enum: [...CHANGE_KINDS], description: '`rebuilt`: same version, another build; `moved`: same build from another channel or URL.' },
+            old: { ...packageSide, description: 'Absent when the package was added.' },
+            new: { ...packageSide, description: 'Absent when the package was removed.' },
+          },
+        },
+      },
+    },
+  } as const;
+
+  const lockDiff = {
+    title: 'LockDiff',
+    description:
+      'The changes against the lock, as `conda-resolve --diff --json` prints them: `platforms` for one environment, `environments` (each with its `platforms`) for a whole pixi workspace. `output` is the text in `format` when one was asked for (the new lock, byte for byte the old one when nothing changed).',
+    type: 'object',
+    additionalProperties: false,
+    required: ['changed'],
+    properties: {
+      changed: { type: 'boolean', description: 'Whether any platform changed.' },
+      platforms: { type: 'array', items: platformDiff },
+      environments: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['environment', 'platforms'],
+          properties: { environment: { type: 'string' }, platforms: { type: 'array', items: platformDiff } },
+        },
+      },
+      format: { type: 'string', description: 'The exporter of `output`.' },
+      media_type: { type: 'string', description: 'The media type of `output`.' },
+      output: { type: 'string' },
+    },
+  } as const;
+
+  const lockCheck = {
+    title: 'LockCheck',
+    description: 'Whether the lock satisfies the request (`conda-resolve --check --lock`): same channels and platforms, every spec met by a locked record, dependencies closed, no constraint broken, nothing newer than `exclude_newer`. Nothing is solved or fetched.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['satisfied', 'lock', 'environments', 'platforms', 'reasons'],
+    properties: {
+      satisfied: { type: 'boolean' },
+      lock: { type: 'string', description: 'The lock\'s file name.' },
+      environments: { type: 'array', items: { type: 'string' }, description: 'The environments checked.' },
+      platforms: { type: 'array', items: { type: 'string' }, description: 'The platforms the request asks for.' },
+      reasons: {
+        type: 'array',
+        description: 'Empty when satisfied. Each names its environment and platform when it is about one.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['reason'],
+          properties: { environment: { type: 'string' }, platform: { type: 'string' }, reason: { type: 'string' } },
+        },
+      },
+    },
+  } as const;
+
+  const exactFile = (side: string) => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['content'],
+    properties: {
+      content: { type: 'string', description: `The text of the ${side} file: pixi.lock, conda-lock.yml, an @EXPLICIT file or conda-resolve's JSON result.` },
+      filename: { type: ['string', 'null'], maxLength: 255, description: 'Its basename; guessed from the text when absent.' },
+    },
+  });
+
+  const diffBody = {
+    title: 'DiffBody',
+    description: 'Two inputs with exact packages to compare (`conda-resolve diff OLD NEW`).',
+    type: 'object',
+    additionalProperties: false,
+    required: ['old', 'new'],
+    properties: {
+      old: exactFile('old'),
+      new: exactFile('new'),
+      environment: { type: ['string', 'null'], maxLength: 255, description: 'The pixi.lock environment to compare (default `default`).' },
+      platforms: listOrString('Compare only these platforms.', limits.maxPlatforms),
+    },
+  } as const;
+
+  const diffResult = {
+    title: 'DiffResult',
+    description: 'Per platform, the changes from `old` to `new`, as `conda-resolve diff --json` prints them.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['changed', 'platforms'],
+    properties: { changed: { type: 'boolean' }, platforms: { type: 'array', items: platformDiff } },
+  } as const;
+
+  return { resolveBody, resolveQuery, rawFileBody, platformDiff, lockDiff, lockCheck, diffBody, diffResult, packageRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
 }
 
 export type Schemas = ReturnType<typeof buildSchemas>;

@@ -12,23 +12,43 @@ import { virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
+/** One reason a lock does not satisfy the request: about one platform, or (no platform) the whole lock. */
+export interface StaleReason {
+  readonly platform?: string;
+  readonly reason: string;
+}
+
 /** Empty when the lock satisfies the request; otherwise each reason it does not, as a sentence. */
 export function lockStaleness(
   request: PreparedRequest,
   lock: PreviousLock,
   env: Readonly<Record<string, string | undefined>>,
 ): string[] {
-  const reasons: string[] = [];
+  return lockStaleReasons(request, lock, env).map(staleText);
+}
+
+/** A reason as one sentence, its platform first. */
+export function staleText(reason: StaleReason): string {
+  return reason.platform === undefined ? reason.reason : `${reason.platform}: ${reason.reason}`;
+}
+
+/** The reasons of `lockStaleness` as data, for answers that group them by platform. */
+export function lockStaleReasons(
+  request: PreparedRequest,
+  lock: PreviousLock,
+  env: Readonly<Record<string, string | undefined>>,
+): StaleReason[] {
+  const reasons: StaleReason[] = [];
   const locked = lock.environment;
   const requestChannels = request.channels.map((c) => c.name);
   if (!sameChannels(requestChannels, locked.channels)) {
-    reasons.push(`the channels differ: the request has ${listOf(requestChannels)}, the lock ${listOf(locked.channels)}`);
+    reasons.push({ reason: `the channels differ: the request has ${listOf(requestChannels)}, the lock ${listOf(locked.channels)}` });
   }
   const lockPlatforms = [...locked.platforms.keys()];
   const missing = request.platforms.filter((p) => !locked.platforms.has(p));
   const extra = lockPlatforms.filter((p) => !request.platforms.includes(p));
-  if (missing.length > 0) reasons.push(`the lock has no ${listOf(missing)} (it locks ${listOf(lockPlatforms)})`);
-  if (extra.length > 0) reasons.push(`the lock also locks ${listOf(extra)}, which the request does not ask for`);
+  if (missing.length > 0) reasons.push({ reason: `the lock has no ${listOf(missing)} (it locks ${listOf(lockPlatforms)})` });
+  if (extra.length > 0) reasons.push({ reason: `the lock also locks ${listOf(extra)}, which the request does not ask for` });
 
   for (const platform of request.platforms) {
     const records = locked.platforms.get(platform);
@@ -38,27 +58,27 @@ export function lockStaleness(
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);
-      if (!record) reasons.push(`${platform}: the spec "${spec.source}" is not met: the lock has no ${spec.name}`);
-      else if (!spec.matches(record)) reasons.push(`${platform}: the spec "${spec.source}" is not met by the locked ${label(record)}`);
+      if (!record) reasons.push({ platform, reason: `the spec "${spec.source}" is not met: the lock has no ${spec.name}` });
+      else if (!spec.matches(record)) reasons.push({ platform, reason: `the spec "${spec.source}" is not met by the locked ${label(record)}` });
     }
     for (const record of records) {
       for (const dep of record.depends) {
         const spec = tryParseMatchSpec(dep);
         if (!spec) {
-          reasons.push(`${platform}: ${label(record)} has a dependency "${dep}" that cannot be parsed`);
+          reasons.push({ platform, reason: `${label(record)} has a dependency "${dep}" that cannot be parsed` });
           continue;
         }
         const target = (spec.name.startsWith('__') ? system : byName).get(spec.name);
-        if (!target) reasons.push(`${platform}: ${label(record)} depends on "${dep}", which the lock does not hold`);
-        else if (!spec.matches(target)) reasons.push(`${platform}: ${label(record)} depends on "${dep}", but the lock has ${label(target)}`);
+        if (!target) reasons.push({ platform, reason: `${label(record)} depends on "${dep}", which the lock does not hold` });
+        else if (!spec.matches(target)) reasons.push({ platform, reason: `${label(record)} depends on "${dep}", but the lock has ${label(target)}` });
       }
       for (const constraint of record.constrains) {
         const spec = tryParseMatchSpec(constraint);
         const target = spec ? byName.get(spec.name) : undefined;
-        if (spec && target && !spec.matches(target)) reasons.push(`${platform}: ${label(record)} constrains "${constraint}", but the lock has ${label(target)}`);
+        if (spec && target && !spec.matches(target)) reasons.push({ platform, reason: `${label(record)} constrains "${constraint}", but the lock has ${label(target)}` });
       }
       if (request.excludeNewer !== undefined && record.timestamp !== null && record.timestamp > request.excludeNewer) {
-        reasons.push(`${platform}: ${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}`);
+        reasons.push({ platform, reason: `${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}` });
       }
     }
   }

@@ -67,6 +67,16 @@ function side(record: PackageRecord): PackageSide {
   return { version: record.version, build: record.build, channel: record.channel, url: record.url };
 }
 
+/** The `--json` shape: `{platforms: [{platform, changes: [{name, kind, old?, new?}]}]}`. */
+export function diffJson(diff: readonly PlatformDiff[]): { platforms: readonly PlatformDiff[] } {
+  return { platforms: diff };
+}
+
+/** Only the platforms named (all when none is). */
+export function onlyPlatforms(diff: PlatformDiff[], platforms: readonly string[] | undefined): PlatformDiff[] {
+  return platforms && platforms.length > 0 ? diff.filter((p) => platforms.includes(p.platform)) : diff;
+}
+
 export function hasChanges(diff: readonly PlatformDiff[]): boolean {
   return diff.some((p) => p.changes.length > 0);
 }

@@ -34,7 +34,7 @@ export function readPreviousLock(
   const unknown = update.filter((name) => !locksName(environment, name));
   if (unknown.length > 0) {
     throw new UsageError(
-      'CR_ERR_INPUT_LOCK_USAGE',
+      'CR_ERR_INPUT_LOCK_UPDATE',
       `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: environment "${environment.name}" of "${file.filename}" locks no package of that name`,
     );
   }

@@ -10,7 +10,7 @@ import { isPixiManifest, parsePixiManifest } from '../inputs/pixi-manifest.js';
 import { lockFormatOf, readLockFile } from '../inputs/lock-file.js';
 import { prepareRequest, type PrepareOptions, type PreparedRequest, type ResolveRequest } from '../request.js';
 import type { PlatformResolution } from '../resolve.js';
-import { lockStaleness } from './check.js';
+import { lockStaleReasons, staleText, type StaleReason } from './check.js';
 import { diffEnvironments, type PlatformDiff } from './diff.js';
 import { locksName, previousLockOf, sameAnswer } from './previous-lock.js';
 import type { LockDocument } from './types.js';
@@ -51,7 +51,7 @@ export function prepareWorkspace(request: ResolveRequest, options: PrepareOption
   if (document) {
     const unknown = update.filter((name) => ![...document.environments.values()].some((environment) => locksName(environment, name)));
     if (unknown.length > 0) {
-      throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`);
+      throw new UsageError('CR_ERR_INPUT_LOCK_UPDATE', `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`);
     }
   }
   const environments = names.map((name) => {
@@ -66,16 +66,26 @@ export function prepareWorkspace(request: ResolveRequest, options: PrepareOption
 
 /** Why the lock does not answer the workspace, each reason naming its environment; empty when it does. */
 export function workspaceStaleness(workspace: PreparedWorkspace, env: Readonly<Record<string, string | undefined>>): string[] {
+  return workspaceStaleReasons(workspace, env).map((r) => (r.environment === undefined ? r.reason : `environment "${r.environment}": ${staleText(r)}`));
+}
+
+/** A reason the lock does not answer the workspace: about one environment (and platform), or the whole lock. */
+export interface WorkspaceStaleReason extends StaleReason {
+  readonly environment?: string;
+}
+
+/** The reasons of `workspaceStaleness` as data. */
+export function workspaceStaleReasons(workspace: PreparedWorkspace, env: Readonly<Record<string, string | undefined>>): WorkspaceStaleReason[] {
   const lock = workspace.lock;
   if (!lock) return [];
-  const reasons: string[] = [];
+  const reasons: WorkspaceStaleReason[] = [];
   for (const { name, request } of workspace.environments) {
-    if (!request.previousLock) reasons.push(`the lock has no environment "${name}", which ${workspace.filename} defines`);
-    else reasons.push(...lockStaleness(request, request.previousLock, env).map((reason) => `environment "${name}": ${reason}`));
+    if (!request.previousLock) reasons.push({ reason: `the lock has no environment "${name}", which ${workspace.filename} defines` });
+    else reasons.push(...lockStaleReasons(request, request.previousLock, env).map((reason) => ({ environment: name, ...reason })));
   }
   const defined = new Set(workspace.environments.map((e) => e.name));
   for (const name of lock.document.environments.keys()) {
-    if (!defined.has(name)) reasons.push(`the lock has an environment "${name}", which ${workspace.filename} does not define`);
+    if (!defined.has(name)) reasons.push({ reason: `the lock has an environment "${name}", which ${workspace.filename} does not define` });
   }
   return reasons;
 }

@@ -14,12 +14,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { errorSpec, problemOfCode, userMessage } from '../../errors.js';
 import type { Exporter } from '../../exporters/types.js';
-import { prepareRequest, TooManySpecsError, type PreparedRequest } from '../../request.js';
-import { exportEnvironments, resolvePrepared, toNative, type Resolution } from '../../resolve.js';
-import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
+import { parseChannel } from '../../../vocabulary/channel.js';
+import { renderResolution, renderWorkspace, resolutionDiff, WORKSPACE_FORMAT, workspaceAnswers } from '../../lock/answer.js';
+import { lockStaleReasons } from '../../lock/check.js';
+import { renderDiff } from '../../lock/diff.js';
+import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
+import { prepareRequest, TooManySpecsError, type PreparedRequest, type PrepareOptions } from '../../request.js';
+import { resolvePrepared, toNative, type Resolution } from '../../resolve.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
 import { inputProblem, inputProblemExtras } from '../error-handler.js';
+import { changed, lockCheckBody, refuseLockMisuse, wantsText, type DiffChanges } from '../lock-answers.js';
 import { HttpProblemError, type PlatformFailure } from '../problem.js';
 import { inputFromJson, inputFromQuery, inputFromUpload, type ResolveBody, type ResolveInput, type ResolveQuery } from '../resolve-input.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from '../schemas.js';
@@ -88,12 +93,205 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
       throw error;
     }
   }
+  refuseLockMisuse(input);
 
-  // 2-3. Limits, validation and the channel policy, before anything is fetched.
-  const prepared = await admit(input, context, note);
+  // 2. Cheap limits on what was sent, then full validation, then limits on what it amounts to.
+  checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
+  checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
+  checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
+  const options: PrepareOptions = {
+    env: deps.env,
+    cwd: deps.cwd,
+    hostPlatform: context.hostPlatform,
+    defaultChannels: config.defaultChannels,
+    // Counted before any spec is parsed: a 1 MB file of short lines is refused at once.
+    maxSpecs: config.maxSpecs,
+  };
+  // A pixi manifest without `environment` answered as a pixi.lock is every environment, as `pixi lock`.
+  if (isWorkspaceRequest(input.request, exporter?.name) && (exporter !== undefined || input.check || input.diff)) {
+    return handleWorkspace(input, options, request, reply, context, note);
+  }
+  const prepared = validated(input, () => prepareRequest(input.request, options));
+  checkPrepared(input, prepared, context, note);
+
+  // 3. Channel policy, before anything is fetched: the lock's channels, then the request's.
+  await checkChannels(input, prepared, context);
+
+  // --check: whether the lock still answers, with no solve and nothing fetched.
+  if (input.check) return answerCheck([{ name: input.request.environment ?? 'default', request: prepared }], prepared.previousLock!.filename, () => lockStaleReasons(prepared, prepared.previousLock!, deps.env), reply, note);
 
   // 4. Resolve, bounded by the time limit and by the client staying connected.
-  const outcome = await resolveWithin(prepared, request, reply, context);
+  const outcome = await resolveWithin(prepared.platforms, request, reply, context, (signal) => resolveOne(prepared, context, signal), () => [failedResolution(prepared)]);
+  if (outcome.kind !== 'done') return ended(outcome, prepared.platforms, request, reply, context, note);
+  const resolution = outcome.value[0]!;
+  checkFailures([{ resolution }], exporter, input.diff, context, note);
+  if (input.diff) {
+    const output = exporter ? renderOrFail(() => renderResolution(deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }), reply, note) : undefined;
+    return answerDiff({ platforms: resolutionDiff(prepared.previousLock!, resolution) }, exporter, output, request, reply, note);
+  }
+  return answer(resolution, exporter, input, reply, context, note);
+}
+
+/** A whole pixi workspace: every environment prepared, checked, solved and written into one pixi.lock. */
+async function handleWorkspace(
+  input: ResolveInput,
+  options: PrepareOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: AppContext,
+  note: ResolveNote,
+): Promise<FastifyReply> {
+  const { deps } = context;
+  const workspace = validated(input, () => prepareWorkspace(input.request, options));
+  const platforms = [...new Set(workspace.environments.flatMap((e) => e.request.platforms))];
+  for (const { request: prepared } of workspace.environments) {
+    checkPrepared(input, prepared, context, note);
+    await checkChannels(input, prepared, context);
+  }
+  note.specs = workspace.environments.reduce((n, e) => n + e.request.specs.length, 0);
+  note.platforms = platforms;
+  note.channels = [...new Set(workspace.environments.flatMap((e) => e.request.channels.map((c) => c.name)))];
+
+  if (input.check) return answerCheck(workspace.environments, workspace.lock!.document.filename, () => workspaceStaleReasons(workspace, deps.env), reply, note);
+
+  const requests = workspace.environments.map((e) => e.request);
+  const outcome = await resolveWithin(
+    platforms,
+    request,
+    reply,
+    context,
+    (signal) => Promise.all(requests.map((prepared) => resolveOne(prepared, context, signal).then(([resolution]) => resolution!))),
+    () => requests.map(failedResolution),
+  );
+  if (outcome.kind !== 'done') return ended(outcome, platforms, request, reply, context, note);
+  const resolutions = outcome.value;
+  // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
+  const format = input.format === undefined ? undefined : deps.registry.get(WORKSPACE_FORMAT);
+  checkFailures(resolutions.map((resolution, i) => ({ environment: workspace.environments[i]!.name, resolution })), format, input.diff, context, note);
+  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now()), reply, note) : undefined;
+  if (input.diff) {
+    const environments = workspaceDiff(workspace, workspaceAnswers(workspace, resolutions));
+    return answerDiff({ environments }, format, text, request, reply, note);
+  }
+  note.outcome = 'solved';
+  return reply.code(200).type(format!.mediaType).send(Buffer.from(text!, 'utf8'));
+}
+
+/**
+ * Limits on what was sent, full validation, limits on what it amounts to, then the channel policy:
+ * everything a request must pass before anything is fetched. Shared by the inspect routes and the
+ * MCP tools, so they refuse as /resolve does.
+ */
+export async function admit(input: ResolveInput, context: AppContext, note: ResolveNote): Promise<PreparedRequest> {
+  const { config, deps } = context;
+  refuseLockMisuse(input);
+  checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
+  checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
+  checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
+  const options: PrepareOptions = {
+    env: deps.env,
+    cwd: deps.cwd,
+    hostPlatform: context.hostPlatform,
+    defaultChannels: config.defaultChannels,
+    maxSpecs: config.maxSpecs,
+  };
+  const prepared = validated(input, () => prepareRequest(input.request, options));
+  checkPrepared(input, prepared, context, note);
+  await checkChannels(input, prepared, context);
+  return prepared;
+}
+
+/** Runs a validation step; a typed input error becomes the 400 naming its field. */
+function validated<T>(input: ResolveInput, prepare: () => T): T {
+  const filename = input.request.files?.[0]?.filename;
+  try {
+    return prepare();
+  } catch (error) {
+    if (error instanceof TooManySpecsError) checkLimit(input.hasFile ? 'file' : 'specs', error.count, error.limit, 'specs');
+    const problem = error instanceof CondaResolveError ? inputProblem(error, { filename }) : undefined;
+    if (problem) throw new HttpProblemError(problem.kind, problem.detail, inputProblemExtras(problem));
+    throw error;
+  }
+}
+
+/** The server's limits on what a prepared request amounts to. */
+function checkPrepared(input: ResolveInput, prepared: PreparedRequest, context: AppContext, note: ResolveNote): void {
+  const { config } = context;
+  checkLimit(input.hasFile ? 'file' : 'specs', prepared.specs.length, config.maxSpecs, 'specs');
+  checkLimit('platforms', prepared.platforms.length, config.maxPlatforms);
+  checkLimit(input.hasFile ? 'file' : 'channels', prepared.channels.length, config.maxChannels, 'channels');
+  note.specs = prepared.specs.length;
+  note.platforms = prepared.platforms;
+  note.channels = prepared.channels.map((channel) => channel.name);
+}
+
+/**
+ * The channel policy on the previous lock's channels (field `lock`: its records are only
+ * preferences, but a lock naming a channel this server may not use is refused all the same) and
+ * on the channels the request will fetch.
+ */
+async function checkChannels(input: ResolveInput, prepared: PreparedRequest, context: AppContext): Promise<void> {
+  const { deps } = context;
+  const refuse = async (url: string, field: string): Promise<void> => {
+    try {
+      await deps.policy.checkUrl(url);
+    } catch (error) {
+      if (error instanceof ChannelRefusedError) throw new HttpProblemError('channel-refused', userMessage(error, { hidePaths: true }), { field });
+      throw error;
+    }
+  };
+  for (const text of prepared.previousLock?.environment.channels ?? []) {
+    let url: string;
+    try {
+      url = parseChannel(text, { alias: deps.env.CONDA_CHANNEL_ALIAS, cwd: deps.cwd }).baseUrl;
+    } catch (error) {
+      if (error instanceof CondaResolveError) throw new HttpProblemError('invalid-channel', `Cannot use the lock "${prepared.previousLock!.filename}": ${userMessage(error, { hidePaths: true })}`, { field: 'lock' });
+      throw error;
+    }
+    await refuse(url, 'lock');
+  }
+  const field = input.hasFile && !input.request.channels?.length ? 'file' : 'channels';
+  for (const channel of prepared.channels) await refuse(channel.baseUrl, field);
+}
+
+function answerCheck(
+  environments: readonly { readonly name: string; readonly request: PreparedRequest }[],
+  lock: string,
+  reasons: () => readonly WorkspaceStaleReason[],
+  reply: FastifyReply,
+  note: ResolveNote,
+): FastifyReply {
+  const platforms = [...new Set(environments.flatMap((e) => e.request.platforms))];
+  // One environment: its reasons carry its name, as a workspace's do.
+  const named = environments.length === 1 ? reasons().map((r) => ({ environment: environments[0]!.name, ...r })) : reasons();
+  note.outcome = 'checked';
+  return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(lockCheckBody(lock, environments.map((e) => e.name), platforms, named)));
+}
+
+function answerDiff(changes: DiffChanges, format: Exporter | undefined, output: string | undefined, request: FastifyRequest, reply: FastifyReply, note: ResolveNote): FastifyReply {
+  note.outcome = 'solved';
+  if (wantsText(request.headers.accept)) {
+    const text = 'platforms' in changes
+      ? renderDiff(changes.platforms)
+      : changes.environments.map((e) => `environment ${e.environment}:\n${renderDiff(e.platforms).replace(/^(?=.)/gm, '  ')}`).join('');
+    return reply.code(200).type('text/plain; charset=utf-8').send(text);
+  }
+  const body = { changed: changed(changes), ...changes, ...(format && output !== undefined ? { format: format.name, media_type: format.mediaType, output } : {}) };
+  return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(body));
+}
+
+function renderOrFail(render: () => string, reply: FastifyReply, note: ResolveNote): string {
+  try {
+    return render();
+  } catch (error) {
+    note.outcome = 'failed';
+    if (!(error instanceof CondaResolveError)) reply.log.error({ err: error }, 'exporter failed unexpectedly');
+    throw new HttpProblemError('export-failed', userMessage(error, { hidePaths: true }), { field: 'format' });
+  }
+}
+
+/** The answer when the resolve did not finish: nobody listening, or the time limit. */
+function ended(outcome: { kind: 'timeout' | 'gone' }, platforms: readonly string[], request: FastifyRequest, reply: FastifyReply, context: AppContext, note: ResolveNote): FastifyReply {
   if (outcome.kind === 'gone') {
     // Nobody is listening: no answer is written (and no access log line); this line stands for it.
     note.outcome = 'cancelled';
@@ -102,62 +300,9 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
     reply.raw.destroy();
     return reply;
   }
-  if (outcome.kind === 'timeout') {
-    note.outcome = 'timeout';
-    throw new HttpProblemError('time-limit', timeLimitDetail(config.requestTimeoutMs), {
-      platforms: prepared.platforms.map((platform) => ({ platform, error: timeLimitDetail(config.requestTimeoutMs), code: 'CR_ERR_SOLVE_TIMEOUT' })),
-    });
-  }
-  return answer(outcome.resolution, exporter, reply, context, note);
-}
-
-/**
- * Limits on what was sent, full validation, limits on what it amounts to, then the channel policy:
- * everything a request must pass before anything is fetched. Shared by /resolve, the inspect
- * routes and the MCP tools, so they refuse alike.
- */
-export async function admit(input: ResolveInput, context: AppContext, note: ResolveNote): Promise<PreparedRequest> {
-  const { config, deps } = context;
-  // Cheap limits on what was sent, then full validation, then limits on what it amounts to.
-  checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
-  checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
-  checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
-  const filename = input.request.files?.[0]?.filename;
-  let prepared: PreparedRequest;
-  try {
-    prepared = prepareRequest(input.request, {
-      env: deps.env,
-      cwd: deps.cwd,
-      hostPlatform: context.hostPlatform,
-      defaultChannels: config.defaultChannels,
-      // Counted before any spec is parsed: a 1 MB file of short lines is refused at once.
-      maxSpecs: config.maxSpecs,
-    });
-  } catch (error) {
-    if (error instanceof TooManySpecsError) checkLimit(input.hasFile ? 'file' : 'specs', error.count, error.limit, 'specs');
-    const problem = error instanceof CondaResolveError ? inputProblem(error, { filename }) : undefined;
-    if (problem) throw new HttpProblemError(problem.kind, problem.detail, inputProblemExtras(problem));
-    throw error;
-  }
-  checkLimit(input.hasFile ? 'file' : 'specs', prepared.specs.length, config.maxSpecs, 'specs');
-  checkLimit('platforms', prepared.platforms.length, config.maxPlatforms);
-  checkLimit(input.hasFile ? 'file' : 'channels', prepared.channels.length, config.maxChannels, 'channels');
-  note.specs = prepared.specs.length;
-  note.platforms = prepared.platforms;
-  note.channels = prepared.channels.map((channel) => channel.name);
-
-  // Channel policy, before anything is fetched.
-  for (const channel of prepared.channels) {
-    try {
-      await deps.policy.checkUrl(channel.baseUrl);
-    } catch (error) {
-      if (error instanceof ChannelRefusedError) {
-        throw new HttpProblemError('channel-refused', userMessage(error, { hidePaths: true }), { field: input.hasFile && !input.request.channels?.length ? 'file' : 'channels' });
-      }
-      throw error;
-    }
-  }
-  return prepared;
+  note.outcome = 'timeout';
+  const detail = timeLimitDetail(context.config.requestTimeoutMs);
+  throw new HttpProblemError('time-limit', detail, { platforms: platforms.map((platform) => ({ platform, error: detail, code: 'CR_ERR_SOLVE_TIMEOUT' })) });
 }
 
 /**
@@ -171,11 +316,23 @@ export function boundedError(text: string): string {
   return `${text.slice(0, MAX_ERROR_CHARS)}\n... (${text.length - MAX_ERROR_CHARS} more characters not shown)`;
 }
 
-function answer(resolution: Resolution, exporter: Exporter | undefined, reply: FastifyReply, context: AppContext, note: ResolveNote): FastifyReply {
-  const failures: PlatformFailure[] = resolution.platforms
-    .filter((p) => p.error !== null)
-    .map((p) => ({ platform: p.platform, error: boundedError(p.error!), code: p.errorCode ?? 'CR_ERR_INTERNAL' }));
-  note.failed = failures.map((f) => f.platform);
+/**
+ * Whole-request failures first (overload, the time limit), then, when text is wanted (a format or
+ * a diff), any failed platform makes the answer a 500. Native JSON carries per-platform errors.
+ */
+function checkFailures(
+  resolutions: readonly { readonly environment?: string; readonly resolution: Resolution }[],
+  exporter: Exporter | undefined,
+  diff: boolean | undefined,
+  context: AppContext,
+  note: ResolveNote,
+): void {
+  const failures: PlatformFailure[] = resolutions.flatMap(({ environment, resolution }) =>
+    resolution.platforms
+      .filter((p) => p.error !== null)
+      .map((p) => ({ platform: p.platform, error: boundedError(p.error!), code: p.errorCode ?? 'CR_ERR_INTERNAL', ...(environment !== undefined ? { environment } : {}) })),
+  );
+  note.failed = [...new Set(failures.map((f) => f.platform))];
 
   // Overload and the time limit concern the whole request, whatever the format.
   if (failures.some((f) => problemOfCode(f.code) === 'overloaded')) {
@@ -187,9 +344,17 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
     note.outcome = 'timeout';
     throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs), { platforms: failures });
   }
+  if (failures.length > 0 && (exporter || diff)) {
+    note.outcome = 'failed';
+    const names = failures.map((f) => (f.environment !== undefined ? `${f.environment}/${f.platform}` : f.platform)).join(', ');
+    const what = exporter ? `export ${exporter.name}` : 'compare with the lock';
+    throw new HttpProblemError('solve-failed', `Cannot ${what}: the solve failed for ${names}: ${failures[0]!.error}`, { field: 'platforms', platforms: failures });
+  }
+}
 
+function answer(resolution: Resolution, exporter: Exporter | undefined, input: ResolveInput, reply: FastifyReply, context: AppContext, note: ResolveNote): FastifyReply {
   if (!exporter) {
-    note.outcome = failures.length > 0 ? 'partial' : 'solved';
+    note.outcome = resolution.platforms.some((p) => p.error !== null) ? 'partial' : 'solved';
     const warnings = resolution.request.warnings;
     const results = toNative(resolution).map((result) => ({
       ...result,
@@ -198,39 +363,93 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, reply: F
     }));
     return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(results));
   }
-  if (failures.length > 0) {
-    note.outcome = 'failed';
-    const names = failures.map((f) => f.platform).join(', ');
-    throw new HttpProblemError('solve-failed', `Cannot export ${exporter.name}: the solve failed for ${names}: ${failures[0]!.error}`, { field: 'platforms', platforms: failures });
-  }
-  let text: string;
-  try {
-    text = context.deps.registry.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: context.clock.now() });
-  } catch (error) {
-    note.outcome = 'failed';
-    if (!(error instanceof CondaResolveError)) reply.log.error({ err: error }, 'exporter failed unexpectedly');
-    throw new HttpProblemError('export-failed', userMessage(error, { hidePaths: true }), { field: 'format' });
-  }
+  // The previous lock's own text when nothing changed; a pixi.lock of one environment names it.
+  const text = renderOrFail(() => renderResolution(context.deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }), reply, note);
   note.outcome = 'solved';
   // As bytes, so the media type goes out exactly as the exporter states it (fastify would append a
   // charset to a JSON type given a string).
   return reply.code(200).type(exporter.mediaType).send(Buffer.from(text, 'utf8'));
 }
 
-type Outcome = { kind: 'done'; resolution: Resolution } | { kind: 'timeout' } | { kind: 'gone' };
-
-/** The outcome of work bounded by the request's time limit and by its client staying connected. */
-export type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
+type Outcome<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
 
 /**
  * Runs the resolve under one AbortSignal that fires at the time limit or when the client goes
  * away. The answer does not wait for a cancelled solve to wind down: at the deadline the 504 goes
  * out at once and the pool stops the solve in the background.
  */
-async function resolveWithin(prepared: PreparedRequest, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<Outcome> {
-  const outcome = await runWithin(request, reply, context, (signal) => resolveHere(prepared, context, signal, request));
-  return outcome.kind === 'done' ? { kind: 'done', resolution: outcome.value } : outcome;
+function resolveWithin<T>(
+  platforms: readonly string[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: AppContext,
+  run: (signal: AbortSignal) => Promise<T>,
+  failed: () => T,
+): Promise<Outcome<T>> {
+  const { config } = context;
+  const controller = new AbortController();
+  return new Promise<Outcome<T>>((resolve) => {
+    const finish = (outcome: Outcome<T>) => {
+      clearTimeout(timer);
+      reply.raw.off('close', onClose);
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => {
+      controller.abort(new RequestEndedError('CR_ERR_SOLVE_TIMEOUT', timeLimitDetail(config.requestTimeoutMs)));
+      finish({ kind: 'timeout' });
+    }, config.requestTimeoutMs);
+    // 'close' on the response before it was written means the connection went away. (Not the
+    // request's 'close': that fires as soon as its body has been read.)
+    const onClose = () => {
+      if (reply.raw.writableFinished) return;
+      controller.abort(new RequestEndedError('CR_ERR_SOLVE_ABORTED', 'The client disconnected'));
+      finish({ kind: 'gone' });
+    };
+    reply.raw.on('close', onClose);
+    if (request.raw.socket?.destroyed !== false) onClose();
+    run(controller.signal).then(
+      (value) => finish({ kind: 'done', value }),
+      (error: unknown) => {
+        // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
+        request.log.error({ err: error, platforms }, 'resolve failed unexpectedly');
+        finish({ kind: 'done', value: failed() });
+      },
+    );
+  });
 }
+
+function resolveOne(prepared: PreparedRequest, context: AppContext, signal: AbortSignal): Promise<Resolution[]> {
+  const { config, deps } = context;
+  return resolvePrepared(prepared, { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true }, { signal, timeoutMs: config.requestTimeoutMs }).then((r) => [r]);
+}
+
+/** Every platform failed with an internal error (the resolve itself threw, a bug). */
+function failedResolution(prepared: PreparedRequest): Resolution {
+  return {
+    request: prepared,
+    platforms: prepared.platforms.map((platform) => ({
+      platform,
+      records: null,
+      error: 'Internal error: the solve failed unexpectedly',
+      errorCode: 'CR_ERR_INTERNAL',
+      explanation: null,
+    })),
+  };
+}
+
+function checkLimit(field: string, count: number, limit: number, what = field): void {
+  if (count <= limit) return;
+  const kind = what === 'specs' ? 'too-many-specs' : what === 'platforms' ? 'too-many-platforms' : 'too-many-channels';
+  throw new HttpProblemError(kind, `Cannot resolve: the request has ${count} ${what}, more than this server's limit of ${limit}`, { field, limit });
+}
+
+export function timeLimitDetail(ms: number): string {
+  const seconds = ms / 1000;
+  return `Cannot finish the resolve: it exceeded this server's time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/** The outcome of work bounded by the request's time limit and by its client staying connected. */
+export type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
 
 /** `work` under one AbortSignal that fires at the server's time limit or when the client goes away. */
 export function runWithin<T>(request: FastifyRequest, reply: FastifyReply | null, context: AppContext, work: (signal: AbortSignal) => Promise<T>): Promise<Bounded<T>> {
@@ -289,15 +508,4 @@ export function resolveHere(prepared: PreparedRequest, context: AppContext, sign
       })),
     };
   });
-}
-
-function checkLimit(field: string, count: number, limit: number, what = field): void {
-  if (count <= limit) return;
-  const kind = what === 'specs' ? 'too-many-specs' : what === 'platforms' ? 'too-many-platforms' : 'too-many-channels';
-  throw new HttpProblemError(kind, `Cannot resolve: the request has ${count} ${what}, more than this server's limit of ${limit}`, { field, limit });
-}
-
-export function timeLimitDetail(ms: number): string {
-  const seconds = ms / 1000;
-  return `Cannot finish the resolve: it exceeded this server's time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

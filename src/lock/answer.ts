@@ -1,0 +1,60 @@
+/**
+ * What a resolve made with a lock gives back, shared by the CLI and the HTTP service: the text in a
+ * format (the previous lock's own text, byte for byte, when the answer is what it locks; a pixi.lock
+ * of one chosen environment names it), a whole workspace's pixi.lock, and the changes against the
+ * lock.
+ */
+import type { PackageRecord } from '../../vocabulary/record.js';
+import type { ExporterRegistry } from '../exporters/index.js';
+import type { ExportEnvironment } from '../exporters/types.js';
+import { exportEnvironments, type Resolution } from '../resolve.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { diffEnvironments, type PlatformDiff } from './diff.js';
+import { unchangedLockText, type PreviousLock } from './previous-lock.js';
+import { unchangedWorkspaceText, type PreparedWorkspace } from './workspace.js';
+
+/** The format of a whole workspace's lock (`pixi lock` writes a pixi.lock). */
+export const WORKSPACE_FORMAT = 'rattler-lock-v6';
+
+/**
+ * The resolution in `format` (a registry name): the previous lock's text when nothing changed,
+ * else the exporter's text. Every platform must have solved.
+ */
+export function renderResolution(
+  registry: ExporterRegistry,
+  format: string,
+  resolution: Resolution,
+  options: { readonly environment?: string; readonly now: Date },
+): string {
+  const request = resolution.request;
+  const unchanged = request.previousLock && unchangedLockText(request.previousLock, { format, channels: request.channels.map((c) => c.name), platforms: resolution.platforms });
+  if (unchanged) return unchanged;
+  const environments = exportEnvironments(resolution);
+  // A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did.
+  const named: ExportEnvironment[] = format === WORKSPACE_FORMAT && options.environment !== undefined ? environments.map((e) => ({ ...e, name: options.environment })) : environments;
+  return registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now });
+}
+
+/**
+ * Every environment of a workspace in one pixi.lock (`resolutions` in the workspace's environment
+ * order, every platform solved): the previous lock's text when no environment changed.
+ */
+export function renderWorkspace(registry: ExporterRegistry, workspace: PreparedWorkspace, resolutions: readonly Resolution[], now: Date): string {
+  const answers = workspaceAnswers(workspace, resolutions);
+  const unchanged = unchangedWorkspaceText(workspace, answers, WORKSPACE_FORMAT);
+  if (unchanged !== undefined) return unchanged;
+  const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) => exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })));
+  return registry.render(WORKSPACE_FORMAT, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now });
+}
+
+/** Each environment's name with its platforms' answers. */
+export function workspaceAnswers(workspace: PreparedWorkspace, resolutions: readonly Resolution[]): { name: string; platforms: Resolution['platforms'] }[] {
+  return workspace.environments.map((e, i) => ({ name: e.name, platforms: resolutions[i]!.platforms }));
+}
+
+/** The changes from the lock to the solved platforms (failed platforms are left out). */
+export function resolutionDiff(lock: PreviousLock, resolution: Resolution): PlatformDiff[] {
+  const solved = new Map<string, readonly PackageRecord[]>();
+  for (const p of resolution.platforms) if (p.records) solved.set(p.platform, p.records);
+  return diffEnvironments(lock.environment.platforms, solved);
+}
