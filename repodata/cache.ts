@@ -174,7 +174,7 @@ function cacheError(what: string, error: unknown): RepodataCacheError {
  * some paths (`/proc/self/repodata`: ENOENT on a directory whose parent exists sends it round in a
  * loop) and reports a read-only mount as ENOENT; plain `mkdir` calls give the real error at once.
  */
-async function makeDirectory(path: string): Promise<void> {
+export async function makeDirectory(path: string): Promise<void> {
   try {
     await mkdir(path);
     return;

@@ -1,46 +1,145 @@
 /**
- * `file://` and local path channels: a subdir's `repodata.json` (else `repodata.json.zst`) is read
- * in place, never copied to the cache. The store re-indexes it only when its stamp (file, size and
- * mtime) changes.
+ * `file://` and local path channels, read in place and never copied: a subdir's sharded index
+ * (CEP 16 `repodata_shards.msgpack.zst`, shards read from the channel's own files), else its
+ * `repodata.json`, else `repodata.json.zst`.
+ *
+ * A `repodata.json` gets the same persisted name index as a downloaded one (the lazy index's
+ * sidecar), kept in the cache directory under `local/`, so a read-only mirror works too. The
+ * sidecar's file name carries a digest of the JSON's path and of its stamp (size, modification
+ * time, inode): any change to the file gives another name, so a stale sidecar is never read, and
+ * it is deleted when the new one is written. With a sidecar, a run reads the name table and then
+ * only the byte spans of the names the solve reaches, straight from the original file.
+ *
+ * A `.zst`-only subdir cannot be read span by span, so it is decompressed once into the cache
+ * (same naming) and indexed from there.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../vocabulary/channel.js';
+import { makeDirectory } from './cache.js';
 import { RepodataCorruptError, RepodataFetchError, RepodataTooLargeError } from './fetch-errors.js';
+import { loadIndexFromCache } from './lazy/cached-repodata.js';
+import { scanOnWorker } from './lazy/worker-scan.js';
 import { indexRepodata, type ShareableSubdirIndex } from './monolithic.js';
+import { RepodataParseError } from './parse-errors.js';
+import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
+import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE } from './sharded/shard-index.js';
+import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { toSharedBytes } from './shared-memory.js';
-import { channelRef } from './types.js';
+import { channelRef, type LoadProgress, type SubdirIndex } from './types.js';
 import { zstdDecompress, ZstdDataError } from './zstd.js';
 
 /** The repodata file a local subdir has. */
 export interface LocalRepodata {
   readonly path: string;
-  readonly file: 'repodata.json' | 'repodata.json.zst';
+  readonly file: 'repodata.json' | 'repodata.json.zst' | typeof SHARD_INDEX_FILE;
   readonly size: number;
-  /** File, size and mtime: equal stamps mean the same document. */
+  /** File, size, mtime and inode: equal stamps mean the same document. */
   readonly stamp: string;
 }
 
+export interface LocalIndexOptions {
+  /** The cache directory; sidecars go to `<cacheDir>/local/`. */
+  readonly cacheDir: string;
+  readonly maxBytes: number;
+  /** `positional`: read only the spans asked for from the file; `memory`: the file whole, shareable. */
+  readonly indexBytes: 'memory' | 'positional';
+  /** A JSON at least this large is scanned on a worker thread (`WORKER_SCAN_BYTES`). */
+  readonly workerScanBytes: number;
+  /** Try the sharded index first (the store's `shards` option). */
+  readonly shards: boolean;
+  readonly onProgress?: LoadProgress | undefined;
+}
+
+const FILES = [SHARD_INDEX_FILE, 'repodata.json', 'repodata.json.zst'] as const;
+
 /** The subdir's repodata file, or null when it has none (the channel lacks that subdir). */
-export async function findLocalRepodata(channel: Channel, subdir: string): Promise<LocalRepodata | null> {
+export async function findLocalRepodata(channel: Channel, subdir: string, shards = true): Promise<LocalRepodata | null> {
   const dir = `${fileURLToPath(channel.baseUrl)}/${subdir}`;
-  for (const file of ['repodata.json', 'repodata.json.zst'] as const) {
+  for (const file of FILES) {
+    if (file === SHARD_INDEX_FILE && !shards) continue;
     const path = `${dir}/${file}`;
     const info = await stat(path).catch(() => null);
-    if (info?.isFile()) return { path, file, size: info.size, stamp: `${file}:${info.size}:${info.mtimeMs}` };
+    if (info?.isFile()) return { path, file, size: info.size, stamp: `${file}:${info.size}:${info.mtimeMs}:${info.ino}` };
   }
   return null;
 }
 
-/** Read (and decompress) a local repodata file and index it. */
-export async function indexLocalRepodata(channel: Channel, subdir: string, found: LocalRepodata, maxBytes: number): Promise<ShareableSubdirIndex> {
+/** The index of a local subdir's repodata file. */
+export async function indexLocalRepodata(channel: Channel, subdir: string, found: LocalRepodata, options: LocalIndexOptions): Promise<SubdirIndex> {
+  if (found.file === SHARD_INDEX_FILE) return openLocalSharded(channel, subdir, found, options);
+  const zst = found.file === 'repodata.json.zst';
+  if (!zst && found.size > options.maxBytes) throw new RepodataTooLargeError(channel.name, subdir, options.maxBytes, { url: found.path });
+  const names = sidecarNames(options.cacheDir, found);
+  const source = { channel: channelRef(channel), subdir };
+  try {
+    await makeDirectory(names.dir);
+  } catch {
+    // No cache directory (read-only, or not creatable): index in memory as before.
+    return indexWhole(channel, subdir, found, options.maxBytes);
+  }
+  let jsonPath = found.path;
+  if (zst) {
+    jsonPath = names.decompressed;
+    if (!(await stat(jsonPath).catch(() => null))?.isFile()) {
+      const bytes = await readLocal(channel, subdir, found, options.maxBytes);
+      await writeAtomic(jsonPath, bytes);
+    }
+  }
+  try {
+    if (found.size >= options.workerScanBytes && !(await stat(names.sidecar).catch(() => null))) {
+      const outcome = await scanOnWorker({ jsonPath, sidecarPath: names.sidecar, source });
+      if (outcome.kind === 'parse-error') throw new RepodataCorruptError(channel.name, subdir, outcome.message, { url: found.path });
+    }
+    const loaded = loadIndexFromCache({ jsonPath, sidecarPath: names.sidecar, source, bytes: options.indexBytes });
+    await removeStale(names);
+    return loaded.index;
+  } catch (error) {
+    if (error instanceof RepodataParseError) throw new RepodataCorruptError(channel.name, subdir, error.message, { url: found.path, cause: error });
+    if (error instanceof RepodataCorruptError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RepodataFetchError(channel.name, subdir, `cannot read ${found.file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+  }
+}
+
+/** Where a local JSON's sidecar (and a decompressed `.zst`) live, and the prefix of older ones. */
+function sidecarNames(cacheDir: string, found: LocalRepodata): { dir: string; prefix: string; sidecar: string; decompressed: string } {
+  const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const dir = join(cacheDir, 'local');
+  const prefix = `${digest(found.path)}-`;
+  const base = join(dir, `${prefix}${digest(found.stamp)}`);
+  return { dir, prefix, sidecar: `${base}.index`, decompressed: `${base}.json` };
+}
+
+/** Delete the sidecars (and decompressed copies) of earlier versions of the same file. */
+async function removeStale(names: { dir: string; prefix: string; sidecar: string; decompressed: string }): Promise<void> {
+  const keep = new Set([names.sidecar, names.decompressed]);
+  const entries = await readdir(names.dir).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const path = join(names.dir, entry);
+    if (entry.startsWith(names.prefix) && !entry.endsWith('.tmp') && !keep.has(path)) await rm(path, { force: true });
+  }
+}
+
+async function writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, bytes);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Read (and decompress) a local repodata file. */
+async function readLocal(channel: Channel, subdir: string, found: LocalRepodata, maxBytes: number): Promise<Uint8Array> {
   const { path, file } = found;
-  const zst = file === 'repodata.json.zst';
-  if (!zst && found.size > maxBytes) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: path });
-  let bytes: Uint8Array;
   try {
     const raw = await readFile(path);
-    bytes = zst ? await zstdDecompress(raw, { maxOutputBytes: maxBytes }) : raw;
+    return file === 'repodata.json.zst' ? await zstdDecompress(raw, { maxOutputBytes: maxBytes }) : raw;
   } catch (error) {
     if (error instanceof RepodataFetchError) throw error;
     if (error instanceof ZstdDataError && error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: path });
@@ -50,5 +149,49 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
     }
     throw new RepodataFetchError(channel.name, subdir, `cannot read ${file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
   }
+}
+
+/** Without a cache directory: the whole file indexed in memory. */
+async function indexWhole(channel: Channel, subdir: string, found: LocalRepodata, maxBytes: number): Promise<ShareableSubdirIndex> {
+  const bytes = await readLocal(channel, subdir, found, maxBytes);
   return indexRepodata(toSharedBytes(bytes), { channel: channelRef(channel), subdir });
+}
+
+/** A sharded local subdir: the shard index, then each shard from the channel's files, checked by hash. */
+async function openLocalSharded(channel: Channel, subdir: string, found: LocalRepodata, options: LocalIndexOptions): Promise<ShardedSubdirIndex> {
+  let raw: Uint8Array;
+  try {
+    raw = await zstdDecompress(await readFile(found.path), { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
+  } catch (error) {
+    if (error instanceof ZstdDataError) throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RepodataFetchError(channel.name, subdir, `cannot read ${SHARD_INDEX_FILE}: ${code ?? String(error)}`, { cause: error });
+  }
+  const shardIndex = decodeShardIndex(raw, channel.name, subdir);
+  const indexUrl = `${channel.subdirUrl(subdir)}/${SHARD_INDEX_FILE}`;
+  const { packageBase, shardsBase } = resolveShardUrls(shardIndex.info, indexUrl, channel.name, subdir);
+  if (!shardsBase.startsWith('file:')) {
+    throw new RepodataCorruptError(channel.name, subdir, `the shard index points its shards outside the local channel (${shardsBase})`);
+  }
+  return new ShardedSubdirIndex({
+    channel: channelRef(channel),
+    subdir,
+    index: shardIndex,
+    packageBase,
+    onProgress: options.onProgress,
+    fetchShard: async (sha256, name) => {
+      const path = fileURLToPath(`${shardsBase}${sha256}.msgpack.zst`);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new RepodataFetchError(channel.name, subdir, `cannot read the shard of "${name}" (${path}): ${code ?? String(error)}`, { cause: error });
+      }
+      if (bytes.length > MAX_SHARD_BYTES || !(await shardMatchesHash(bytes, sha256))) {
+        throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url: path });
+      }
+      return { bytes, fromCache: false };
+    },
+  });
 }

@@ -200,7 +200,7 @@ export class RepodataStore {
   }
 
   async #loadLocal(channel: Channel, subdir: string, key: string): Promise<SubdirIndex | null> {
-    const found = await findLocalRepodata(channel, subdir);
+    const found = await findLocalRepodata(channel, subdir, this.#options.shards !== false);
     if (!found) return null;
     const known = this.#memory.get(key);
     if (known && known.stamp === found.stamp) {
@@ -208,8 +208,16 @@ export class RepodataStore {
       return known.index;
     }
     this.#progress(channel, subdir, 'cache', { bytes: found.size, totalBytes: found.size, cache: 'local' });
-    const index = await indexLocalRepodata(channel, subdir, found, this.#maxBytes);
-    this.#progress(channel, subdir, 'done', { records: index.recordCount });
+    const index = await indexLocalRepodata(channel, subdir, found, {
+      cacheDir: this.cache.dir,
+      maxBytes: this.#maxBytes,
+      indexBytes: this.#options.indexBytes ?? 'memory',
+      workerScanBytes: this.#options.workerScanBytes ?? WORKER_SCAN_BYTES,
+      shards: this.#options.shards !== false,
+      onProgress: this.#options.onProgress,
+    });
+    // A sharded subdir reports `done` once the request's closure is fetched (`prepare`).
+    if (!(index instanceof ShardedSubdirIndex)) this.#progress(channel, subdir, 'done', { records: index.recordCount });
     this.#remember(key, { index, state: null, stamp: found.stamp });
     return index;
   }

@@ -1,0 +1,115 @@
+/**
+ * Local channels (a folder or `file://`) keep a persisted name index in the cache directory, as
+ * downloaded ones do: the records are the same as an eager parse of the file; a second run reuses
+ * the index; a changed file gets a new one (the old is deleted); the channel folder is never
+ * written to; a `.zst`-only subdir and a CEP 16 sharded layout are read from the folder too.
+ */
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { indexRepodata } from '../../repodata/monolithic.js';
+import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
+import { RepodataStore } from '../../repodata/store.js';
+import type { SubdirIndex } from '../../repodata/types.js';
+import { parseChannel } from '../../vocabulary/channel.js';
+import { shardChannel } from '../tools/shard-channel.js';
+import { allRecords, snapshotDir, tempDir } from './store-helpers.js';
+
+const DEMO = join(import.meta.dirname, '..', '..', 'fixtures', 'channels', 'demo');
+const SUBDIRS = ['linux-64', 'noarch'];
+
+describe('local channels keep a name index in the cache', () => {
+  const work = tempDir('local-index');
+  afterAll(() => work.remove());
+
+  async function load(channelDir: string, cacheDir: string, indexBytes: 'memory' | 'positional' = 'positional'): Promise<SubdirIndex[]> {
+    // A tiny worker-scan threshold puts the fixture through the same path as a 250 MB file.
+    const store = new RepodataStore({ cacheDir, indexBytes, workerScanBytes: 1 });
+    try {
+      const indexes = await store.prepare([parseChannel(channelDir)], SUBDIRS, []);
+      for (const index of indexes) if (index instanceof ShardedSubdirIndex) await index.prefetch(index.names());
+      return indexes;
+    } finally {
+      await store.close();
+    }
+  }
+
+  function eager(channelDir: string, subdir: string): SubdirIndex {
+    const bytes = readFileSync(join(channelDir, subdir, 'repodata.json'));
+    return indexRepodata(new Uint8Array(bytes), { channel: { name: 'x', baseUrl: 'file:///x' }, subdir });
+  }
+
+  it('indexes once, reuses the sidecar, and gives the records an eager parse gives', async () => {
+    const channel = join(work.path, 'plain');
+    cpSync(DEMO, channel, { recursive: true });
+    const before = snapshotDir(channel);
+    const cache = join(work.path, 'cache-plain');
+
+    const first = await load(channel, cache);
+    const sidecars = readdirSync(join(cache, 'local')).filter((f) => f.endsWith('.index'));
+    expect(sidecars).toHaveLength(2);
+    const written = new Map(sidecars.map((f) => [f, statSync(join(cache, 'local', f)).mtimeMs]));
+
+    const second = await load(channel, cache);
+    // Not rewritten: the second run read the sidecars it found.
+    expect(new Map(sidecars.map((f) => [f, statSync(join(cache, 'local', f)).mtimeMs]))).toEqual(written);
+    SUBDIRS.forEach((subdir, i) => {
+      const expected = allRecords(eager(channel, subdir));
+      for (const index of [first[i]!, second[i]!]) {
+        const got = allRecords(index);
+        expect([...got.keys()]).toEqual([...expected.keys()]);
+        for (const [name, records] of got) expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]));
+      }
+    });
+    // The channel folder is read, never written (a read-only mirror works).
+    expect(snapshotDir(channel)).toEqual(before);
+  });
+
+  it('a changed repodata.json is indexed again; the old sidecar is deleted', async () => {
+    const channel = join(work.path, 'changing');
+    cpSync(DEMO, channel, { recursive: true });
+    const cache = join(work.path, 'cache-changing');
+    await load(channel, cache);
+    const old = readdirSync(join(cache, 'local')).sort();
+
+    // Same names, one version changed: the new record must show (a stale index would point at old spans).
+    const path = join(channel, 'linux-64', 'repodata.json');
+    const text = readFileSync(path, 'utf8');
+    const changed = text.replace('"version": "3.12.3"', '"version": "3.12.30"');
+    expect(changed).not.toBe(text);
+    writeFileSync(path, changed);
+
+    const [linux] = await load(channel, cache);
+    expect(linux!.records('python').map((r) => r.version)).toContain('3.12.30');
+    const now = readdirSync(join(cache, 'local')).sort();
+    expect(now).toHaveLength(old.length);
+    expect(now.filter((f) => !old.includes(f))).toHaveLength(1);
+  });
+
+  it('memory mode (the server) gives the same records from the sidecar', async () => {
+    const cache = join(work.path, 'cache-memory');
+    const positional = await load(DEMO, cache, 'positional');
+    const memory = await load(DEMO, cache, 'memory');
+    SUBDIRS.forEach((_, i) => expect(allRecords(memory[i]!)).toEqual(allRecords(positional[i]!)));
+  });
+
+  it('reads a .zst-only subdir and a sharded (CEP 16) layout from the folder', async () => {
+    const zst = join(work.path, 'zst');
+    const sharded = join(work.path, 'sharded');
+    await shardChannel({ source: DEMO, out: zst, subdirs: SUBDIRS, shards: false, zst: true });
+    await shardChannel({ source: DEMO, out: sharded, subdirs: SUBDIRS });
+    const plain = await load(DEMO, join(work.path, 'cache-ref'));
+    const fromZst = await load(zst, join(work.path, 'cache-zst'));
+    const fromShards = await load(sharded, join(work.path, 'cache-shards'));
+    expect(fromShards.every((index) => index instanceof ShardedSubdirIndex)).toBe(true);
+    SUBDIRS.forEach((_, i) => {
+      const expected = allRecords(plain[i]!);
+      const strip = (m: Map<string, unknown[]>) => new Map([...m].map(([name, records]) => [name, records.map((r) => JSON.stringify(r))]));
+      expect(strip(allRecords(fromZst[i]!))).toEqual(strip(expected));
+      expect([...allRecords(fromShards[i]!).keys()]).toEqual([...expected.keys()]);
+      for (const [name, records] of allRecords(fromShards[i]!)) {
+        expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]));
+      }
+    });
+  });
+});
