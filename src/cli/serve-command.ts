@@ -53,6 +53,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                longest one repodata download may take; a download also fails
                                when it receives under 1 KiB in 30 s (CONDA_RESOLVE_DOWNLOAD_TIMEOUT;
                                default 600)
+      --redis URL              share the solve cache, job queue and rate limit with other replicas
+                               through Redis; solves then run on conda-resolve worker processes
+                               (CONDA_RESOLVE_REDIS_URL; default: none, this process solves)
   -h, --help                   show this help
 `;
 
@@ -78,6 +81,7 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'max-repodata-size': { type: 'string' },
   'download-timeout': { type: 'string' },
+  redis: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -11,6 +11,8 @@ import type { ChannelPolicy } from './channel-policy.js';
 import type { ServerConfig } from './config.js';
 import type { Schemas } from './schemas.js';
 import type { SolveCacheStats } from '../solving/solve-cache.js';
+import type { ClusterStatus } from '../cluster/replica.js';
+import type { Redis as RateLimitRedis } from 'ioredis';
 
 export type ExporterRegistry = Awaited<ReturnType<typeof loadRegistry>>['registry'];
 
@@ -48,6 +50,8 @@ export interface AppDeps {
   readonly pool?: PoolStatus;
   readonly solveCache?: { stats(): SolveCacheStats };
   readonly lifecycle?: Lifecycle;
+  /** With `serve --redis`: the shared queue's state for /health, Redis for the rate limit. */
+  readonly cluster?: { readonly redis: RateLimitRedis; status(): Promise<ClusterStatus> };
 }
 
 /** What the access log line of a resolve request says: counts and names, never spec or file text. */

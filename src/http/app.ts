@@ -96,6 +96,8 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
       global: true,
       max,
       timeWindow: windowMs,
+      // With --redis the count is shared by every replica; while Redis is away requests pass.
+      ...(deps.cluster ? { redis: deps.cluster.redis, nameSpace: 'conda-resolve:rate:', skipOnError: true } : {}),
       errorResponseBuilder: (_request, { after, ttl }) =>
         new HttpProblemError('rate-limited', `Cannot take the request: more than ${max} requests per minute from this address; retry in ${after}`, {
           retry_after: Math.max(1, Math.ceil(ttl / 1000)),

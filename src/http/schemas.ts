@@ -199,8 +199,21 @@ export function buildSchemas(limits: SchemaLimits) {
     additionalProperties: false,
     required: ['status', 'uptime_seconds', 'solver'],
     properties: {
-      status: { type: 'string', enum: ['ok'] },
+      status: { type: 'string', enum: ['ok', 'degraded'] },
       uptime_seconds: { type: 'number' },
+      redis: {
+        description: 'With serve --redis: whether Redis answers, and the shared queue (jobs waiting and being solved).',
+        type: 'object',
+        additionalProperties: false,
+        required: ['status', 'url', 'detail', 'waiting', 'active'],
+        properties: {
+          status: { type: 'string', enum: ['ok', 'unreachable'] },
+          url: { type: 'string' },
+          detail: { type: ['string', 'null'] },
+          waiting: { type: ['integer', 'null'] },
+          active: { type: ['integer', 'null'] },
+        },
+      },
       solver: {
         type: 'object',
         additionalProperties: false,

@@ -29,6 +29,7 @@ import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
+import { startReplica, type Replica } from '../cluster/replica.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -64,6 +65,8 @@ export interface ServerApp {
   readonly pool: SolvePool;
   readonly policy: ChannelPolicy;
   readonly lifecycle: Lifecycle;
+  /** With --redis: the queue solver and Redis link of this replica. */
+  readonly replica: Replica | undefined;
 }
 
 /**
@@ -103,8 +106,13 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
-  const cache = config.solveCacheEntries > 0 ? new CachingSolver(pool, { maxEntries: config.solveCacheEntries }) : undefined;
-  const solver: PlatformSolver = cache ?? pool;
+  // With --redis solves go to `conda-resolve worker` processes; the pool then stays unstarted.
+  const replica = config.redisUrl
+    ? startReplica(config.redisUrl, store, { channelAlias: options.env.CONDA_CHANNEL_ALIAS, onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable') })
+    : undefined;
+  const backend: PlatformSolver = replica?.solver ?? pool;
+  const cache = config.solveCacheEntries > 0 ? new CachingSolver(backend, { maxEntries: config.solveCacheEntries }) : undefined;
+  const solver: PlatformSolver = cache ?? backend;
 
   const { registry, warnings } = await loadRegistry({ env: options.env, cwd: options.cwd });
   for (const warning of warnings) logger.warn(warning);
@@ -124,19 +132,20 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     solveCache: cache,
     lifecycle,
     clock: options.clock,
+    cluster: replica,
   });
-  return { app, logger, store, pool, policy, lifecycle };
+  return { app, logger, store, pool, policy, lifecycle, replica };
 }
 
 /** Stops what `buildServerApp` made: the app, then the workers and the store. */
-export async function closeServerApp({ app, pool, store }: ServerApp): Promise<void> {
+export async function closeServerApp({ app, pool, store, replica }: ServerApp): Promise<void> {
   await app.close();
-  await Promise.all([pool.close(), store.close()]);
+  await Promise.all([pool.close(), store.close(), replica?.close()]);
 }
 
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
-  const { app, logger, store, pool, policy, lifecycle } = await buildServerApp(config, options);
-  pool.warm();
+  const { app, logger, store, pool, policy, lifecycle, replica } = await buildServerApp(config, options);
+  if (!replica) pool.warm();
 
   // Connections are tracked from the start so that shutdown can answer what they already carry.
   // The debug line is what the shutdown test waits for before it expects a refused connection.
@@ -151,6 +160,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   } catch (error) {
     await pool.close();
     await store.close();
+    await replica?.close();
     await app.close().catch(() => undefined);
     throw error;
   }
@@ -197,7 +207,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       .drain()
       .then(() => app.close())
       .then(async () => {
-        await Promise.all([pool.close(), store.close()]);
+        await Promise.all([pool.close(), store.close(), replica?.close()]);
       })
       .finally(() => {
         clearTimeout(force);

@@ -25,15 +25,22 @@ export async function metaRoutes(app: FastifyInstance, context: AppContext): Pro
     reply.type('application/json; charset=utf-8').send(versionBody),
   );
   // Health is never rate limited: load balancers poll it.
-  app.get('/health', { schema: { response: { 200: schemas.health } }, config: { rateLimit: false } }, async () => ({
-    status: 'ok' as const,
-    uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
-    solver: {
-      workers: deps.pool?.size ?? 0,
-      running: deps.pool?.running ?? 0,
-      queued: deps.pool?.queued ?? 0,
-      max_queue: deps.pool?.maxQueue ?? 0,
-    },
-    ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
-  }));
+  // With --redis, Redis away makes it a 503 "degraded": resolves cannot be served meanwhile.
+  app.get('/health', { schema: { response: { 200: schemas.health, 503: schemas.health } }, config: { rateLimit: false } }, async (_request, reply) => {
+    const redis = deps.cluster ? await deps.cluster.status() : undefined;
+    const { redis: redisStatus, ...shared } = redis ?? { redis: undefined };
+    if (redisStatus === 'unreachable') void reply.code(503);
+    return {
+      status: redisStatus === 'unreachable' ? ('degraded' as const) : ('ok' as const),
+      uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
+      ...(redisStatus ? { redis: { status: redisStatus, ...shared } } : {}),
+      solver: {
+        workers: deps.pool?.size ?? 0,
+        running: deps.pool?.running ?? 0,
+        queued: deps.pool?.queued ?? 0,
+        max_queue: deps.pool?.maxQueue ?? 0,
+      },
+      ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
+    };
+  });
 }
