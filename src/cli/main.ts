@@ -27,6 +27,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { serveCommand } = await import('./serve-command.js');
       return serveCommand(rest, io);
     }
+    case 'worker': {
+      const { workerCommand } = await import('./worker-command.js');
+      return workerCommand(rest, io);
+    }
     case 'resolve': {
       const { resolveCommand } = await import('./resolve-command.js');
       return resolveCommand(rest, io);

@@ -6,6 +6,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
                      [--max-repodata-size SIZE] [-q]
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
+       conda-resolve worker --redis URL [--workers N] [--cache-dir DIR]   (see conda-resolve worker --help)
        conda-resolve --version
 
 Solve conda environments for one or more platforms and print the solved packages as JSON,

@@ -1,0 +1,96 @@
+/**
+ * `conda-resolve worker --redis URL`: a solver process for `serve --redis` replicas. It takes solves
+ * from the queue in Redis until SIGTERM/SIGINT, then finishes the jobs it holds and exits 0.
+ */
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { defaultCacheDir } from '../../repodata/store.js';
+import { userMessage } from '../errors.js';
+import { ConfigError, redisUrl } from '../http/config.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+
+export const WORKER_USAGE = `usage: conda-resolve worker --redis URL [--workers N] [--cache-dir DIR] [--log-level LEVEL]
+
+Solve for \`conda-resolve serve --redis\` replicas: take solves from the job queue in Redis, load
+channels into this process's own repodata cache, solve on N threads. Run any number, on any
+machine that reaches Redis and the channels. A worker killed mid-solve loses nothing: its jobs go
+to another worker after about 5 s.
+
+      --redis URL          the replicas' Redis (CONDA_RESOLVE_REDIS_URL)
+      --workers N          solver threads, and jobs taken at once (CONDA_RESOLVE_WORKERS;
+                           default: CPU count)
+      --cache-dir DIR      repodata cache (CONDA_RESOLVE_CACHE_DIR; default: the user cache)
+      --log-level LEVEL    fatal, error, warn, info, debug, trace or silent
+                           (CONDA_RESOLVE_LOG_LEVEL; default info)
+  -h, --help               show this help
+`;
+
+const OPTIONS = {
+  redis: { type: 'string' },
+  workers: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export async function workerCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (error) {
+    writeError(io, `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}; see conda-resolve worker --help`);
+    return EXIT_USAGE;
+  }
+  if (values.help) {
+    io.stdout.write(WORKER_USAGE);
+    return EXIT_OK;
+  }
+  const from = (flag: string | undefined, name: string, variable: string) =>
+    flag !== undefined ? { value: flag, from: `--${name}` } : io.env[variable]?.trim() ? { value: io.env[variable]!, from: variable } : undefined;
+  let url: string | null;
+  let threads: number;
+  let level: string;
+  try {
+    url = redisUrl(from(values.redis, 'redis', 'CONDA_RESOLVE_REDIS_URL'));
+    if (url === null) throw new ConfigError('conda-resolve worker needs --redis URL (or CONDA_RESOLVE_REDIS_URL): the Redis its replicas use');
+    const workers = from(values.workers, 'workers', 'CONDA_RESOLVE_WORKERS');
+    threads = workers ? Number(workers.value) : Math.max(1, availableParallelism());
+    if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new ConfigError(`Cannot use ${workers?.from} "${workers?.value}": expected a whole number from 1 to 256`);
+    level = (from(values['log-level'], 'log-level', 'CONDA_RESOLVE_LOG_LEVEL')?.value ?? 'info').toLowerCase();
+    if (!LEVELS.includes(level)) throw new ConfigError(`Cannot use log level "${level}": expected one of ${LEVELS.join(', ')}`);
+  } catch (error) {
+    writeError(io, userMessage(error));
+    return EXIT_USAGE;
+  }
+
+  const logger = pino({ level, base: { service: 'conda-resolve-worker' } }, io.stderr);
+  const { startSolveWorker } = await import('../cluster/worker.js');
+  let worker;
+  try {
+    worker = await startSolveWorker({
+      redisUrl: url,
+      cacheDir: from(values['cache-dir'], 'cache-dir', 'CONDA_RESOLVE_CACHE_DIR')?.value ?? defaultCacheDir(io.env),
+      threads,
+      logger,
+    });
+  } catch (error) {
+    writeError(io, `cannot start the worker: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT_FAILED;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  logger.info('stopping: finishing the jobs this worker holds');
+  await worker.close();
+  logger.flush?.();
+  return EXIT_OK;
+}
