@@ -51,6 +51,8 @@ export class QueueSolver implements PlatformSolver {
     this.queue.on('error', () => undefined);
     this.#events = new QueueEvents(QUEUE_NAME, { connection: new Redis(link.url, bullConnectionOptions()), prefix: KEY_PREFIX });
     this.#events.on('error', () => undefined);
+    // Every request waiting for one job listens for its completion.
+    this.#events.setMaxListeners(0);
   }
 
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {

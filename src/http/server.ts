@@ -30,6 +30,7 @@ import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { startReplica, type Replica } from '../cluster/replica.js';
+import { Metrics } from './metrics.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -92,7 +93,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     channelAlias: options.env.CONDA_CHANNEL_ALIAS,
     cwd: options.cwd,
   });
+  const metrics = new Metrics();
   const store = new DetachedLoadStore({
+    onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
     refresh: false,
@@ -108,9 +111,13 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   // With --redis solves go to `conda-resolve worker` processes; the pool then stays unstarted.
   const replica = config.redisUrl
-    ? startReplica(config.redisUrl, store, { channelAlias: options.env.CONDA_CHANNEL_ALIAS, onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable') })
+    ? startReplica(config.redisUrl, store, {
+        channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+        onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable'),
+        events: { cache: (hit) => metrics.redisLookup(hit), job: (waitMs) => metrics.queueWait(waitMs) },
+      })
     : undefined;
-  const backend: PlatformSolver = replica?.solver ?? pool;
+  const backend: PlatformSolver = metrics.timed(replica?.solver ?? pool);
   const cache = config.solveCacheEntries > 0 ? new CachingSolver(backend, { maxEntries: config.solveCacheEntries }) : undefined;
   const solver: PlatformSolver = cache ?? backend;
 
@@ -128,8 +135,10 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     env: options.env,
     cwd: options.cwd,
     hostPlatform,
-    pool,
+    // With --redis the local pool is never started: /health and /metrics report the shared queue.
+    pool: replica ? { size: 0, running: 0, queued: 0, maxQueue: 0 } : pool,
     solveCache: cache,
+    metrics,
     lifecycle,
     clock: options.clock,
     cluster: replica,
