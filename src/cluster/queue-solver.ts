@@ -37,6 +37,7 @@ class MissingChannelError extends CondaResolveError {
 export class QueueSolver implements PlatformSolver {
   readonly queue: Queue<SolveJobData, SolveJobResult>;
   readonly #events: QueueEvents;
+  readonly #eventsConnection: Redis;
   readonly #link: RedisLink;
   readonly #indexes: IndexSource;
   readonly #channelAlias: string | null;
@@ -49,7 +50,10 @@ export class QueueSolver implements PlatformSolver {
     this.#on = options.events ?? {};
     this.queue = new Queue(QUEUE_NAME, { connection: link.client, prefix: KEY_PREFIX });
     this.queue.on('error', () => undefined);
-    this.#events = new QueueEvents(QUEUE_NAME, { connection: new Redis(link.url, bullConnectionOptions()), prefix: KEY_PREFIX });
+    this.#eventsConnection = new Redis(link.url, bullConnectionOptions());
+    // Redis away is reported by the link; a connection without a listener would print each retry.
+    this.#eventsConnection.on('error', () => undefined);
+    this.#events = new QueueEvents(QUEUE_NAME, { connection: this.#eventsConnection, prefix: KEY_PREFIX });
     this.#events.on('error', () => undefined);
     // Every request waiting for one job listens for its completion.
     this.#events.setMaxListeners(0);
@@ -80,7 +84,14 @@ export class QueueSolver implements PlatformSolver {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#events.close(), this.queue.close()]);
+    const closing = Promise.allSettled([this.#events.close(), this.queue.close()]);
+    if (!this.#link.ready) {
+      // BullMQ's close waits for a connection that may never come: with Redis away, cut it.
+      this.#eventsConnection.disconnect();
+      this.#link.client.disconnect();
+    }
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    this.#eventsConnection.disconnect();
   }
 
   #jobData(input: PlatformSolveInput): SolveJobData {

@@ -58,8 +58,11 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
     return result;
   };
 
+  const connection = new Redis(options.redisUrl, bullConnectionOptions());
+  // Redis away is logged once per outage through the worker's own error event, not per retry here.
+  connection.on('error', () => undefined);
   const worker = new Worker<SolveJobData, SolveJobResult>(QUEUE_NAME, run, {
-    connection: new Redis(options.redisUrl, bullConnectionOptions()),
+    connection,
     prefix: KEY_PREFIX,
     concurrency: options.threads,
     lockDuration: options.lockMs ?? 5000,
