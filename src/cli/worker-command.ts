@@ -91,6 +91,7 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
   });
   logger.info('stopping: finishing the jobs this worker holds');
   await worker.close();
+  logger.info('stopped');
   logger.flush?.();
   return EXIT_OK;
 }

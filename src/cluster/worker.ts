@@ -77,6 +77,8 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
   return {
     async close() {
       await worker.close();
+      // BullMQ leaves a connection it was given open: without this the process would not exit.
+      connection.disconnect();
       await Promise.all([pool.close(), store.close(), link.close()]);
     },
   };

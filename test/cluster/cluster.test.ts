@@ -171,9 +171,16 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     }
   }, 90_000);
 
+  it('a worker stops on SIGTERM with status 0', async () => {
+    workers[1]!.child.kill('SIGTERM');
+    expect(await workers[1]!.exit).toBe(0);
+    expect(workers[1]!.stderr.join('')).toContain('"msg":"stopped"');
+  });
+
   it('one replica killed: the other keeps answering', async () => {
     replicaB.child.kill('SIGKILL');
     await replicaB.exit;
+    workers.push(await startWorker(redis.url));
     const answer = await send(urls.a, { path: '/resolve', body: { specs: ['python=3.12'], platforms: ['win-64'] } });
     expect(answer.status).toBe(200);
     expect(answer.text).toBe((await send(urls.single, { path: '/resolve', body: { specs: ['python=3.12'], platforms: ['win-64'] } })).text);
