@@ -13,6 +13,7 @@ import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type Problem
 import { freePort, REDIS_SERVER, startRedis, until, type RedisProcess } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
+if (!REDIS_SERVER) console.warn('[conda-resolve tests] redis-server is not installed: the serve --redis fault tests with a real Redis are skipped');
 
 describe('serve --redis with Redis unreachable from the start', () => {
   it('health is 503 "degraded" naming Redis; a resolve is a 503 problem saying Redis is unreachable', async () => {

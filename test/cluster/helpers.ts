@@ -15,6 +15,10 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 /** redis-server's path, or null (the tests then skip, saying so). */
 export const REDIS_SERVER = findRedisServer();
 
+if (!REDIS_SERVER && process.env.CONDA_RESOLVE_REQUIRE_REDIS === '1') {
+  throw new Error('CONDA_RESOLVE_REQUIRE_REDIS=1 but redis-server is not installed');
+}
+
 function findRedisServer(): string | null {
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   const path = found.stdout.trim();
