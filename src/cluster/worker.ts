@@ -69,7 +69,16 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
     stalledInterval: options.stalledCheckMs ?? 2000,
     maxStalledCount: 5,
   });
-  worker.on('error', (error) => logger.warn({ error: error.message }, 'queue connection problem'));
+  // One line per outage, not one per reconnection attempt.
+  let away = false;
+  worker.on('error', (error) => {
+    if (!away) logger.warn({ error: error.message }, 'Redis unreachable: waiting for it to come back');
+    away = true;
+  });
+  connection.on('ready', () => {
+    if (away) logger.info('Redis reachable again: taking jobs');
+    away = false;
+  });
   worker.on('failed', (job, error) => logger.warn({ job: job?.id, error: error.message }, 'job failed'));
   await worker.waitUntilReady();
   logger.info({ redis: link.url.replace(/\/\/[^@/]*@/, '//***@'), threads: options.threads }, 'conda-resolve worker ready');

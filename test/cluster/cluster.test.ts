@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { QueueEvents } from 'bullmq';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
@@ -48,7 +49,7 @@ async function send(base: string, sent: Sent): Promise<Got> {
 
 async function metric(base: string, name: string, labels: string): Promise<number> {
   const text = await (await request(`${base}/metrics`, { dispatcher: agent })).body.text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -104,6 +105,9 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
       expect(fromB.text).toBe(fromA.text);
       expect(await solves()).toBe(before + 1);
       expect(await metric(urls.b, 'conda_resolve_solve_cache_lookups_total', 'cache="redis",result="hit"')).toBe(hitsBefore + 1);
+      // A's solve went through the queue: its wait was measured, and A reports the shared queue.
+      expect(await metric(urls.a, 'conda_resolve_queue_wait_seconds_count', '')).toBeGreaterThanOrEqual(1);
+      expect(await metric(urls.a, 'conda_resolve_queue_depth', 'queue="redis",state="waiting"')).toBe(0);
 
       // A solve long enough (about a second) that both replicas ask while it is queued or running.
       const slow = pigeons(9);
@@ -135,6 +139,10 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     for (const sent of distinct) expected.set(sent, await send(urls.single, sent));
 
     const queue = openQueue(redis.url);
+    const events = new QueueEvents('solve', { connection: { url: redis.url }, prefix: 'conda-resolve' });
+    const stalled: string[] = [];
+    events.on('stalled', ({ jobId }) => stalled.push(jobId));
+    await events.waitUntilReady();
     try {
       // The two slow solves go first: each worker (one job at a time) holds one when the kill comes.
       const order = Array.from({ length: 500 }, (_, i) => distinct[i % distinct.length]!);
@@ -164,9 +172,11 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
         expect(answerOf(got.text), `answer ${i} (${sent.path} ${JSON.stringify(sent.body).slice(0, 80)})`).toBe(answerOf(want.text));
       }
       expect(await jobsLeft(queue)).toEqual(expect.objectContaining({ waiting: 0, active: 0, delayed: 0, prioritized: 0, failed: 0, completed: 0 }));
-      // The survivor picked up the killed worker's job: both slow solves were answered by it.
+      // The killed worker's job was found stalled and solved by the survivor.
+      expect(stalled.length).toBeGreaterThanOrEqual(1);
       expect(workers[1]!.child.exitCode).toBe(null);
     } finally {
+      await events.close();
       await queue.close();
     }
   }, 90_000);
