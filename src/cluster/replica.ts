@@ -15,6 +15,8 @@ export interface ClusterStatus {
   /** Jobs waiting for a worker and being solved, across the deployment; null when Redis is away. */
   readonly waiting: number | null;
   readonly active: number | null;
+  /** `conda-resolve worker` processes connected to the queue now (0: solves wait for one). */
+  readonly workers: number | null;
 }
 
 export interface Replica {
@@ -43,14 +45,18 @@ export function startReplica(
     redis: link.client,
     async status() {
       const detail = link.problem();
-      if (detail) return { redis: 'unreachable', url: redactRedisUrl(url), detail, waiting: null, active: null };
-      const counts = await solver.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed').catch(() => null);
+      if (detail) return { redis: 'unreachable', url: redactRedisUrl(url), detail, waiting: null, active: null, workers: null };
+      const [counts, workers] = await Promise.all([
+        solver.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed').catch(() => null),
+        solver.queue.getWorkersCount().catch(() => null),
+      ]);
       return {
         redis: counts ? 'ok' : 'unreachable',
         url: redactRedisUrl(url),
         detail: counts ? null : 'Redis did not answer',
         waiting: counts ? (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0) : null,
         active: counts ? (counts.active ?? 0) : null,
+        workers,
       };
     },
     async close() {

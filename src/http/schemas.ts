@@ -205,13 +205,14 @@ export function buildSchemas(limits: SchemaLimits) {
         description: 'With serve --redis: whether Redis answers, and the shared queue (jobs waiting and being solved).',
         type: 'object',
         additionalProperties: false,
-        required: ['status', 'url', 'detail', 'waiting', 'active'],
+        required: ['status', 'url', 'detail', 'waiting', 'active', 'workers'],
         properties: {
           status: { type: 'string', enum: ['ok', 'unreachable'] },
           url: { type: 'string' },
           detail: { type: ['string', 'null'] },
           waiting: { type: ['integer', 'null'] },
           active: { type: ['integer', 'null'] },
+          workers: { type: ['integer', 'null'], description: 'conda-resolve worker processes connected to the queue; with 0, solves wait for one' },
         },
       },
       solver: {

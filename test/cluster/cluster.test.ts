@@ -95,6 +95,8 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     const queue = openQueue(redis.url);
     const solves = async () => Number((await (await queue.client).get('conda-resolve:stats:solves')) ?? 0);
     try {
+      const health = JSON.parse(await (await request(`${urls.b}/health`, { dispatcher: agent })).body.text()) as { status: string; redis: { status: string; workers: number } };
+      expect(health).toMatchObject({ status: 'ok', redis: { status: 'ok', workers: 2 } });
       const first: Sent = { path: '/resolve', body: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'] } };
       const before = await solves();
       const fromA = await send(urls.a, first);

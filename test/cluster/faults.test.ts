@@ -69,7 +69,7 @@ describeRedis('serve --redis with a real Redis', () => {
     const resolve = (specs: string[]) => call(server.app, 'POST', '/resolve', { json: { specs, channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
 
     expect((await resolve(['python=3.10'])).status).toBe(200);
-    expect((await call(server.app, 'GET', '/health')).json()).toMatchObject({ status: 'ok', redis: { status: 'ok', waiting: 0, active: 0 } });
+    expect((await call(server.app, 'GET', '/health')).json()).toMatchObject({ status: 'ok', redis: { status: 'ok', waiting: 0, active: 0, workers: 1 } });
 
     await redis.stop();
     await until(async () => (await call(server.app, 'GET', '/health')).status === 503, 10_000, 'health to report Redis away');
