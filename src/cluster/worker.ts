@@ -30,13 +30,16 @@ export interface SolveWorkerOptions {
   readonly lockMs?: number;
   /** How often stalled jobs are looked for; default 2 s. */
   readonly stalledCheckMs?: number;
+  /** Gives up waiting for Redis at start-up (SIGTERM before Redis ever answered). */
+  readonly signal?: AbortSignal;
 }
 
 export interface RunningSolveWorker {
   close(): Promise<void>;
 }
 
-export async function startSolveWorker(options: SolveWorkerOptions): Promise<RunningSolveWorker> {
+/** The running worker, or null when `options.signal` stopped it before Redis answered. */
+export async function startSolveWorker(options: SolveWorkerOptions): Promise<RunningSolveWorker | null> {
   const { logger } = options;
   const limits = options.cacheLimits ?? DEFAULT_CACHE_LIMITS;
   const store = new DetachedLoadStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory' });
@@ -80,7 +83,17 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
     away = false;
   });
   worker.on('failed', (job, error) => logger.warn({ job: job?.id, error: error.message }, 'job failed'));
-  await worker.waitUntilReady();
+  const { signal } = options;
+  const stopped = new Promise<void>((resolve) => (signal?.aborted ? resolve() : signal?.addEventListener('abort', () => resolve(), { once: true })));
+  await Promise.race([worker.waitUntilReady(), stopped]);
+  if (signal?.aborted) {
+    // Never connected: nothing to finish, so cut the connections instead of a graceful close.
+    connection.disconnect();
+    link.client.disconnect();
+    void worker.close(true).catch(() => undefined);
+    await Promise.all([pool.close(), store.close()]);
+    return null;
+  }
   logger.info({ redis: link.url.replace(/\/\/[^@/]*@/, '//***@'), threads: options.threads }, 'conda-resolve worker ready');
 
   return {

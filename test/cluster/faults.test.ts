@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RedisLink } from '../../src/cluster/redis-link.js';
 import { startSolveWorker } from '../../src/cluster/worker.js';
 import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type ProblemBody } from '../http/helpers/test-server.js';
 import { freePort, REDIS_SERVER, startRedis, until, type RedisProcess } from './helpers.js';
@@ -53,7 +54,7 @@ describeRedis('serve --redis with a real Redis', () => {
 
   async function worker(redisUrl: string) {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-worker-'));
-    const running = await startSolveWorker({ redisUrl, cacheDir, threads: 1, logger: pino({ level: 'silent' }) });
+    const running = (await startSolveWorker({ redisUrl, cacheDir, threads: 1, logger: pino({ level: 'silent' }) }))!;
     closers.push(async () => {
       await running.close();
       rmSync(cacheDir, { recursive: true, force: true });
@@ -82,6 +83,26 @@ describeRedis('serve --redis with a real Redis', () => {
     // The worker reconnected too: a new solve is answered.
     await until(async () => (await resolve(['python=3.12'])).status === 200, 15_000, 'a resolve to succeed again');
   }, 60_000);
+
+  it('the shared solve cache keeps outcomes for its TTL and at most its entry bound, oldest out first', async () => {
+    const redis = await startRedis();
+    closers.push(() => redis.stop());
+    const link = new RedisLink(redis.url, { failFast: false });
+    closers.push(() => link.close());
+    const limits = { ttlSeconds: 100, maxEntries: 2, maxEntryBytes: 200 };
+    const solved = (name: string) => ({ kind: 'error' as const, code: 'CR_ERR_INTERNAL', message: name });
+    await link.remember('one', solved('one'), limits);
+    await link.remember('two', solved('two'), limits);
+    await link.remember('three', solved('three'), limits);
+    await link.remember('big', solved('x'.repeat(300)), limits);
+    expect(await link.cached('one')).toBe(null);
+    expect(await link.cached('two')).toEqual(solved('two'));
+    expect(await link.cached('three')).toEqual(solved('three'));
+    expect(await link.cached('big')).toBe(null);
+    const ttl = await link.client.ttl('conda-resolve:cache:three');
+    expect(ttl).toBeGreaterThan(90);
+    expect(ttl).toBeLessThanOrEqual(100);
+  });
 
   it('the rate limit is counted across replicas', async () => {
     const redis = await startRedis();
