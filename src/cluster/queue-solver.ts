@@ -55,8 +55,9 @@ export class QueueSolver implements PlatformSolver {
     this.#eventsConnection.on('error', () => undefined);
     this.#events = new QueueEvents(QUEUE_NAME, { connection: this.#eventsConnection, prefix: KEY_PREFIX });
     this.#events.on('error', () => undefined);
-    // Every request waiting for one job listens for its completion.
+    // Every request waiting for a job listens for its completion and for the connection closing.
     this.#events.setMaxListeners(0);
+    link.client.setMaxListeners(0);
   }
 
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
@@ -123,11 +124,17 @@ export class QueueSolver implements PlatformSolver {
         throw error;
       },
     );
-    if (!signal) return finished;
+    // Redis lost while waiting: the job may be gone with it, so say so now rather than at the time limit.
+    const client = this.#link.client;
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('The request was cancelled'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      finished.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      const onAbort = () => reject(signal!.reason instanceof Error ? signal!.reason : new Error('The request was cancelled'));
+      const onClose = () => reject(new RedisUnavailableError(this.#link.problem() ?? 'the connection closed while waiting for the solve'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      client.once('close', onClose);
+      finished.then(resolve, reject).finally(() => {
+        signal?.removeEventListener('abort', onAbort);
+        client.off('close', onClose);
+      });
     });
   }
 }

@@ -84,6 +84,22 @@ describeRedis('serve --redis with a real Redis', () => {
     await until(async () => (await resolve(['python=3.12'])).status === 200, 15_000, 'a resolve to succeed again');
   }, 60_000);
 
+  it('Redis lost while a resolve waits for its job: a 503 at once, not at the time limit', async () => {
+    const redis = await startRedis();
+    closers.push(() => redis.stop());
+    // No worker: the job waits in the queue.
+    const server = await replica(redis.url, { timeout: '60' });
+    await until(async () => (await call(server.app, 'GET', '/health')).status === 200, 10_000, 'the replica to reach Redis');
+    const answer = call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.9'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+    await until(async () => (await call(server.app, 'GET', '/health')).json<{ redis: { waiting: number } }>().redis.waiting === 1, 10_000, 'the job to be queued');
+    const started = Date.now();
+    await redis.stop();
+    const problem = await answer;
+    expect(problem.status).toBe(503);
+    expect(problem.json<ProblemBody>().detail).toMatch(/Redis, which holds the shared solve queue, is unreachable/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('the shared solve cache keeps outcomes for its TTL and at most its entry bound, oldest out first', async () => {
     const redis = await startRedis();
     closers.push(() => redis.stop());
