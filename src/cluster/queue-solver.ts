@@ -42,6 +42,8 @@ export class QueueSolver implements PlatformSolver {
   readonly #indexes: IndexSource;
   readonly #channelAlias: string | null;
   readonly #on: QueueSolverEvents;
+  /** Requests waiting for a job, told when the connection to Redis closes (one listener for all). */
+  readonly #waiting = new Set<(error: Error) => void>();
 
   constructor(link: RedisLink, indexes: IndexSource, options: { channelAlias?: string | undefined; events?: QueueSolverEvents } = {}) {
     this.#link = link;
@@ -57,7 +59,10 @@ export class QueueSolver implements PlatformSolver {
     this.#events.on('error', () => undefined);
     // Every request waiting for a job listens for its completion and for the connection closing.
     this.#events.setMaxListeners(0);
-    link.client.setMaxListeners(0);
+    link.client.on('close', () => {
+      const error = new RedisUnavailableError(link.problem() ?? 'the connection closed while waiting for the solve');
+      for (const fail of this.#waiting) fail(error);
+    });
   }
 
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
@@ -125,15 +130,13 @@ export class QueueSolver implements PlatformSolver {
       },
     );
     // Redis lost while waiting: the job may be gone with it, so say so now rather than at the time limit.
-    const client = this.#link.client;
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(signal!.reason instanceof Error ? signal!.reason : new Error('The request was cancelled'));
-      const onClose = () => reject(new RedisUnavailableError(this.#link.problem() ?? 'the connection closed while waiting for the solve'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      client.once('close', onClose);
+      this.#waiting.add(reject);
       finished.then(resolve, reject).finally(() => {
         signal?.removeEventListener('abort', onAbort);
-        client.off('close', onClose);
+        this.#waiting.delete(reject);
       });
     });
   }
