@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Channel } from '../../vocabulary/channel.js';
 import type { SubdirIndex } from '../../repodata/types.js';
 import { CondaResolveError } from '../errors.js';
@@ -28,6 +28,26 @@ export interface QueueSolverEvents {
   job?(waitMs: number, totalMs: number): void;
 }
 
+/**
+ * A connection that keeps the duplicates made of it. BullMQ's QueueEvents duplicates the connection
+ * it is given and, when closed, first waits for that duplicate to connect: with Redis away it would
+ * wait (and keep the process alive) forever, so the solver cuts the duplicates itself.
+ */
+class DuplicatedRedis extends Redis {
+  readonly #copies: Redis[] = [];
+
+  override duplicate(override?: Partial<RedisOptions>): Redis {
+    const copy = super.duplicate(override);
+    copy.on('error', () => undefined);
+    this.#copies.push(copy);
+    return copy;
+  }
+
+  disconnectCopies(): void {
+    for (const copy of this.#copies) copy.disconnect();
+  }
+}
+
 class MissingChannelError extends CondaResolveError {
   constructor(name: string) {
     super('CR_ERR_INTERNAL', `Internal error: no loaded index of channel ${name}`);
@@ -37,7 +57,7 @@ class MissingChannelError extends CondaResolveError {
 export class QueueSolver implements PlatformSolver {
   readonly queue: Queue<SolveJobData, SolveJobResult>;
   readonly #events: QueueEvents;
-  readonly #eventsConnection: Redis;
+  readonly #eventsConnection: DuplicatedRedis;
   readonly #link: RedisLink;
   readonly #indexes: IndexSource;
   readonly #channelAlias: string | null;
@@ -52,7 +72,8 @@ export class QueueSolver implements PlatformSolver {
     this.#on = options.events ?? {};
     this.queue = new Queue(QUEUE_NAME, { connection: link.client, prefix: KEY_PREFIX });
     this.queue.on('error', () => undefined);
-    this.#eventsConnection = new Redis(link.url, bullConnectionOptions());
+    // QueueEvents reads on a duplicate of the connection it is given: this one never connects itself.
+    this.#eventsConnection = new DuplicatedRedis(link.url, { ...bullConnectionOptions(), lazyConnect: true });
     // Redis away is reported by the link; a connection without a listener would print each retry.
     this.#eventsConnection.on('error', () => undefined);
     this.#events = new QueueEvents(QUEUE_NAME, { connection: this.#eventsConnection, prefix: KEY_PREFIX });
@@ -93,11 +114,11 @@ export class QueueSolver implements PlatformSolver {
     const closing = Promise.allSettled([this.#events.close(), this.queue.close()]);
     if (!this.#link.ready) {
       // BullMQ's close waits for a connection that may never come: with Redis away, cut it.
-      this.#eventsConnection.disconnect();
+      this.#eventsConnection.disconnectCopies();
       this.#link.client.disconnect();
     }
     await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    this.#eventsConnection.disconnect();
+    this.#eventsConnection.disconnectCopies();
   }
 
   #jobData(input: PlatformSolveInput): SolveJobData {

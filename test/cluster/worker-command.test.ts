@@ -5,6 +5,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CLI, requireBuild, runCli, tempDir } from '../cli/run-cli.js';
+import { request } from 'undici';
+import { startServe } from '../http/helpers/serve-process.js';
 import { freePort } from './helpers.js';
 import { loadConfig } from '../../src/http/config.js';
 
@@ -67,6 +69,20 @@ describe('conda-resolve worker as a process', () => {
     expect(stderr).toContain('stopped before Redis answered');
     expect(stderr.match(/Redis unreachable/g)).toHaveLength(1);
     expect(stderr).not.toContain('s3cret');
+  });
+});
+
+describe('serve --redis as a process', () => {
+  it('starts without Redis (health says so) and stops on SIGTERM with status 0', async () => {
+    requireBuild();
+    const port = await freePort();
+    const server = startServe(['--port', '0', '--redis', `redis://127.0.0.1:${port}`, '--cache-dir', tempDir()]);
+    const url = await server.url;
+    const health = await request(`${url}/health`);
+    expect(health.statusCode).toBe(503);
+    expect(await health.body.json()).toMatchObject({ status: 'degraded', redis: { status: 'unreachable' } });
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
   });
 });
 
