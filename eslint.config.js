@@ -30,4 +30,5 @@ export default tseslint.config(
   forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
   forbid(['src/exporters/**/*.ts'], [up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/ and src/exporters/.')]),
   forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),
+  forbid(['src/cluster/**/*.ts'], [up('cli|http', 'src/cluster/ (Redis queue and cache) sits below the HTTP layer and the CLI.')]),
 );

@@ -105,6 +105,10 @@ export class RepodataStore {
   readonly #options: RepodataStoreOptions;
   readonly #remote: RemoteSubdirs;
   readonly #memory = new Map<string, MemoryEntry>();
+  /** What each index in memory was built from, for caches shared between processes. */
+  readonly #contentIds = new WeakMap<SubdirIndex, string>();
+  /** The channel (with its credentials) each index was loaded from, so another process can load it too. */
+  readonly #channels = new WeakMap<SubdirIndex, Channel>();
   readonly #loads = new SharedWork<string, SubdirIndex | null>();
   readonly #closures = new ShardClosures();
   readonly #refreshed = new Set<string>();
@@ -169,11 +173,17 @@ export class RepodataStore {
    */
   load(channel: Channel, subdir: string, options: LoadOptions = {}): Promise<SubdirIndex | null> {
     const key = this.#key(channel, subdir);
-    return this.#loads.run(
-      key,
-      (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal)),
-      options.signal,
-    );
+    return this.#loads
+      .run(key, (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal)), options.signal)
+      .then((index) => {
+        if (index) this.#channels.set(index, channel);
+        return index;
+      });
+  }
+
+  /** The channel an index this store handed out was loaded from; null for an empty stand-in. */
+  sourceChannel(index: SubdirIndex): Channel | null {
+    return this.#channels.get(index) ?? null;
   }
 
   /** Stop loads still running, drop the indexes held in memory, close the HTTP client. */
@@ -188,7 +198,21 @@ export class RepodataStore {
     return this.cache.entryKey(channel.name, subdir, channel.publicSubdirUrl(subdir), secret);
   }
 
+  /**
+   * The content identity of an index this store handed out: the sha256 of the repodata (or shard
+   * index) it was built from (exact where an ETag or Last-Modified may differ between mirrors), or a
+   * local file's stamp (name, size, mtime). Unlike
+   * `indexIdentity` it is the same in every process that read the same bytes; null when unknown.
+   */
+  contentIdentity(index: SubdirIndex): string | null {
+    return this.#contentIds.get(index) ?? null;
+  }
+
   #remember(key: string, entry: MemoryEntry): void {
+    if (entry.index) {
+      const { state, stamp } = entry;
+      this.#contentIds.set(entry.index, state ? `sha256:${state.sha256}` : `local:${stamp ?? ''}`);
+    }
     this.#memory.delete(key);
     this.#memory.set(key, entry);
     const max = this.#options.maxIndexes ?? 64;

@@ -46,6 +46,7 @@ export const SERVICE_ERROR_CODES = {
   CR_ERR_CACHE_DIR: 'The repodata cache directory cannot be read or cleaned (conda-resolve info, conda-resolve cache clean).',
   CR_ERR_POOL_BUSY: 'The solve queue is full.',
   CR_ERR_POOL_CLOSED: 'The solver pool is shutting down.',
+  CR_ERR_REDIS_UNAVAILABLE: 'serve --redis: Redis (the shared solve cache and job queue) cannot be reached.',
   CR_ERR_SOLVE_UNSATISFIABLE: 'No set of packages satisfies the request on a platform.',
   CR_ERR_EXPORT_UNSOLVED: 'An export was asked of a resolution in which a platform did not solve (library API).',
   CR_ERR_INTERNAL: 'An unexpected failure (a worker that crashed, a missing index); its texts are written to be generic.',
@@ -197,6 +198,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   // the service
   CR_ERR_POOL_BUSY: failure('overloaded'),
   CR_ERR_POOL_CLOSED: failure('overloaded'),
+  CR_ERR_REDIS_UNAVAILABLE: failure('overloaded'),
   CR_ERR_INTERNAL: failure('internal-error'),
   CR_ERR_CONFIG_FILE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
   CR_ERR_CONFIG_VALUE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),

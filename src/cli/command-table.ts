@@ -133,6 +133,18 @@ export const SERVE_OPTIONS = {
   'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
   'download-timeout': { type: 'string', help: 'repodata download time limit', value: 'text' },
   condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
+  redis: { type: 'string', help: 'Redis URL shared by replicas and workers', value: 'text' },
+  help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+/** `worker`'s options; its own help text (worker-command.ts) describes them in full. */
+export const WORKER_OPTIONS = {
+  redis: { type: 'string', help: 'Redis URL the replicas use', value: 'text' },
+  workers: { type: 'string', help: 'solve threads', value: 'text' },
+  'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
+  'solve-cache-ttl': { type: 'string', help: 'seconds a shared solve outcome is kept', value: 'text' },
+  'solve-cache-entries': { type: 'string', help: 'most outcomes the shared cache keeps', value: 'text' },
+  'log-level': { type: 'string', help: 'pino log level', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 
@@ -156,6 +168,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'why-not', help: 'why the solution does not have a spec, or what would change', options: INSPECT_OPTIONS },
   { name: 'formats', help: 'the exporters', options: LISTING_OPTIONS },
   { name: 'serve', help: 'run the HTTP service', options: SERVE_OPTIONS },
+  { name: 'worker', help: 'solve jobs from the Redis queue of serve --redis replicas', options: WORKER_OPTIONS },
   { name: 'completion', help: 'print a shell completion script', options: COMPLETION_OPTIONS, words: ['bash', 'zsh', 'fish'] },
   { name: 'help', help: 'show help', options: {} },
 ];

@@ -53,6 +53,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { inspectCommand } = await import('./inspect-command.js');
       return inspectCommand(first, rest, io);
     }
+    case 'worker': {
+      const { workerCommand } = await import('./worker-command.js');
+      return workerCommand(rest, io);
+    }
     case 'resolve': {
       const { resolveCommand } = await import('./resolve-command.js');
       return resolveCommand(rest, io);

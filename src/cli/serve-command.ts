@@ -59,6 +59,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                mirrors (each mirror must be allowed too); stored credentials only
                                from RATTLER_AUTH_FILE / NETRC when set; channels stay those
                                allowed above (CONDA_RESOLVE_CONDARC)
+      --redis URL              share the solve cache, job queue and rate limit with other replicas
+                               through Redis; solves then run on conda-resolve worker processes
+                               (CONDA_RESOLVE_REDIS_URL; default: none, this process solves)
   -h, --help                   show this help
 `;
 

@@ -13,6 +13,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
        conda-resolve tree|why NAME|why-not SPEC [SPEC...] [resolve options]   (see conda-resolve tree --help)
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)
+       conda-resolve worker --redis URL [--workers N] [--cache-dir DIR]   (see conda-resolve worker --help)
        conda-resolve --version
 
 Solve conda environments for one or more platforms and print the solved packages as JSON,

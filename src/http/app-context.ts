@@ -11,6 +11,9 @@ import type { ChannelPolicy } from './channel-policy.js';
 import type { ServerConfig } from './config.js';
 import type { Schemas } from './schemas.js';
 import type { SolveCacheStats } from '../solving/solve-cache.js';
+import type { ClusterStatus } from '../cluster/replica.js';
+import type { Redis as RateLimitRedis } from 'ioredis';
+import type { Metrics } from './metrics.js';
 
 export type ExporterRegistry = Awaited<ReturnType<typeof loadRegistry>>['registry'];
 
@@ -48,6 +51,10 @@ export interface AppDeps {
   readonly pool?: PoolStatus;
   readonly solveCache?: { stats(): SolveCacheStats };
   readonly lifecycle?: Lifecycle;
+  /** With `serve --redis`: the shared queue's state for /health, Redis for the rate limit. */
+  readonly cluster?: { readonly redis: RateLimitRedis; status(): Promise<ClusterStatus> };
+  /** What GET /metrics reports; default a fresh registry fed by this app alone. */
+  readonly metrics?: Metrics;
 }
 
 /** What the access log line of a resolve request says: counts and names, never spec or file text. */
@@ -69,4 +76,5 @@ export interface AppContext {
   readonly hostPlatform: string;
   readonly startedAt: number;
   readonly notes: WeakMap<FastifyRequest, ResolveNote>;
+  readonly metrics: Metrics;
 }

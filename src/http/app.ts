@@ -27,6 +27,7 @@ import { inspectRoutes } from './routes/inspect.js';
 import { metaRoutes } from './routes/meta.js';
 import { resolveRoutes } from './routes/resolve.js';
 import { buildSchemas } from './schemas.js';
+import { Metrics } from './metrics.js';
 
 export type { AppDeps, Clock, Lifecycle, PoolStatus } from './app-context.js';
 
@@ -60,7 +61,9 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     hostPlatform: deps.hostPlatform ?? hostSubdir(process.platform, process.arch),
     startedAt: performance.now(),
     notes: new WeakMap<FastifyRequest, ResolveNote>(),
+    metrics: deps.metrics ?? new Metrics(),
   };
+  watchForMetrics(context);
 
   const routes = new Map<string, string[]>();
   app.addHook('onRoute', (route) => {
@@ -82,7 +85,10 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     if (deps.lifecycle?.closing) reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => accessLog(request, reply, context));
+  app.addHook('onResponse', async (request, reply) => {
+    context.metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode);
+    accessLog(request, reply, context);
+  });
 
   void app.register(compress, { global: true, globalDecompression: false, threshold: 1024, customTypes: COMPRESSIBLE });
   if (config.corsOrigins.length > 0) {
@@ -99,6 +105,8 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
       global: true,
       max,
       timeWindow: windowMs,
+      // With --redis the count is shared by every replica; while Redis is away requests pass.
+      ...(deps.cluster ? { redis: deps.cluster.redis, nameSpace: 'conda-resolve:rate:', skipOnError: true } : {}),
       errorResponseBuilder: (_request, { after, ttl }) =>
         new HttpProblemError('rate-limited', `Cannot take the request: more than ${max} requests per minute from this address; retry in ${after}`, {
           retry_after: Math.max(1, Math.ceil(ttl / 1000)),
@@ -167,4 +175,18 @@ function accessLog(request: FastifyRequest, reply: FastifyReply, context: AppCon
     },
     'request completed',
   );
+}
+
+/** Points the metrics at the queue and the memory cache this app has. */
+function watchForMetrics({ deps, metrics }: AppContext): void {
+  if (deps.solveCache) metrics.watchMemoryCache(() => deps.solveCache!.stats());
+  const { cluster, pool } = deps;
+  if (cluster) {
+    metrics.watchQueue(async () => {
+      const status = await cluster.status();
+      return status.waiting === null ? null : { queue: 'redis', waiting: status.waiting, active: status.active ?? 0 };
+    });
+  } else if (pool) {
+    metrics.watchQueue(async () => ({ queue: 'local', waiting: pool.queued, active: pool.running }));
+  }
 }

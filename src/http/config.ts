@@ -34,6 +34,7 @@ export interface ServeFlags {
   readonly 'max-repodata-size'?: string;
   readonly 'download-timeout'?: string;
   readonly condarc?: string;
+  readonly redis?: string;
 }
 
 export interface PrewarmTarget {
@@ -90,6 +91,8 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number;
   /** A .condarc for the network settings (proxies, TLS, retries, mirrors); none read without it. */
   readonly condarc?: string | undefined;
+  /** `redis://` URL of the shared solve cache, job queue and rate limit; null runs alone. */
+  readonly redisUrl: string | null;
 }
 
 export class ConfigError extends CondaResolveError {
@@ -141,6 +144,7 @@ export const CONFIG_SOURCES = {
   logLevel: ['--log-level', 'CONDA_RESOLVE_LOG_LEVEL'],
   maxRepodataBytes: ['--max-repodata-size', 'CONDA_RESOLVE_MAX_REPODATA_SIZE'],
   downloadTimeout: ['--download-timeout', 'CONDA_RESOLVE_DOWNLOAD_TIMEOUT'],
+  redis: ['--redis', 'CONDA_RESOLVE_REDIS_URL'],
 } as const;
 
 type Source = keyof typeof CONFIG_SOURCES;
@@ -239,7 +243,24 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     // In-flight requests end by their own time limit; a little more lets their answers be written.
     shutdownGraceMs: requestTimeoutMs + 5000,
     condarc: pick('condarc', flags.condarc)?.value,
+    redisUrl: redisUrl(pick('redis', flags.redis)),
   });
+}
+
+/** A `redis://` or `rediss://` URL, or null when unset. */
+export function redisUrl(source: { value: string; from: string } | undefined): string | null {
+  if (!source) return null;
+  const value = source.value.trim();
+  let url: URL | null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new ConfigError(`Cannot use ${source.from}: expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0`);
+  }
+  return value;
 }
 
 function splitList(text: string): string[] {

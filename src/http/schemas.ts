@@ -230,8 +230,22 @@ export function buildSchemas(limits: SchemaLimits) {
     additionalProperties: false,
     required: ['status', 'uptime_seconds', 'solver'],
     properties: {
-      status: { type: 'string', enum: ['ok'] },
+      status: { type: 'string', enum: ['ok', 'degraded'] },
       uptime_seconds: { type: 'number' },
+      redis: {
+        description: 'With serve --redis: whether Redis answers, and the shared queue (jobs waiting and being solved).',
+        type: 'object',
+        additionalProperties: false,
+        required: ['status', 'url', 'detail', 'waiting', 'active', 'workers'],
+        properties: {
+          status: { type: 'string', enum: ['ok', 'unreachable'] },
+          url: { type: 'string' },
+          detail: { type: ['string', 'null'] },
+          waiting: { type: ['integer', 'null'] },
+          active: { type: ['integer', 'null'] },
+          workers: { type: ['integer', 'null'], description: 'conda-resolve worker processes connected to the queue; with 0, solves wait for one' },
+        },
+      },
       solver: {
         type: 'object',
         additionalProperties: false,

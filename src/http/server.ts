@@ -30,6 +30,8 @@ import type { PrewarmTarget, ServerConfig } from './config.js';
 import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
+import { startReplica, type Replica } from '../cluster/replica.js';
+import { Metrics } from './metrics.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -65,6 +67,8 @@ export interface ServerApp {
   readonly pool: SolvePool;
   readonly policy: ChannelPolicy;
   readonly lifecycle: Lifecycle;
+  /** With --redis: the queue solver and Redis link of this replica. */
+  readonly replica: Replica | undefined;
 }
 
 /**
@@ -90,7 +94,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     channelAlias: options.env.CONDA_CHANNEL_ALIAS,
     cwd: options.cwd,
   });
+  const metrics = new Metrics();
   const store = new DetachedLoadStore({
+    onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
     refresh: false,
@@ -106,8 +112,17 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
       : { dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }) }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
-  const cache = config.solveCacheEntries > 0 ? new CachingSolver(pool, { maxEntries: config.solveCacheEntries }) : undefined;
-  const solver: PlatformSolver = cache ?? pool;
+  // With --redis solves go to `conda-resolve worker` processes; the pool then stays unstarted.
+  const replica = config.redisUrl
+    ? startReplica(config.redisUrl, store, {
+        channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+        onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable'),
+        events: { cache: (hit) => metrics.redisLookup(hit), job: (waitMs) => metrics.queueWait(waitMs) },
+      })
+    : undefined;
+  const backend: PlatformSolver = metrics.timed(replica?.solver ?? pool);
+  const cache = config.solveCacheEntries > 0 ? new CachingSolver(backend, { maxEntries: config.solveCacheEntries }) : undefined;
+  const solver: PlatformSolver = cache ?? backend;
 
   const { registry, warnings } = await loadRegistry({ env: options.env, cwd: options.cwd });
   for (const warning of warnings) logger.warn(warning);
@@ -123,23 +138,26 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     env: options.env,
     cwd: options.cwd,
     hostPlatform,
-    pool,
+    // With --redis the local pool is never started: /health and /metrics report the shared queue.
+    pool: replica ? { size: 0, running: 0, queued: 0, maxQueue: 0 } : pool,
     solveCache: cache,
+    metrics,
     lifecycle,
     clock: options.clock,
+    cluster: replica,
   });
-  return { app, logger, store, pool, policy, lifecycle };
+  return { app, logger, store, pool, policy, lifecycle, replica };
 }
 
 /** Stops what `buildServerApp` made: the app, then the workers and the store. */
-export async function closeServerApp({ app, pool, store }: ServerApp): Promise<void> {
+export async function closeServerApp({ app, pool, store, replica }: ServerApp): Promise<void> {
   await app.close();
-  await Promise.all([pool.close(), store.close()]);
+  await Promise.all([pool.close(), store.close(), replica?.close()]);
 }
 
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
-  const { app, logger, store, pool, policy, lifecycle } = await buildServerApp(config, options);
-  pool.warm();
+  const { app, logger, store, pool, policy, lifecycle, replica } = await buildServerApp(config, options);
+  if (!replica) pool.warm();
 
   // Connections are tracked from the start so that shutdown can answer what they already carry.
   // The debug line is what the shutdown test waits for before it expects a refused connection.
@@ -154,6 +172,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   } catch (error) {
     await pool.close();
     await store.close();
+    await replica?.close();
     await app.close().catch(() => undefined);
     throw error;
   }
@@ -200,7 +219,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       .drain()
       .then(() => app.close())
       .then(async () => {
-        await Promise.all([pool.close(), store.close()]);
+        await Promise.all([pool.close(), store.close(), replica?.close()]);
       })
       .finally(() => {
         clearTimeout(force);

@@ -4,6 +4,7 @@ import { KNOWN_SUBDIRS } from '../../../vocabulary/platform.js';
 import { virtualPackages } from '../../../vocabulary/virtual-packages.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
 import type { AppContext } from '../app-context.js';
+import { METRICS_MEDIA_TYPE } from '../metrics.js';
 
 export async function metaRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { schemas, deps } = context;
@@ -24,16 +25,25 @@ export async function metaRoutes(app: FastifyInstance, context: AppContext): Pro
   app.get('/version', { schema: { response: { 200: schemas.version } } }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(versionBody),
   );
+  // Prometheus scrapes are not rate limited either.
+  app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => reply.type(METRICS_MEDIA_TYPE).send(await context.metrics.text()));
   // Health is never rate limited: load balancers poll it.
-  app.get('/health', { schema: { response: { 200: schemas.health } }, config: { rateLimit: false } }, async () => ({
-    status: 'ok' as const,
-    uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
-    solver: {
-      workers: deps.pool?.size ?? 0,
-      running: deps.pool?.running ?? 0,
-      queued: deps.pool?.queued ?? 0,
-      max_queue: deps.pool?.maxQueue ?? 0,
-    },
-    ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
-  }));
+  // With --redis, Redis away makes it a 503 "degraded": resolves cannot be served meanwhile.
+  app.get('/health', { schema: { response: { 200: schemas.health, 503: schemas.health } }, config: { rateLimit: false } }, async (_request, reply) => {
+    const redis = deps.cluster ? await deps.cluster.status() : undefined;
+    const { redis: redisStatus, ...shared } = redis ?? { redis: undefined };
+    if (redisStatus === 'unreachable') void reply.code(503);
+    return {
+      status: redisStatus === 'unreachable' ? ('degraded' as const) : ('ok' as const),
+      uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
+      ...(redisStatus ? { redis: { status: redisStatus, ...shared } } : {}),
+      solver: {
+        workers: deps.pool?.size ?? 0,
+        running: deps.pool?.running ?? 0,
+        queued: deps.pool?.queued ?? 0,
+        max_queue: deps.pool?.maxQueue ?? 0,
+      },
+      ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
+    };
+  });
 }

@@ -335,9 +335,12 @@ function checkFailures(
   note.failed = [...new Set(failures.map((f) => f.platform))];
 
   // Overload and the time limit concern the whole request, whatever the format.
-  if (failures.some((f) => problemOfCode(f.code) === 'overloaded')) {
+  const overloaded = failures.find((f) => problemOfCode(f.code) === 'overloaded');
+  if (overloaded) {
     note.outcome = 'overloaded';
-    throw new HttpProblemError('overloaded', 'Cannot start the solve: the solve queue is full; retry shortly', { retry_after: 1 });
+    // Redis down is said as such (serve --redis); a full local queue keeps its short line.
+    const detail = overloaded.code === 'CR_ERR_REDIS_UNAVAILABLE' ? overloaded.error : 'Cannot start the solve: the solve queue is full; retry shortly';
+    throw new HttpProblemError('overloaded', detail, { retry_after: 1 });
   }
   const timedOut = failures.filter((f) => problemOfCode(f.code) === 'time-limit');
   if (timedOut.length > 0) {
