@@ -13,7 +13,7 @@ const noPackages = { regex: '^[^.]', message: 'solver/ and vocabulary/ run in br
 const up = (folders, message) => ({ regex: `^(\\./|(\\.\\./)+)(${folders})(/|\\.js$)`, message });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'fixtures/**', 'bench/out/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'fixtures/**', 'bench/out/**', 'test-artifacts/**', 'action/conda-resolve.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
