@@ -95,8 +95,11 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     const queue = openQueue(redis.url);
     const solves = async () => Number((await (await queue.client).get('conda-resolve:stats:solves')) ?? 0);
     try {
-      const health = JSON.parse(await (await request(`${urls.b}/health`, { dispatcher: agent })).body.text()) as { status: string; redis: { status: string; workers: number } };
-      expect(health).toMatchObject({ status: 'ok', redis: { status: 'ok', workers: 2 } });
+      type Health = { status: string; redis: { status: string; workers: number } };
+      const health = async (): Promise<Health> => JSON.parse(await (await request(`${urls.b}/health`, { dispatcher: agent })).body.text()) as Health;
+      // A worker counts once its queue connection is up, a moment after its process started.
+      await until(async () => (await health()).redis.workers === 2, 10_000, 'both workers to connect');
+      expect(await health()).toMatchObject({ status: 'ok', redis: { status: 'ok', workers: 2 } });
       const first: Sent = { path: '/resolve', body: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'] } };
       const before = await solves();
       const fromA = await send(urls.a, first);
