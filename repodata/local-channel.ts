@@ -55,11 +55,15 @@ export interface LocalIndexOptions {
 
 const FILES = [SHARD_INDEX_FILE, 'repodata.json', 'repodata.json.zst'] as const;
 
-/** The subdir's repodata file, or null when it has none (the channel lacks that subdir). */
+/**
+ * The subdir's repodata file, or null when it has none (the channel lacks that subdir). One
+ * directory read and one stat: a server asks this on every request for a local channel.
+ */
 export async function findLocalRepodata(channel: Channel, subdir: string, shards = true): Promise<LocalRepodata | null> {
   const dir = `${fileURLToPath(channel.baseUrl)}/${subdir}`;
+  const entries = new Set(await readdir(dir).catch(() => [] as string[]));
   for (const file of FILES) {
-    if (file === SHARD_INDEX_FILE && !shards) continue;
+    if ((file === SHARD_INDEX_FILE && !shards) || !entries.has(file)) continue;
     const path = `${dir}/${file}`;
     const info = await stat(path).catch(() => null);
     if (info?.isFile()) return { path, file, size: info.size, stamp: `${file}:${info.size}:${info.mtimeMs}:${info.ino}` };

@@ -92,7 +92,15 @@ interface MemoryEntry {
   state: CacheState | null;
   /** For local subdirs: file, size and mtime. */
   readonly stamp: string | null;
+  /** For local subdirs: when the file was last looked at (`#now()`). */
+  checkedAt?: number;
 }
+
+/**
+ * A local subdir's file is looked at again at most this often: a server answering hundreds of
+ * requests a second for a local channel would otherwise spend a directory read and a stat on each.
+ */
+const LOCAL_RECHECK_MS = 1000;
 
 /**
  * The default cap on one subdir's decoded repodata.json: conda-forge's largest subdir is about
@@ -224,10 +232,16 @@ export class RepodataStore {
   }
 
   async #loadLocal(channel: Channel, subdir: string, key: string): Promise<SubdirIndex | null> {
+    const recent = this.#memory.get(key);
+    if (recent?.checkedAt !== undefined && this.#now() - recent.checkedAt < LOCAL_RECHECK_MS) {
+      this.#remember(key, recent);
+      return recent.index;
+    }
     const found = await findLocalRepodata(channel, subdir, this.#options.shards !== false);
     if (!found) return null;
     const known = this.#memory.get(key);
     if (known && known.stamp === found.stamp) {
+      known.checkedAt = this.#now();
       this.#remember(key, known);
       return known.index;
     }
@@ -242,7 +256,7 @@ export class RepodataStore {
     });
     // A sharded subdir reports `done` once the request's closure is fetched (`prepare`).
     if (!(index instanceof ShardedSubdirIndex)) this.#progress(channel, subdir, 'done', { records: index.recordCount });
-    this.#remember(key, { index, state: null, stamp: found.stamp });
+    this.#remember(key, { index, state: null, stamp: found.stamp, checkedAt: this.#now() });
     return index;
   }
 

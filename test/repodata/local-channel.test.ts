@@ -86,6 +86,26 @@ describe('local channels keep a name index in the cache', () => {
     expect(now.filter((f) => !old.includes(f))).toHaveLength(1);
   });
 
+  it('a long-lived store looks at a local file at most once a second, and then sees a change', async () => {
+    const channel = join(work.path, 'recheck');
+    cpSync(DEMO, channel, { recursive: true });
+    let clock = 1_000_000;
+    const store = new RepodataStore({ cacheDir: join(work.path, 'cache-recheck'), indexBytes: 'positional', now: () => clock });
+    try {
+      const first = await store.load(parseChannel(channel), 'linux-64');
+      const path = join(channel, 'linux-64', 'repodata.json');
+      writeFileSync(path, readFileSync(path, 'utf8').replace('"version": "3.12.3"', '"version": "3.12.31"'));
+      clock += 500;
+      expect(await store.load(parseChannel(channel), 'linux-64')).toBe(first);
+      clock += 600;
+      const later = await store.load(parseChannel(channel), 'linux-64');
+      expect(later).not.toBe(first);
+      expect(later!.records('python').map((r) => r.version)).toContain('3.12.31');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('memory mode (the server) gives the same records from the sidecar', async () => {
     const cache = join(work.path, 'cache-memory');
     const positional = await load(DEMO, cache, 'positional');
