@@ -10,20 +10,15 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile } from '../request.js';
-import { parseByteSize } from '../byte-size.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
 import { parseCommandArgs } from './args.js';
 import { INSPECT_OPTIONS } from './command-table.js';
-import { readInputFile, runResolves } from './resolve-command.js';
+import { readInputFile, runLimits, runResolves } from './resolve-command.js';
 import { createRunReport } from './run-report.js';
 import { verbosity } from './resolve-habits.js';
 import { userSettings } from './user-settings.js';
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
-
-const DEFAULT_TIMEOUT_S = 300;
-/** As for `resolve`: the largest cap on one subdir's decoded repodata. */
-const MAX_REPODATA_SIZE_LIMIT = 2 * 1024 ** 3;
 
 export const INSPECT_USAGE = `usage: conda-resolve tree [SPEC...] [--depth N] [--invert NAME] [--json] [resolve options]
        conda-resolve why NAME [SPEC...] [--json] [resolve options]
@@ -68,25 +63,12 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       return EXIT_USAGE;
     }
   }
-  if (values.offline && values.refresh) {
-    writeError(io, '--offline and --refresh cannot be used together');
+  const limits = runLimits(values, io);
+  if (typeof limits === 'string') {
+    writeError(io, limits);
     return EXIT_USAGE;
   }
-  const sizeText = values['max-repodata-size'] ?? (io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE?.trim() || undefined);
-  const maxRepodataBytes = sizeText === undefined ? undefined : (parseByteSize(sizeText) ?? -1);
-  if (maxRepodataBytes !== undefined && (maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT)) {
-    writeError(io, `${values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE'} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`);
-    return EXIT_USAGE;
-  }
-  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
-  if (values.timeout !== undefined) {
-    const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      writeError(io, `--timeout must be a positive number of seconds, not "${values.timeout}"`);
-      return EXIT_USAGE;
-    }
-    timeoutMs = seconds * 1000;
-  }
+  const { timeoutMs, maxRepodataBytes } = limits;
 
   try {
     const extra = kind === 'why-not' ? parseExtraSpec(subject!) : undefined;

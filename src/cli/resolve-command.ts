@@ -54,30 +54,12 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     writeError(io, habitError);
     return EXIT_USAGE;
   }
-  if (values.offline && values.refresh) {
-    writeError(io, '--offline and --refresh cannot be used together');
+  const limits = runLimits(values, io);
+  if (typeof limits === 'string') {
+    writeError(io, limits);
     return EXIT_USAGE;
   }
-  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
-  if (values.timeout !== undefined) {
-    const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      writeError(io, `--timeout must be a positive number of seconds, not "${values.timeout}"`);
-      return EXIT_USAGE;
-    }
-    timeoutMs = seconds * 1000;
-  }
-
-  const sizeText = values['max-repodata-size'] ?? nonEmpty(io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE);
-  let maxRepodataBytes: number | undefined;
-  if (sizeText !== undefined) {
-    const from = values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE';
-    maxRepodataBytes = parseByteSize(sizeText) ?? undefined;
-    if (maxRepodataBytes === undefined || maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT) {
-      writeError(io, `${from} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`);
-      return EXIT_USAGE;
-    }
-  }
+  const { timeoutMs, maxRepodataBytes } = limits;
 
   const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
   try {
@@ -229,6 +211,33 @@ export async function runResolves(
     await store.close();
     await net.dispatcher?.close();
   }
+}
+
+/**
+ * The time limit and the repodata size cap of a run, from the flags (and the size's variable), or
+ * the usage error's message. `resolve`, `tree`, `why` and `why-not` read them alike.
+ */
+export function runLimits(
+  values: { readonly offline?: boolean | undefined; readonly refresh?: boolean | undefined; readonly timeout?: string | undefined; readonly 'max-repodata-size'?: string | undefined },
+  io: CliIO,
+): { timeoutMs: number; maxRepodataBytes: number | undefined } | string {
+  if (values.offline && values.refresh) return '--offline and --refresh cannot be used together';
+  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) return `--timeout must be a positive number of seconds, not "${values.timeout}"`;
+    timeoutMs = seconds * 1000;
+  }
+  const sizeText = values['max-repodata-size'] ?? nonEmpty(io.env.CONDA_RESOLVE_MAX_REPODATA_SIZE);
+  let maxRepodataBytes: number | undefined;
+  if (sizeText !== undefined) {
+    const from = values['max-repodata-size'] !== undefined ? '--max-repodata-size' : 'CONDA_RESOLVE_MAX_REPODATA_SIZE';
+    maxRepodataBytes = parseByteSize(sizeText) ?? undefined;
+    if (maxRepodataBytes === undefined || maxRepodataBytes < 1024 * 1024 || maxRepodataBytes > MAX_REPODATA_SIZE_LIMIT) {
+      return `${from} must be a size from 1MiB to 2GiB such as 512MiB or 2GiB, not "${sizeText}"`;
+    }
+  }
+  return { timeoutMs, maxRepodataBytes };
 }
 
 /** `created_at` in lock files: now, or SOURCE_DATE_EPOCH (seconds) for reproducible output. */

@@ -71,7 +71,7 @@ export async function resolveRoutes(app: FastifyInstance, context: AppContext): 
 }
 
 async function handle(input: ResolveInput, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<FastifyReply> {
-  const { config, deps } = context;
+  const { deps } = context;
   const note: ResolveNote = {
     format: input.format,
     file: input.hasFile,
@@ -93,20 +93,9 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
       throw error;
     }
   }
-  refuseLockMisuse(input);
 
   // 2. Cheap limits on what was sent, then full validation, then limits on what it amounts to.
-  checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
-  checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
-  checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
-  const options: PrepareOptions = {
-    env: deps.env,
-    cwd: deps.cwd,
-    hostPlatform: context.hostPlatform,
-    defaultChannels: config.defaultChannels,
-    // Counted before any spec is parsed: a 1 MB file of short lines is refused at once.
-    maxSpecs: config.maxSpecs,
-  };
+  const options = checkSent(input, context);
   // A pixi manifest without `environment` answered as a pixi.lock is every environment, as `pixi lock`.
   if (isWorkspaceRequest(input.request, exporter?.name) && (exporter !== undefined || input.check || input.diff)) {
     return handleWorkspace(input, options, request, reply, context, note);
@@ -183,22 +172,28 @@ async function handleWorkspace(
  * MCP tools, so they refuse as /resolve does.
  */
 export async function admit(input: ResolveInput, context: AppContext, note: ResolveNote): Promise<PreparedRequest> {
+  const options = checkSent(input, context);
+  const prepared = validated(input, () => prepareRequest(input.request, options));
+  checkPrepared(input, prepared, context, note);
+  await checkChannels(input, prepared, context);
+  return prepared;
+}
+
+/** The refusals that need no parsing (lock misuse, counts over the limits), and the options to prepare with. */
+function checkSent(input: ResolveInput, context: AppContext): PrepareOptions {
   const { config, deps } = context;
   refuseLockMisuse(input);
   checkLimit('specs', input.request.specs?.length ?? 0, config.maxSpecs);
   checkLimit('platforms', input.request.platforms?.length ?? 0, config.maxPlatforms);
   checkLimit('channels', input.request.channels?.length ?? 0, config.maxChannels);
-  const options: PrepareOptions = {
+  return {
     env: deps.env,
     cwd: deps.cwd,
     hostPlatform: context.hostPlatform,
     defaultChannels: config.defaultChannels,
+    // Counted before any spec is parsed: a 1 MB file of short lines is refused at once.
     maxSpecs: config.maxSpecs,
   };
-  const prepared = validated(input, () => prepareRequest(input.request, options));
-  checkPrepared(input, prepared, context, note);
-  await checkChannels(input, prepared, context);
-  return prepared;
 }
 
 /** Runs a validation step; a typed input error becomes the 400 naming its field. */
