@@ -3,7 +3,7 @@
  * `conda-resolve worker` processes, against the single-process server (`serve`, its own worker
  * threads) in the same run, with p50/p99 latency.
  *
- *   npx tsx bench/cluster.ts [--requests 120] [--connections 8] [--threads 1] [--holes 8] [--rounds 2]
+ *   npx tsx bench/cluster.ts [--requests 120] [--connections 8] [--threads 1] [--holes 10] [--rounds 2]
  *
  * Every process runs from dist/ (`npm run build` first): a private redis-server on a free port, one
  * replica, the workers (each with `--threads` solver threads) and the peer, `serve --workers N`
@@ -42,7 +42,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '120' },
     connections: { type: 'string', default: '8' },
     threads: { type: 'string', default: '1' },
-    holes: { type: 'string', default: '8' },
+    holes: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
   },
 });
