@@ -167,9 +167,10 @@ function parseAlias(text: string | undefined): Alias {
   const raw = text === undefined || text.trim() === '' ? DEFAULT_CHANNEL_ALIAS : text.trim();
   const hit = aliasCache.get(raw);
   if (hit !== undefined) return hit;
-  if (!SCHEME.test(raw)) throw new InvalidChannelError(raw, 'the channel alias must be an http(s) URL');
+  if (!SCHEME.test(raw)) throw new InvalidChannelError(raw, 'the channel alias must be an http(s) or file URL');
   const parts = splitUrl(raw, raw);
-  if (parts.scheme === 'file') throw new InvalidChannelError(raw, 'the channel alias must be an http(s) URL');
+  // A file:// alias (a local or NFS mirror of the alias's channels) carries no credentials.
+  if (parts.scheme === 'file' && (parts.token !== null || parts.userInfo !== null)) throw new InvalidChannelError(raw, 'a file URL cannot carry credentials');
   const base = joinUrl(parts, parts.segments);
   const alias: Alias = { base, location: locationOf(base), token: parts.token, userInfo: parts.userInfo };
   aliasCache.set(raw, alias);
@@ -299,6 +300,8 @@ function fromName(input: string, text: string, alias: Alias): Channel {
   const platform = takePlatform(segments);
   const name = segments.join('/');
   const baseUrl = `${alias.base}/${name}`;
+  // Under a file:// alias the channel is a local folder, still named by its short name.
+  if (alias.base.startsWith('file:')) return new Channel({ name, baseUrl, kind: 'file', credentials: null, platform, tokenAt: baseUrl.length });
   return new Channel({
     name,
     baseUrl,

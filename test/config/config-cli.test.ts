@@ -4,7 +4,8 @@
  * `-c` channels searched before the configured ones; `--override-channels`; `conda-resolve config`.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
@@ -37,6 +38,18 @@ describe('.condarc', () => {
     const python = result!.packages.find((p) => p.name === 'python')!;
     expect(python.url.startsWith(`${server.url}/demo/linux-64/`)).toBe(true);
     expect(server.log.slice(before).some((e) => e.path.startsWith('/demo/linux-64/'))).toBe(true);
+  });
+
+  it('a file:// channel_alias (a local mirror) serves the configured channel names from folders', async () => {
+    const mirror = pathToFileURL(dirname(DEMO)).href;
+    const home = homeWith(`channels:\n  - demo\nchannel_alias: ${mirror}\n`);
+    const { code, stdout, stderr } = await runCli(['-p', 'linux-64', '-q', 'python=3.12'], { env: env(home) });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const [result] = JSON.parse(stdout) as { packages: { name: string; url: string; channel: string }[] }[];
+    const python = result!.packages.find((p) => p.name === 'python')!;
+    expect(python.url).toBe(`${pathToFileURL(DEMO).href}/linux-64/${python.url.split('/').pop()}`);
+    expect(python.channel).toBe('demo');
   });
 
   it('searches -c channels before the configured ones, and --override-channels drops the configured ones', async () => {

@@ -42,6 +42,9 @@ describe('parseChannel', () => {
     ['https://mirror.example.com/conda/bioconda', { alias: 'https://mirror.example.com/conda' }, { name: 'bioconda', baseUrl: 'https://mirror.example.com/conda/bioconda', kind: 'alias' }],
     ['https://conda.anaconda.org/conda-forge', { alias: 'https://mirror.example.com/conda' }, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
     ['conda-forge', { alias: '' }, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
+    // A file:// alias (a local mirror, as conda allows): the name stays short, the channel is a folder.
+    ['conda-forge', { alias: 'file:///srv/mirror/' }, { name: 'conda-forge', baseUrl: 'file:///srv/mirror/conda-forge', kind: 'file' }],
+    ['conda-forge/linux-64', { alias: 'file:///srv/mirror' }, { name: 'conda-forge', baseUrl: 'file:///srv/mirror/conda-forge', kind: 'file', platform: 'linux-64' }],
   ])('%j %j', (text, options, expected) => {
     const c = parseChannel(text, options);
     expect(c).toMatchObject(expected);
@@ -97,7 +100,7 @@ describe('parseChannel', () => {
 
   it('rejects a bad alias', () => {
     expect(() => parseChannel('conda-forge', { alias: 'not a url' })).toThrow(InvalidChannelError);
-    expect(() => parseChannel('conda-forge', { alias: 'file:///srv' })).toThrow('the channel alias must be an http(s) URL');
+    expect(() => parseChannel('conda-forge', { alias: 'ftp://srv' })).toThrow(InvalidChannelError);
   });
 
   it('never shows a token or password in names, public URLs, JSON or error messages', () => {
