@@ -14,7 +14,8 @@ import { formatBytes } from './run-report.js';
 const USAGE = `usage: conda-resolve cache clean [--dry-run] [--cache-dir DIR] [--json]
 
 Remove the repodata cache: downloaded repodata.json files, their indexes and CEP 16 shards
-(the repodata/ and shards/ folders of the cache directory; nothing else in it is touched).
+(the repodata/, shards/ and local/ folders of the cache directory, local/ holding the indexes of
+local channels; nothing else in it is touched).
 
       --cache-dir DIR   the cache directory (default: CONDA_RESOLVE_CACHE_DIR, else the user
                         cache directory; see conda-resolve info)

@@ -1,7 +1,8 @@
 /**
  * What the repodata cache holds on disk, and removing it. The cache directory belongs to the user
- * (`--cache-dir` may name any folder), so only the two folders the repodata cache writes
- * (`repodata/` and `shards/`, see repodata/cache.ts) are counted as ours and ever removed.
+ * (`--cache-dir` may name any folder), so only the folders the repodata cache writes (`repodata/`,
+ * `shards/`, and `local/` for the indexes of local channels; see repodata/cache.ts and
+ * repodata/local-channel.ts) are counted as ours and ever removed.
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ export class CacheDirError extends CondaResolveError {
   }
 }
 
-export const CACHE_PARTS = ['repodata', 'shards'] as const;
+export const CACHE_PARTS = ['repodata', 'shards', 'local'] as const;
 
 export interface PartUsage {
   readonly name: (typeof CACHE_PARTS)[number];

@@ -100,17 +100,19 @@ describe('conda-resolve cache clean', () => {
     writeFileSync(join(cacheDir, 'repodata', 'demo-linux-64-abc.state.json'), '{}');
     writeFileSync(join(cacheDir, 'repodata', 'demo-linux-64-abc.0123.json'), Buffer.alloc(3000));
     writeFileSync(join(cacheDir, 'shards', 'ff.msgpack.zst'), Buffer.alloc(1000));
+    mkdirSync(join(cacheDir, 'local'));
+    writeFileSync(join(cacheDir, 'local', '0123-4567.index'), Buffer.alloc(100));
     writeFileSync(join(cacheDir, 'notes.txt'), 'mine');
 
     const dry = await runCli(['cache', 'clean', '--dry-run', '--cache-dir', cacheDir]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toBe(
-      `Cache directory: ${cacheDir}\n  repodata/       2 files     2.9 KiB\n  shards/         1 file       1000 B\nWould remove 3 files (3.9 KiB); nothing was removed (--dry-run).\n`,
+      `Cache directory: ${cacheDir}\n  repodata/       2 files     2.9 KiB\n  shards/         1 file       1000 B\n  local/          1 file        100 B\nWould remove 4 files (4.0 KiB); nothing was removed (--dry-run).\n`,
     );
     expect(readdirSync(join(cacheDir, 'repodata'))).toHaveLength(2);
 
     const done = await runCli(['cache', 'clean', '--json'], { cacheDir });
-    expect(JSON.parse(done.stdout)).toMatchObject({ cache_dir: cacheDir, dry_run: false, removed: true, files: 3, bytes: 4002 });
+    expect(JSON.parse(done.stdout)).toMatchObject({ cache_dir: cacheDir, dry_run: false, removed: true, files: 4, bytes: 4102 });
     expect(readdirSync(cacheDir)).toEqual(['notes.txt']);
 
     const again = await runCli(['cache', 'clean'], { cacheDir });
