@@ -25,6 +25,8 @@ export interface DependencyGraph {
   readonly dependencies: ReadonlyMap<string, readonly GraphEdge[]>;
   /** In-edges of each record (who needs it), root edges first, then by name. */
   readonly dependents: ReadonlyMap<string, readonly GraphEdge[]>;
+  /** How a root is named in text: `requested` specs, or a lock's `top-level` packages. */
+  readonly rootWord: 'requested' | 'top-level';
 }
 
 export function buildGraph(records: readonly PackageRecord[], requested: readonly MatchSpec[]): DependencyGraph {
@@ -49,7 +51,7 @@ export function buildGraph(records: readonly PackageRecord[], requested: readonl
     dependencies.set(record.name, out);
   }
   if (requested.length === 0) topLevelRoots(byName, dependencies, dependents, roots);
-  return { records: byName, roots, dependencies, dependents };
+  return { records: byName, roots, dependencies, dependents, rootWord: requested.length === 0 ? 'top-level' : 'requested' };
 }
 
 /**

@@ -38,7 +38,7 @@ export function treeOf(resolution: Resolution, options: TreeRequest = {}): Platf
     if (options.invert !== undefined) {
       const name = options.invert.toLowerCase();
       const root = invertedTree(graph, name, { depth: options.depth });
-      return { platform: p.platform, error: null, roots: root ? [root] : [], text: root ? renderTree([root]).join('\n') : `${name} is not in the environment` };
+      return { platform: p.platform, error: null, roots: root ? [root] : [], text: root ? renderTree([root], graph.rootWord).join('\n') : `${name} is not in the environment` };
     }
     const roots = dependencyTree(graph, { depth: options.depth });
     return { platform: p.platform, error: null, roots, text: renderTree(roots).join('\n') };

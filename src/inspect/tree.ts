@@ -73,10 +73,10 @@ export function invertedTree(graph: DependencyGraph, name: string, options: Tree
  *   │  └─ libgcc-ng 13.2.0 h77fa898_7 [libgcc-ng >=12] (*)
  * `(*)`: shown above; `...`: cut by the depth limit. Inverted trees read "needed by" downwards.
  */
-export function renderTree(roots: readonly TreeNode[]): string[] {
+export function renderTree(roots: readonly TreeNode[], rootWord: 'requested' | 'top-level' = 'requested'): string[] {
   const lines: string[] = [];
   const walk = (node: TreeNode, prefix: string, branch: string, childPrefix: string): void => {
-    lines.push(`${prefix}${branch}${nodeText(node)}`);
+    lines.push(`${prefix}${branch}${nodeText(node, rootWord)}`);
     node.children.forEach((child, i) => {
       const last = i === node.children.length - 1;
       walk(child, childPrefix, last ? '└─ ' : '├─ ', childPrefix + (last ? '   ' : '│  '));
@@ -86,8 +86,8 @@ export function renderTree(roots: readonly TreeNode[]): string[] {
   return lines;
 }
 
-function nodeText(node: TreeNode): string {
-  if (node.requested && node.version === null) return `requested ${node.spec}`;
+function nodeText(node: TreeNode, rootWord: string): string {
+  if (node.requested && node.version === null) return `${rootWord} ${node.spec}`;
   const label = `${node.name} ${node.version} ${node.build}`;
   const spec = node.spec === '' ? '' : ` [${node.spec}]`;
   return `${label}${spec}${node.repeated ? ' (*)' : ''}${node.truncated ? ' ...' : ''}`;

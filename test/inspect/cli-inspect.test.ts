@@ -168,6 +168,10 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
       expect(path[0]!.from).toBeNull();
       for (const edge of path.slice(1)) expectRealEdge(edge.from!, edge.spec, edge.to);
     }
+    // In text, a lock's roots are its top-level packages, not requested specs.
+    const text = await runCli(['why', 'libzlib', '-f', lock, '--offline'], offline);
+    expect(text.stdout).toContain('1. top-level pip\n   -> pip ');
+    expect(text.stdout).not.toContain('requested');
     const whyNot = await runCli(['why-not', 'pip<24', '-f', lock], offline);
     expect(whyNot.code).toBe(2);
     expect(whyNot.stderr).toContain('--lock FILE SPEC');
