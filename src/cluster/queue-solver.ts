@@ -48,6 +48,22 @@ class DuplicatedRedis extends Redis {
   }
 }
 
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH']);
+/** ioredis' own words for a command that could not reach Redis. */
+const CONNECTION_MESSAGE = /connection is closed|stream isn't writeable|max retries per request|connection lost/i;
+
+/** Did a Redis command fail because the connection is gone (not because of the command)? */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (typeof code === 'string' && CONNECTION_CODES.has(code)) || error.name === 'MaxRetriesPerRequestError' || CONNECTION_MESSAGE.test(error.message);
+}
+
+function connectionErrorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : 'connection lost';
+}
+
 class MissingChannelError extends CondaResolveError {
   constructor(name: string) {
     super('CR_ERR_INTERNAL', `Internal error: no loaded index of channel ${name}`);
@@ -104,8 +120,10 @@ export class QueueSolver implements PlatformSolver {
       return result.outcome;
     } catch (error) {
       if (error instanceof CondaResolveError || signal?.aborted) throw error;
-      // A command that failed because the connection dropped meanwhile.
-      if (!this.#link.ready) throw new RedisUnavailableError(this.#link.problem() ?? 'connection lost');
+      // A command that failed because the connection dropped meanwhile. The client may still call
+      // itself ready for a moment after Redis went away (the socket's close not yet seen), so the
+      // error itself is asked too.
+      if (!this.#link.ready || isConnectionError(error)) throw new RedisUnavailableError(this.#link.problem() ?? connectionErrorText(error));
       throw error;
     }
   }
