@@ -110,9 +110,9 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
   if (input.check) return answerCheck([{ name: input.request.environment ?? 'default', request: prepared }], prepared.previousLock!.filename, () => lockStaleReasons(prepared, prepared.previousLock!, deps.env), reply, note);
 
   // 4. Resolve, bounded by the time limit and by the client staying connected.
-  const outcome = await resolveWithin(prepared.platforms, request, reply, context, (signal) => resolveOne(prepared, context, signal), () => [failedResolution(prepared)]);
+  const outcome = await runWithin(request, reply, context, (signal) => resolveHere(prepared, context, signal, request));
   if (outcome.kind !== 'done') return ended(outcome, prepared.platforms, request, reply, context, note);
-  const resolution = outcome.value[0]!;
+  const resolution = outcome.value;
   checkFailures([{ resolution }], exporter, input.diff, context, note);
   if (input.diff) {
     const output = exporter ? renderOrFail(() => renderResolution(deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }), reply, note) : undefined;
@@ -144,14 +144,7 @@ async function handleWorkspace(
   if (input.check) return answerCheck(workspace.environments, workspace.lock!.document.filename, () => workspaceStaleReasons(workspace, deps.env), reply, note);
 
   const requests = workspace.environments.map((e) => e.request);
-  const outcome = await resolveWithin(
-    platforms,
-    request,
-    reply,
-    context,
-    (signal) => Promise.all(requests.map((prepared) => resolveOne(prepared, context, signal).then(([resolution]) => resolution!))),
-    () => requests.map(failedResolution),
-  );
+  const outcome = await runWithin(request, reply, context, (signal) => Promise.all(requests.map((prepared) => resolveHere(prepared, context, signal, request))));
   if (outcome.kind !== 'done') return ended(outcome, platforms, request, reply, context, note);
   const resolutions = outcome.value;
   // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
@@ -369,72 +362,6 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, input: R
   return reply.code(200).type(exporter.mediaType).send(Buffer.from(text, 'utf8'));
 }
 
-type Outcome<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
-
-/**
- * Runs the resolve under one AbortSignal that fires at the time limit or when the client goes
- * away. The answer does not wait for a cancelled solve to wind down: at the deadline the 504 goes
- * out at once and the pool stops the solve in the background.
- */
-function resolveWithin<T>(
-  platforms: readonly string[],
-  request: FastifyRequest,
-  reply: FastifyReply,
-  context: AppContext,
-  run: (signal: AbortSignal) => Promise<T>,
-  failed: () => T,
-): Promise<Outcome<T>> {
-  const { config } = context;
-  const controller = new AbortController();
-  return new Promise<Outcome<T>>((resolve) => {
-    const finish = (outcome: Outcome<T>) => {
-      clearTimeout(timer);
-      reply.raw.off('close', onClose);
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => {
-      controller.abort(new RequestEndedError('CR_ERR_SOLVE_TIMEOUT', timeLimitDetail(config.requestTimeoutMs)));
-      finish({ kind: 'timeout' });
-    }, config.requestTimeoutMs);
-    // 'close' on the response before it was written means the connection went away. (Not the
-    // request's 'close': that fires as soon as its body has been read.)
-    const onClose = () => {
-      if (reply.raw.writableFinished) return;
-      controller.abort(new RequestEndedError('CR_ERR_SOLVE_ABORTED', 'The client disconnected'));
-      finish({ kind: 'gone' });
-    };
-    reply.raw.on('close', onClose);
-    if (request.raw.socket?.destroyed !== false) onClose();
-    run(controller.signal).then(
-      (value) => finish({ kind: 'done', value }),
-      (error: unknown) => {
-        // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
-        request.log.error({ err: error, platforms }, 'resolve failed unexpectedly');
-        finish({ kind: 'done', value: failed() });
-      },
-    );
-  });
-}
-
-function resolveOne(prepared: PreparedRequest, context: AppContext, signal: AbortSignal): Promise<Resolution[]> {
-  const { config, deps } = context;
-  return resolvePrepared(prepared, { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true }, { signal, timeoutMs: config.requestTimeoutMs }).then((r) => [r]);
-}
-
-/** Every platform failed with an internal error (the resolve itself threw, a bug). */
-function failedResolution(prepared: PreparedRequest): Resolution {
-  return {
-    request: prepared,
-    platforms: prepared.platforms.map((platform) => ({
-      platform,
-      records: null,
-      error: 'Internal error: the solve failed unexpectedly',
-      errorCode: 'CR_ERR_INTERNAL',
-      explanation: null,
-    })),
-  };
-}
-
 function checkLimit(field: string, count: number, limit: number, what = field): void {
   if (count <= limit) return;
   const kind = what === 'specs' ? 'too-many-specs' : what === 'platforms' ? 'too-many-platforms' : 'too-many-channels';
@@ -449,7 +376,11 @@ export function timeLimitDetail(ms: number): string {
 /** The outcome of work bounded by the request's time limit and by its client staying connected. */
 export type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timeout' } | { kind: 'gone' };
 
-/** `work` under one AbortSignal that fires at the server's time limit or when the client goes away. */
+/**
+ * `work` under one AbortSignal that fires at the server's time limit or when the client goes away.
+ * The answer does not wait for cancelled work to wind down: at the deadline the 504 goes out at
+ * once and the pool stops the solve in the background.
+ */
 export function runWithin<T>(request: FastifyRequest, reply: FastifyReply | null, context: AppContext, work: (signal: AbortSignal) => Promise<T>): Promise<Bounded<T>> {
   const { config } = context;
   const controller = new AbortController();
