@@ -7,6 +7,7 @@
 import { CondaResolveError } from '../vocabulary/errors.js';
 import type { RepodataErrorCode } from './errors.js';
 import { redactSecrets } from '../vocabulary/channel.js';
+import { describeSource } from './parse-errors.js';
 
 /** `conda-forge/linux-64`. */
 export function describeSubdir(channelName: string, subdir: string): string {
@@ -45,6 +46,16 @@ export class RepodataCorruptError extends RepodataFetchError {
   constructor(channel: string, subdir: string, detail: string, options: { url?: string | null; cause?: unknown } = {}) {
     super(channel, subdir, detail, { ...options, code: 'CR_ERR_REPODATA_CORRUPT' });
   }
+}
+
+/**
+ * A parse error's message as a `RepodataCorruptError` of the same subdir. The parse error's own
+ * "Cannot parse repodata for <channel/subdir>: " would repeat what the fetch error says (a pattern
+ * up to the first colon would stop inside http://host:port), so it is cut.
+ */
+export function corruptFromParse(channel: string, subdir: string, message: string, options: { url?: string | null; cause?: unknown } = {}): RepodataCorruptError {
+  const prefix = `Cannot parse repodata for ${describeSource(channel, subdir)}: `;
+  return new RepodataCorruptError(channel, subdir, message.startsWith(prefix) ? message.slice(prefix.length) : message, options);
 }
 
 /** The document decodes to more than the cap; the download was stopped and nothing was kept. */

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../vocabulary/channel.js';
 import { makeDirectory } from './cache.js';
-import { RepodataCorruptError, RepodataFetchError, RepodataTooLargeError } from './fetch-errors.js';
+import { corruptFromParse, RepodataCorruptError, RepodataFetchError, RepodataTooLargeError } from './fetch-errors.js';
 import { loadIndexFromCache } from './lazy/cached-repodata.js';
 import { scanOnWorker } from './lazy/worker-scan.js';
 import { indexRepodata, type ShareableSubdirIndex } from './monolithic.js';
@@ -95,13 +95,13 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
   try {
     if (found.size >= options.workerScanBytes && !(await stat(names.sidecar).catch(() => null))) {
       const outcome = await scanOnWorker({ jsonPath, sidecarPath: names.sidecar, source });
-      if (outcome.kind === 'parse-error') throw new RepodataCorruptError(channel.name, subdir, outcome.message, { url: found.path });
+      if (outcome.kind === 'parse-error') throw corruptFromParse(channel.name, subdir, outcome.message, { url: found.path });
     }
     const loaded = loadIndexFromCache({ jsonPath, sidecarPath: names.sidecar, source, bytes: options.indexBytes });
     await removeStale(names);
     return loaded.index;
   } catch (error) {
-    if (error instanceof RepodataParseError) throw new RepodataCorruptError(channel.name, subdir, error.message, { url: found.path, cause: error });
+    if (error instanceof RepodataParseError) throw corruptFromParse(channel.name, subdir, error.message, { url: found.path, cause: error });
     if (error instanceof RepodataCorruptError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new RepodataFetchError(channel.name, subdir, `cannot read ${found.file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });

@@ -24,13 +24,13 @@ import type { Dispatcher } from 'undici';
 import type { NetworkPolicy } from './net/network.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { CacheFormat, CacheState, RepodataCache } from './cache.js';
-import { RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
+import { corruptFromParse, RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
 import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
 import { loadIndexFromCache, writeIndexSidecar } from './lazy/cached-repodata.js';
 import { LazySubdirIndex } from './lazy/lazy-subdir-index.js';
 import { scanOnWorker } from './lazy/worker-scan.js';
 import type { ConcurrencyLimit } from './limit.js';
-import { describeSource, RepodataParseError } from './parse-errors.js';
+import { RepodataParseError } from './parse-errors.js';
 import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
 import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE } from './sharded/shard-index.js';
 import { ShardedSubdirIndex, type ShardFetcher } from './sharded/sharded-subdir.js';
@@ -298,11 +298,7 @@ export class RemoteSubdirs {
       // Index the temp file before committing it: broken JSON is reported, never cached.
       await writer.close();
       const source = { channel: channelRef(channel), subdir };
-      // The parse error's own "Cannot parse repodata for <channel/subdir>: " would repeat what the
-      // fetch error says (a pattern up to the first colon stopped inside http://host:port).
-      const parsePrefix = `Cannot parse repodata for ${describeSource(channel.name, subdir)}: `;
-      const corrupt = (message: string, cause?: unknown) =>
-        new RepodataCorruptError(channel.name, subdir, message.startsWith(parsePrefix) ? message.slice(parsePrefix.length) : message, { url: fields.sourceUrl, cause });
+      const corrupt = (message: string, cause?: unknown) => corruptFromParse(channel.name, subdir, message, { url: fields.sourceUrl, cause });
       // A large document is scanned on a worker thread, which leaves a sidecar to load from here
       // (and to keep beside the committed file).
       const sidecarPath = `${writer.path}.index`;

@@ -106,6 +106,24 @@ describe('local channels keep a name index in the cache', () => {
     }
   });
 
+  it('a truncated repodata.json is a corrupt-repodata error said once, on a worker thread or not', async () => {
+    const channel = join(work.path, 'truncated');
+    cpSync(DEMO, channel, { recursive: true });
+    const path = join(channel, 'linux-64', 'repodata.json');
+    writeFileSync(path, readFileSync(path).subarray(0, 3000));
+    for (const workerScanBytes of [1, 1024 * 1024 * 1024]) {
+      const store = new RepodataStore({ cacheDir: join(work.path, `cache-truncated-${workerScanBytes}`), workerScanBytes });
+      try {
+        const error = await store.load(parseChannel(channel), 'linux-64').then(() => null, (e: unknown) => e as Error & { code: string });
+        expect(error?.code).toBe('CR_ERR_REPODATA_CORRUPT');
+        expect(error!.message).toMatch(/^Cannot fetch repodata for file:.*linux-64: the JSON ends unexpectedly/);
+        expect(error!.message).not.toContain('Cannot parse repodata');
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
   it('memory mode (the server) gives the same records from the sidecar', async () => {
     const cache = join(work.path, 'cache-memory');
     const positional = await load(DEMO, cache, 'positional');
