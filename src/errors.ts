@@ -257,8 +257,11 @@ export class InputFileError extends UsageError {
 }
 
 /** Patterns that would leak local detail if shown to a client: absolute paths and stack frames. */
-// A path's last character is not a colon: "cannot create /tmp/x: read-only" keeps its colon.
-const LOCAL_PATH = /(?:file:\/\/)?(?:\/(?:home|root|tmp|var|usr|opt|etc|Users|private|work|srv|mnt)\/(?:[^\s'"`,;)]*[^\s'"`,;):])?)|[A-Za-z]:\\[^\s'"`,;)]*/g;
+// Any file:// URL, and any absolute path of two segments or more that does not continue a word, a
+// URL or a version ("linux-64/noarch", "https://host/a/b" and "POST /resolve" stay), whatever
+// folder it starts in. A path's last character is not a colon: "cannot create /tmp/x: read-only"
+// keeps its colon.
+const LOCAL_PATH = /file:\/\/[^\s'"`,;)]*[^\s'"`,;):]|(?<![\w:/.~<>-])\/[^\s'"`,;)/]+\/(?:[^\s'"`,;)]*[^\s'"`,;):])?|[A-Za-z]:\\[^\s'"`,;)]*/g;
 const STACK_LINE = /\n\s+at .*/g;
 
 const UNEXPECTED = 'Internal error: the solve failed unexpectedly';
