@@ -46,7 +46,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -186,7 +186,7 @@ interface Side {
 const newSide = (): Side => ({ samples: [], failures: [], versions: new Set(), requests: undefined });
 
 function record(side: Side, what: string, run: Run): void {
-  const answer = run.ok ? versions(run.stdout) : { error: `exit status non-zero` };
+  const answer = run.ok ? versions(run.stdout) : { error: 'the process exited with an error' };
   if (!run.ok || 'error' in answer) {
     const reason = 'error' in answer ? answer.error : '';
     side.failures.push(reason);
@@ -354,6 +354,7 @@ const ours = (channel: string, cacheDir: string) => runProcess([CLI, ...SPECS, '
 const theirs = (channel: string) => runProcess([PEER, channel, PLATFORM, ...SPECS]);
 
 const benchStarted = Date.now();
+const loadBefore = loadavg()[0]!;
 const channel = ensureChannel();
 const served = ensureServedForms(channel);
 const server = await startPythonServer(served.root);
@@ -430,7 +431,7 @@ console.log(
 );
 console.log(`channel: ${channel} (${SUBDIRS.map((s, i) => `${s} ${(channelBytes[i]! / 1e6).toFixed(0)} MB`).join(', ')}); request: ${SPECS.join(' ')} -p ${PLATFORM}`);
 console.log(`served by python3 http.server (ThreadingHTTPServer, max-age=3600) at ${server.url} from ${served.root}`);
-console.log(`node -e 0 (floor): ${fmtS(median(floor))} s\n`);
+console.log(`node -e 0 (floor): ${fmtS(median(floor))} s; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end\n`);
 console.log('| row | ours median s | ours peak RSS MB | rattler median s | rattler RSS MB | ratio ours/rattler | target | met? |');
 console.log('|---|---|---|---|---|---|---|---|');
 const notes: string[] = [];
@@ -451,15 +452,20 @@ for (const id of ROWS) {
     if (spec.maxRatio !== undefined && (ratio === undefined || ratio >= spec.maxRatio)) misses.push('ratio');
     met = misses.length === 0 ? 'yes' : `no (${misses.join(', ')})`;
   }
-  const peerCell = (x: string) => (result.rattler === 'none' ? 'n/a' : result.rattler === 'same-as-http-json' ? `${x} (= cold)` : x);
+  const peerCell = (x: string) => {
+    if (result.rattler === 'none') return 'n/a';
+    if (result.rattler !== 'same-as-http-json') return x;
+    return b === undefined ? 'n/a (http-json not run)' : `${x} (= cold)`;
+  };
   const peerS = b?.failed && b.s === undefined ? 'FAILED' : peerCell(fmtS(b?.s));
   console.log(`| ${spec.label} | ${fmtS(a.s)} | ${fmtMb(a.mb)} | ${peerS} | ${peerCell(fmtMb(b?.mb))} | ${ratio === undefined ? '-' : ratio.toFixed(2)} | ${spec.target} | ${met} |`);
   const peerVersions = typeof peerSide === 'object' ? [...peerSide.versions].join(' / ') : '';
   const oursVersions = [...result.ours.versions].join(' / ');
   const agree = result.rattler === 'none' || peerVersions === '' || oursVersions === peerVersions ? '' : ' DIFFERENT';
+  const spread = (side: Side) => (side.samples.length > 1 ? ` (runs ${side.samples.map((x) => x.s.toFixed(2)).join(', ')} s)` : '');
   notes.push(
-    `- ${id}: ours ${oursVersions || '-'}${result.ours.requests ? ` [requests: ${result.ours.requests}]` : ''}` +
-      (typeof result.rattler === 'object' ? `; rattler ${peerVersions || '-'}${result.rattler.requests ? ` [requests: ${result.rattler.requests}]` : ''}${agree}` : '') +
+    `- ${id}: ours ${oursVersions || '-'}${spread(result.ours)}${result.ours.requests ? ` [requests: ${result.ours.requests}]` : ''}` +
+      (typeof result.rattler === 'object' ? `; rattler ${peerVersions || '-'}${spread(result.rattler)}${result.rattler.requests ? ` [requests: ${result.rattler.requests}]` : ''}${agree}` : '') +
       (result.ours.failures.length > 0 ? `; ours failed ${result.ours.failures.length}x` : '') +
       (typeof peerSide === 'object' && peerSide.failures.length > 0 && result.rattler !== 'same-as-http-json' ? `; rattler failed ${peerSide.failures.length}x` : '') +
       (result.note ? ` (${result.note})` : ''),
