@@ -23,6 +23,7 @@ const BENCHMARKS: { name: string; file: string; issue: string; needsShared: bool
   { name: 'exporters', file: 'exporters.ts', issue: 'issue 5: exporters and the YAML emitter vs js-yaml', needsShared: true },
   { name: 'http-load', file: 'http-load.ts', issue: 'issue 6: the HTTP service under load', needsShared: true },
   { name: 'reliability', file: 'reliability.ts', issue: 'issue 11: cold runs on python http.server, the server under fire and SIGTERM', needsShared: false },
+  { name: 'scale', file: 'scale.ts', issue: 'issue 13: the CLI at conda-forge scale (file://, HTTP json/zst/sharded, cold and warm) vs rattler simpleSolve', needsShared: false },
   { name: 'cluster', file: 'cluster.ts', issue: 'issue 18: serve --redis with one and two workers vs the single process', needsShared: true },
 ];
 
