@@ -68,8 +68,11 @@ export function fingerprintWith(length: number, read: (start: number, end: numbe
 
 const encoder = new TextEncoder();
 
+/** The part of the tables that maps names to ids (all a lazy sidecar holds in memory). */
+export type NameTable = Pick<RepodataIndexTables, 'nameBytes' | 'nameByteOffsets' | 'nameSlots'>;
+
 /** The name id of `name`, or -1. */
-export function lookupName(tables: RepodataIndexTables, name: string): number {
+export function lookupName(tables: NameTable, name: string): number {
   const query = encoder.encode(name);
   const slots = tables.nameSlots;
   const mask = slots.length - 1;
@@ -82,7 +85,7 @@ export function lookupName(tables: RepodataIndexTables, name: string): number {
   }
 }
 
-function nameBytesEqual(tables: RepodataIndexTables, id: number, query: Uint8Array): boolean {
+function nameBytesEqual(tables: NameTable, id: number, query: Uint8Array): boolean {
   const start = tables.nameByteOffsets[id];
   const end = tables.nameByteOffsets[id + 1];
   if (end - start !== query.length) return false;
