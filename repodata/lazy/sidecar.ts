@@ -158,12 +158,7 @@ export function openIndexSidecar(reader: ByteReader, expected: ExpectedDocument,
   }
   const at = layout(header, headerLength);
   if (size !== at.fileLength) reject(size < at.fileLength ? 'is truncated' : 'has trailing bytes');
-  if (bytes.length < at.rowsAt) {
-    const whole = new Uint8Array(at.rowsAt);
-    whole.set(bytes.subarray(0, Math.min(bytes.length, at.rowsAt)), 0);
-    whole.set(reader.read(bytes.length, at.rowsAt), bytes.length);
-    bytes = whole;
-  }
+  if (bytes.length < at.rowsAt) bytes = aligned(reader.read(0, at.rowsAt));
   if (checksum(bytes, at.checksumAt) !== new DataView(bytes.buffer, bytes.byteOffset).getUint32(at.checksumAt, true)) reject('is corrupted (checksum mismatch)');
   if (header.byteLength !== expected.byteLength || header.fingerprint !== expected.fingerprint) {
     reject('belongs to a different repodata.json (length or fingerprint differ)');
@@ -176,8 +171,12 @@ export function openIndexSidecar(reader: ByteReader, expected: ExpectedDocument,
     rowSums: u32(at.rowSumsAt, header.names),
     nameBytes: bytes.subarray(at.nameBytesAt, at.nameBytesAt + header.nameByteTotal),
   };
-  const problem = nameTableProblem(names, header);
-  if (problem !== null) reject(problem);
+  // Only O(1) checks here: a warm start must not walk every name. Each name's entries are checked
+  // when used (`#range`), and all of them before whole tables are built (`nameTableProblem`).
+  const slots = header.slots;
+  if (names.nameOffsets[0] !== 0 || names.nameOffsets[header.names] !== header.rows || names.nameByteOffsets[0] !== 0 || names.nameByteOffsets[header.names] !== header.nameByteTotal || slots === 0 || (slots & (slots - 1)) !== 0) {
+    reject('has a bad name table');
+  }
   return new SidecarRows(reader, header, at.rowsAt, names, reject);
 }
 
@@ -201,20 +200,18 @@ interface SidecarNames extends NameTable {
 }
 
 /** The name table's own consistency (its checksum passed; this guards the reads it drives). */
-function nameTableProblem(names: SidecarNames, header: SidecarHeader): string | null {
+function nameTableProblem(names: SidecarNames, count: number): string | null {
   const { nameOffsets, nameByteOffsets, nameSlots } = names;
-  if (nameOffsets[0] !== 0 || nameOffsets[header.names] !== header.rows) return 'has a bad name table (row ranges)';
-  if (nameByteOffsets[0] !== 0 || nameByteOffsets[header.names] !== header.nameByteTotal) return 'has a bad name table (name bytes)';
-  for (let id = 0; id < header.names; id++) {
+  for (let id = 0; id < count; id++) {
     if (nameOffsets[id + 1] < nameOffsets[id] || nameByteOffsets[id + 1] < nameByteOffsets[id]) return 'has a bad name table (not monotone)';
   }
   const slots = nameSlots.length;
-  if (slots === 0 || (slots & (slots - 1)) !== 0 || slots <= header.names) return 'has a bad name table (hash slots)';
+  if (slots <= count) return 'has a bad name table (hash slots)';
   let empty = 0;
   for (let i = 0; i < slots; i++) {
     const id = nameSlots[i];
     if (id === -1) empty++;
-    else if (id < 0 || id >= header.names) return 'has a bad name table (hash slots)';
+    else if (id < 0 || id >= count) return 'has a bad name table (hash slots)';
   }
   return empty === 0 ? 'has a bad name table (hash slots)' : null;
 }
@@ -254,11 +251,19 @@ class SidecarRows implements IndexRows {
   }
 
   nameAt(id: number): string {
+    this.#range(this.#names.nameByteOffsets, id);
     return nameOf(this.#names, id);
   }
 
   rowCount(id: number): number {
-    return this.#names.nameOffsets[id + 1] - this.#names.nameOffsets[id];
+    return this.#range(this.#names.nameOffsets, id);
+  }
+
+  /** `offsets[id + 1] - offsets[id]`, refusing a range that runs backwards. */
+  #range(offsets: Uint32Array, id: number): number {
+    const count = offsets[id + 1] - offsets[id];
+    if (!(count >= 0)) this.#reject('has a bad name table (not monotone)');
+    return count;
   }
 
   rows(id: number): NameRows {
@@ -266,6 +271,7 @@ class SidecarRows implements IndexRows {
     const first = this.#names.nameOffsets[id];
     const count = this.rowCount(id);
     if (count === 0) return sliceRows(EMPTY_TABLES, 0);
+    if (first + count > this.recordCount) this.#reject('has a bad name table (row ranges)');
     const raw = aligned(this.#reader.read(this.#rowsAt + 16 * first, this.#rowsAt + 16 * (first + count)));
     if (raw.length !== 16 * count) this.#reject('is truncated');
     const words = new Uint32Array(raw.buffer, raw.byteOffset, 4 * count);
@@ -274,6 +280,8 @@ class SidecarRows implements IndexRows {
 
   tables(): RepodataIndexTables {
     if (this.#tables !== null) return this.#tables;
+    const problem = nameTableProblem(this.#names, this.nameCount);
+    if (problem !== null) this.#reject(problem);
     const { nameOffsets, nameByteOffsets, nameSlots, nameBytes } = this.#names;
     const rows = this.recordCount;
     const raw = aligned(this.#reader.read(this.#rowsAt, this.#rowsAt + 16 * rows));

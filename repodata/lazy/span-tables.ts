@@ -76,13 +76,16 @@ export function lookupName(tables: NameTable, name: string): number {
   const query = encoder.encode(name);
   const slots = tables.nameSlots;
   const mask = slots.length - 1;
+  const names = tables.nameByteOffsets.length - 1;
   let slot = fnv1a(query, 0, query.length) & mask;
-  for (;;) {
+  // Bounded, and ids checked, so a damaged table (a sidecar's) can neither hang nor read past the names.
+  for (let probes = 0; probes < slots.length; probes++) {
     const id = slots[slot];
-    if (id === -1) return -1;
+    if (id === -1 || id < 0 || id >= names) return -1;
     if (nameBytesEqual(tables, id, query)) return id;
     slot = (slot + 1) & mask;
   }
+  return -1;
 }
 
 function nameBytesEqual(tables: NameTable, id: number, query: Uint8Array): boolean {
