@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate-channel.js';
@@ -170,6 +171,27 @@ describe('a warm index over a format 3 sidecar', () => {
     expect(handle.tables.recStart.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(LazySubdirIndex.fromShared(handle).records('numpy')).toEqual(eagerRecords('numpy'));
     index.close();
+  });
+
+  it('a warm positional index from the cache crosses to a worker thread and answers the same there', async () => {
+    loadIndexFromCache({ jsonPath, source: SOURCE }).index.close();
+    const { index, from } = loadIndexFromCache({ jsonPath, source: SOURCE, bytes: 'positional' });
+    expect(from).toBe('sidecar');
+    const handle = (index as LazySubdirIndex).toShared();
+    const worker = new Worker(new URL('./lazy-index-worker.mjs', import.meta.url));
+    try {
+      const reply = await new Promise<{ recordCount: number; records: Record<string, unknown[]>; shared: boolean }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage({ handle, names: ['python', 'numpy', 'missing'] });
+      });
+      expect(reply.shared).toBe(true);
+      expect(reply.recordCount).toBe(index.recordCount);
+      expect(reply.records).toEqual({ python: eagerRecords('python'), numpy: eagerRecords('numpy'), missing: [] });
+    } finally {
+      await worker.terminate();
+      index.close();
+    }
   });
 
   function damage(path: string, at: (bytes: Buffer) => number, value?: number): void {
