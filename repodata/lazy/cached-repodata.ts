@@ -66,6 +66,11 @@ export class RepodataFile implements RepodataBytes {
     return out;
   }
 
+  /** Fill `out` from byte `position` of the file. */
+  readInto(out: Uint8Array, position: number): void {
+    this.#readInto(out, position);
+  }
+
   close(): void {
     if (this.#fd === null) return;
     finalizer.unregister(this);

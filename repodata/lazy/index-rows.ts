@@ -46,6 +46,8 @@ export interface IndexRows {
 export interface ByteReader {
   readonly length: number;
   read(start: number, end: number): Uint8Array;
+  /** Fill `out` from `position` (a large read straight into shared memory, no copy). */
+  readInto?(out: Uint8Array, position: number): void;
   close?(): void;
 }
 

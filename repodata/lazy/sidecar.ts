@@ -5,14 +5,18 @@
  *
  * Layout, format 3 (little-endian):
  *   - the magic `CRIDX\0\0\x03`, a u32 header length, the header as JSON (format version, the
- *     JSON's length and fingerprint, `info`, array lengths), padding to 4 bytes;
+ *     JSON's length and fingerprint, `info`, array lengths, a checksum of the whole row area),
+ *     padding to 4 bytes;
  *   - the name table: `nameOffsets` and `nameByteOffsets` (u32, names + 1), `nameSlots` (i32),
  *     `rowSums` (u32 per name: a checksum of that name's row block), `nameBytes`, padding to 4;
  *   - a u32 checksum of everything before it (the first four bytes of its SHA-1, native);
- *   - the row blocks, one per name in id order: the name's `fnStart`, `fnEnd`, `recStart` and
- *     `recEnd` (u32 each, 16 bytes a row), so one name's rows are one positional read.
+ *   - the row tables `fnStart`, `fnEnd`, `recStart`, `recEnd` (u32 each, 16 bytes a row), rows
+ *     grouped by name as in memory, so one name's rows are one range in each (four positional
+ *     reads), and the whole tables are views over one read.
  * Opening reads and checks the header and the name table (a few hundred KB at conda-forge's size);
- * a name's block is checked against its `rowSums` entry and the document's bounds when it is read.
+ * a name's rows are checked against its `rowSums` entry and the document's bounds when read;
+ * reading the whole tables (for worker threads, or a server's memory mode) checks the row area
+ * against the header's checksum instead (native, and no copy: the tables are views over it).
  * The file's size must be exactly what the header says, so a torn write is caught at open. Any
  * damage raises `IndexSidecarDamagedError` (a `RepodataIndexUnsupportedError`); callers rebuild the tables from the JSON then.
  * Older formats (2: whole tables behind one checksum) are refused the same way, so they are rebuilt.
@@ -40,6 +44,8 @@ interface SidecarHeader {
   readonly names: number;
   readonly nameByteTotal: number;
   readonly slots: number;
+  /** `checksum` of the whole row area: whole tables are checked with it (native), not per block. */
+  readonly rowsChecksum: number;
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -53,14 +59,28 @@ function checksum(bytes: Uint8Array, end: number): number {
 }
 
 /**
- * A checksum of a row block: multiply-xor over its words, seeded with the name id. Each step is a
- * bijection of the running value, so any one changed word (or a block read for the wrong id)
- * always changes the result.
+ * One pass over one name's rows: their checksum, or -1 when a row lies outside a document of
+ * `byteLength` bytes or runs backwards (each row's key must come before its record; rows need not
+ * follow each other in the file: `packages.conda` rows follow `packages` rows, and a repeated file
+ * name keeps its first key with its last record).
+ *
+ * The checksum is multiply-xor over the words row by row, seeded with the name id: each step is a
+ * bijection of the running value, so any one changed word, or rows read for the wrong id, always
+ * change it.
  */
-function blockSum(words: Uint32Array, id: number): number {
+function scanRows(rows: NameRows, id: number, byteLength: number): number {
+  const { fnStart, fnEnd, recStart, recEnd } = rows;
   let hash = Math.imul(0x811c9dc5 ^ id, 0x01000193);
-  for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i], 0x01000193);
-  return hash >>> 0;
+  let bad = 0;
+  for (let r = 0; r < fnStart.length; r++) {
+    const a = fnStart[r];
+    const b = fnEnd[r];
+    const c = recStart[r];
+    const d = recEnd[r];
+    hash = Math.imul(Math.imul(Math.imul(Math.imul(hash ^ a, 0x01000193) ^ b, 0x01000193) ^ c, 0x01000193) ^ d, 0x01000193);
+    bad |= a < 1 || a > b || b >= c || c >= d || d > byteLength ? 1 : 0;
+  }
+  return bad !== 0 ? -1 : hash >>> 0;
 }
 
 const align4 = (n: number): number => (n + 3) & ~3;
@@ -82,15 +102,22 @@ function layout(header: SidecarHeader, headerLength: number) {
 export function encodeIndexSidecar(tables: RepodataIndexTables): Uint8Array {
   requireLittleEndian('write');
   const names = tables.nameOffsets.length - 1;
+  const rowCount = tables.recStart.length;
+  const rowSums = new Uint32Array(names);
+  for (let id = 0; id < names; id++) rowSums[id] = scanRows(sliceRows(tables, id), id, tables.byteLength);
+  const columns = [tables.fnStart, tables.fnEnd, tables.recStart, tables.recEnd];
+  const sha = createHash('sha1');
+  for (const column of columns) sha.update(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   const header: SidecarHeader = {
     format: FORMAT,
     byteLength: tables.byteLength,
     fingerprint: tables.fingerprint,
     info: tables.info,
-    rows: tables.recStart.length,
+    rows: rowCount,
     names,
     nameByteTotal: tables.nameBytes.length,
     slots: tables.nameSlots.length,
+    rowsChecksum: sha.digest().readUInt32LE(0),
   };
   const headerBytes = encoder.encode(JSON.stringify(header));
   const at = layout(header, headerBytes.length);
@@ -103,19 +130,9 @@ export function encodeIndexSidecar(tables: RepodataIndexTables): Uint8Array {
   put(tables.nameOffsets, at.nameOffsetsAt);
   put(tables.nameByteOffsets, at.nameByteOffsetsAt);
   put(tables.nameSlots, at.slotsAt);
+  put(rowSums, at.rowSumsAt);
   out.set(tables.nameBytes, at.nameBytesAt);
-  const rows = new Uint32Array(out.buffer, at.rowsAt, 4 * header.rows);
-  const rowSums = new Uint32Array(out.buffer, at.rowSumsAt, names);
-  for (let id = 0; id < names; id++) {
-    const first = tables.nameOffsets[id];
-    const count = tables.nameOffsets[id + 1] - first;
-    const block = rows.subarray(4 * first, 4 * (first + count));
-    block.set(tables.fnStart.subarray(first, first + count), 0);
-    block.set(tables.fnEnd.subarray(first, first + count), count);
-    block.set(tables.recStart.subarray(first, first + count), 2 * count);
-    block.set(tables.recEnd.subarray(first, first + count), 3 * count);
-    rowSums[id] = blockSum(block, id);
-  }
+  columns.forEach((column, k) => put(column, at.rowsAt + 4 * k * rowCount));
   view.setUint32(at.checksumAt, checksum(out, at.checksumAt), true);
   return out;
 }
@@ -152,7 +169,7 @@ export function openIndexSidecar(reader: ByteReader, expected: ExpectedDocument,
   } catch {
     return reject('has an unreadable header');
   }
-  const counts = [header.rows, header.names, header.nameByteTotal, header.slots, header.byteLength];
+  const counts = [header.rows, header.names, header.nameByteTotal, header.slots, header.byteLength, header.rowsChecksum];
   if (header.format !== FORMAT || !counts.every((n) => Number.isSafeInteger(n) && n >= 0) || typeof header.info !== 'object' || header.info === null) {
     reject('has an unreadable header');
   }
@@ -232,6 +249,7 @@ class SidecarRows implements IndexRows {
   readonly #rowsAt: number;
   readonly #names: SidecarNames;
   readonly #reject: (detail: string) => never;
+  readonly #header: SidecarHeader;
   #tables: RepodataIndexTables | null = null;
 
   constructor(reader: ByteReader, header: SidecarHeader, rowsAt: number, names: SidecarNames, reject: (detail: string) => never) {
@@ -244,6 +262,7 @@ class SidecarRows implements IndexRows {
     this.#rowsAt = rowsAt;
     this.#names = names;
     this.#reject = reject;
+    this.#header = header;
   }
 
   lookup(name: string): number {
@@ -272,68 +291,54 @@ class SidecarRows implements IndexRows {
     const count = this.rowCount(id);
     if (count === 0) return sliceRows(EMPTY_TABLES, 0);
     if (first + count > this.recordCount) this.#reject('has a bad name table (row ranges)');
-    const raw = aligned(this.#reader.read(this.#rowsAt + 16 * first, this.#rowsAt + 16 * (first + count)));
-    if (raw.length !== 16 * count) this.#reject('is truncated');
-    const words = new Uint32Array(raw.buffer, raw.byteOffset, 4 * count);
-    return this.#checked(words, id, count);
+    // One read per table: the name's range in each.
+    const column = (k: number): Uint32Array => {
+      const start = this.#rowsAt + 4 * (k * this.recordCount + first);
+      const raw = aligned(this.#reader.read(start, start + 4 * count));
+      if (raw.length !== 4 * count) this.#reject('is truncated');
+      return new Uint32Array(raw.buffer, raw.byteOffset, count);
+    };
+    const rows = { fnStart: column(0), fnEnd: column(1), recStart: column(2), recEnd: column(3) };
+    this.#check(scanRows(rows, id, this.byteLength), id);
+    return rows;
   }
 
   tables(): RepodataIndexTables {
     if (this.#tables !== null) return this.#tables;
     const problem = nameTableProblem(this.#names, this.nameCount);
     if (problem !== null) this.#reject(problem);
-    const { nameOffsets, nameByteOffsets, nameSlots, nameBytes } = this.#names;
     const rows = this.recordCount;
-    const raw = aligned(this.#reader.read(this.#rowsAt, this.#rowsAt + 16 * rows));
-    if (raw.length !== 16 * rows) this.#reject('is truncated');
-    const all = new Uint32Array(raw.buffer, raw.byteOffset, 4 * rows);
-    const tables = {
+    // The row area in one read, into shared memory, checked natively; the tables are views of it.
+    const area = sharedUint8(16 * rows);
+    if (this.#reader.readInto) this.#reader.readInto(area, this.#rowsAt);
+    else area.set(this.#reader.read(this.#rowsAt, this.#rowsAt + 16 * rows));
+    if (checksum(area, area.length) !== this.#header.rowsChecksum) this.#reject('is corrupted (the rows fail their checksum)');
+    const column = (k: number): Uint32Array => new Uint32Array(area.buffer, 4 * k * rows, rows);
+    const { nameOffsets, nameByteOffsets, nameSlots, nameBytes } = this.#names;
+    this.#tables = {
       byteLength: this.byteLength,
       fingerprint: this.fingerprint,
       info: this.info,
-      fnStart: sharedUint32(rows),
-      fnEnd: sharedUint32(rows),
-      recStart: sharedUint32(rows),
-      recEnd: sharedUint32(rows),
+      fnStart: column(0),
+      fnEnd: column(1),
+      recStart: column(2),
+      recEnd: column(3),
       nameOffsets: copyShared(nameOffsets, sharedUint32),
       nameByteOffsets: copyShared(nameByteOffsets, sharedUint32),
       nameSlots: copyShared(nameSlots, sharedInt32),
       nameBytes: copyShared(nameBytes, sharedUint8),
     };
-    for (let id = 0; id < this.nameCount; id++) {
-      const first = nameOffsets[id];
-      const count = nameOffsets[id + 1] - first;
-      const block = this.#checked(all.subarray(4 * first, 4 * (first + count)), id, count);
-      tables.fnStart.set(block.fnStart, first);
-      tables.fnEnd.set(block.fnEnd, first);
-      tables.recStart.set(block.recStart, first);
-      tables.recEnd.set(block.recEnd, first);
-    }
-    this.#tables = tables;
-    return tables;
+    return this.#tables;
   }
 
   close(): void {
     this.#reader.close?.();
   }
 
-  /** A row block checked against its checksum and the document's bounds, as four views. */
-  #checked(words: Uint32Array, id: number, count: number): NameRows {
-    if (blockSum(words, id) !== this.#names.rowSums[id]) this.#reject(`is corrupted (the rows of "${this.nameAt(id)}" fail their checksum)`);
-    const rows = {
-      fnStart: words.subarray(0, count),
-      fnEnd: words.subarray(count, 2 * count),
-      recStart: words.subarray(2 * count, 3 * count),
-      recEnd: words.subarray(3 * count, 4 * count),
-    };
-    // Each row inside the document, its key before its record. (Rows need not follow each other
-    // in the file: `packages.conda` rows follow `packages` rows, and a repeated file name keeps its
-    // first key with its last record; the index reads each row's own spans.)
-    for (let r = 0; r < count; r++) {
-      const ok = rows.fnStart[r] >= 1 && rows.fnStart[r] <= rows.fnEnd[r] && rows.fnEnd[r] < rows.recStart[r] && rows.recStart[r] < rows.recEnd[r] && rows.recEnd[r] <= this.byteLength;
-      if (!ok) this.#reject(`is corrupted (a row of "${this.nameAt(id)}" lies outside the document)`);
-    }
-    return rows;
+  /** Reject rows whose `scanRows` result is not its recorded checksum. */
+  #check(result: number, id: number): void {
+    if (result === -1) this.#reject(`is corrupted (a row of "${this.nameAt(id)}" lies outside the document)`);
+    if (result !== this.#names.rowSums[id]) this.#reject(`is corrupted (the rows of "${this.nameAt(id)}" fail their checksum)`);
   }
 }
 

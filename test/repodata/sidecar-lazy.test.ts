@@ -134,7 +134,7 @@ describe('a warm index over a format 3 sidecar', () => {
     return parseRepodata(json, SOURCE).records.filter((record) => record.name === name);
   }
 
-  it('reads the name table once, then one row block per name asked, and nothing for names asked again or absent', () => {
+  it('reads the name table once, then only the rows of each name asked, and nothing for names asked again or absent', () => {
     const tables = LazySubdirIndex.fromBytes(json, SOURCE).tables;
     const sidecar = encodeIndexSidecar(tables);
     const reader = countingReader(sidecar);
@@ -152,12 +152,13 @@ describe('a warm index over a format 3 sidecar', () => {
     expect(index.records('no-such-package')).toEqual([]);
     for (const name of asked) index.records(name);
     expect(index.has('python')).toBe(true);
-    // One read per name asked, each exactly that name's block.
-    const blocks = asked.map((name) => {
+    // Four reads per name asked (one per row table), each exactly that name's range.
+    const rowCount = tables.recStart.length;
+    const ranges = asked.flatMap((name) => {
       const id = lookupName(tables, name);
-      return [rowsAt + 16 * tables.nameOffsets[id], rowsAt + 16 * tables.nameOffsets[id + 1]];
+      return [0, 1, 2, 3].map((k) => [rowsAt + 4 * (k * rowCount + tables.nameOffsets[id]), rowsAt + 4 * (k * rowCount + tables.nameOffsets[id + 1])]);
     });
-    expect(reader.reads.slice(opening)).toEqual(blocks);
+    expect(reader.reads.slice(opening)).toEqual(ranges);
     expect(index.recordCount).toBe(tables.recStart.length);
     index.close();
   });
@@ -201,9 +202,9 @@ describe('a warm index over a format 3 sidecar', () => {
     writeFileSync(path, bytes);
   }
 
-  /** Where the row block of `name` starts in the sidecar of `tables`. */
+  /** Where the rows of `name` start in the sidecar of `tables` (its range of `fnStart`). */
   function blockOf(tables: RepodataIndexTables, sidecarLength: number, name: string): number {
-    return sidecarLength - 16 * tables.recStart.length + 16 * tables.nameOffsets[lookupName(tables, name)];
+    return sidecarLength - 16 * tables.recStart.length + 4 * tables.nameOffsets[lookupName(tables, name)];
   }
 
   function expectRebuilt(sidecarPath: string): void {
