@@ -396,7 +396,7 @@ export class RemoteSubdirs {
 function packageBases(index: SubdirIndex, publicSubdirUrl: string): string[] {
   const own = `${publicSubdirUrl}/`;
   if (index instanceof LazySubdirIndex) {
-    const baseUrl = index.tables.info.baseUrl;
+    const baseUrl = index.info.baseUrl;
     return baseUrl ? [new URL(baseUrl, own).href] : [];
   }
   const bases = new Set<string>();

@@ -3,9 +3,10 @@
  * a positional reader over a cached repodata.json, reading and writing index sidecars, and
  * `loadIndexFromCache`, which gives the disk cache a ready index for a cached JSON file.
  *
- * Warm start with a valid sidecar: no scan at all; the JSON is either read whole into shared memory
- * (`bytes: 'memory'`, the default, needed anyway to hand the index to worker threads) or left on
- * disk and read span by span as names are asked for (`bytes: 'positional'`, least memory).
+ * Warm start with a valid sidecar: no scan at all; the JSON and the sidecar's tables are either read
+ * whole into shared memory (`bytes: 'memory'`, the default, needed anyway to hand the index to
+ * worker threads) or left on disk (`bytes: 'positional'`, least memory): then a start reads the
+ * sidecar's name table, and per name asked for its rows and then its records' byte spans.
  * bench/load-index.ts measures both (bench/RESULTS.md).
  *
  * Security notes: paths come from the cache, never from users. A sidecar is checked against the
@@ -16,8 +17,9 @@ import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
 import { sharedUint8 } from '../shared-memory.js';
+import type { IndexRows } from './index-rows.js';
 import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-subdir-index.js';
-import { decodeIndexSidecar, encodeIndexSidecar } from './sidecar.js';
+import { encodeIndexSidecar, openIndexSidecar } from './sidecar.js';
 import { fingerprintWith, type RepodataIndexTables } from './span-tables.js';
 
 /** Closes descriptors of readers that were dropped without `close()`. */
@@ -64,6 +66,11 @@ export class RepodataFile implements RepodataBytes {
     return out;
   }
 
+  /** Fill `out` from byte `position` of the file. */
+  readInto(out: Uint8Array, position: number): void {
+    this.#readInto(out, position);
+  }
+
   close(): void {
     if (this.#fd === null) return;
     finalizer.unregister(this);
@@ -95,19 +102,32 @@ export function writeIndexSidecar(path: string, tables: RepodataIndexTables): vo
 }
 
 /**
- * Read a sidecar into shared memory and check it against the JSON it claims to describe.
- * Throws `RepodataIndexUnsupportedError` when it does not belong to `json`, or is damaged.
+ * Open a sidecar lazily (its name table read and checked now, rows on demand; the file stays open
+ * until the rows are closed) and check it against the JSON it claims to describe. Throws
+ * `RepodataIndexUnsupportedError` when it does not belong to `json`, or is damaged or stale.
+ */
+export function openSidecarFile(path: string, json: RepodataBytes, where: string): IndexRows {
+  const file = RepodataFile.open(path);
+  try {
+    const expected = { byteLength: json.length, fingerprint: fingerprintWith(json.length, (start, end) => json.read(start, end)) };
+    return openIndexSidecar(file, expected, where);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+/**
+ * Read a sidecar's whole tables into shared memory, every row checked. Throws
+ * `RepodataIndexUnsupportedError` when it does not belong to `json`, or is damaged.
  */
 export function readIndexSidecar(path: string, json: RepodataBytes, where: string): RepodataIndexTables {
-  const file = RepodataFile.open(path);
-  let bytes: Uint8Array;
+  const rows = openSidecarFile(path, json, where);
   try {
-    bytes = file.readAll();
+    return rows.tables();
   } finally {
-    file.close();
+    rows.close?.();
   }
-  const expected = { byteLength: json.length, fingerprint: fingerprintWith(json.length, (start, end) => json.read(start, end)) };
-  return decodeIndexSidecar(bytes, expected, where);
 }
 
 export interface LoadIndexOptions {
@@ -136,23 +156,42 @@ export interface LoadedIndex {
 export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
   const sidecarPath = options.sidecarPath ?? `${options.jsonPath}.index`;
   const where = describeSource(options.source.channel.name, options.source.subdir);
+  const writeSidecar = options.writeSidecar ?? true;
   const file = RepodataFile.open(options.jsonPath);
-  let tables: RepodataIndexTables | null = null;
-  try {
-    tables = readIndexSidecar(sidecarPath, file, where);
-  } catch (error) {
+  const reject = (error: unknown): null => {
     // Missing or not matching: rebuild below. Anything else (permissions, I/O) is worth surfacing.
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     if (!missing && !(error instanceof RepodataIndexUnsupportedError)) {
       file.close();
       throw error;
     }
+    return null;
+  };
+  let rows: IndexRows | null = null;
+  try {
+    rows = openSidecarFile(sidecarPath, file, where);
+  } catch (error) {
+    reject(error);
   }
-  if (tables !== null) {
-    if ((options.bytes ?? 'memory') === 'positional') return { index: new LazySubdirIndex(tables, file, options.source), from: 'sidecar' };
-    const bytes = file.readAll();
-    file.close();
-    return { index: new LazySubdirIndex(tables, bytesInMemory(bytes), options.source), from: 'sidecar' };
+  if (rows !== null && (options.bytes ?? 'memory') === 'positional') {
+    // Rows damaged on disk are found when read; the index rescans then, and the sidecar is rewritten.
+    const onRebuilt = writeSidecar ? (tables: RepodataIndexTables) => writeIndexSidecar(sidecarPath, tables) : undefined;
+    return { index: new LazySubdirIndex(rows, file, options.source, { onRebuilt }), from: 'sidecar' };
+  }
+  if (rows !== null) {
+    let tables: RepodataIndexTables | null = null;
+    try {
+      tables = rows.tables();
+    } catch (error) {
+      reject(error);
+    } finally {
+      rows.close?.();
+    }
+    if (tables !== null) {
+      const bytes = file.readAll();
+      file.close();
+      return { index: new LazySubdirIndex(tables, bytesInMemory(bytes), options.source), from: 'sidecar' };
+    }
   }
   let bytes: Uint8Array;
   try {
@@ -162,7 +201,7 @@ export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
   }
   const index = indexRepodata(bytes, options.source);
   if (!(index instanceof LazySubdirIndex)) return { index, from: 'eager' };
-  if (options.writeSidecar ?? true) {
+  if (writeSidecar) {
     try {
       writeIndexSidecar(sidecarPath, index.tables);
     } catch {

@@ -8,6 +8,11 @@
  * (each thread keeps its own cache of parsed records). The bytes may also be a positional reader
  * over a cached file (`cached-repodata.ts`), so a warm start with a sidecar reads only the spans it needs.
  *
+ * The tables are reached through `IndexRows` (`index-rows.ts`): whole tables in memory, or a sidecar
+ * that keeps only its name table in memory and reads a name's rows on first request. When a
+ * sidecar's rows turn out damaged, the index scans the bytes again, carries on with fresh tables,
+ * and hands them to `onRebuilt` (which rewrites the sidecar).
+ *
  * Performance notes: a name's rows are contiguous in the tables, and in conda channels its records
  * are contiguous in the file (keys are sorted), so one name costs one or two reads of its byte range.
  */
@@ -18,7 +23,9 @@ import { normaliseRecordOrSkip, recordContext, type RecordContext, type Repodata
 import { toSharedBytes } from '../shared-memory.js';
 import type { ChannelRef, SubdirIndex } from '../types.js';
 import { scanRepodata } from './json-scan.js';
-import { lookupName, type RepodataIndexTables } from './span-tables.js';
+import { IndexSidecarDamagedError, isIndexRows, rowsInMemory, type IndexRows, type NameRows } from './index-rows.js';
+import type { RepodataIndexTables } from './span-tables.js';
+import type { RepodataInfo } from '../record-normalise.js';
 
 /** Random access to the bytes of one repodata.json. */
 export interface RepodataBytes {
@@ -59,32 +66,44 @@ const READ_GAP = 64 * 1024;
 const EMPTY: readonly PackageRecord[] = Object.freeze([]);
 const decoder = new TextDecoder();
 
+export interface LazyIndexOptions {
+  /** Called with fresh tables after damaged sidecar rows made the index scan its bytes again. */
+  readonly onRebuilt?: (tables: RepodataIndexTables) => void;
+}
+
 export class LazySubdirIndex implements SubdirIndex {
   readonly channel: ChannelRef;
   readonly subdir: string;
-  readonly tables: RepodataIndexTables;
   readonly #bytes: RepodataBytes;
   readonly #context: RecordContext;
+  readonly #where: string;
+  readonly #onRebuilt: ((tables: RepodataIndexTables) => void) | undefined;
+  #rows: IndexRows;
+  #rebuilt = false;
   readonly #ids = new Map<string, number>();
-  readonly #records = new Map<number, readonly PackageRecord[]>();
+  readonly #records = new Map<string, readonly PackageRecord[]>();
   #names: string[] | null = null;
 
   /**
-   * An index over `bytes` with tables built for them (by `scanRepodata` or read from a sidecar).
-   * Throws `RepodataIndexUnsupportedError` when the tables do not describe bytes of this length.
+   * An index over `bytes` with tables built for them (by `scanRepodata` or read from a sidecar),
+   * whole or as a row source. Throws `RepodataIndexUnsupportedError` when the tables do not
+   * describe bytes of this length.
    */
-  constructor(tables: RepodataIndexTables, bytes: RepodataBytes, source: RepodataSource) {
-    const subdir = source.subdir ?? tables.info.subdir;
+  constructor(tables: RepodataIndexTables | IndexRows, bytes: RepodataBytes, source: RepodataSource, options: LazyIndexOptions = {}) {
+    const rows = isIndexRows(tables) ? tables : rowsInMemory(tables);
+    const subdir = source.subdir ?? rows.info.subdir;
     const where = describeSource(source.channel.name, subdir);
-    if (bytes.length !== tables.byteLength) {
-      throw new RepodataIndexUnsupportedError(where, `the index describes ${tables.byteLength} bytes but the document has ${bytes.length}`);
+    if (bytes.length !== rows.byteLength) {
+      throw new RepodataIndexUnsupportedError(where, `the index describes ${rows.byteLength} bytes but the document has ${bytes.length}`);
     }
     if (!subdir) throw new RepodataParseError(where, 'the document names no subdir ("info.subdir") and none was given');
     this.channel = source.channel;
     this.subdir = subdir;
-    this.tables = tables;
+    this.#rows = rows;
     this.#bytes = bytes;
-    this.#context = recordContext(source, tables.info);
+    this.#where = where;
+    this.#onRebuilt = options.onRebuilt;
+    this.#context = recordContext(source, rows.info);
   }
 
   /** Scan `bytes` (a whole repodata.json) and index it. See `scanRepodata` for the errors. */
@@ -99,18 +118,25 @@ export class LazySubdirIndex implements SubdirIndex {
   }
 
   get recordCount(): number {
-    return this.tables.recStart.length;
+    return this.#rows.recordCount;
+  }
+
+  /** The document's `info` (no rows read). */
+  get info(): RepodataInfo {
+    return this.#rows.info;
+  }
+
+  /** The whole tables (over a sidecar: every row read and checked once, kept afterwards). */
+  get tables(): RepodataIndexTables {
+    return this.#withRows(() => this.#rows.tables());
   }
 
   /** Names with at least one record, in first-seen order. */
   names(): Iterable<string> {
     if (this.#names === null) {
-      const { nameBytes, nameByteOffsets, nameOffsets } = this.tables;
+      const rows = this.#rows;
       const names: string[] = [];
-      for (let id = 0; id + 1 < nameOffsets.length; id++) {
-        if (nameOffsets[id + 1] === nameOffsets[id]) continue;
-        names.push(decoder.decode(nameBytes.subarray(nameByteOffsets[id], nameByteOffsets[id + 1])));
-      }
+      for (let id = 0; id < rows.nameCount; id++) if (rows.rowCount(id) > 0) names.push(rows.nameAt(id));
       this.#names = names;
     }
     return this.#names;
@@ -118,16 +144,17 @@ export class LazySubdirIndex implements SubdirIndex {
 
   has(name: string): boolean {
     const id = this.#id(name);
-    return id >= 0 && this.tables.nameOffsets[id + 1] > this.tables.nameOffsets[id];
+    return id >= 0 && this.#rows.rowCount(id) > 0;
   }
 
   records(name: string): readonly PackageRecord[] {
-    const id = this.#id(name);
-    if (id < 0) return EMPTY;
-    let records = this.#records.get(id);
+    let records = this.#records.get(name);
     if (records === undefined) {
-      records = this.#parseName(id, name);
-      this.#records.set(id, records);
+      records = this.#withRows(() => {
+        const id = this.#id(name);
+        return id < 0 ? EMPTY : this.#parseName(this.#rows.rows(id), name);
+      });
+      this.#records.set(name, records);
     }
     return records;
   }
@@ -144,21 +171,46 @@ export class LazySubdirIndex implements SubdirIndex {
   /** Release the bytes' source (a file-backed index closes its file); the index is unusable afterwards. */
   close(): void {
     this.#bytes.close?.();
+    this.#rows.close?.();
   }
 
   #id(name: string): number {
     let id = this.#ids.get(name);
     if (id === undefined) {
-      id = lookupName(this.tables, name);
+      id = this.#rows.lookup(name);
       this.#ids.set(name, id);
     }
     return id;
   }
 
-  #parseName(id: number, name: string): readonly PackageRecord[] {
-    const { fnStart, fnEnd, recStart, recEnd, nameOffsets } = this.tables;
-    const first = nameOffsets[id];
-    const last = nameOffsets[id + 1];
+  /**
+   * Run `read` over the rows; when a sidecar's rows are damaged, scan the bytes again (once), carry
+   * on with the fresh tables and offer them to `onRebuilt`.
+   */
+  #withRows<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (this.#rebuilt || !(error instanceof IndexSidecarDamagedError)) throw error;
+    }
+    this.#rebuilt = true;
+    const tables = scanRepodata(this.#bytes.readAll(), this.#where);
+    this.#rows.close?.();
+    this.#rows = rowsInMemory(tables);
+    this.#ids.clear();
+    this.#names = null;
+    try {
+      this.#onRebuilt?.(tables);
+    } catch {
+      // The sidecar stays damaged on disk: the next start detects it again and rebuilds.
+    }
+    return read();
+  }
+
+  #parseName(rows: NameRows, name: string): readonly PackageRecord[] {
+    const { fnStart, fnEnd, recStart, recEnd } = rows;
+    const first = 0;
+    const last = fnStart.length;
     if (first === last) return EMPTY;
     // A slot stays null for a record over a bound (left out below).
     const out: (PackageRecord | null)[] = new Array<PackageRecord | null>(last - first);
@@ -181,25 +233,25 @@ export class LazySubdirIndex implements SubdirIndex {
         while (runEnd < end && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && entriesAdjacent(window, recEnd[runEnd - 1] - lo, fnStart[runEnd] - 1 - lo)) {
           runEnd++;
         }
-        if (runEnd - row > 1 && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && this.#parseRun(window, lo, row, runEnd, first, name, out)) {
+        if (runEnd - row > 1 && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && this.#parseRun(rows, window, lo, row, runEnd, name, out)) {
           row = runEnd;
           continue;
         }
-        for (; row < runEnd; row++) out[row - first] = this.#parseRow(window, lo, row, name);
+        for (; row < runEnd; row++) out[row] = this.#parseRow(rows, window, lo, row, name);
       }
     }
     return out.includes(null) ? out.filter((record) => record !== null) : (out as PackageRecord[]);
   }
 
-  #parseRow(window: Uint8Array, lo: number, row: number, name: string): PackageRecord | null {
-    const { fnStart, fnEnd, recStart, recEnd } = this.tables;
+  #parseRow(rows: NameRows, window: Uint8Array, lo: number, row: number, name: string): PackageRecord | null {
+    const { fnStart, fnEnd, recStart, recEnd } = rows;
     const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
     return this.#checked(normaliseRecordOrSkip(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context), fn, name);
   }
 
   /** Parse rows `[row, runEnd)` in one go; false (nothing written) when that is not exact. */
-  #parseRun(window: Uint8Array, lo: number, row: number, runEnd: number, first: number, name: string, out: (PackageRecord | null)[]): boolean {
-    const { fnStart, recEnd } = this.tables;
+  #parseRun(rows: NameRows, window: Uint8Array, lo: number, row: number, runEnd: number, name: string, out: (PackageRecord | null)[]): boolean {
+    const { fnStart, recEnd } = rows;
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(`{${decoder.decode(window.subarray(fnStart[row] - 1 - lo, recEnd[runEnd - 1] - lo))}}`) as Record<string, unknown>;
@@ -210,7 +262,7 @@ export class LazySubdirIndex implements SubdirIndex {
     if (fns.length !== runEnd - row) return false;
     for (let i = 0; i < fns.length; i++) {
       const fn = fns[i];
-      out[row + i - first] = this.#checked(normaliseRecordOrSkip(parsed[fn], fn, this.#context), fn, name);
+      out[row + i] = this.#checked(normaliseRecordOrSkip(parsed[fn], fn, this.#context), fn, name);
     }
     return true;
   }

@@ -68,21 +68,27 @@ export function fingerprintWith(length: number, read: (start: number, end: numbe
 
 const encoder = new TextEncoder();
 
+/** The part of the tables that maps names to ids (all a lazy sidecar holds in memory). */
+export type NameTable = Pick<RepodataIndexTables, 'nameBytes' | 'nameByteOffsets' | 'nameSlots'>;
+
 /** The name id of `name`, or -1. */
-export function lookupName(tables: RepodataIndexTables, name: string): number {
+export function lookupName(tables: NameTable, name: string): number {
   const query = encoder.encode(name);
   const slots = tables.nameSlots;
   const mask = slots.length - 1;
+  const names = tables.nameByteOffsets.length - 1;
   let slot = fnv1a(query, 0, query.length) & mask;
-  for (;;) {
+  // Bounded, and ids checked, so a damaged table (a sidecar's) can neither hang nor read past the names.
+  for (let probes = 0; probes < slots.length; probes++) {
     const id = slots[slot];
-    if (id === -1) return -1;
+    if (id === -1 || id < 0 || id >= names) return -1;
     if (nameBytesEqual(tables, id, query)) return id;
     slot = (slot + 1) & mask;
   }
+  return -1;
 }
 
-function nameBytesEqual(tables: RepodataIndexTables, id: number, query: Uint8Array): boolean {
+function nameBytesEqual(tables: NameTable, id: number, query: Uint8Array): boolean {
   const start = tables.nameByteOffsets[id];
   const end = tables.nameByteOffsets[id + 1];
   if (end - start !== query.length) return false;

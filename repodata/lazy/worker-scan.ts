@@ -7,7 +7,7 @@
  * which the worker reports) are indexed on the calling thread.
  */
 import { bundledWorker } from '../bundle-entry.js';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { WorkerOptions } from 'node:worker_threads';
 import type { ChannelRef } from '../types.js';
 
 /** Documents at least this large are scanned on a worker thread. */
@@ -39,8 +39,12 @@ function workerEntry(): { source: URL | string; options: WorkerOptions } {
   return { source: new URL('./worker-scan-entry.js', here), options: {} };
 }
 
-/** Scans `job.jsonPath` on a worker thread, which writes `job.sidecarPath`. */
-export function scanOnWorker(job: ScanJob): Promise<ScanOutcome> {
+/**
+ * Scans `job.jsonPath` on a worker thread, which writes `job.sidecarPath`. (`worker_threads` is
+ * loaded here, not at import: a warm start never scans.)
+ */
+export async function scanOnWorker(job: ScanJob): Promise<ScanOutcome> {
+  const { Worker } = await import('node:worker_threads');
   const { source, options } = workerEntry();
   return new Promise<ScanOutcome>((resolve) => {
     const worker = new Worker(source, { ...options, workerData: job });
