@@ -52,7 +52,7 @@ const P_END = 7;
 
 /** A growable byte store that hands out offsets. */
 class ByteStore {
-  data = new Uint8Array(1 << 16);
+  data = new Uint8Array(1 << 20);
   length = 0;
 
   append(from: Uint8Array, start: number, end: number): number {
@@ -63,8 +63,7 @@ class ByteStore {
       next.set(this.data.subarray(0, at));
       this.data = next;
     }
-    const data = this.data;
-    for (let i = 0; i < size; i++) data[at + i] = from[start + i];
+    this.data.set(from.subarray(start, end), at);
     this.length = at + size;
     return at;
   }
@@ -368,6 +367,7 @@ export class RepodataStreamScanner {
             this.#section = section;
             this.#sectionName = key;
             this.#sectionRows[section] = [this.#rows, this.#rows];
+            this.#previousKeyLength = -1; // keys increase within a section
             this.#phase = P_SECTION;
             return at + 1;
           }
