@@ -48,8 +48,6 @@ export interface LocalIndexOptions {
   readonly maxBytes: number;
   /** `positional`: read only the spans asked for from the file; `memory`: the file whole, shareable. */
   readonly indexBytes: 'memory' | 'positional';
-  /** A JSON at least this large is scanned on a worker thread (`WORKER_SCAN_BYTES`). */
-  readonly workerScanBytes: number;
   /** Try the sharded index first (the store's `shards` option). */
   readonly shards: boolean;
   readonly onProgress?: LoadProgress | undefined;

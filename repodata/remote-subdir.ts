@@ -51,7 +51,6 @@ export interface RemoteSubdirsOptions {
   /** How a cached monolithic index holds its bytes (`RepodataStoreOptions.indexBytes`). */
   readonly indexBytes: 'memory' | 'positional';
   readonly maxRepodataBytes: number;
-  readonly workerScanBytes: number;
   readonly checkUrl: CheckUrl | undefined;
   readonly downloadRules: DownloadRules | undefined;
   readonly onProgress: LoadProgress | undefined;

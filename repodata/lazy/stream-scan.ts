@@ -282,8 +282,21 @@ export class RepodataStreamScanner {
       sorted: this.#sorted,
       nameCount: names.count,
       canonicalName: (id) => names.bytes(id),
-      decodeString: (start, end) => decodeJsonString(store, start, end, this.#where, -1),
+      decodeString: (start, end) => decodeJsonString(store, start, end, this.#where, this.#documentOffset(start) - 1),
     });
+  }
+
+  /** The document offset of the file name stored at `at` (rows are stored in order). */
+  #documentOffset(at: number): number {
+    const fnAt = this.#fnAt.data;
+    let lo = 0;
+    let hi = this.#rows - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (fnAt[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#docFnStart.data[lo] + at - fnAt[lo];
   }
 
   #append(chunk: Uint8Array): void {
