@@ -291,7 +291,7 @@ export class RemoteSubdirs {
     const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
     // Each chunk goes to the temp file, then through the scanner: the index is ready when the last
     // byte is written, and a broken document stops the download at once.
-    const indexer = new StreamIndexer(writer.path, source);
+    const indexer = new StreamIndexer(writer.path, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
     let committed = false;
     try {
       let body;

@@ -639,6 +639,8 @@ export interface ScanColumns {
   sectionRows: ReadonlyArray<readonly [number, number]>;
   sorted: boolean;
   nameCount: number;
+  /** Marks the rows named in `removed` dead in sorted sections (default: binary search over `bytes`); returns how many. */
+  dropRemoved?: (scan: ScanColumns) => number;
   /** Name `id`'s canonical UTF-8 bytes. */
   canonicalName: (id: number) => Uint8Array;
   decodeString: (start: number, end: number) => string;
@@ -652,7 +654,7 @@ const DEAD = 0xffffffff;
 export function buildTables(scan: ScanColumns): RepodataIndexTables {
   const { recordTotal, outFnStart: fnStart, outFnEnd: fnEnd, recStart, recEnd, recName } = scan;
   // Sorted plain keys (conda-index output) cannot repeat; otherwise resolve repeats by hashing.
-  const live = scan.sorted ? recordTotal - dropRemovedSorted(scan) : recordTotal - resolveRepeats(scan);
+  const live = recordTotal - (scan.sorted ? (scan.dropRemoved ?? dropRemovedSorted)(scan) : resolveRepeats(scan));
 
   // Group rows by name: count, prefix-sum, then fill `packages` rows before `packages.conda` rows.
   const nameCount = scan.nameCount;

@@ -30,9 +30,10 @@ export class StreamIndexer {
   #file: RepodataFile | null = null;
   #declined = false;
 
-  constructor(path: string, source: RepodataSource) {
+  constructor(path: string, source: RepodataSource, expectedBytes?: number) {
     this.#path = path;
     this.#scanner = new RepodataStreamScanner(describeSource(source.channel.name, source.subdir), {
+      expectedBytes,
       read: (start, end) => {
         this.#file ??= RepodataFile.open(this.#path);
         return this.#file.read(start, end);
@@ -73,19 +74,19 @@ export class StreamIndexer {
 
 /** Index a repodata.json on disk in one streaming read; null when the lazy scan declines it. */
 export async function scanRepodataFile(path: string, source: RepodataSource): Promise<RepodataIndexTables | null> {
-  const indexer = new StreamIndexer(path, source);
   const handle = await open(path, 'r');
   try {
+    const indexer = new StreamIndexer(path, source, (await handle.stat()).size);
     const buffer = new Uint8Array(READ_CHUNK);
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK, null);
       if (bytesRead === 0) break;
       indexer.push(buffer.subarray(0, bytesRead));
     }
+    return indexer.finish();
   } finally {
     await handle.close();
   }
-  return indexer.finish();
 }
 
 /**

@@ -20,7 +20,7 @@
 import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
 import { readRepodataInfo } from '../record-normalise.js';
-import { buildTables, isArrayIndexKey, isPlain, recordOut, scanRecordObject } from './json-scan.js';
+import { buildTables, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
 import { FNV_OFFSET, FNV_PRIME, fingerprintWith, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
 const QUOTE = 0x22;
@@ -31,6 +31,11 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+
+/** Marks a row dropped (as in `json-scan.ts`). */
+const DEAD = 0xffffffff;
+/** Bytes read at a time when file names are read back. */
+const GATHER_WINDOW = 4 << 20;
 
 /** Input is scanned once this much is buffered (fewer restarts of the unit cut by a chunk's end). */
 export const SCAN_BATCH = 256 * 1024;
@@ -71,7 +76,10 @@ class ByteStore {
 
 /** Growable Uint32 column. */
 class Column {
-  data = new Uint32Array(1024);
+  data: Uint32Array<ArrayBuffer>;
+  constructor(capacity: number) {
+    this.data = new Uint32Array(Math.max(1024, capacity));
+  }
   set(row: number, value: number): void {
     if (row >= this.data.length) {
       const next = new Uint32Array(this.data.length * 2);
@@ -170,6 +178,8 @@ export interface StreamScanOptions {
   readonly read: (start: number, end: number) => Uint8Array;
   /** Scan once this many bytes are buffered; default `SCAN_BATCH`. */
   readonly batchBytes?: number;
+  /** The document's expected length, when known (a file's size, a Content-Length): sizes the tables up front. */
+  readonly expectedBytes?: number | undefined;
 }
 
 /** Scans a repodata.json pushed in chunks of any size. */
@@ -198,22 +208,22 @@ export class RepodataStreamScanner {
   #sectionName = '';
 
   #rows = 0;
-  readonly #fnAt = new Column();
-  readonly #fnEnd = new Column();
-  readonly #docFnStart = new Column();
-  readonly #docFnEnd = new Column();
-  readonly #recStart = new Column();
-  readonly #recEnd = new Column();
-  readonly #recName = new Column();
-  #sectionOf = new Uint8Array(1024);
+  /** FNV-1a of each row's raw file-name bytes (for `removed` in sorted sections). */
+  readonly #fnHash: Column;
+  readonly #docFnStart: Column;
+  readonly #docFnEnd: Column;
+  readonly #recStart: Column;
+  readonly #recEnd: Column;
+  readonly #recName: Column;
+  #sectionOf: Uint8Array;
   readonly #sectionRows: Array<[number, number]> = [
     [0, 0],
     [0, 0],
   ];
-  readonly #fnStore = new ByteStore();
   #sorted = true;
   #previousKey = new Uint8Array(256);
   #previousKeyLength = -1;
+  #keyHash = 0;
   readonly #unusable: Array<{ fileName: string; detail: string; at: number }> = [];
   readonly #names = new NameTable();
   #stack = new Uint8Array(64);
@@ -223,6 +233,15 @@ export class RepodataStreamScanner {
     this.#read = options.read;
     this.#batch = Math.max(1, options.batchBytes ?? SCAN_BATCH);
     this.#scanAt = this.#batch;
+    // About one record per 400 bytes in conda-forge's repodata (as `scanRepodata` estimates).
+    const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
+    this.#fnHash = new Column(rows);
+    this.#docFnStart = new Column(rows);
+    this.#docFnEnd = new Column(rows);
+    this.#recStart = new Column(rows);
+    this.#recEnd = new Column(rows);
+    this.#recName = new Column(rows);
+    this.#sectionOf = new Uint8Array(Math.max(1024, rows));
   }
 
   /** Bytes received and not yet consumed by a finished unit. */
@@ -262,7 +281,11 @@ export class RepodataStreamScanner {
     checkRepodataVersion(info, this.#where);
     this.#checkUnusable(info.removed);
     const names = this.#names;
-    const store = this.#fnStore.data;
+    // Sorted sections (conda-index output) need file names only for `removed`, found by hash and
+    // checked by reading them back; otherwise repeated keys are resolved over all of them, copied
+    // back from the document in one sequential read.
+    const files = this.#sorted ? null : this.#gatherFileNames();
+    const store = files?.store ?? new Uint8Array(0);
     return buildTables({
       bytes: store,
       byteLength: total,
@@ -270,8 +293,9 @@ export class RepodataStreamScanner {
       where: this.#where,
       info,
       recordTotal: this.#rows,
-      fnStart: this.#fnAt.data,
-      fnEnd: this.#fnEnd.data,
+      fnStart: files?.starts ?? this.#docFnStart.data,
+      fnEnd: files?.ends ?? this.#docFnEnd.data,
+      dropRemoved: (scan) => this.#dropRemoved(scan.info.removed, scan.recName),
       outFnStart: this.#docFnStart.data,
       outFnEnd: this.#docFnEnd.data,
       recStart: this.#recStart.data,
@@ -282,13 +306,14 @@ export class RepodataStreamScanner {
       sorted: this.#sorted,
       nameCount: names.count,
       canonicalName: (id) => names.bytes(id),
-      decodeString: (start, end) => decodeJsonString(store, start, end, this.#where, this.#documentOffset(start) - 1),
+      decodeString: (start, end) => decodeJsonString(store, start, end, this.#where, this.#documentOffset(files?.starts, start) - 1),
     });
   }
 
-  /** The document offset of the file name stored at `at` (rows are stored in order). */
-  #documentOffset(at: number): number {
-    const fnAt = this.#fnAt.data;
+  /** The document offset of the file name gathered at `at` (rows are gathered in order). */
+  #documentOffset(starts: Uint32Array | undefined, at: number): number {
+    if (starts === undefined) return -1;
+    const fnAt = starts;
     let lo = 0;
     let hi = this.#rows - 1;
     while (lo < hi) {
@@ -297,6 +322,55 @@ export class RepodataStreamScanner {
       else hi = mid - 1;
     }
     return this.#docFnStart.data[lo] + at - fnAt[lo];
+  }
+
+  /** Every row's file name, read back from the document in order. */
+  #gatherFileNames(): { store: Uint8Array; starts: Uint32Array; ends: Uint32Array } {
+    const rows = this.#rows;
+    const docStart = this.#docFnStart.data;
+    const docEnd = this.#docFnEnd.data;
+    const starts = new Uint32Array(rows);
+    const ends = new Uint32Array(rows);
+    const store = new ByteStore();
+    const total = this.totalBytes;
+    let window: Uint8Array = new Uint8Array(0);
+    let windowStart = 0;
+    for (let row = 0; row < rows; row++) {
+      const start = docStart[row];
+      const end = docEnd[row];
+      if (end > windowStart + window.length) {
+        windowStart = start;
+        window = this.#read(start, Math.min(total, Math.max(end, start + GATHER_WINDOW)));
+      }
+      starts[row] = store.append(window, start - windowStart, end - windowStart);
+      ends[row] = store.length;
+    }
+    return { store: store.data, starts, ends };
+  }
+
+  /** Sorted sections: the rows `removed` names, found by their file name's hash and checked by reading it. */
+  #dropRemoved(removed: readonly string[], recName: Uint32Array): number {
+    if (removed.length === 0) return 0;
+    const wanted = new Map<number, Set<string>>();
+    for (const name of removed) {
+      const bytes = encoder.encode(name);
+      const hash = fnv1a(bytes, 0, bytes.length);
+      const set = wanted.get(hash) ?? new Set<string>();
+      set.add(name);
+      wanted.set(hash, set);
+    }
+    const hashes = this.#fnHash.data;
+    let dropped = 0;
+    for (let row = 0; row < this.#rows; row++) {
+      const names = wanted.get(hashes[row]);
+      if (names === undefined || recName[row] === DEAD) continue;
+      // Sorted sections hold plain ASCII file names: their bytes are the string.
+      if (names.has(decoder.decode(this.#read(this.#docFnStart.data[row], this.#docFnEnd.data[row])))) {
+        recName[row] = DEAD;
+        dropped++;
+      }
+    }
+    return dropped;
   }
 
   #append(chunk: Uint8Array): void {
@@ -486,9 +560,7 @@ export class RepodataStreamScanner {
     }
     const base = this.#base;
     const row = this.#rows++;
-    const fnAt = this.#fnStore.append(b, fnStart, fnEnd);
-    this.#fnAt.set(row, fnAt);
-    this.#fnEnd.set(row, fnAt + fnEnd - fnStart);
+    this.#fnHash.set(row, this.#keyHash);
     this.#docFnStart.set(row, base + fnStart);
     this.#docFnEnd.set(row, base + fnEnd);
     this.#recStart.set(row, base + recStart);
@@ -507,15 +579,24 @@ export class RepodataStreamScanner {
     return recEnd;
   }
 
-  /** Keep "every key so far is plain ASCII and strictly increasing" up to date. */
+  /**
+   * Keep "every key so far is plain ASCII and strictly increasing" up to date, and the key's hash
+   * (`#keyHash`) while the keys are sorted.
+   */
   #noteKey(b: Uint8Array, start: number, end: number): void {
     if (!this.#sorted) return;
     const length = end - start;
     const previous = this.#previousKey;
-    if (!isPlain(b, start, end)) {
-      this.#sorted = false;
-      return;
+    let hash = FNV_OFFSET;
+    for (let i = start; i < end; i++) {
+      const c = b[i];
+      if (c >= 0x80 || c === BACKSLASH) {
+        this.#sorted = false;
+        return;
+      }
+      hash = Math.imul(hash ^ c, FNV_PRIME);
     }
+    this.#keyHash = hash >>> 0;
     if (this.#previousKeyLength >= 0) {
       const common = Math.min(length, this.#previousKeyLength);
       let order = 0;
@@ -527,7 +608,8 @@ export class RepodataStreamScanner {
       }
     }
     if (length > previous.length) this.#previousKey = new Uint8Array(Math.max(length, previous.length * 2));
-    this.#previousKey.set(b.subarray(start, end));
+    const into = this.#previousKey;
+    for (let i = 0; i < length; i++) into[i] = b[start + i];
     this.#previousKeyLength = length;
   }
 
