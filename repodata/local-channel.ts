@@ -132,12 +132,12 @@ async function decompressAndScan(
     try {
       decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes });
       const drain = async (): Promise<void> => {
-        const pieces = pending;
+        if (pending.length === 0) return;
+        // One write per read (the decoder's ~128 kB pieces one by one cost more than decoding).
+        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
         pending = [];
-        for (const piece of pieces) {
-          await output.write(piece);
-          indexer.push(piece);
-        }
+        await output.write(chunk);
+        indexer.push(chunk);
       };
       const buffer = new Uint8Array(ZST_READ_CHUNK);
       for (;;) {

@@ -88,6 +88,8 @@ type HttpModule = typeof import('./fetch.js');
 const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
 /** How long a repodata download holds its slot in the store's pool before stepping aside. */
 export const DEFAULT_STEP_ASIDE_MS = 3000;
+/** A downloaded document is written (and indexed) in pieces of at least this size. */
+const WRITE_BYTES = 1 << 20;
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 
@@ -292,6 +294,18 @@ export class RemoteSubdirs {
     // Each chunk goes to the temp file, then through the scanner: the index is ready when the last
     // byte is written, and a broken document stops the download at once.
     const indexer = new StreamIndexer(writer.path, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
+    // The zstd decoder hands out pieces of ~128 kB: they are gathered into writes of a megabyte
+    // (one write per piece cost more than the decoding).
+    let pieces: Buffer[] = [];
+    let gathered = 0;
+    const flush = async (): Promise<void> => {
+      if (gathered === 0) return;
+      const chunk = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, gathered);
+      pieces = [];
+      gathered = 0;
+      await writer.write(chunk);
+      indexer.push(chunk);
+    };
     let committed = false;
     try {
       let body;
@@ -301,11 +315,13 @@ export class RemoteSubdirs {
           decoding: format === 'zst' ? 'zstd' : 'identity',
           maxOutputBytes: this.#options.maxRepodataBytes,
           onData: async (chunk) => {
-            await writer.write(chunk);
-            indexer.push(chunk);
+            pieces.push(chunk);
+            gathered += chunk.length;
+            if (gathered >= WRITE_BYTES) await flush();
           },
           onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
         });
+        await flush();
         tables = indexer.finish();
       } catch (error) {
         if (error instanceof RepodataParseError) throw corrupt(error);
