@@ -9,8 +9,10 @@
  * needed again (a top-level key, a top-level value, one `"file name": {record}` entry, a
  * separator). A unit that runs into the end of the bytes received so far is dropped and parsed again
  * from its start once more bytes are in, so only the unfinished unit (an entry: about 1 kB) is
- * carried between chunks. What the index keeps of each entry (the file name's bytes, for `removed`
- * and repeated keys; each distinct package name's bytes) is copied out of the chunk. The scanner
+ * carried between chunks. Of each entry the scan keeps offsets and a hash of its file name; each
+ * distinct package name's bytes are copied out of the chunk. File names are read back from the
+ * document (`options.read`) only where needed: the few `removed` names, or all of them once for a
+ * document whose keys are not sorted (conda-index sorts them). The scanner
  * holds its tables, one batch of input (`SCAN_BATCH` or the chunk pushed, whichever is larger) and
  * the unfinished unit; `heldBytes` says how much input memory that is.
  *
