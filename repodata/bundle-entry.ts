@@ -2,11 +2,11 @@
  * When conda-resolve runs as one bundled file (the action's `action/conda-resolve.mjs`), there
  * are no separate worker files beside it: the bundle is every worker thread's entry too, told
  * its role by an argument. The bundle's entry calls `setBundleEntry` before anything else; the
- * places that start workers (the solve pool, the repodata scan) ask `bundledWorker` first.
+ * places that start workers (the solve pool) ask `bundledWorker` first.
  */
 import type { WorkerOptions } from 'node:worker_threads';
 
-export type WorkerRole = 'solve' | 'scan';
+export type WorkerRole = 'solve';
 
 const KEY = Symbol.for('conda-resolve.bundle-entry');
 const ROLE_FLAG = '--conda-resolve-worker=';
@@ -27,5 +27,5 @@ export function bundledWorker(role: WorkerRole): { source: URL; options: WorkerO
 export function workerRole(argv: readonly string[]): WorkerRole | undefined {
   const flag = argv.find((a) => a.startsWith(ROLE_FLAG));
   const role = flag?.slice(ROLE_FLAG.length);
-  return role === 'solve' || role === 'scan' ? role : undefined;
+  return role === 'solve' ? role : undefined;
 }

@@ -14,14 +14,15 @@
  * (same naming) and indexed from there.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../vocabulary/channel.js';
 import { makeDirectory } from './cache.js';
 import { corruptFromParse, RepodataCorruptError, RepodataFetchError, RepodataTooLargeError } from './fetch-errors.js';
 import { loadIndexFromCache } from './lazy/cached-repodata.js';
-import { scanOnWorker } from './lazy/worker-scan.js';
+import type { RepodataIndexTables } from './lazy/span-tables.js';
+import { keepSidecar, openScannedIndex, scanRepodataFile, StreamIndexer } from './lazy/stream-index.js';
 import { indexRepodata, type ShareableSubdirIndex } from './monolithic.js';
 import { RepodataParseError } from './parse-errors.js';
 import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
@@ -29,7 +30,8 @@ import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { toSharedBytes } from './shared-memory.js';
 import { channelRef, type LoadProgress, type SubdirIndex } from './types.js';
-import { zstdDecompress, ZstdDataError } from './zstd.js';
+import type { RepodataSource } from './record-normalise.js';
+import { createZstdDecoder, zstdDecompress, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
 
 /** The repodata file a local subdir has. */
 export interface LocalRepodata {
@@ -46,14 +48,14 @@ export interface LocalIndexOptions {
   readonly maxBytes: number;
   /** `positional`: read only the spans asked for from the file; `memory`: the file whole, shareable. */
   readonly indexBytes: 'memory' | 'positional';
-  /** A JSON at least this large is scanned on a worker thread (`WORKER_SCAN_BYTES`). */
-  readonly workerScanBytes: number;
   /** Try the sharded index first (the store's `shards` option). */
   readonly shards: boolean;
   readonly onProgress?: LoadProgress | undefined;
 }
 
 const FILES = [SHARD_INDEX_FILE, 'repodata.json', 'repodata.json.zst'] as const;
+/** Input read per step of a `.zst` decompression (about ten times that comes out). */
+const ZST_READ_CHUNK = 256 * 1024;
 
 /**
  * The subdir's repodata file, or null when it has none (the channel lacks that subdir). One
@@ -84,27 +86,86 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
     // No cache directory (read-only, or not creatable): index in memory as before.
     return indexWhole(channel, subdir, found, options.maxBytes);
   }
-  let jsonPath = found.path;
-  if (zst) {
-    jsonPath = names.decompressed;
-    if (!(await stat(jsonPath).catch(() => null))?.isFile()) {
-      const bytes = await readLocal(channel, subdir, found, options.maxBytes);
-      await writeAtomic(jsonPath, bytes);
-    }
-  }
   try {
-    if (found.size >= options.workerScanBytes && !(await stat(names.sidecar).catch(() => null))) {
-      const outcome = await scanOnWorker({ jsonPath, sidecarPath: names.sidecar, source });
-      if (outcome.kind === 'parse-error') throw corruptFromParse(channel.name, subdir, outcome.message, { url: found.path });
+    // Warm: the sidecar of this very file (and the decompressed copy of a `.zst`) are in the cache.
+    const jsonPath = zst ? names.decompressed : found.path;
+    const warm = (await stat(names.sidecar).catch(() => null))?.isFile() === true && (!zst || (await stat(jsonPath).catch(() => null))?.isFile() === true);
+    if (warm) {
+      const loaded = loadIndexFromCache({ jsonPath, sidecarPath: names.sidecar, source, bytes: options.indexBytes });
+      await removeStale(names);
+      return loaded.index;
     }
-    const loaded = loadIndexFromCache({ jsonPath, sidecarPath: names.sidecar, source, bytes: options.indexBytes });
+    // First run: one streaming pass over the file (or over the `.zst` as it is decompressed into
+    // the cache) builds the tables; the sidecar is written from them.
+    const tables = zst ? await decompressAndScan(channel, subdir, found, jsonPath, source, options.maxBytes) : await scanRepodataFile(jsonPath, source);
+    keepSidecar(names.sidecar, tables);
+    const index = await openScannedIndex(jsonPath, tables, source, options.indexBytes);
     await removeStale(names);
-    return loaded.index;
+    return index;
   } catch (error) {
     if (error instanceof RepodataParseError) throw corruptFromParse(channel.name, subdir, error.message, { url: found.path, cause: error });
-    if (error instanceof RepodataCorruptError) throw error;
+    if (error instanceof RepodataFetchError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new RepodataFetchError(channel.name, subdir, `cannot read ${found.file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Decompress a local `.zst` into `target` (atomically: a temp file renamed at the end), indexing
+ * each decoded piece as it is written. Returns the tables, or null when the lazy scan declined.
+ */
+async function decompressAndScan(
+  channel: Channel,
+  subdir: string,
+  found: LocalRepodata,
+  target: string,
+  source: RepodataSource,
+  maxBytes: number,
+): Promise<RepodataIndexTables | null> {
+  const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const indexer = new StreamIndexer(temporary, source);
+  let pending: Buffer[] = [];
+  let decoder: ZstdStreamDecoder | null = null;
+  const output = await open(temporary, 'wx');
+  try {
+    const input = await open(found.path, 'r');
+    try {
+      decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes });
+      const drain = async (): Promise<void> => {
+        if (pending.length === 0) return;
+        // One write per read (the decoder's ~128 kB pieces one by one cost more than decoding).
+        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+        pending = [];
+        await output.write(chunk);
+        indexer.push(chunk);
+      };
+      const buffer = new Uint8Array(ZST_READ_CHUNK);
+      for (;;) {
+        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        decoder.push(buffer.subarray(0, bytesRead));
+        await drain();
+      }
+      const finishing = decoder;
+      decoder = null;
+      finishing.end();
+      await drain();
+    } finally {
+      decoder?.dispose();
+      await input.close();
+    }
+    await output.close();
+    const tables = indexer.finish();
+    await rename(temporary, target);
+    return tables;
+  } catch (error) {
+    await output.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    if (error instanceof ZstdDataError) {
+      if (error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: found.path });
+      throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${found.file}`, { cause: error });
+    }
+    throw error;
   }
 }
 
@@ -124,17 +185,6 @@ async function removeStale(names: { dir: string; prefix: string; sidecar: string
   for (const entry of entries) {
     const path = join(names.dir, entry);
     if (entry.startsWith(names.prefix) && !entry.endsWith('.tmp') && !keep.has(path)) await rm(path, { force: true });
-  }
-}
-
-async function writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }
 

@@ -7,8 +7,9 @@
  * that answered last time (asked with its ETag / Last-Modified, so a 304 keeps the cached copy),
  * then `repodata.json.zst`, then `repodata.json`. A channel found to serve no shards is not asked
  * again for a day. A downloaded repodata.json is streamed (through zstd) to a temp file and indexed
- * there; only a document that indexes is committed to the cache, and the index built on the way is
- * the one returned (no second scan). The scan checks the document's structure (truncation, garbage,
+ * chunk by chunk as it is written (`lazy/stream-index.ts`: one pass, memory bounded by the index
+ * tables plus a chunk); only a document that indexes is committed to the cache, and the index built
+ * on the way is the one returned, reading records from the committed file by position. The scan checks the document's structure (truncation, garbage,
  * broken separators: reported with their byte offset); a syntax error inside one record's object is
  * reported when that record is first read, naming the channel, subdir and byte, since checking every
  * record up front would cost a full parse. A subdir answering 404 in every format is committed as
@@ -19,16 +20,16 @@
  * to load) is imported only when a request is about to be made, so a resolve from a fresh cache or
  * a local channel never pays for it.
  */
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import type { NetworkPolicy } from './net/network.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { CacheFormat, CacheState, RepodataCache } from './cache.js';
 import { corruptFromParse, RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
 import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
-import { loadIndexFromCache, writeIndexSidecar } from './lazy/cached-repodata.js';
+import { loadIndexFromCache } from './lazy/cached-repodata.js';
 import { LazySubdirIndex } from './lazy/lazy-subdir-index.js';
-import { scanOnWorker } from './lazy/worker-scan.js';
+import { keepSidecar, openScannedIndex, StreamIndexer } from './lazy/stream-index.js';
 import type { ConcurrencyLimit } from './limit.js';
 import { RepodataParseError } from './parse-errors.js';
 import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
@@ -50,7 +51,6 @@ export interface RemoteSubdirsOptions {
   /** How a cached monolithic index holds its bytes (`RepodataStoreOptions.indexBytes`). */
   readonly indexBytes: 'memory' | 'positional';
   readonly maxRepodataBytes: number;
-  readonly workerScanBytes: number;
   readonly checkUrl: CheckUrl | undefined;
   readonly downloadRules: DownloadRules | undefined;
   readonly onProgress: LoadProgress | undefined;
@@ -88,6 +88,8 @@ type HttpModule = typeof import('./fetch.js');
 const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
 /** How long a repodata download holds its slot in the store's pool before stepping aside. */
 export const DEFAULT_STEP_ASIDE_MS = 3000;
+/** A downloaded document is written (and indexed) in pieces of at least this size. */
+const WRITE_BYTES = 1 << 20;
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 
@@ -276,8 +278,8 @@ export class RemoteSubdirs {
   }
 
   /**
-   * A repodata.json (or .zst) answered 200: stream it to a temp file, index it there (on a worker
-   * thread when large), and commit it only once it indexed.
+   * A repodata.json (or .zst) answered 200: stream it to a temp file, indexing each chunk as it is
+   * written, and commit it only once it indexed.
    */
   async #receiveDocument(
     http: HttpModule,
@@ -287,52 +289,60 @@ export class RemoteSubdirs {
   ): Promise<FetchedSubdir> {
     const { channel, subdir, key, context, format, shardsAbsentAt } = attempt;
     const writer = await this.#cache.createWriter(key);
+    const source = { channel: channelRef(channel), subdir };
+    const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
+    // Each chunk goes to the temp file, then through the scanner: the index is ready when the last
+    // byte is written, and a broken document stops the download at once.
+    const indexer = new StreamIndexer(writer.path, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
+    // The zstd decoder hands out pieces of ~128 kB: they are gathered into writes of a megabyte
+    // (one write per piece cost more than the decoding).
+    let pieces: Buffer[] = [];
+    let gathered = 0;
+    const flush = async (): Promise<void> => {
+      if (gathered === 0) return;
+      const chunk = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, gathered);
+      pieces = [];
+      gathered = 0;
+      await writer.write(chunk);
+      indexer.push(chunk);
+    };
     let committed = false;
     try {
-      const body = await http.streamBody(context, response, {
-        decoding: format === 'zst' ? 'zstd' : 'identity',
-        maxOutputBytes: this.#options.maxRepodataBytes,
-        onData: (chunk) => writer.write(chunk),
-        onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
-      });
-      // Index the temp file before committing it: broken JSON is reported, never cached.
-      await writer.close();
-      const source = { channel: channelRef(channel), subdir };
-      const corrupt = (message: string, cause?: unknown) => corruptFromParse(channel.name, subdir, message, { url: fields.sourceUrl, cause });
-      // A large document is scanned on a worker thread, which leaves a sidecar to load from here
-      // (and to keep beside the committed file).
-      const sidecarPath = `${writer.path}.index`;
+      let body;
+      let tables;
       try {
-        if (body.size >= this.#options.workerScanBytes) {
-          const outcome = await scanOnWorker({ jsonPath: writer.path, sidecarPath, source });
-          if (outcome.kind === 'parse-error') throw corrupt(outcome.message);
-        }
-        let loaded;
-        try {
-          loaded = loadIndexFromCache({ jsonPath: writer.path, sidecarPath, source, writeSidecar: false });
-        } catch (error) {
-          if (error instanceof RepodataParseError) throw corrupt(error.message, error);
-          throw error;
-        }
-        this.#progress(channel, subdir, 'index', { records: loaded.index.recordCount });
-        const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
-        committed = true;
-        // The sidecar goes beside the committed file (the worker's as it is); failing to put it
-        // there is not an error: the next cold start scans again.
-        const finalSidecar = `${this.#cache.dataPath(saved)}.index`;
-        if (loaded.from === 'sidecar') {
-          await rename(sidecarPath, finalSidecar).catch(() => undefined);
-        } else if (loaded.index instanceof LazySubdirIndex) {
-          try {
-            writeIndexSidecar(finalSidecar, loaded.index.tables);
-          } catch {
-            // See above.
-          }
-        }
-        return { state: saved, index: loaded.index };
-      } finally {
-        await unlink(sidecarPath).catch(() => undefined);
+        body = await http.streamBody(context, response, {
+          decoding: format === 'zst' ? 'zstd' : 'identity',
+          maxOutputBytes: this.#options.maxRepodataBytes,
+          onData: async (chunk) => {
+            pieces.push(chunk);
+            gathered += chunk.length;
+            if (gathered >= WRITE_BYTES) await flush();
+          },
+          onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
+        });
+        await flush();
+        tables = indexer.finish();
+      } catch (error) {
+        if (error instanceof RepodataParseError) throw corrupt(error);
+        throw error;
       }
+      await writer.close();
+      // A document the lazy scan declined is parsed (and checked) before it is committed.
+      let eager;
+      try {
+        eager = tables === null ? await openScannedIndex(writer.path, null, source, this.#options.indexBytes) : null;
+      } catch (error) {
+        if (error instanceof RepodataParseError) throw corrupt(error);
+        throw error;
+      }
+      // Only a document that indexed is committed; the index then reads the committed file.
+      const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+      committed = true;
+      const index = eager ?? (await openScannedIndex(this.#cache.dataPath(saved), tables, source, this.#options.indexBytes));
+      this.#progress(channel, subdir, 'index', { records: index.recordCount });
+      keepSidecar(`${this.#cache.dataPath(saved)}.index`, tables);
+      return { state: saved, index };
     } finally {
       if (!committed) await writer.discard();
     }

@@ -30,7 +30,6 @@ import { defaultCacheDir, isFresh, RepodataCache, type CacheState } from './cach
 import { ChannelNotFoundError, RepodataOfflineError, RepodataStoreClosedError } from './fetch-errors.js';
 import type { DownloadRules } from './fetch.js';
 import { findLocalRepodata, indexLocalRepodata } from './local-channel.js';
-import { WORKER_SCAN_BYTES } from './lazy/worker-scan.js';
 import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { emptyIndex } from './records-index.js';
 import { DEFAULT_STEP_ASIDE_MS, RemoteSubdirs } from './remote-subdir.js';
@@ -72,8 +71,6 @@ export interface RepodataStoreOptions {
   readonly maxRepodataBytes?: number;
   /** Time and rate rules of each download (`DEFAULT_DOWNLOAD_RULES` where unset). */
   readonly downloadRules?: DownloadRules;
-  /** A downloaded repodata.json at least this large is indexed on a worker thread; default `WORKER_SCAN_BYTES`. */
-  readonly workerScanBytes?: number;
   /**
    * How long a slow download holds its slot in the network pool before it moves aside so other
    * subdirs can start; default `DEFAULT_STEP_ASIDE_MS` (3 s). Tests shorten it.
@@ -136,7 +133,6 @@ export class RepodataStore {
       shards: options.shards !== false,
       indexBytes: options.indexBytes ?? 'memory',
       maxRepodataBytes: this.#maxBytes,
-      workerScanBytes: options.workerScanBytes ?? WORKER_SCAN_BYTES,
       stepAsideMs: options.stepAsideMs ?? DEFAULT_STEP_ASIDE_MS,
       checkUrl: options.checkUrl,
       downloadRules: options.downloadRules,
@@ -250,7 +246,6 @@ export class RepodataStore {
       cacheDir: this.cache.dir,
       maxBytes: this.#maxBytes,
       indexBytes: this.#options.indexBytes ?? 'memory',
-      workerScanBytes: this.#options.workerScanBytes ?? WORKER_SCAN_BYTES,
       shards: this.#options.shards !== false,
       onProgress: this.#options.onProgress,
     });

@@ -59,13 +59,13 @@ CLASS[COLON] = K_COLON;
 CLASS[COMMA] = K_COMMA;
 
 /** What `scanRecordObject` found: `[nameStart, nameEnd, nameState]`; state 0 missing, 1 string, 2 not a string. */
-const recordOut = new Int32Array(3);
+export const recordOut = new Int32Array(3);
 
 /**
  * Skip the record object starting at `at` (its `{`) and find its `name` value. Returns the index
  * just past the closing `}`, or -1 when the bytes end first.
  */
-function scanRecordObject(b: Uint8Array, words: Uint32Array, base: number, n: number, at: number): number {
+export function scanRecordObject(b: Uint8Array, words: Uint32Array, base: number, n: number, at: number): number {
   const wordEnd = n - 4;
   let i = at + 1;
   let depth = 1;
@@ -371,23 +371,29 @@ class RepodataScanner {
     const info = readRepodataInfo(top, this.#where);
     checkRepodataVersion(info, this.#where);
     this.#checkUnusable(info.removed);
+    const names = this.#names;
     return buildTables({
       bytes: b,
+      byteLength: b.length,
+      fingerprint: fingerprintBytes(b),
       where: this.#where,
       info,
       recordTotal: this.#rows,
       fnStart: this.#fnStart.data,
       fnEnd: this.#fnEnd.data,
+      outFnStart: this.#fnStart.data,
+      outFnEnd: this.#fnEnd.data,
       recStart: this.#recStart.data,
       recEnd: this.#recEnd.data,
       recName: this.#recName.data,
       sectionOf: this.#sectionOf,
       sectionRows: this.#sectionRows,
       sorted: this.#sorted,
-      nameCount: this.#names.count,
-      nameStarts: this.#names.starts,
-      nameEnds: this.#names.ends,
-      exoticNames: this.#names.exotic,
+      nameCount: names.count,
+      canonicalName: (id) => {
+        const exotic = names.exotic.get(id);
+        return exotic === undefined ? b.subarray(names.starts[id], names.ends[id]) : encoder.encode(exotic);
+      },
       decodeString: (start, end) => this.decodeString(start, end),
     });
   }
@@ -586,14 +592,14 @@ class RepodataScanner {
   }
 }
 
-function isArrayIndexKey(b: Uint8Array, start: number, end: number): boolean {
+export function isArrayIndexKey(b: Uint8Array, start: number, end: number): boolean {
   if (end - start > 10 || (b[start] === 0x30 && end - start > 1)) return false;
   for (let i = start; i < end; i++) if (b[i] < 0x30 || b[i] > 0x39) return false;
   return Number(decoder.decode(b.subarray(start, end))) < 2 ** 32 - 1;
 }
 
 /** ASCII without escapes: raw bytes equal the decoded string's UTF-8. */
-function isPlain(b: Uint8Array, start: number, end: number): boolean {
+export function isPlain(b: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = b[i];
     if (c >= 0x80 || c === BACKSLASH) return false;
@@ -602,7 +608,7 @@ function isPlain(b: Uint8Array, start: number, end: number): boolean {
 }
 
 /** Lexicographic comparison of `b[s1, e1)` and `b[s2, e2)`. */
-function compareBytes(b: Uint8Array, s1: number, e1: number, s2: number, e2: number): number {
+export function compareBytes(b: Uint8Array, s1: number, e1: number, s2: number, e2: number): number {
   const length = Math.min(e1 - s1, e2 - s2);
   for (let i = 0; i < length; i++) {
     const d = b[s1 + i] - b[s2 + i];
@@ -611,13 +617,21 @@ function compareBytes(b: Uint8Array, s1: number, e1: number, s2: number, e2: num
   return e1 - s1 - (e2 - s2);
 }
 
-interface ScanColumns {
+/** What a scan found, for `buildTables`. */
+export interface ScanColumns {
+  /** The bytes `fnStart`/`fnEnd` point into: the document, or a store of the file names alone. */
   bytes: Uint8Array;
+  /** Length and `fingerprintBytes` of the document. */
+  byteLength: number;
+  fingerprint: number;
   where: string;
   info: RepodataIndexTables['info'];
   recordTotal: number;
   fnStart: Uint32Array;
   fnEnd: Uint32Array;
+  /** The file names' offsets in the document (the tables' `fnStart`/`fnEnd`). */
+  outFnStart: Uint32Array;
+  outFnEnd: Uint32Array;
   recStart: Uint32Array;
   recEnd: Uint32Array;
   recName: Uint32Array;
@@ -625,9 +639,10 @@ interface ScanColumns {
   sectionRows: ReadonlyArray<readonly [number, number]>;
   sorted: boolean;
   nameCount: number;
-  nameStarts: Uint32Array;
-  nameEnds: Uint32Array;
-  exoticNames: Map<number, string>;
+  /** Marks the rows named in `removed` dead in sorted sections (default: binary search over `bytes`); returns how many. */
+  dropRemoved?: (scan: ScanColumns) => number;
+  /** Name `id`'s canonical UTF-8 bytes. */
+  canonicalName: (id: number) => Uint8Array;
   decodeString: (start: number, end: number) => string;
 }
 
@@ -636,10 +651,10 @@ const DEAD = 0xffffffff;
 /**
  * Resolve repeated file names and `removed`, then lay the rows out grouped by name in shared memory.
  */
-function buildTables(scan: ScanColumns): RepodataIndexTables {
-  const { bytes: b, recordTotal, fnStart, fnEnd, recStart, recEnd, recName } = scan;
+export function buildTables(scan: ScanColumns): RepodataIndexTables {
+  const { recordTotal, outFnStart: fnStart, outFnEnd: fnEnd, recStart, recEnd, recName } = scan;
   // Sorted plain keys (conda-index output) cannot repeat; otherwise resolve repeats by hashing.
-  const live = scan.sorted ? recordTotal - dropRemovedSorted(scan) : recordTotal - resolveRepeats(scan);
+  const live = recordTotal - (scan.sorted ? (scan.dropRemoved ?? dropRemovedSorted)(scan) : resolveRepeats(scan));
 
   // Group rows by name: count, prefix-sum, then fill `packages` rows before `packages.conda` rows.
   const nameCount = scan.nameCount;
@@ -669,8 +684,7 @@ function buildTables(scan: ScanColumns): RepodataIndexTables {
   const canonicalNames: Uint8Array[] = [];
   let nameByteTotal = 0;
   for (let id = 0; id < nameCount; id++) {
-    const exotic = scan.exoticNames.get(id);
-    const bytes = exotic === undefined ? b.subarray(scan.nameStarts[id], scan.nameEnds[id]) : encoder.encode(exotic);
+    const bytes = scan.canonicalName(id);
     canonicalNames.push(bytes);
     nameByteTotal += bytes.length;
   }
@@ -694,8 +708,8 @@ function buildTables(scan: ScanColumns): RepodataIndexTables {
   nameByteOffsets[nameCount] = offset;
 
   return {
-    byteLength: b.length,
-    fingerprint: fingerprintBytes(b),
+    byteLength: scan.byteLength,
+    fingerprint: scan.fingerprint,
     info: scan.info,
     fnStart: outFnStart,
     fnEnd: outFnEnd,

@@ -13,7 +13,9 @@ import { platform } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RepodataCacheError, RepodataCorruptError, RepodataTimeoutError, RepodataTooLargeError } from '../../repodata/fetch-errors.js';
+import { RepodataCacheError, RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from '../../repodata/fetch-errors.js';
+import { indexRepodata } from '../../repodata/monolithic.js';
+import { channelRef } from '../../repodata/types.js';
 import { createDefaultDispatcher, httpGet, readBodyBytes } from '../../repodata/fetch.js';
 import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
@@ -394,16 +396,28 @@ describe('a cache directory that cannot be written', () => {
   }, 20_000);
 });
 
-describe('a large repodata.json is indexed on a worker thread', () => {
+describe('a large repodata.json is indexed while it downloads', () => {
   let server: Served;
   let base: string;
-  const work = tempDir('worker-scan');
+  const work = tempDir('stream-scan');
+  let whole: Buffer;
 
   beforeAll(async () => {
     writeSyntheticChannel(join(work.path, 'ch'), 200_000);
+    whole = readFileSync(join(work.path, 'ch', 'linux-64', 'repodata.json'));
     mkdirSync(join(work.path, 'broken', 'linux-64'), { recursive: true });
-    writeFileSync(join(work.path, 'broken', 'linux-64', 'repodata.json'), '{"packages": {"a-1-0.tar.bz2": {"name": "a", "version": ');
-    server = await serve((req, res) => serveFile(work.path, req, res));
+    // Broken early, then a long tail: the download stops at the error, not at the end.
+    writeFileSync(join(work.path, 'broken', 'linux-64', 'repodata.json'), `{"packages": {"a-1-0.tar.bz2": {"name": "a"} "b": ${' '.repeat(4_000_000)}}}`);
+    server = await serve((req, res) => {
+      if ((req.url ?? '').startsWith('/cut/')) {
+        // Content-Length of the whole document, then the connection dies halfway.
+        if (!(req.url ?? '').endsWith('/repodata.json')) return void res.writeHead(404).end();
+        res.writeHead(200, { 'content-length': whole.length });
+        res.write(whole.subarray(0, whole.length >> 1), () => res.destroy());
+        return;
+      }
+      serveFile(work.path, req, res);
+    });
     base = server.base;
   });
   afterAll(async () => {
@@ -411,42 +425,54 @@ describe('a large repodata.json is indexed on a worker thread', () => {
     work.remove();
   });
 
-  it('gives the same index as a scan on this thread, and leaves only the committed files', async () => {
-    const here = tempDir('scan-here');
-    const there = tempDir('scan-worker');
-    const onThread = new RepodataStore({ cacheDir: here.path, shards: false });
-    const onWorker = new RepodataStore({ cacheDir: there.path, shards: false, workerScanBytes: 0 });
+  it('gives the same index as indexing the whole document, reads records from the committed file, keeps a sidecar', async () => {
+    const cache = tempDir('stream-ok');
+    const store = new RepodataStore({ cacheDir: cache.path, shards: false, indexBytes: 'positional' });
     try {
-      const a = await onThread.load(channelOf(`${base}/ch`), 'linux-64');
-      const b = await onWorker.load(channelOf(`${base}/ch`), 'linux-64');
-      expect(b!.recordCount).toBe(a!.recordCount);
-      expect([...b!.names()].sort()).toEqual([...a!.names()].sort());
-      expect(b!.records('lib3')).toEqual(a!.records('lib3'));
-      const files = (readdirSync(there.path, { recursive: true }) as string[]).filter((name) => name.includes('.tmp'));
-      expect(files).toEqual([]);
-      // The worker's sidecar is kept beside the committed document, for the next cold start.
-      expect((readdirSync(there.path, { recursive: true }) as string[]).filter((name) => name.includes('linux-64') && name.endsWith('.json.index'))).toHaveLength(1);
+      const index = (await store.load(channelOf(`${base}/ch`), 'linux-64'))!;
+      const reference = indexRepodata(whole, { channel: channelRef(channelOf(`${base}/ch`)), subdir: 'linux-64' });
+      expect(index.recordCount).toBe(reference.recordCount);
+      expect([...index.names()].sort()).toEqual([...reference.names()].sort());
+      expect(index.records('lib3')).toEqual(reference.records('lib3'));
+      const files = readdirSync(cache.path, { recursive: true }) as string[];
+      expect(files.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      expect(files.filter((name) => name.includes('linux-64') && name.endsWith('.json.index'))).toHaveLength(1);
     } finally {
-      await onThread.close();
-      await onWorker.close();
-      here.remove();
-      there.remove();
+      await store.close();
+      cache.remove();
     }
   }, 30_000);
 
-  it('reports a broken document from the worker as RepodataCorruptError, caching nothing', async () => {
-    const cache = tempDir('scan-broken');
-    const store = new RepodataStore({ cacheDir: cache.path, shards: false, workerScanBytes: 0 });
+  it('reports a broken document as RepodataCorruptError with its byte position, caching nothing', async () => {
+    const cache = tempDir('stream-broken');
+    const store = new RepodataStore({ cacheDir: cache.path, shards: false });
     try {
       const error = await store.load(channelOf(`${base}/broken`), 'linux-64').then(
         () => null,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RepodataCorruptError);
-      expect((error as Error).message).toContain('linux-64');
+      expect((error as Error).message).toMatch(/linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected "," or "\}" in "packages", found "\\""/);
       // Said once, also for a channel URL with a port.
       expect((error as Error).message.match(/Cannot (fetch|parse) repodata for/g)).toHaveLength(1);
-      expect((readdirSync(cache.path, { recursive: true }) as string[]).filter((name) => name.includes('.tmp'))).toEqual([]);
+      expect((readdirSync(cache.path, { recursive: true }) as string[]).filter((name) => name.startsWith('repodata/') && name !== 'repodata/')).toEqual([]);
+    } finally {
+      await store.close();
+      cache.remove();
+    }
+  }, 30_000);
+
+  it('a download cut off midway leaves no cache entry, state or temp file', async () => {
+    const cache = tempDir('stream-cut');
+    const store = new RepodataStore({ cacheDir: cache.path, shards: false });
+    try {
+      const error = await store.load(channelOf(`${base}/cut/ch`), 'linux-64').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RepodataFetchError);
+      expect((error as Error).message).toMatch(/linux-64: .*(closed after|announced)/);
+      expect(readdirSync(join(cache.path, 'repodata'))).toEqual([]);
     } finally {
       await store.close();
       cache.remove();

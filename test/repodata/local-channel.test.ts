@@ -4,13 +4,14 @@
  * the index; a changed file gets a new one (the old is deleted); the channel folder is never
  * written to; a `.zst`-only subdir and a CEP 16 sharded layout are read from the folder too.
  */
-import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexRepodata } from '../../repodata/monolithic.js';
 import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { SubdirIndex } from '../../repodata/types.js';
+import { zstdCompress } from '../../repodata/zstd.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { shardChannel } from '../tools/shard-channel.js';
 import { allRecords, snapshotDir, tempDir } from './store-helpers.js';
@@ -23,8 +24,7 @@ describe('local channels keep a name index in the cache', () => {
   afterAll(() => work.remove());
 
   async function load(channelDir: string, cacheDir: string, indexBytes: 'memory' | 'positional' = 'positional'): Promise<SubdirIndex[]> {
-    // A tiny worker-scan threshold puts the fixture through the same path as a 250 MB file.
-    const store = new RepodataStore({ cacheDir, indexBytes, workerScanBytes: 1 });
+    const store = new RepodataStore({ cacheDir, indexBytes });
     try {
       const indexes = await store.prepare([parseChannel(channelDir)], SUBDIRS, []);
       for (const index of indexes) if (index instanceof ShardedSubdirIndex) await index.prefetch(index.names());
@@ -106,18 +106,40 @@ describe('local channels keep a name index in the cache', () => {
     }
   });
 
-  it('a truncated repodata.json is a corrupt-repodata error said once, on a worker thread or not', async () => {
+  it('a truncated repodata.json is a corrupt-repodata error said once', async () => {
     const channel = join(work.path, 'truncated');
     cpSync(DEMO, channel, { recursive: true });
     const path = join(channel, 'linux-64', 'repodata.json');
     writeFileSync(path, readFileSync(path).subarray(0, 3000));
-    for (const workerScanBytes of [1, 1024 * 1024 * 1024]) {
-      const store = new RepodataStore({ cacheDir: join(work.path, `cache-truncated-${workerScanBytes}`), workerScanBytes });
+    for (const indexBytes of ['positional', 'memory'] as const) {
+      const store = new RepodataStore({ cacheDir: join(work.path, `cache-truncated-${indexBytes}`), indexBytes });
       try {
         const error = await store.load(parseChannel(channel), 'linux-64').then(() => null, (e: unknown) => e as Error & { code: string });
         expect(error?.code).toBe('CR_ERR_REPODATA_CORRUPT');
         expect(error!.message).toMatch(/^Cannot fetch repodata for file:.*linux-64: the JSON ends unexpectedly/);
         expect(error!.message).not.toContain('Cannot parse repodata');
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('a .zst-only subdir with broken JSON or broken zstd data is a corrupt-repodata error, leaving nothing in the cache', async () => {
+    const cases: Array<[string, () => Promise<Uint8Array>, RegExp]> = [
+      ['json', async () => zstdCompress(Buffer.from('{"packages": {"a-1-0.tar.bz2": {"name": "a"},, "b": 1}}')), /linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected a file name in "packages"/],
+      ['zstd', async () => (await zstdCompress(readFileSync(join(DEMO, 'linux-64', 'repodata.json')))).subarray(0, 200), /linux-64: bad zstd data in repodata.json.zst/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const channel = join(work.path, `zst-broken-${name}`);
+      mkdirSync(join(channel, 'linux-64'), { recursive: true });
+      writeFileSync(join(channel, 'linux-64', 'repodata.json.zst'), await bytes());
+      const cacheDir = join(work.path, `cache-zst-broken-${name}`);
+      const store = new RepodataStore({ cacheDir });
+      try {
+        const error = await store.load(parseChannel(channel), 'linux-64').then(() => null, (e: unknown) => e as Error & { code: string });
+        expect(error?.code).toBe('CR_ERR_REPODATA_CORRUPT');
+        expect(error!.message).toMatch(message);
+        expect(readdirSync(join(cacheDir, 'local'))).toEqual([]);
       } finally {
         await store.close();
       }

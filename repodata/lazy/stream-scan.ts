@@ -1,0 +1,740 @@
+/**
+ * The scan of `json-scan.ts`, fed in chunks as a repodata.json arrives (a download, a file read, a
+ * zstd decoder's output), so indexing costs no second pass over the document and never holds it
+ * whole. `finish()` gives the same `RepodataIndexTables` as `scanRepodata` over the whole bytes, and
+ * throws the same errors (`RepodataParseError` with the byte offset, line and column;
+ * `RepodataIndexUnsupportedError` where the caller falls back to eager parsing).
+ *
+ * How it resumes: the document is read in units that end at points where nothing of the past is
+ * needed again (a top-level key, a top-level value, one `"file name": {record}` entry, a
+ * separator). A unit that runs into the end of the bytes received so far is dropped and parsed again
+ * from its start once more bytes are in, so only the unfinished unit (an entry: about 1 kB) is
+ * carried between chunks. Of each entry the scan keeps offsets and a hash of its file name; each
+ * distinct package name's bytes are copied out of the chunk. File names are read back from the
+ * document (`options.read`) only where needed: the few `removed` names, or all of them once for a
+ * document whose keys are not sorted (conda-index sorts them). The scanner
+ * holds its tables, one batch of input (`SCAN_BATCH` or the chunk pushed, whichever is larger) and
+ * the unfinished unit; `heldBytes` says how much input memory that is.
+ *
+ * A unit is parsed again only once the bytes buffered have doubled, so a single huge value (a
+ * many-megabyte record or `removed` list) costs linear time, not quadratic.
+ */
+import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
+import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
+import { readRepodataInfo } from '../record-normalise.js';
+import { buildTables, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
+import { FNV_OFFSET, FNV_PRIME, fingerprintWith, fnv1a, type RepodataIndexTables } from './span-tables.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** Marks a row dropped (as in `json-scan.ts`). */
+const DEAD = 0xffffffff;
+/** Bytes read at a time when file names are read back. */
+const GATHER_WINDOW = 4 << 20;
+
+/** Input is scanned once this much is buffered (fewer restarts of the unit cut by a chunk's end). */
+export const SCAN_BATCH = 256 * 1024;
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** Thrown inside a unit that reaches the end of the bytes received so far. */
+const NEED_MORE: unique symbol = Symbol('need more bytes');
+
+const P_START = 0;
+const P_KEY = 1;
+const P_VALUE = 2;
+const P_AFTER_VALUE = 3;
+const P_SECTION = 4;
+const P_ENTRY = 5;
+const P_ENTRY_SEP = 6;
+const P_END = 7;
+
+/** A growable byte store that hands out offsets. */
+class ByteStore {
+  data = new Uint8Array(1 << 20);
+  length = 0;
+
+  append(from: Uint8Array, start: number, end: number): number {
+    const at = this.length;
+    const size = end - start;
+    if (at + size > this.data.length) {
+      const next = new Uint8Array(Math.max(this.data.length * 2, at + size));
+      next.set(this.data.subarray(0, at));
+      this.data = next;
+    }
+    this.data.set(from.subarray(start, end), at);
+    this.length = at + size;
+    return at;
+  }
+}
+
+/** Growable Uint32 column. */
+class Column {
+  data: Uint32Array<ArrayBuffer>;
+  constructor(capacity: number) {
+    this.data = new Uint32Array(Math.max(1024, capacity));
+  }
+  set(row: number, value: number): void {
+    if (row >= this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[row] = value;
+  }
+}
+
+/** Distinct package names, their canonical UTF-8 bytes copied into a store. */
+class NameTable {
+  count = 0;
+  readonly store = new ByteStore();
+  #slots = new Int32Array(4096).fill(-1);
+  #hashes = new Uint32Array(1024);
+  #starts = new Uint32Array(1025);
+
+  /** The id of the name in `b[start, end)` (raw JSON string content); `decode` undoes escapes. */
+  id(b: Uint8Array, start: number, end: number, decode: () => string): number {
+    let hash = FNV_OFFSET;
+    let plain = true;
+    for (let i = start; i < end; i++) {
+      const c = b[i];
+      if (c >= 0x80 || c === BACKSLASH) plain = false;
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+    }
+    let q = b;
+    let qs = start;
+    let qe = end;
+    if (!plain) {
+      q = encoder.encode(decode());
+      qs = 0;
+      qe = q.length;
+      hash = fnv1a(q, 0, qe);
+    }
+    hash >>>= 0;
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let slot = hash & mask;
+    const stored = this.store;
+    for (;;) {
+      const id = slots[slot];
+      if (id === -1) break;
+      if (this.#hashes[id] === hash) {
+        const s = this.#starts[id];
+        const length = this.#starts[id + 1] - s;
+        if (length === qe - qs) {
+          const data = stored.data;
+          let i = 0;
+          while (i < length && data[s + i] === q[qs + i]) i++;
+          if (i === length) return id;
+        }
+      }
+      slot = (slot + 1) & mask;
+    }
+    const id = this.count++;
+    if (id + 1 >= this.#hashes.length) {
+      const hashes = new Uint32Array(this.#hashes.length * 2);
+      hashes.set(this.#hashes);
+      this.#hashes = hashes;
+      const starts = new Uint32Array(this.#starts.length * 2);
+      starts.set(this.#starts);
+      this.#starts = starts;
+    }
+    this.#hashes[id] = hash;
+    this.#starts[id] = stored.append(q, qs, qe);
+    this.#starts[id + 1] = stored.length;
+    if (this.count * 4 > slots.length) this.#rehash();
+    else slots[slot] = id;
+    return id;
+  }
+
+  bytes(id: number): Uint8Array {
+    return this.store.data.subarray(this.#starts[id], this.#starts[id + 1]);
+  }
+
+  #rehash(): void {
+    const slots = new Int32Array(this.#slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.count; id++) {
+      let slot = this.#hashes[id] & mask;
+      while (slots[slot] !== -1) slot = (slot + 1) & mask;
+      slots[slot] = id;
+    }
+    this.#slots = slots;
+  }
+}
+
+export interface StreamScanOptions {
+  /**
+   * Reads bytes `[start, end)` of the document that were already pushed: for the fingerprint at the
+   * end (66 small reads) and for the line and column of a syntax error. The caller has them on disk
+   * (the file being read, or the temp file a download is written to before each push).
+   */
+  readonly read: (start: number, end: number) => Uint8Array;
+  /** Scan once this many bytes are buffered; default `SCAN_BATCH`. */
+  readonly batchBytes?: number;
+  /** The document's expected length, when known (a file's size, a Content-Length): sizes the tables up front. */
+  readonly expectedBytes?: number | undefined;
+}
+
+/** Scans a repodata.json pushed in chunks of any size. */
+export class RepodataStreamScanner {
+  readonly #where: string;
+  readonly #read: (start: number, end: number) => Uint8Array;
+  readonly #batch: number;
+  /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
+  #buf = new Uint8Array(0);
+  #words = new Uint32Array(0);
+  #len = 0;
+  #pos = 0;
+  #base = 0;
+  /** Scan again once `#len - #pos` reaches this (doubling after each cut-off unit). */
+  #scanAt: number;
+  #final = false;
+  #failed: unknown = null;
+
+  #phase = P_START;
+  /** The top-level value being read (P_VALUE): `skip`, a key to keep, or a section that is not an object. */
+  #valueKey = '';
+  #valueKind: 'skip' | 'keep' | 'bad-section' = 'skip';
+  readonly #top: Record<string, unknown> = {};
+  readonly #seenSections = [false, false];
+  #section = 0;
+  #sectionName = '';
+
+  #rows = 0;
+  /** FNV-1a of each row's raw file-name bytes (for `removed` in sorted sections). */
+  readonly #fnHash: Column;
+  readonly #docFnStart: Column;
+  readonly #docFnEnd: Column;
+  readonly #recStart: Column;
+  readonly #recEnd: Column;
+  readonly #recName: Column;
+  #sectionOf: Uint8Array;
+  readonly #sectionRows: Array<[number, number]> = [
+    [0, 0],
+    [0, 0],
+  ];
+  #sorted = true;
+  #previousKey = new Uint8Array(256);
+  #previousKeyLength = -1;
+  #keyHash = 0;
+  readonly #unusable: Array<{ fileName: string; detail: string; at: number }> = [];
+  readonly #names = new NameTable();
+  #stack = new Uint8Array(64);
+
+  constructor(where: string, options: StreamScanOptions) {
+    this.#where = where;
+    this.#read = options.read;
+    this.#batch = Math.max(1, options.batchBytes ?? SCAN_BATCH);
+    this.#scanAt = this.#batch;
+    // About one record per 400 bytes in conda-forge's repodata (as `scanRepodata` estimates).
+    const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
+    this.#fnHash = new Column(rows);
+    this.#docFnStart = new Column(rows);
+    this.#docFnEnd = new Column(rows);
+    this.#recStart = new Column(rows);
+    this.#recEnd = new Column(rows);
+    this.#recName = new Column(rows);
+    this.#sectionOf = new Uint8Array(Math.max(1024, rows));
+  }
+
+  /** Bytes received and not yet consumed by a finished unit. */
+  get bufferedBytes(): number {
+    return this.#len - this.#pos;
+  }
+
+  /** Memory held for input (the buffer's capacity). */
+  get heldBytes(): number {
+    return this.#buf.byteLength;
+  }
+
+  /** Bytes pushed so far. */
+  get totalBytes(): number {
+    return this.#base + this.#len;
+  }
+
+  /** Add the next bytes of the document; throws the document's first error as soon as it is seen. */
+  push(chunk: Uint8Array): void {
+    if (this.#failed !== null) throw this.#failed;
+    if (this.#final) throw new Error('RepodataStreamScanner: push after finish');
+    if (this.totalBytes + chunk.length >= 0xffffffff) {
+      this.#failed = new RepodataIndexUnsupportedError(this.#where, 'the document is 4 GiB or larger');
+      throw this.#failed;
+    }
+    this.#append(chunk);
+    if (this.#len - this.#pos >= this.#scanAt) this.#scan();
+  }
+
+  /** The document ended: scan the rest and build the tables. */
+  finish(): RepodataIndexTables {
+    if (this.#failed !== null) throw this.#failed;
+    this.#final = true;
+    this.#scan();
+    const total = this.totalBytes;
+    const info = readRepodataInfo(this.#top, this.#where);
+    checkRepodataVersion(info, this.#where);
+    this.#checkUnusable(info.removed);
+    const names = this.#names;
+    // Sorted sections (conda-index output) need file names only for `removed`, found by hash and
+    // checked by reading them back; otherwise repeated keys are resolved over all of them, copied
+    // back from the document in one sequential read.
+    const files = this.#sorted ? null : this.#gatherFileNames();
+    const store = files?.store ?? new Uint8Array(0);
+    return buildTables({
+      bytes: store,
+      byteLength: total,
+      fingerprint: fingerprintWith(total, this.#read),
+      where: this.#where,
+      info,
+      recordTotal: this.#rows,
+      fnStart: files?.starts ?? this.#docFnStart.data,
+      fnEnd: files?.ends ?? this.#docFnEnd.data,
+      dropRemoved: (scan) => this.#dropRemoved(scan.info.removed, scan.recName),
+      outFnStart: this.#docFnStart.data,
+      outFnEnd: this.#docFnEnd.data,
+      recStart: this.#recStart.data,
+      recEnd: this.#recEnd.data,
+      recName: this.#recName.data,
+      sectionOf: this.#sectionOf,
+      sectionRows: this.#sectionRows,
+      sorted: this.#sorted,
+      nameCount: names.count,
+      canonicalName: (id) => names.bytes(id),
+      decodeString: (start, end) => decodeJsonString(store, start, end, this.#where, this.#documentOffset(files?.starts, start) - 1),
+    });
+  }
+
+  /** The document offset of the file name gathered at `at` (rows are gathered in order). */
+  #documentOffset(starts: Uint32Array | undefined, at: number): number {
+    if (starts === undefined) return -1;
+    const fnAt = starts;
+    let lo = 0;
+    let hi = this.#rows - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (fnAt[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#docFnStart.data[lo] + at - fnAt[lo];
+  }
+
+  /** Every row's file name, read back from the document in order. */
+  #gatherFileNames(): { store: Uint8Array; starts: Uint32Array; ends: Uint32Array } {
+    const rows = this.#rows;
+    const docStart = this.#docFnStart.data;
+    const docEnd = this.#docFnEnd.data;
+    const starts = new Uint32Array(rows);
+    const ends = new Uint32Array(rows);
+    const store = new ByteStore();
+    const total = this.totalBytes;
+    let window: Uint8Array = new Uint8Array(0);
+    let windowStart = 0;
+    for (let row = 0; row < rows; row++) {
+      const start = docStart[row];
+      const end = docEnd[row];
+      if (end > windowStart + window.length) {
+        windowStart = start;
+        window = this.#read(start, Math.min(total, Math.max(end, start + GATHER_WINDOW)));
+      }
+      starts[row] = store.append(window, start - windowStart, end - windowStart);
+      ends[row] = store.length;
+    }
+    return { store: store.data, starts, ends };
+  }
+
+  /** Sorted sections: the rows `removed` names, found by their file name's hash and checked by reading it. */
+  #dropRemoved(removed: readonly string[], recName: Uint32Array): number {
+    if (removed.length === 0) return 0;
+    const wanted = new Map<number, Set<string>>();
+    for (const name of removed) {
+      const bytes = encoder.encode(name);
+      const hash = fnv1a(bytes, 0, bytes.length);
+      const set = wanted.get(hash) ?? new Set<string>();
+      set.add(name);
+      wanted.set(hash, set);
+    }
+    const hashes = this.#fnHash.data;
+    let dropped = 0;
+    for (let row = 0; row < this.#rows; row++) {
+      const names = wanted.get(hashes[row]);
+      if (names === undefined || recName[row] === DEAD) continue;
+      // Sorted sections hold plain ASCII file names: their bytes are the string.
+      if (names.has(decoder.decode(this.#read(this.#docFnStart.data[row], this.#docFnEnd.data[row])))) {
+        recName[row] = DEAD;
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  #append(chunk: Uint8Array): void {
+    const needed = this.#len + chunk.length;
+    if (needed > this.#buf.length) {
+      // Drop what is consumed first; grow only when the unfinished unit plus the chunk need it.
+      const keep = this.#len - this.#pos;
+      const capacity = keep + chunk.length > this.#buf.length ? Math.max(this.#buf.length * 2, (keep + chunk.length + 3) & ~3, this.#batch + 4) : this.#buf.length;
+      if (capacity !== this.#buf.length) {
+        const next = new Uint8Array(capacity);
+        next.set(this.#buf.subarray(this.#pos, this.#len));
+        this.#buf = next;
+        this.#words = new Uint32Array(next.buffer, 0, capacity >>> 2);
+      } else {
+        this.#buf.copyWithin(0, this.#pos, this.#len);
+      }
+      this.#base += this.#pos;
+      this.#len = keep;
+      this.#pos = 0;
+    }
+    this.#buf.set(chunk, this.#len);
+    this.#len += chunk.length;
+  }
+
+  /** Run units until the bytes run out (or, at the end, the document does). */
+  #scan(): void {
+    const b = this.#buf.subarray(0, this.#len);
+    try {
+      for (;;) {
+        if (this.#phase === P_END) {
+          const at = this.#skipWs(b, this.#pos);
+          if (at < b.length) throw this.#syntaxError(b, at, 'the end of the document');
+          this.#pos = at;
+          break;
+        }
+        this.#pos = this.#unit(b, this.#pos);
+      }
+      this.#scanAt = this.#batch;
+    } catch (error) {
+      if (error !== NEED_MORE) {
+        this.#failed = error;
+        throw error;
+      }
+      this.#scanAt = Math.max(this.#batch, 2 * (this.#len - this.#pos));
+    }
+  }
+
+  /** One unit from `at`; returns where the next starts. Throws `NEED_MORE` when the bytes end first. */
+  #unit(b: Uint8Array, at: number): number {
+    switch (this.#phase) {
+      case P_START: {
+        if (this.#base + at === 0) {
+          if (b.length < 3 && !this.#final) throw NEED_MORE;
+          if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) at = 3; // UTF-8 byte order mark
+        }
+        at = this.#skipWs(b, at);
+        if (b[at] !== OPEN_BRACE) throw this.#syntaxError(b, at, 'the "{" that opens the document');
+        at = this.#skipWs(b, at + 1);
+        if (b[at] === CLOSE_BRACE) {
+          this.#phase = P_END;
+          return at + 1;
+        }
+        if (at >= b.length) throw this.#syntaxError(b, at, 'a key');
+        this.#phase = P_KEY;
+        return at;
+      }
+      case P_KEY: {
+        at = this.#skipWs(b, at);
+        if (b[at] !== QUOTE) throw this.#syntaxError(b, at, 'a key');
+        const keyEnd = this.#stringEnd(b, at + 1);
+        const key = this.#decode(b, at + 1, keyEnd);
+        at = this.#skipWs(b, keyEnd + 1);
+        if (b[at] !== COLON) throw this.#syntaxError(b, at, '":"');
+        at = this.#skipWs(b, at + 1);
+        if (at >= b.length) throw this.#syntaxError(b, at, 'a value');
+        const section = key === 'packages' ? 0 : key === 'packages.conda' ? 1 : -1;
+        if (section >= 0) {
+          if (this.#seenSections[section]) throw new RepodataIndexUnsupportedError(this.#where, `"${key}" appears twice`);
+          this.#seenSections[section] = true;
+          if (b[at] === OPEN_BRACE) {
+            this.#section = section;
+            this.#sectionName = key;
+            this.#sectionRows[section] = [this.#rows, this.#rows];
+            this.#previousKeyLength = -1; // keys increase within a section
+            this.#phase = P_SECTION;
+            return at + 1;
+          }
+          this.#valueKind = 'bad-section';
+        } else {
+          this.#valueKind = key === 'info' || key === 'metadata' || key === 'removed' || key === 'repodata_version' ? 'keep' : 'skip';
+        }
+        this.#valueKey = key;
+        this.#phase = P_VALUE;
+        return at;
+      }
+      case P_VALUE: {
+        const end = this.#skipValue(b, at);
+        if (this.#valueKind !== 'skip') {
+          const value = this.#parseSmall(b, at, end, this.#valueKey);
+          if (this.#valueKind === 'keep') this.#top[this.#valueKey] = value;
+          else if (value !== null) {
+            throw new RepodataParseError(this.#where, `"${this.#valueKey}" must be an object of file name to record`, { byteOffset: this.#base + at });
+          }
+        }
+        this.#phase = P_AFTER_VALUE;
+        return end;
+      }
+      case P_AFTER_VALUE: {
+        at = this.#skipWs(b, at);
+        const c = b[at];
+        if (c === COMMA) {
+          this.#phase = P_KEY;
+          return at + 1;
+        }
+        if (c === CLOSE_BRACE) {
+          this.#phase = P_END;
+          return at + 1;
+        }
+        throw this.#syntaxError(b, at, '"," or "}" after a top-level value');
+      }
+      case P_SECTION: {
+        at = this.#skipWs(b, at);
+        if (b[at] === CLOSE_BRACE) {
+          this.#phase = P_AFTER_VALUE;
+          return at + 1;
+        }
+        if (at >= b.length) throw this.#syntaxError(b, at, `a file name in "${this.#sectionName}"`);
+        this.#phase = P_ENTRY;
+        return at;
+      }
+      case P_ENTRY:
+        return this.#entry(b, at);
+      case P_ENTRY_SEP: {
+        at = this.#skipWs(b, at);
+        const c = b[at];
+        if (c === COMMA) {
+          this.#phase = P_ENTRY;
+          return this.#skipWs(b, at + 1);
+        }
+        if (c === CLOSE_BRACE) {
+          this.#phase = P_AFTER_VALUE;
+          return at + 1;
+        }
+        throw this.#syntaxError(b, at, `"," or "}" in "${this.#sectionName}"`);
+      }
+      default:
+        throw new Error(`RepodataStreamScanner: bad phase ${this.#phase}`);
+    }
+  }
+
+  /** One `"file name": value` of a section. Nothing is recorded until the value is complete. */
+  #entry(b: Uint8Array, at: number): number {
+    const sectionName = this.#sectionName;
+    at = this.#skipWs(b, at);
+    if (b[at] !== QUOTE) throw this.#syntaxError(b, at, `a file name in "${sectionName}"`);
+    const fnStart = at + 1;
+    const fnEnd = this.#stringEnd(b, fnStart);
+    const first = b[fnStart];
+    if (first >= 0x30 && first <= 0x39 && isArrayIndexKey(b, fnStart, fnEnd)) {
+      // JSON.parse orders integer-like keys first; such a "file name" is not worth reproducing.
+      throw new RepodataIndexUnsupportedError(this.#where, `"${sectionName}" has an integer-like key "${this.#decode(b, fnStart, fnEnd)}"`);
+    }
+    at = this.#skipWs(b, fnEnd + 1);
+    if (b[at] !== COLON) throw this.#syntaxError(b, at, '":"');
+    at = this.#skipWs(b, at + 1);
+    if (b[at] !== OPEN_BRACE) {
+      const end = this.#skipValue(b, at);
+      this.#phase = P_ENTRY_SEP;
+      this.#noteKey(b, fnStart, fnEnd);
+      // Not an error yet: `removed` (which may come later) can list it, and then it is ignored.
+      this.#unusable.push({ fileName: this.#decode(b, fnStart, fnEnd), detail: 'must be an object', at: this.#base + at });
+      return end;
+    }
+    const recStart = at;
+    const recEnd = scanRecordObject(b, this.#words, 0, b.length, at);
+    if (recEnd < 0) throw this.#syntaxError(b, b.length, `the end of record "${this.#decode(b, fnStart, fnEnd)}"`);
+    this.#phase = P_ENTRY_SEP;
+    this.#noteKey(b, fnStart, fnEnd);
+    const state = recordOut[2];
+    const nameStart = recordOut[0];
+    const nameEnd = recordOut[1];
+    const unusable =
+      state === 2 ? 'field "name" must be a non-empty string' : state === 0 ? 'field "name" is missing' : nameStart === nameEnd ? 'field "name" must be a non-empty string, got ""' : null;
+    if (unusable !== null) {
+      this.#unusable.push({ fileName: this.#decode(b, fnStart, fnEnd), detail: unusable, at: this.#base + recStart });
+      return recEnd;
+    }
+    const base = this.#base;
+    const row = this.#rows++;
+    this.#fnHash.set(row, this.#keyHash);
+    this.#docFnStart.set(row, base + fnStart);
+    this.#docFnEnd.set(row, base + fnEnd);
+    this.#recStart.set(row, base + recStart);
+    this.#recEnd.set(row, base + recEnd);
+    this.#recName.set(
+      row,
+      this.#names.id(b, nameStart, nameEnd, () => this.#decode(b, nameStart, nameEnd)),
+    );
+    if (row >= this.#sectionOf.length) {
+      const bigger = new Uint8Array(this.#sectionOf.length * 2);
+      bigger.set(this.#sectionOf);
+      this.#sectionOf = bigger;
+    }
+    this.#sectionOf[row] = this.#section;
+    this.#sectionRows[this.#section][1] = row + 1;
+    return recEnd;
+  }
+
+  /**
+   * Keep "every key so far is plain ASCII and strictly increasing" up to date, and the key's hash
+   * (`#keyHash`) while the keys are sorted.
+   */
+  #noteKey(b: Uint8Array, start: number, end: number): void {
+    if (!this.#sorted) return;
+    const length = end - start;
+    const previous = this.#previousKey;
+    let hash = FNV_OFFSET;
+    for (let i = start; i < end; i++) {
+      const c = b[i];
+      if (c >= 0x80 || c === BACKSLASH) {
+        this.#sorted = false;
+        return;
+      }
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+    }
+    this.#keyHash = hash >>> 0;
+    if (this.#previousKeyLength >= 0) {
+      const common = Math.min(length, this.#previousKeyLength);
+      let order = 0;
+      for (let i = 0; i < common && order === 0; i++) order = previous[i] - b[start + i];
+      if (order === 0) order = this.#previousKeyLength - length;
+      if (order >= 0) {
+        this.#sorted = false;
+        return;
+      }
+    }
+    if (length > previous.length) this.#previousKey = new Uint8Array(Math.max(length, previous.length * 2));
+    const into = this.#previousKey;
+    for (let i = 0; i < length; i++) into[i] = b[start + i];
+    this.#previousKeyLength = length;
+  }
+
+  #checkUnusable(removed: readonly string[]): void {
+    if (this.#unusable.length === 0) return;
+    const gone = new Set(removed);
+    for (const entry of this.#unusable) {
+      if (gone.has(entry.fileName)) continue;
+      if (!this.#sorted) throw new RepodataIndexUnsupportedError(this.#where, `record "${entry.fileName}" ${entry.detail}`);
+      throw new RepodataParseError(this.#where, `record "${entry.fileName}" ${entry.detail}`, { byteOffset: entry.at });
+    }
+  }
+
+  #skipWs(b: Uint8Array, at: number): number {
+    let c = b[at];
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++at];
+    return at;
+  }
+
+  #stringEnd(b: Uint8Array, at: number): number {
+    const n = b.length;
+    while (at < n) {
+      const c = b[at];
+      if (c === QUOTE) return at;
+      at += c === BACKSLASH ? 2 : 1;
+    }
+    throw this.#syntaxError(b, n, 'the end of a string');
+  }
+
+  #decode(b: Uint8Array, start: number, end: number): string {
+    return decodeJsonString(b, start, end, this.#where, this.#base + start - 1);
+  }
+
+  #skipValue(b: Uint8Array, at: number): number {
+    const n = b.length;
+    const c = b[at];
+    if (c === QUOTE) return this.#stringEnd(b, at + 1) + 1;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      let depth = 0;
+      for (;;) {
+        const d = b[at];
+        if (d === QUOTE) {
+          at = this.#stringEnd(b, at + 1) + 1;
+          continue;
+        }
+        if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+          if (depth === this.#stack.length) {
+            const bigger = new Uint8Array(this.#stack.length * 2);
+            bigger.set(this.#stack);
+            this.#stack = bigger;
+          }
+          this.#stack[depth++] = d;
+        } else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+          if (depth === 0 || this.#stack[depth - 1] !== d - 2) throw this.#syntaxError(b, at, 'a matching bracket');
+          depth--;
+          if (depth === 0) return at + 1;
+        } else if (at >= n) {
+          throw this.#syntaxError(b, n, 'the end of an object or array');
+        }
+        at++;
+      }
+    }
+    const start = at;
+    for (;;) {
+      const d = b[at];
+      if ((d >= 0x30 && d <= 0x39) || (d >= 0x61 && d <= 0x7a) || (d >= 0x41 && d <= 0x5a) || d === 0x2b || d === 0x2d || d === 0x2e) at++;
+      else break;
+    }
+    // A number or literal cut by the chunk's end may go on in the next one.
+    if (at >= n && !this.#final) throw NEED_MORE;
+    if (at === start) throw this.#syntaxError(b, at, 'a value');
+    return at;
+  }
+
+  #parseSmall(b: Uint8Array, start: number, end: number, key: string): unknown {
+    const text = decoder.decode(b.subarray(start, end));
+    try {
+      return JSON.parse(text);
+    } catch (cause) {
+      throw fragmentSyntaxError(this.#where, `"${key}"`, text, this.#base + start, cause);
+    }
+  }
+
+  /** The error for `b[at]`; `NEED_MORE` when `at` is past the bytes received and more may come. */
+  #syntaxError(b: Uint8Array, at: number, expected: string): RepodataParseError | typeof NEED_MORE {
+    if (at >= b.length) {
+      if (!this.#final) return NEED_MORE;
+      return new RepodataParseError(this.#where, `the JSON ends unexpectedly (truncated file?): expected ${expected}`, { byteOffset: this.totalBytes });
+    }
+    const offset = this.#base + at;
+    // Lines before this buffer are counted from the document already pushed.
+    let line = 1;
+    let lineStart = 0;
+    const step = 1 << 20;
+    for (let from = 0; from < this.#base; from += step) {
+      const piece = this.#read(from, Math.min(this.#base, from + step));
+      for (let i = 0; i < piece.length; i++) {
+        if (piece[i] === 0x0a) {
+          line++;
+          lineStart = from + i + 1;
+        }
+      }
+    }
+    for (let i = 0; i < at; i++) {
+      if (b[i] === 0x0a) {
+        line++;
+        lineStart = this.#base + i + 1;
+      }
+    }
+    const found = JSON.stringify(decoder.decode(b.subarray(at, at + 1)));
+    return new RepodataParseError(this.#where, `invalid JSON at byte ${offset} (line ${line}, column ${offset - lineStart + 1}): expected ${expected}, found ${found}`, {
+      byteOffset: offset,
+    });
+  }
+}
+
+/** The JS string of the JSON string content `b[start, end)`; `at` is its opening quote's document offset for errors. */
+function decodeJsonString(b: Uint8Array, start: number, end: number, where: string, at: number): string {
+  const piece = b.subarray(start, end);
+  if (!piece.includes(BACKSLASH)) return decoder.decode(piece);
+  try {
+    return JSON.parse(`"${decoder.decode(piece)}"`) as string;
+  } catch (cause) {
+    throw new RepodataParseError(where, `invalid escape in the string at byte ${at}`, { byteOffset: at, cause });
+  }
+}

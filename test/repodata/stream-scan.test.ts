@@ -1,0 +1,151 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateChannel } from '../../bench/generate-channel.js';
+import { scanRepodata } from '../../repodata/lazy/json-scan.js';
+import type { RepodataIndexTables } from '../../repodata/lazy/span-tables.js';
+import { RepodataStreamScanner } from '../../repodata/lazy/stream-scan.js';
+
+const encoder = new TextEncoder();
+
+/** The tables as plain values, so typed arrays over shared and ordinary memory compare equal. */
+function plain(tables: RepodataIndexTables): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(tables)) out[key] = ArrayBuffer.isView(value) ? Array.from(value as Uint32Array) : value;
+  return out;
+}
+
+/** The whole-buffer scan's outcome: its tables, or its error's class and message. */
+function whole(bytes: Uint8Array): Record<string, unknown> {
+  try {
+    return plain(scanRepodata(bytes, 'c/linux-64'));
+  } catch (error) {
+    return { error: (error as Error).constructor.name, message: (error as Error).message };
+  }
+}
+
+/** The streaming scan of `bytes` cut at `cuts`, with the given batch size. */
+function streamed(bytes: Uint8Array, cuts: readonly number[], batchBytes: number, watch?: (scanner: RepodataStreamScanner, chunk: number) => void): Record<string, unknown> {
+  const scanner = new RepodataStreamScanner('c/linux-64', { read: (start, end) => bytes.subarray(start, end), batchBytes });
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  try {
+    let from = 0;
+    for (const to of [...points, bytes.length]) {
+      if (to < from) continue;
+      scanner.push(bytes.subarray(from, to));
+      watch?.(scanner, to - from);
+      from = to;
+    }
+    return plain(scanner.finish());
+  } catch (error) {
+    return { error: (error as Error).constructor.name, message: (error as Error).message };
+  }
+}
+
+/** Documents with what chunk boundaries can cut badly: escapes, multi-byte UTF-8, nesting, numbers. */
+const ODD = 'a "q" {b} [c] \\ \\" é 😀 } ] , : \u2028';
+const text = fc.string({ unit: fc.constantFrom('a', '"', '\\', '{', '}', '[', ']', ':', ',', ' ', 'é', '😀', '\n', 'n'), maxLength: 10 });
+const rawRecord = fc.record(
+  {
+    name: fc.constantFrom('numpy', 'py', 'ñame', 'q"uote', 'br{ace}', 'x'),
+    version: fc.constantFrom('1.0', '2.0.1'),
+    build: fc.constantFrom('h0_0', 'py39h1_1'),
+    build_number: fc.nat(12345),
+    depends: fc.array(text, { maxLength: 3 }),
+    note: fc.option(fc.constant(ODD), { nil: undefined }),
+    extra: fc.option(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 2 })), { maxKeys: 2 }), { nil: undefined }),
+  },
+  { requiredKeys: ['name', 'version', 'build'] },
+);
+const section = fc.array(fc.tuple(fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', 'ü.conda'), text), rawRecord), { maxLength: 8 });
+const documents = fc
+  .tuple(section, section, fc.constantFrom(0, 1, 2, '\t'), fc.boolean(), fc.boolean(), fc.array(fc.constantFrom('f1.conda', 'f3'), { maxLength: 2 }))
+  .map(([pkgs, condas, indent, reversed, bom, removed]) => {
+    const ser = (value: unknown) => JSON.stringify(value, null, indent);
+    const sectionText = (entries: typeof pkgs) => `{${entries.map(([fn, r]) => `${ser(fn)}: ${ser(r)}`).join(',\n')}}`;
+    const body = [
+      `"packages": ${sectionText(pkgs)}`,
+      `"packages.conda": ${sectionText(condas)}`,
+      `"info": {"subdir": "linux-64", "base_url": "https://x/é"}`,
+      `"repodata_version": 1`,
+      `"removed": ${ser(removed)}`,
+      `"signatures": {"k": [1, {"s": "${ODD.replace(/["\\]/g, '')}"}]}`,
+    ];
+    return `${bom ? '\ufeff' : ''}{${(reversed ? body.reverse() : body).join(',\n')}}`;
+  });
+
+describe('the streaming repodata scanner', () => {
+  it('gives the same tables (or the same error) as the whole-buffer scan for any chunking', () => {
+    fc.assert(
+      fc.property(documents, fc.array(fc.nat(), { maxLength: 12 }), fc.constantFrom(1, 7, 64, 1 << 18), (doc, cuts, batch) => {
+        const bytes = encoder.encode(doc);
+        expect(streamed(bytes, cuts, batch)).toEqual(whole(bytes));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees on corrupted and truncated documents, cut anywhere, errors included (position, line, column)', () => {
+    const valid = fc.sample(documents, { numRuns: 1, seed: 7 })[0];
+    fc.assert(
+      fc.property(
+        fc.nat(valid.length),
+        fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', ' ', 'n', '1', '\n'), maxLength: 3 }),
+        fc.nat(3),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (at, insert, cut, truncate, cuts) => {
+          const corrupted = truncate ? valid.slice(0, at) : valid.slice(0, at) + insert + valid.slice(at + cut);
+          const bytes = encoder.encode(corrupted);
+          expect(streamed(bytes, cuts, 1)).toEqual(whole(bytes));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('cuts inside every string, escape and multi-byte character of a document', () => {
+    const doc = `{"info": {"subdir": "linux-64"}, "packages": {"a\\u00e9-1.tar.bz2": {"name": "na\\"me", "note": "${'😀é\\\\\\"'}", "version": "1"}, "b-1.tar.bz2": {"nam\\u0065": "ü", "build_number": 12345}}}`;
+    const bytes = encoder.encode(doc);
+    const expected = whole(bytes);
+    expect(expected.error).toBeUndefined();
+    for (let cut = 0; cut <= bytes.length; cut++) expect(streamed(bytes, [cut], 1)).toEqual(expected);
+  });
+
+  it('on a generated conda-forge-shaped channel, holds one batch plus a chunk, never the document', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cr-stream-'));
+    try {
+      generateChannel({ out: dir, records: 3000, names: 300, noarchRecords: 10, noarchNames: 2, seed: 5, compact: false });
+      const bytes = readFileSync(join(dir, 'linux-64', 'repodata.json'));
+      const batch = 16 * 1024;
+      const chunk = 4096;
+      const cuts = Array.from({ length: Math.ceil(bytes.length / chunk) }, (_, i) => i * chunk);
+      let most = 0;
+      const result = streamed(bytes, cuts, batch, (scanner) => {
+        most = Math.max(most, scanner.heldBytes);
+        // What is buffered is the unscanned batch plus the one entry cut by its end.
+        expect(scanner.bufferedBytes).toBeLessThan(batch + chunk + 4096);
+      });
+      expect(result).toEqual(whole(bytes));
+      expect(bytes.length).toBeGreaterThan(20 * most);
+      expect(most).toBeLessThanOrEqual(2 * (batch + chunk + 4096));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a huge single value in linear steps (rescans only after the buffer doubles)', () => {
+    const big = 'x'.repeat(2_000_000);
+    const doc = encoder.encode(`{"info": {"subdir": "linux-64"}, "packages": {"a-1.tar.bz2": {"name": "a", "blob": "${big}", "version": "1"}}}`);
+    const cuts = Array.from({ length: Math.ceil(doc.length / 1000) }, (_, i) => i * 1000);
+    expect(streamed(doc, cuts, 1)).toEqual(whole(doc));
+  });
+
+  it('refuses pushes after an error with the same error', () => {
+    const scanner = new RepodataStreamScanner('c/linux-64', { read: () => new Uint8Array(0), batchBytes: 1 });
+    expect(() => scanner.push(encoder.encode('[1, 2]'))).toThrow(/invalid JSON at byte 0 \(line 1, column 1\): expected the "\{" that opens the document/);
+    expect(() => scanner.push(encoder.encode('{}'))).toThrow(/invalid JSON at byte 0/);
+  });
+});
