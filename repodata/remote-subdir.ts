@@ -382,8 +382,8 @@ export class RemoteSubdirs {
       if (!(await shardMatchesHash(bytes, sha256))) {
         throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url });
       }
-      await this.#cache.writeShard(sha256, bytes);
-      return { bytes, fromCache: false };
+      // Written while the records are used (atomically: a temp file renamed into place).
+      return { bytes, fromCache: false, saved: this.#cache.writeShard(sha256, bytes) };
     };
   }
 }

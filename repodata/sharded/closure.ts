@@ -74,6 +74,8 @@ async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly 
   } finally {
     unlink();
   }
+  // The walk did not wait for shards to reach the cache; the closure is complete once they have.
+  for (const index of sharded) await index.flushSaves();
 }
 
 /** The walk of `prefetchClosure`: resolves once every reached name's shards are in. */
@@ -102,7 +104,7 @@ function walkClosure(indexes: readonly SubdirIndex[], sharded: readonly ShardedS
     const visit = (name: string): void => {
       if (failed || seen.has(name)) return;
       seen.add(name);
-      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal }));
+      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal, deferCaching: true }));
       if (waits.length === 0) {
         expand(name);
         return;

@@ -2,14 +2,19 @@
  * The cold sharded path on a small synthetic channel: the shards of names found together are asked
  * for together (up to the store's connection pool), a large closure prints no listener-leak warning,
  * the shard index's name table answers like a map (repeated names, non-ASCII names, absent names),
- * and a shard checked once before caching is still refused under another hash.
+ * the walk goes on to the next level while the shards it has are still being written to the
+ * cache (and completes only once they are written), and a shard checked once before caching is
+ * still refused under another hash.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encode } from '@msgpack/msgpack';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShardClosures } from '../../repodata/sharded/closure.js';
 import { decodeShardIndex } from '../../repodata/sharded/shard-index.js';
+import { ShardedSubdirIndex, type ShardFetcher } from '../../repodata/sharded/sharded-subdir.js';
 import { decodeShard, shardMatchesHash } from '../../repodata/sharded/shard.js';
 import { recordContext } from '../../repodata/record-normalise.js';
 import { RepodataStore } from '../../repodata/store.js';
@@ -135,7 +140,6 @@ describe('a shard checked before caching', () => {
   it('is still refused when decoded under another hash', async () => {
     const raw = encode({ packages: { 'a-1.0-0.tar.bz2': record('a', []) } });
     const compressed = await zstdCompress(raw, 3);
-    const { createHash } = await import('node:crypto');
     const good = createHash('sha256').update(compressed).digest('hex');
     const other = createHash('sha256').update('something else').digest('hex');
     const context = recordContext({ channel: { name: 'ch', baseUrl: 'https://h/ch' }, subdir: 'linux-64' }, { subdir: 'linux-64', baseUrl: 'https://h/ch/linux-64/', repodataVersion: 2, removed: [] });
@@ -144,5 +148,51 @@ describe('a shard checked before caching', () => {
     await expect(decodeShard(compressed, other, 'a', context, where)).rejects.toThrow(/does not match its hash/);
     expect(await shardMatchesHash(compressed, good)).toBe(true);
     expect((await decodeShard(compressed, good, 'a', context, where)).map((r) => r.fn)).toEqual(['a-1.0-0.tar.bz2']);
+  });
+});
+
+describe('cache writes during the closure walk', () => {
+  /** A one-subdir sharded index over `app -> leaf`, served by `fetchShard`. */
+  async function appAndLeaf(fetchShard: (name: string, bytes: Uint8Array) => ReturnType<ShardFetcher>): Promise<ShardedSubdirIndex> {
+    const shards: Record<string, Uint8Array> = {};
+    const hashes: Record<string, Uint8Array> = {};
+    for (const [name, depends] of [['app', ['leaf']], ['leaf', []]] as const) {
+      shards[name] = await zstdCompress(encode({ packages: { [`${name}-1.0-0.tar.bz2`]: record(name, [...depends]) } }), 3);
+      hashes[name] = createHash('sha256').update(shards[name]!).digest();
+    }
+    const index = decodeShardIndex(encode({ info: { subdir: 'linux-64' }, shards: hashes }), 'ch', 'linux-64');
+    return new ShardedSubdirIndex({
+      channel: { name: 'ch', baseUrl: 'https://h/ch' },
+      subdir: 'linux-64',
+      index,
+      packageBase: 'https://h/ch/linux-64/',
+      fetchShard: async (_sha256, name) => fetchShard(name, shards[name]!),
+    });
+  }
+
+  it("asks for the next level before the last level's shards are written, and completes once they are", async () => {
+    const events: string[] = [];
+    let releaseApp!: () => void;
+    const appWritten = new Promise<void>((resolve) => (releaseApp = resolve));
+    const index = await appAndLeaf(async (name, bytes) => {
+      events.push(`fetch ${name}`);
+      // The leaf is asked for while the app's shard is still being written (a walk that waited
+      // for the write would never get here).
+      if (name === 'leaf') releaseApp();
+      const saved = name === 'app' ? appWritten.then(() => void events.push('app written')) : Promise.resolve();
+      return { bytes, fromCache: false, saved };
+    });
+    await new ShardClosures().complete([index], ['app'], undefined);
+    expect(events).toEqual(['fetch app', 'fetch leaf', 'app written']);
+    expect(index.records('leaf')).toHaveLength(1);
+  });
+
+  it('fails the closure when a shard cannot be written to the cache', async () => {
+    const index = await appAndLeaf(async (name, bytes) => ({
+      bytes,
+      fromCache: false,
+      saved: name === 'leaf' ? Promise.reject(new Error('disk full')) : Promise.resolve(),
+    }));
+    await expect(new ShardClosures().complete([index], ['app'], undefined)).rejects.toThrow('disk full');
   });
 });
