@@ -36,7 +36,7 @@ import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_
 import { ShardedSubdirIndex, type ShardFetcher } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
-import { zstdDecompress } from './zstd.js';
+import { preloadZstd, zstdDecompress } from './zstd.js';
 
 export interface RemoteSubdirsOptions {
   readonly cache: RepodataCache;
@@ -114,6 +114,8 @@ export class RemoteSubdirs {
    * 404 commits a `missing` state.
    */
   async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined): Promise<FetchedSubdir> {
+    // Every format but plain JSON needs zstd: its codec loads while the HTTP client does.
+    preloadZstd();
     const { http, context } = await this.#net(channel, subdir, signal);
     const now = this.#options.now();
     const probeShards =
