@@ -37,7 +37,7 @@ import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_
 import { ShardedSubdirIndex, type ShardFetcher } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
-import { zstdDecompress } from './zstd.js';
+import { preloadZstd, zstdDecompress } from './zstd.js';
 
 export interface RemoteSubdirsOptions {
   readonly cache: RepodataCache;
@@ -116,6 +116,8 @@ export class RemoteSubdirs {
    * 404 commits a `missing` state.
    */
   async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined): Promise<FetchedSubdir> {
+    // Every format but plain JSON needs zstd: its codec loads while the HTTP client does.
+    preloadZstd();
     const { http, context } = await this.#net(channel, subdir, signal);
     const now = this.#options.now();
     const probeShards =
@@ -392,8 +394,8 @@ export class RemoteSubdirs {
       if (!(await shardMatchesHash(bytes, sha256))) {
         throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url });
       }
-      await this.#cache.writeShard(sha256, bytes);
-      return { bytes, fromCache: false };
+      // Written while the records are used (atomically: a temp file renamed into place).
+      return { bytes, fromCache: false, saved: this.#cache.writeShard(sha256, bytes) };
     };
   }
 }

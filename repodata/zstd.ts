@@ -71,6 +71,14 @@ function loadBinding(): Promise<{ readonly binding: ZstdBinding }> {
   return bindingPromise;
 }
 
+/**
+ * Start loading the codec without waiting for it: a caller about to download zstd data calls this
+ * first, so the WebAssembly compiles (off the main thread) while the request is under way.
+ */
+export function preloadZstd(): void {
+  loadBinding().catch(() => undefined);
+}
+
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
 const SKIPPABLE_MAGIC = 0x184d2a50;

@@ -4,6 +4,7 @@
  * the request) must have its shards fetched. Records of monolithic indexes are followed too: their
  * dependencies may be in a sharded channel.
  */
+import { setMaxListeners } from 'node:events';
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import { indexIdentity } from '../index-identity.js';
 import type { SubdirIndex } from '../types.js';
@@ -52,10 +53,35 @@ function indexSetKey(indexes: readonly SubdirIndex[]): string {
  * expanded as soon as its own shards are in, so independent branches of the graph overlap instead
  * of waiting for the slowest shard of a breadth-first level.
  */
-async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], outerSignal: AbortSignal | undefined): Promise<void> {
   const sharded = indexes.filter((index): index is ShardedSubdirIndex => index instanceof ShardedSubdirIndex);
+  // Every shard wait listens to the signal: hundreds at once for a large closure. They listen to
+  // one signal of our own, allowed any number of listeners, that follows the caller's (which
+  // would otherwise print Node's "possible EventTarget memory leak" warning past 10 listeners).
+  let signal: AbortSignal | undefined;
+  let unlink = (): void => undefined;
+  if (outerSignal) {
+    const inner = new AbortController();
+    setMaxListeners(0, inner.signal);
+    const follow = (): void => inner.abort(outerSignal.reason);
+    if (outerSignal.aborted) follow();
+    else outerSignal.addEventListener('abort', follow, { once: true });
+    unlink = () => outerSignal.removeEventListener('abort', follow);
+    signal = inner.signal;
+  }
+  try {
+    await walkClosure(indexes, sharded, roots, signal);
+  } finally {
+    unlink();
+  }
+  // The walk did not wait for shards to reach the cache; the closure is complete once they have.
+  for (const index of sharded) await index.flushSaves();
+}
+
+/** The walk of `prefetchClosure`: resolves once every reached name's shards are in. */
+function walkClosure(indexes: readonly SubdirIndex[], sharded: readonly ShardedSubdirIndex[], roots: readonly string[], signal: AbortSignal | undefined): Promise<void> {
   const seen = new Set<string>();
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<void>((resolve, reject) => {
     let pending = 0;
     let failed = false;
     const fail = (error: unknown): void => {
@@ -78,7 +104,7 @@ async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly 
     const visit = (name: string): void => {
       if (failed || seen.has(name)) return;
       seen.add(name);
-      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal }));
+      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal, deferCaching: true }));
       if (waits.length === 0) {
         expand(name);
         return;

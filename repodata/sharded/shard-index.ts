@@ -7,6 +7,7 @@
  * treated as directories (a missing trailing slash is added, as rattler does). An empty or absent
  * `base_url` means the subdir URL itself, like monolithic repodata.
  */
+import { createHash } from 'node:crypto';
 import { decode } from '@msgpack/msgpack';
 import { RepodataCorruptError } from '../fetch-errors.js';
 import { decodeMap, toHex } from './msgpack.js';
@@ -35,37 +36,135 @@ function optionalText(value: unknown): string | null {
 }
 
 /**
- * Package name -> shard hash. Hex strings are made on demand: a conda-forge index has 25,000+
- * names and a solve needs a few hundred, and building every hex string up front costs ~40 ms.
+ * Package name -> shard hash. A conda-forge index has 25,000+ names and a solve looks up a few
+ * hundred, so the fast reader builds no string per name: it keeps where each name's bytes and hash
+ * are in the decoded index, in an open-addressing table keyed by a hash of the name's bytes. A name
+ * becomes a string only when looked up or listed (building 25,000 strings and a Map of them cost
+ * 40-80 ms per decode, and an index is decoded when fetched and again when opened).
  */
 export class ShardHashes {
   readonly #bytes: Uint8Array;
-  /** A byte offset of the 32 raw hash bytes in `#bytes`, or the hex itself. */
-  readonly #entries: Map<string, number | string>;
+  /** Per entry: the byte offset of its name, and the name's byte length (-1: shadowed by a later duplicate). */
+  readonly #nameAt: Int32Array;
+  readonly #nameLength: Int32Array;
+  /** Per entry: the byte offset of its 32 raw hash bytes. */
+  readonly #hashAt: Int32Array;
+  /** Open addressing: entry number + 1, 0 for an empty slot; its length is a power of two. */
+  readonly #table: Int32Array;
+  /** Entries the generic decoder made (name -> hex), used instead of the table when set. */
+  readonly #map: Map<string, string> | null;
+  /** Names looked up so far -> entry number, or -1 for absent. */
+  readonly #lookups = new Map<string, number>();
+  readonly #size: number;
 
-  constructor(bytes: Uint8Array, entries: Map<string, number | string>) {
+  private constructor(bytes: Uint8Array, entries: ShardEntries | null, map: Map<string, string> | null) {
     this.#bytes = bytes;
-    this.#entries = entries;
+    this.#map = map;
+    const count = entries?.count ?? 0;
+    this.#nameAt = entries?.nameAt ?? new Int32Array(0);
+    this.#nameLength = entries?.nameLength ?? new Int32Array(0);
+    this.#hashAt = entries?.hashAt ?? new Int32Array(0);
+    let slots = 8;
+    while (slots < count * 2) slots *= 2;
+    this.#table = new Int32Array(map ? 0 : slots);
+    let size = map ? map.size : 0;
+    for (let entry = 0; entry < count; entry++) {
+      const slot = this.#find(this.#nameAt[entry]!, this.#nameLength[entry]!, bytes);
+      const previous = this.#table[slot]!;
+      // A repeated name: the later entry wins, as in a generic msgpack decode.
+      if (previous !== 0) this.#nameLength[previous - 1] = -1;
+      else size += 1;
+      this.#table[slot] = entry + 1;
+    }
+    this.#size = size;
+  }
+
+  /** From the fast reader's entry positions. */
+  static fromEntries(bytes: Uint8Array, entries: ShardEntries): ShardHashes {
+    return new ShardHashes(bytes, entries, null);
+  }
+
+  /** From names and lowercase hex hashes. */
+  static fromMap(map: Map<string, string>): ShardHashes {
+    return new ShardHashes(new Uint8Array(0), null, map);
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
   }
 
   has(name: string): boolean {
-    return this.#entries.has(name);
+    return this.#map ? this.#map.has(name) : this.#entry(name) >= 0;
   }
 
   /** Lowercase hex sha256 of the shard of `name`, or undefined. */
   get(name: string): string | undefined {
-    const entry = this.#entries.get(name);
-    if (entry === undefined || typeof entry === 'string') return entry;
-    return toHex(this.#bytes.subarray(entry, entry + 32));
+    if (this.#map) return this.#map.get(name);
+    const entry = this.#entry(name);
+    if (entry < 0) return undefined;
+    const at = this.#hashAt[entry]!;
+    return toHex(this.#bytes.subarray(at, at + 32));
   }
 
-  keys(): IterableIterator<string> {
-    return this.#entries.keys();
+  *keys(): IterableIterator<string> {
+    if (this.#map) {
+      yield* this.#map.keys();
+      return;
+    }
+    const text = asBuffer(this.#bytes);
+    for (let entry = 0; entry < this.#nameAt.length; entry++) {
+      const length = this.#nameLength[entry]!;
+      if (length >= 0) yield text.toString('utf8', this.#nameAt[entry]!, this.#nameAt[entry]! + length);
+    }
   }
+
+  #entry(name: string): number {
+    let entry = this.#lookups.get(name);
+    if (entry !== undefined) return entry;
+    const key = Buffer.from(name, 'utf8');
+    entry = this.#table[this.#find(0, key.length, key)]! - 1;
+    // Bounded: a server process looks up names from many requests.
+    if (this.#lookups.size >= 100_000) this.#lookups.clear();
+    this.#lookups.set(name, entry);
+    return entry;
+  }
+
+  /** The slot holding the name `source[at, at + length)`, or the empty slot where it would go. */
+  #find(at: number, length: number, source: Uint8Array): number {
+    // FNV-1a over the name's bytes.
+    let hash = 0x811c9dc5;
+    for (let i = at; i < at + length; i++) hash = Math.imul(hash ^ source[i]!, 0x01000193);
+    const mask = this.#table.length - 1;
+    const bytes = this.#bytes;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = this.#table[slot]!;
+      if (held === 0) return slot;
+      const entry = held - 1;
+      const nameAt = this.#nameAt[entry]!;
+      // A shadowed entry's length is -1, so it is never matched (its successor holds the slot).
+      if (this.#nameLength[entry] !== length) continue;
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (bytes[nameAt + i] !== source[at + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return slot;
+    }
+  }
+}
+
+/** Where the fast reader found each entry of the `shards` map. */
+export interface ShardEntries {
+  readonly count: number;
+  readonly nameAt: Int32Array;
+  readonly nameLength: Int32Array;
+  readonly hashAt: Int32Array;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Thrown inside the fast reader when the layout is not the expected one (the generic decoder then decides). */
@@ -76,10 +175,9 @@ class Unexpected extends Error {}
  * recording where each hash is instead of decoding 25,000 small values: ~5x faster than a generic
  * msgpack decode. Returns null for anything else (then the generic decoder reads it).
  */
-function readIndexFast(b: Uint8Array): { info: unknown; entries: Map<string, number> } | null {
+function readIndexFast(b: Uint8Array): { info: unknown; entries: ShardEntries } | null {
   let pos = 0;
-  // Native UTF-8 slicing: 10x faster than building 25,000 short strings in JS.
-  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const text = asBuffer(b);
   const need = (n: number): void => {
     if (pos + n > b.length) throw new Unexpected();
   };
@@ -153,16 +251,24 @@ function readIndexFast(b: Uint8Array): { info: unknown; entries: Map<string, num
   };
   try {
     let info: unknown = undefined;
-    let entries: Map<string, number> | null = null;
+    let entries: ShardEntries | null = null;
     for (let n = mapLength(); n > 0; n--) {
       const key = str();
       if (key === 'shards') {
-        entries = new Map();
-        for (let m = mapLength(); m > 0; m--) {
-          const name = str();
+        const count = mapLength();
+        // Each entry takes at least 35 bytes (a name header, bin8 header, 32 bytes).
+        if (count > (b.length - pos) / 35) throw new Unexpected();
+        entries = { count, nameAt: new Int32Array(count), nameLength: new Int32Array(count), hashAt: new Int32Array(count) };
+        for (let m = 0; m < count; m++) {
+          const length = strLength(u8());
+          if (length < 0) throw new Unexpected();
+          need(length);
+          entries.nameAt[m] = pos;
+          entries.nameLength[m] = length;
+          pos += length;
           if (u8() !== 0xc4 || u8() !== 32) throw new Unexpected();
           need(32);
-          entries.set(name, pos);
+          entries.hashAt[m] = pos;
           pos += 32;
         }
       } else if (key === 'info') {
@@ -181,8 +287,26 @@ function readIndexFast(b: Uint8Array): { info: unknown; entries: Map<string, num
   }
 }
 
+/**
+ * Indexes decoded lately, by content: a downloaded index is decoded to check it before it is
+ * cached, then again when the cache entry is opened, moments later. Hashing the bytes costs a few
+ * milliseconds; decoding 25,000 names costs ten times more.
+ */
+const recentlyDecoded = new Map<string, ShardIndex>();
+const RECENTLY_DECODED = 8;
+
 /** Decode a decompressed shard index. Throws `RepodataCorruptError` for anything malformed. */
 export function decodeShardIndex(bytes: Uint8Array, channel: string, subdir: string): ShardIndex {
+  const key = `${createHash('sha256').update(bytes).digest('hex')} ${channel} ${subdir}`;
+  const known = recentlyDecoded.get(key);
+  if (known) return known;
+  const index = decodeShardIndexUncached(bytes, channel, subdir);
+  if (recentlyDecoded.size >= RECENTLY_DECODED) recentlyDecoded.delete(recentlyDecoded.keys().next().value!);
+  recentlyDecoded.set(key, index);
+  return index;
+}
+
+function decodeShardIndexUncached(bytes: Uint8Array, channel: string, subdir: string): ShardIndex {
   const bad = (detail: string, cause?: unknown): RepodataCorruptError =>
     new RepodataCorruptError(channel, subdir, `the shard index ${detail}`, { cause });
   let infoValue: unknown;
@@ -190,7 +314,7 @@ export function decodeShardIndex(bytes: Uint8Array, channel: string, subdir: str
   const fast = readIndexFast(bytes);
   if (fast) {
     infoValue = fast.info ?? {};
-    shards = new ShardHashes(bytes, fast.entries);
+    shards = ShardHashes.fromEntries(bytes, fast.entries);
   } else {
     const top = decodeMap(bytes, bad);
     infoValue = top.info ?? {};
@@ -202,7 +326,7 @@ export function decodeShardIndex(bytes: Uint8Array, channel: string, subdir: str
       else if (typeof hash === 'string' && /^[0-9a-fA-F]{64}$/.test(hash)) entries.set(name, hash.toLowerCase());
       else throw bad(`has an invalid hash for "${name}"`);
     }
-    shards = new ShardHashes(bytes, entries);
+    shards = ShardHashes.fromMap(entries);
   }
   if (infoValue === null || typeof infoValue !== 'object' || Array.isArray(infoValue)) throw bad('has an "info" that is not a map');
   const info = infoValue as Record<string, unknown>;

@@ -26,14 +26,26 @@ export const MAX_SHARD_BYTES = 64 * 1024 * 1024;
  * decompressed bytes). False for bytes that are not even zstd.
  */
 export async function shardMatchesHash(compressed: Uint8Array, sha256: string): Promise<boolean> {
-  if (createHash('sha256').update(compressed).digest('hex') === sha256) return true;
+  if (createHash('sha256').update(compressed).digest('hex') === sha256) {
+    verified.set(compressed, { sha256, raw: null });
+    return true;
+  }
   try {
     const raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_BYTES });
-    return createHash('sha256').update(raw).digest('hex') === sha256;
+    if (createHash('sha256').update(raw).digest('hex') !== sha256) return false;
+    verified.set(compressed, { sha256, raw });
+    return true;
   } catch {
     return false;
   }
 }
+
+/**
+ * Shards `shardMatchesHash` accepted, with their decompressed bytes when it had to make them: the
+ * fetcher checks a shard before caching it and hands the same bytes to `decodeShard`, which then
+ * neither hashes nor decompresses them again.
+ */
+const verified = new WeakMap<Uint8Array, { readonly sha256: string; readonly raw: Buffer | null }>();
 
 /** Check a shard's bytes against the hash the index names, and decode it into records. */
 export async function decodeShard(
@@ -45,14 +57,20 @@ export async function decodeShard(
 ): Promise<PackageRecord[]> {
   const bad = (detail: string, cause?: unknown): RepodataCorruptError =>
     new RepodataCorruptError(where.channel, where.subdir, `the shard of "${name}" (${sha256}) ${detail}`, { cause });
+  const known = verified.get(compressed);
+  verified.delete(compressed);
+  const checked = known !== undefined && known.sha256 === sha256;
   let raw: Buffer;
-  try {
-    raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_BYTES });
-  } catch (cause) {
-    throw bad(`is not valid zstd: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+  if (checked && known.raw) {
+    raw = known.raw;
+  } else {
+    try {
+      raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_BYTES });
+    } catch (cause) {
+      throw bad(`is not valid zstd: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+    }
   }
-  const compressedHash = createHash('sha256').update(compressed).digest('hex');
-  if (compressedHash !== sha256 && createHash('sha256').update(raw).digest('hex') !== sha256) {
+  if (!checked && createHash('sha256').update(compressed).digest('hex') !== sha256 && createHash('sha256').update(raw).digest('hex') !== sha256) {
     throw bad('does not match its hash');
   }
   const shard = decodeMap(raw, bad);

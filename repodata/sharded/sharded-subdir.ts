@@ -20,7 +20,15 @@ export type ShardFetcher = (
   sha256: string,
   name: string,
   options: { readonly signal: AbortSignal | undefined; readonly bypassCache: boolean },
-) => Promise<{ readonly bytes: Uint8Array; readonly fromCache: boolean }>;
+) => Promise<{
+  readonly bytes: Uint8Array;
+  readonly fromCache: boolean;
+  /**
+   * The shard being written to the cache, when the fetcher does not wait for it: the records can be
+   * used meanwhile, and the closure walk goes on to the next shards (see `prefetch`).
+   */
+  readonly saved?: Promise<void> | undefined;
+}>;
 
 export interface ShardedSubdirIndexOptions {
   readonly channel: ChannelRef;
@@ -55,6 +63,9 @@ export class ShardedSubdirIndex implements SubdirIndex {
   readonly #fetching = new SharedWork<string, void>();
   #recordCount = 0;
   #shardBytes = 0;
+  /** Cache writes still running, and the errors of those that failed (reported by `flushSaves`). */
+  readonly #saving = new Set<Promise<void>>();
+  #saveErrors: unknown[] = [];
 
   constructor(options: ShardedSubdirIndexOptions) {
     this.channel = options.channel;
@@ -124,8 +135,12 @@ export class ShardedSubdirIndex implements SubdirIndex {
    * Fetch the shards of `names` that this subdir has and that are not loaded yet. A shard another
    * call is already fetching is waited for, not fetched twice; `signal` ends this call's wait, and
    * the fetch itself only once no call waits for it any more.
+   *
+   * Resolves once the shards are also in the cache, unless `deferCaching`: then the caller (a
+   * closure walk, which would otherwise wait for a disk write before asking for the next level)
+   * calls `flushSaves` when it is done.
    */
-  async prefetch(names: Iterable<string>, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+  async prefetch(names: Iterable<string>, options: { signal?: AbortSignal | undefined; deferCaching?: boolean } = {}): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const name of names) {
       if (this.isLoaded(name)) continue;
@@ -135,12 +150,33 @@ export class ShardedSubdirIndex implements SubdirIndex {
     const results = await Promise.allSettled(waits);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    if (options.deferCaching !== true) await this.flushSaves();
+  }
+
+  /** Wait for the cache writes of fetched shards; throws the first that failed since the last call. */
+  async flushSaves(): Promise<void> {
+    while (this.#saving.size > 0) await Promise.all(this.#saving);
+    const [error] = this.#saveErrors;
+    this.#saveErrors = [];
+    if (error !== undefined) throw error;
+  }
+
+  #trackSave(saved: Promise<void>): void {
+    const tracked: Promise<void> = saved.then(
+      () => void this.#saving.delete(tracked),
+      (error: unknown) => {
+        this.#saving.delete(tracked);
+        this.#saveErrors.push(error);
+      },
+    );
+    this.#saving.add(tracked);
   }
 
   async #load(name: string, signal: AbortSignal): Promise<void> {
     const sha256 = this.shardIndex.shards.get(name)!;
     const where = { channel: this.channel.name, subdir: this.subdir };
     const first = await this.#fetchShard(sha256, name, { signal, bypassCache: false });
+    if (first.saved) this.#trackSave(first.saved);
     let bytes = first.bytes;
     let records: PackageRecord[];
     try {
@@ -148,7 +184,9 @@ export class ShardedSubdirIndex implements SubdirIndex {
     } catch (error) {
       // A damaged cache copy is replaced, never used; a bad copy from the source is an error.
       if (!first.fromCache || !(error instanceof RepodataCorruptError)) throw error;
-      bytes = (await this.#fetchShard(sha256, name, { signal, bypassCache: true })).bytes;
+      const again = await this.#fetchShard(sha256, name, { signal, bypassCache: true });
+      if (again.saved) this.#trackSave(again.saved);
+      bytes = again.bytes;
       records = await decodeShard(bytes, sha256, name, this.#context, where);
     }
     if (this.#loaded.has(name)) return;
