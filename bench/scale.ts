@@ -295,6 +295,9 @@ const SERVER_PY = `
 import functools, http.server, sys
 class Handler(http.server.SimpleHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
+    # Headers and body go out as separate writes: with Nagle on, each small response waits ~40 ms
+    # for the client's delayed ACK, which would dominate a walk over many small shards (both sides).
+    disable_nagle_algorithm = True
     def end_headers(self):
         self.send_header('Cache-Control', 'public, max-age=3600')
         super().end_headers()
