@@ -2,13 +2,27 @@
 /**
  * The `conda-resolve` executable. conda runs any `conda-<name>` executable on PATH as
  * `conda <name>`, so this is also `conda resolve`.
+ *
+ * A built package runs the bundle beside dist/src (`dist/cli/conda-resolve.cjs`, see
+ * scripts/build-cli.mjs) with V8's code cache (code-cache.ts): one file to read instead of a
+ * hundred modules to resolve, and compiled code reused from the last run. Without a bundle (a
+ * checkout run through tsx, or tsc output alone), it imports the modules as they are.
  */
-import { main } from './main.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defaultCacheDir } from '../../repodata/cache-dir.js';
+import { loadBundle } from './code-cache.js';
 
-const code = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
-process.exitCode = code;
+const bundle = fileURLToPath(new URL('../../cli/conda-resolve.cjs', import.meta.url));
+
+if (import.meta.url.endsWith('.js') && existsSync(bundle)) {
+  await loadBundle(bundle, defaultCacheDir(process.env)).run(import.meta.url);
+} else {
+  const { main } = await import('./main.js');
+  process.exitCode = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
+}

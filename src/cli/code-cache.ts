@@ -1,0 +1,132 @@
+/**
+ * Runs the CLI's bundle (`dist/cli/conda-resolve.cjs`) as a `vm.Script` with V8's code cache:
+ * Node 20 has no compile cache for modules (`module.enableCompileCache` came in Node 22), but a
+ * script accepts `cachedData`. The cache is what V8 compiled during the first run, written at exit
+ * to `<cache dir>/code-cache/`; later runs skip parsing and compiling what they share with it.
+ *
+ * It must never break a run: the file is named by the bundle's size, mtime and inode and Node's
+ * version and flags (a rebuilt bundle or another Node gets its own file; the others are deleted
+ * when a new one is written), carries its own CRC-32 (V8 checks a cache's header, not every byte
+ * of it), is replaced when V8 rejects it, and any error reading or writing it only means a run
+ * without it. Writes go through a temporary file and a rename, so concurrent runs are safe.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
+import { crc32 } from 'node:zlib';
+
+/** What the bundle exports (script-main.ts). */
+export interface BundleExports {
+  run(entryUrl: string): Promise<void>;
+}
+
+const MAGIC = Buffer.from('CRCODE01');
+const HEADER = MAGIC.length + 8;
+const PREFIX = 'conda-resolve-';
+
+/** FNV-1a over the key's text: a short file name, no crypto module to load. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  let g = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h = Math.imul(h ^ c, 0x01000193) >>> 0;
+    g = Math.imul(g ^ c, 0x811c9dc5) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0') + g.toString(16).padStart(8, '0');
+}
+
+/** The cache file of this bundle under this Node (its name changes whenever either does). */
+export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const stat = statSync(bundlePath);
+  const key = [process.version, process.arch, process.execArgv.join(' '), env.NODE_OPTIONS ?? '', stat.size, stat.mtimeMs, stat.ino].join('\n');
+  return join(cacheDir, 'code-cache', `${PREFIX}${fnv1a(key)}.bin`);
+}
+
+/** The cached data in `path`, or undefined when it is missing, short or damaged. */
+export function readCodeCache(path: string): Buffer | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  if (file.length < HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const length = file.readUInt32LE(MAGIC.length + 4);
+  const data = file.subarray(HEADER);
+  if (data.length !== length || crc32(data) !== file.readUInt32LE(MAGIC.length)) return undefined;
+  return data;
+}
+
+/** Write `data` as the cache in `path` and delete the stale caches beside it; errors are ignored. */
+export function writeCodeCache(path: string, data: Buffer): void {
+  try {
+    const dir = dirname(path);
+    mkdirSync(dir, { recursive: true });
+    const header = Buffer.alloc(HEADER);
+    MAGIC.copy(header);
+    header.writeUInt32LE(crc32(data), MAGIC.length);
+    header.writeUInt32LE(data.length, MAGIC.length + 4);
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, Buffer.concat([header, data]));
+    renameSync(temp, path);
+    const name = path.slice(dir.length + 1);
+    for (const other of readdirSync(dir)) {
+      if (other !== name && other.startsWith(PREFIX)) {
+        try {
+          unlinkSync(join(dir, other));
+        } catch {
+          // another run removed it, or it is not ours to remove
+        }
+      }
+    }
+  } catch {
+    // no cache this time: the next run compiles again
+  }
+}
+
+/**
+ * Compile and evaluate the bundle with the code cache in `cacheDir` (none when undefined), and
+ * return its exports. When there was no usable cache, the main thread writes one at exit, after
+ * the run compiled what it needed.
+ */
+export function loadBundle(bundlePath: string, cacheDir: string | undefined): BundleExports {
+  const source = readFileSync(bundlePath, 'utf8');
+  let cachePath: string | undefined;
+  let cachedData: Buffer | undefined;
+  if (cacheDir !== undefined) {
+    try {
+      cachePath = codeCachePath(bundlePath, cacheDir);
+      cachedData = readCodeCache(cachePath);
+    } catch {
+      cachePath = undefined;
+    }
+  }
+  const wrapper = `(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {${source}\n})`;
+  const script = new Script(wrapper, { filename: bundlePath, cachedData });
+  if (cachePath !== undefined && isMainThread && (cachedData === undefined || script.cachedDataRejected === true)) {
+    const path = cachePath;
+    process.once('exit', () => {
+      let data: Buffer;
+      try {
+        data = script.createCachedData();
+      } catch {
+        return;
+      }
+      writeCodeCache(path, data);
+    });
+  }
+  const require = createRequire(bundlePath);
+  const url = pathToFileURL(bundlePath).href;
+  const resolve = (specifier: string): string => pathToFileURL(require.resolve(specifier)).href;
+  // The modules left outside the bundle (scripts/build-cli.mjs), by a path relative to it.
+  const load = (specifier: string): Promise<unknown> => import(new URL(specifier, url).href);
+  const module = { exports: {} as Partial<BundleExports> };
+  const evaluate = script.runInThisContext() as (...args: unknown[]) => void;
+  evaluate(module.exports, require, module, bundlePath, dirname(bundlePath), url, resolve, load);
+  if (typeof module.exports.run !== 'function') throw new Error(`${bundlePath} is not the conda-resolve bundle`);
+  return module.exports as BundleExports;
+}
