@@ -39,11 +39,16 @@ function fnv1a(text: string): string {
   return h.toString(16).padStart(8, '0') + g.toString(16).padStart(8, '0');
 }
 
-/** The cache file of this bundle under this Node (its name changes whenever either does). */
+/**
+ * The cache file of this bundle under this Node: `conda-resolve-<bundle>-<flags>.bin`, the first
+ * part from Node's version and the bundle's size, mtime and inode, the second from Node's flags
+ * (V8 rejects a cache made under other flags, so each set keeps its own).
+ */
 export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   const stat = statSync(bundlePath);
-  const key = [process.version, process.arch, process.execArgv.join(' '), env.NODE_OPTIONS ?? '', stat.size, stat.mtimeMs, stat.ino].join('\n');
-  return join(cacheDir, 'code-cache', `${PREFIX}${fnv1a(key)}.bin`);
+  const bundle = fnv1a([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino].join('\n'));
+  const flags = fnv1a([process.execArgv.join(' '), env.NODE_OPTIONS ?? ''].join('\n'));
+  return join(cacheDir, 'code-cache', `${PREFIX}${bundle}-${flags}.bin`);
 }
 
 /** The cached data in `path`, or undefined when it is missing, short or damaged. */
@@ -61,7 +66,7 @@ export function readCodeCache(path: string): Buffer | undefined {
   return data;
 }
 
-/** Write `data` as the cache in `path` and delete the stale caches beside it; errors are ignored. */
+/** Write `data` as the cache in `path` and delete the caches of other bundles or Nodes; errors are ignored. */
 export function writeCodeCache(path: string, data: Buffer): void {
   try {
     const dir = dirname(path);
@@ -73,9 +78,9 @@ export function writeCodeCache(path: string, data: Buffer): void {
     const temp = `${path}.${process.pid}.tmp`;
     writeFileSync(temp, Buffer.concat([header, data]));
     renameSync(temp, path);
-    const name = path.slice(dir.length + 1);
+    const bundle = path.slice(dir.length + 1, dir.length + 1 + PREFIX.length + 16);
     for (const other of readdirSync(dir)) {
-      if (other !== name && other.startsWith(PREFIX)) {
+      if (other.startsWith(PREFIX) && !other.startsWith(bundle)) {
         try {
           unlinkSync(join(dir, other));
         } catch {
