@@ -4,12 +4,12 @@
  * back), TLS verification (off, or a CA bundle added to Node's roots), a client certificate, and
  * the connect and read timeouts.
  *
- * undici is loaded on the first request, not when the dispatcher is made: a run answered from a
- * fresh cache sends none, and loading undici costs about as much as the rest of such a run.
+ * undici (and node:tls) are loaded on the first request, not when the dispatcher is made: a run
+ * answered from a fresh cache sends none, and loading undici costs about as much as the rest of
+ * such a run.
  */
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import type { ProxySettings } from './proxy.js';
 
@@ -54,8 +54,8 @@ function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
   if (tls === undefined) return {};
   const out: Record<string, unknown> = {};
   if (!tls.verify) out.rejectUnauthorized = false;
-  // A bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
-  if (tls.caFile !== undefined) out.ca = [...rootCertificates, read(tls.caFile, 'CA bundle').toString('utf8')];
+  // Read now (a missing file is an error before any request); added to Node's roots in createAgent.
+  if (tls.caFile !== undefined) out.ca = read(tls.caFile, 'CA bundle').toString('utf8');
   if (tls.certFile !== undefined) out.cert = read(tls.certFile, 'client certificate');
   if (tls.keyFile !== undefined) out.key = read(tls.keyFile, 'client certificate key');
   else if (tls.certFile !== undefined) out.key = out.cert;
@@ -63,9 +63,12 @@ function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
 }
 
 type Undici = typeof import('undici');
+type Roots = readonly string[];
 
 /** The undici agent of the settings; the TLS files are read before (see `createNetworkDispatcher`). */
-function createAgent(undici: Undici, settings: DispatcherSettings, tls: Record<string, unknown>): Dispatcher {
+function createAgent(undici: Undici, roots: Roots, settings: DispatcherSettings, read: Record<string, unknown>): Dispatcher {
+  // A CA bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
+  const tls = typeof read.ca === 'string' ? { ...read, ca: [...roots, read.ca] } : read;
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
   const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
@@ -100,11 +103,11 @@ const NOT_STARTED: Dispatcher.DispatchController = {
  * callbacks are asynchronous anyway, so starting them one module load later changes nothing.
  */
 class LazyDispatcher extends EventEmitter {
-  readonly #make: (undici: Undici) => Dispatcher;
+  readonly #make: (undici: Undici, roots: Roots) => Dispatcher;
   #agent: Promise<Dispatcher> | undefined;
   #closed = false;
 
-  constructor(make: (undici: Undici) => Dispatcher) {
+  constructor(make: (undici: Undici, roots: Roots) => Dispatcher) {
     super();
     this.#make = make;
   }
@@ -116,7 +119,7 @@ class LazyDispatcher extends EventEmitter {
       if (handler.onResponseError) handler.onResponseError(NOT_STARTED, failure);
       else handler.onError?.(failure);
     };
-    this.#agent ??= import('undici').then((undici) => this.#make(undici));
+    this.#agent ??= Promise.all([import('undici'), import('node:tls')]).then(([undici, tls]) => this.#make(undici, tls.rootCertificates));
     this.#agent.then((agent) => {
       try {
         agent.dispatch(options, handler);
@@ -150,5 +153,5 @@ class LazyDispatcher extends EventEmitter {
 export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
   const tls = tlsOptions(settings.tls);
   // Typed as undici's Dispatcher for the callers, which use only the three methods it has.
-  return new LazyDispatcher((undici) => createAgent(undici, settings, tls)) as unknown as Dispatcher;
+  return new LazyDispatcher((undici, roots) => createAgent(undici, roots, settings, tls)) as unknown as Dispatcher;
 }

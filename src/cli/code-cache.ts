@@ -6,25 +6,26 @@
  *
  * It must never break a run: the file is named by the bundle's size, mtime and inode and Node's
  * version and flags (a rebuilt bundle or another Node gets its own file; the others are deleted
- * when a new one is written), carries its own CRC-32 (V8 checks a cache's header, not every byte
+ * when a new one is written), carries its own SHA-1 (V8 checks a cache's header, not every byte
  * of it), is replaced when V8 rejects it, and any error reading or writing it only means a run
  * without it. Writes go through a temporary file and a rename, so concurrent runs are safe.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
-import { crc32 } from 'node:zlib';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {
   run(entryUrl: string): Promise<void>;
 }
 
-const MAGIC = Buffer.from('CRCODE01');
-const HEADER = MAGIC.length + 8;
+const MAGIC = Buffer.from('CRCODE02');
+/** The magic, the data's length (4 bytes) and its SHA-1 (20 bytes). */
+const HEADER = MAGIC.length + 4 + 20;
 const PREFIX = 'conda-resolve-';
 
 /** FNV-1a over the key's text: a short file name, no crypto module to load. */
@@ -51,6 +52,11 @@ export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonl
   return join(cacheDir, 'code-cache', `${PREFIX}${bundle}-${flags}.bin`);
 }
 
+/** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib's CRC-32 is not). */
+function digest(data: Buffer): Buffer {
+  return createHash('sha1').update(data).digest();
+}
+
 /** The cached data in `path`, or undefined when it is missing, short or damaged. */
 export function readCodeCache(path: string): Buffer | undefined {
   let file: Buffer;
@@ -60,9 +66,8 @@ export function readCodeCache(path: string): Buffer | undefined {
     return undefined;
   }
   if (file.length < HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  const length = file.readUInt32LE(MAGIC.length + 4);
   const data = file.subarray(HEADER);
-  if (data.length !== length || crc32(data) !== file.readUInt32LE(MAGIC.length)) return undefined;
+  if (data.length !== file.readUInt32LE(MAGIC.length) || !digest(data).equals(file.subarray(MAGIC.length + 4, HEADER))) return undefined;
   return data;
 }
 
@@ -73,8 +78,8 @@ export function writeCodeCache(path: string, data: Buffer): void {
     mkdirSync(dir, { recursive: true });
     const header = Buffer.alloc(HEADER);
     MAGIC.copy(header);
-    header.writeUInt32LE(crc32(data), MAGIC.length);
-    header.writeUInt32LE(data.length, MAGIC.length + 4);
+    header.writeUInt32LE(data.length, MAGIC.length);
+    digest(data).copy(header, MAGIC.length + 4);
     const temp = `${path}.${process.pid}.tmp`;
     writeFileSync(temp, Buffer.concat([header, data]));
     renameSync(temp, path);
