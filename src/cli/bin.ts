@@ -18,11 +18,12 @@ const bundle = fileURLToPath(new URL('../../cli/conda-resolve.cjs', import.meta.
 if (import.meta.url.endsWith('.js') && existsSync(bundle)) {
   await loadBundle(bundle, defaultCacheDir(process.env)).run(import.meta.url);
 } else {
-  const { main } = await import('./main.js');
-  process.exitCode = await main(process.argv.slice(2), {
+  const [{ main }, { exitWhenIdle }] = await Promise.all([import('./main.js'), import('./exit-when-idle.js')]);
+  const code = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
   });
+  await exitWhenIdle(code);
 }

@@ -7,13 +7,16 @@
  */
 import { isMainThread } from 'node:worker_threads';
 import { setBundleEntry, workerRole } from '../../repodata/bundle-entry.js';
+import { exitWhenIdle } from './exit-when-idle.js';
 import { main } from './main.js';
 
 /** `entryUrl` is the launcher's module URL: worker threads start there too. */
 export async function run(entryUrl: string): Promise<void> {
   setBundleEntry(entryUrl);
   if (isMainThread) {
-    process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    // `serve` and `worker` return only when they stop, so this ends only finished commands.
+    await exitWhenIdle(code);
     return;
   }
   const role = workerRole(process.argv);
