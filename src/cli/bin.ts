@@ -14,9 +14,12 @@ import { defaultCacheDir } from '../../repodata/cache-dir.js';
 import { loadBundle } from './code-cache.js';
 
 const bundle = fileURLToPath(new URL('../../cli/conda-resolve.cjs', import.meta.url));
+/** Commands that run too little of the bundle to make a code cache worth keeping. */
+const LIGHT = new Set(['--version', '-V', '--help', '-h', 'help', 'completion']);
 
 if (import.meta.url.endsWith('.js') && existsSync(bundle)) {
-  await loadBundle(bundle, defaultCacheDir(process.env)).run(import.meta.url);
+  const options = { cacheDir: defaultCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') };
+  await loadBundle(bundle, options).run(import.meta.url);
 } else {
   const [{ main }, { exitWhenIdle }] = await Promise.all([import('./main.js'), import('./exit-when-idle.js')]);
   const code = await main(process.argv.slice(2), {

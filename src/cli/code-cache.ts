@@ -28,18 +28,6 @@ const MAGIC = Buffer.from('CRCODE02');
 const HEADER = MAGIC.length + 4 + 20;
 const PREFIX = 'conda-resolve-';
 
-/** FNV-1a over the key's text: a short file name, no crypto module to load. */
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  let g = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h = Math.imul(h ^ c, 0x01000193) >>> 0;
-    g = Math.imul(g ^ c, 0x811c9dc5) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0') + g.toString(16).padStart(8, '0');
-}
-
 /**
  * The cache file of this bundle under this Node: `conda-resolve-<bundle>-<flags>.bin`, the first
  * part from Node's version and the bundle's size, mtime and inode, the second from Node's flags
@@ -47,12 +35,13 @@ function fnv1a(text: string): string {
  */
 export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   const stat = statSync(bundlePath);
-  const bundle = fnv1a([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino].join('\n'));
-  const flags = fnv1a([process.execArgv.join(' '), env.NODE_OPTIONS ?? ''].join('\n'));
+  const short = (parts: readonly unknown[]): string => createHash('sha1').update(parts.join('\n')).digest('hex').slice(0, 16);
+  const bundle = short([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino]);
+  const flags = short([process.execArgv.join(' '), env.NODE_OPTIONS ?? '']);
   return join(cacheDir, 'code-cache', `${PREFIX}${bundle}-${flags}.bin`);
 }
 
-/** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib's CRC-32 is not). */
+/** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib, for a CRC-32, is not). */
 function digest(data: Buffer): Buffer {
   return createHash('sha1').update(data).digest();
 }
@@ -98,12 +87,23 @@ export function writeCodeCache(path: string, data: Buffer): void {
   }
 }
 
+export interface LoadOptions {
+  /** The cache directory; no code cache when undefined. */
+  readonly cacheDir: string | undefined;
+  /**
+   * Whether this run may write the cache when there is no usable one. False for commands that
+   * compile little (`--version`, `--help`): a cache holds only what its run compiled, and a thin
+   * one would serve every later resolve.
+   */
+  readonly write: boolean;
+}
+
 /**
- * Compile and evaluate the bundle with the code cache in `cacheDir` (none when undefined), and
- * return its exports. When there was no usable cache, the main thread writes one at exit, after
- * the run compiled what it needed.
+ * Compile and evaluate the bundle with the code cache, and return its exports. When there was no
+ * usable cache, the main thread writes one at exit, after the run compiled what it needed.
  */
-export function loadBundle(bundlePath: string, cacheDir: string | undefined): BundleExports {
+export function loadBundle(bundlePath: string, options: LoadOptions): BundleExports {
+  const { cacheDir } = options;
   const source = readFileSync(bundlePath, 'utf8');
   let cachePath: string | undefined;
   let cachedData: Buffer | undefined;
@@ -117,9 +117,11 @@ export function loadBundle(bundlePath: string, cacheDir: string | undefined): Bu
   }
   const wrapper = `(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {${source}\n})`;
   const script = new Script(wrapper, { filename: bundlePath, cachedData });
-  if (cachePath !== undefined && isMainThread && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (cachePath !== undefined && options.write && isMainThread && (cachedData === undefined || script.cachedDataRejected === true)) {
     const path = cachePath;
-    process.once('exit', () => {
+    process.once('exit', (code) => {
+      // A usage error (exit status 2) stopped before running anything worth caching.
+      if (code === 2) return;
       let data: Buffer;
       try {
         data = script.createCachedData();

@@ -85,6 +85,15 @@ describe('the code cache', () => {
     expect(readFileSync(file!).equals(written)).toBe(true);
   });
 
+  it('is not written by a run that compiles little (--version, a usage error), then written by a resolve', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    expect((await spawnCli(['--version'], { cacheDir })).code).toBe(0);
+    expect((await spawnCli(['--no-such-flag', 'python'], { cacheDir })).code).toBe(2);
+    expect(cacheFiles(cacheDir)).toEqual([]);
+    expect((await spawnCli(request(), { cacheDir })).code).toBe(0);
+    expect(cacheFiles(cacheDir)).toHaveLength(1);
+  });
+
   const damages: [string, (bytes: Buffer) => Buffer][] = [
     ['a flipped byte', (bytes) => Buffer.from(bytes.map((b, i) => (i === bytes.length >> 1 ? b ^ 0xff : b)))],
     ['cut short', (bytes) => bytes.subarray(0, bytes.length >> 1)],
