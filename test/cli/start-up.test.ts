@@ -4,7 +4,7 @@
  * code cache it keeps under <cache>/code-cache never breaks a run, whatever state the file is in.
  * Child processes of dist/src/cli/bin.js (the bundle beside it, dist/cli/conda-resolve.cjs).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache, writeCodeCache } from '../../src/cli/code-cache.js';
@@ -139,5 +139,37 @@ describe('the code cache', () => {
     const run = await spawnCli(request(), { cacheDir: blocked });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(first.stdout);
+  });
+});
+
+describe('the bundle beside the modules', () => {
+  /** A copy of the built package (dist/ and package.json, node_modules linked) whose files a test may change. */
+  function copyOfBuild(): { root: string; bin: string; bundle: string } {
+    const root = tempDir('cr-build-');
+    cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
+    cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+    return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.js'), bundle: join(root, 'dist', 'cli', 'conda-resolve.cjs') };
+  }
+  const local = ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
+
+  it('is not used when older than bin.js (tsc ran again after it was built), nor when it does not load', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const expected = await spawnCli(local, { cacheDir });
+    expect(expected.code, expected.stderr).toBe(0);
+
+    const stale = copyOfBuild();
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(stale.bundle, past, past);
+    const staleCache = tempDir('cr-cache-');
+    const fromModules = await spawnCli([stale.bin, ...local], { cacheDir: staleCache, command: process.execPath });
+    expect(fromModules).toEqual(expected);
+    // Only the bundle keeps a code cache: none means the modules ran.
+    expect(existsSync(join(staleCache, 'code-cache'))).toBe(false);
+
+    const broken = copyOfBuild();
+    writeFileSync(broken.bundle, 'this is not JavaScript {');
+    const brokenCache = tempDir('cr-cache-');
+    expect(await spawnCli([broken.bin, ...local], { cacheDir: brokenCache, command: process.execPath })).toEqual(expected);
   });
 });
