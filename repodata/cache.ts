@@ -31,7 +31,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RepodataCacheError } from './fetch-errors.js';
 
@@ -63,26 +62,7 @@ export interface CacheState {
 
 export type CacheStateFields = Omit<CacheState, 'version' | 'dataFile' | 'mtimeMs'>;
 
-/**
- * `$XDG_CACHE_HOME/conda-resolve` or `~/.cache/conda-resolve` on Linux and other Unixes,
- * `~/Library/Caches/conda-resolve` on macOS, `%LOCALAPPDATA%\conda-resolve\Cache` on Windows.
- * `CONDA_RESOLVE_CACHE_DIR` overrides all of them.
- */
-export function defaultCacheDir(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (env.CONDA_RESOLVE_CACHE_DIR) return env.CONDA_RESOLVE_CACHE_DIR;
-  if (platform === 'win32') {
-    const base = env.LOCALAPPDATA || join(home, 'AppData', 'Local');
-    return join(base, 'conda-resolve', 'Cache');
-  }
-  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'conda-resolve');
-  const xdg = env.XDG_CACHE_HOME;
-  // XDG says a relative value is invalid and must be ignored.
-  return xdg && xdg.startsWith('/') ? join(xdg, 'conda-resolve') : join(home, '.cache', 'conda-resolve');
-}
+export { defaultCacheDir } from './cache-dir.js';
 
 /** How long a state stays fresh: `max-age` from Cache-Control, else the default TTL. */
 export function freshnessMs(cacheControl: string | null, defaultTtlSeconds: number): number {

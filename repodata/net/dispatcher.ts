@@ -3,10 +3,14 @@
  * `EnvHttpProxyAgent`, given the values explicitly so it never reads `process.env` behind our
  * back), TLS verification (off, or a CA bundle added to Node's roots), a client certificate, and
  * the connect and read timeouts.
+ *
+ * undici (and node:tls) are loaded on the first request, not when the dispatcher is made: a run
+ * answered from a fresh cache sends none, and loading undici costs about as much as the rest of
+ * such a run.
  */
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import type { ProxySettings } from './proxy.js';
 
 export interface TlsSettings {
@@ -50,21 +54,26 @@ function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
   if (tls === undefined) return {};
   const out: Record<string, unknown> = {};
   if (!tls.verify) out.rejectUnauthorized = false;
-  // A bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
-  if (tls.caFile !== undefined) out.ca = [...rootCertificates, read(tls.caFile, 'CA bundle').toString('utf8')];
+  // Read now (a missing file is an error before any request); added to Node's roots in createAgent.
+  if (tls.caFile !== undefined) out.ca = read(tls.caFile, 'CA bundle').toString('utf8');
   if (tls.certFile !== undefined) out.cert = read(tls.certFile, 'client certificate');
   if (tls.keyFile !== undefined) out.key = read(tls.keyFile, 'client certificate key');
   else if (tls.certFile !== undefined) out.key = out.cert;
   return out;
 }
 
-export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
-  const tls = tlsOptions(settings.tls);
+type Undici = typeof import('undici');
+type Roots = readonly string[];
+
+/** The undici agent of the settings; the TLS files are read before (see `createNetworkDispatcher`). */
+function createAgent(undici: Undici, roots: Roots, settings: DispatcherSettings, read: Record<string, unknown>): Dispatcher {
+  // A CA bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
+  const tls = typeof read.ca === 'string' ? { ...read, ca: [...roots, read.ca] } : read;
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
   const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
-  if (proxy?.http === undefined && proxy?.https === undefined) return new Agent(common);
-  return new EnvHttpProxyAgent({
+  if (proxy?.http === undefined && proxy?.https === undefined) return new undici.Agent(common);
+  return new undici.EnvHttpProxyAgent({
     ...common,
     // Empty strings, not undefined: undefined would make undici read process.env itself.
     httpProxy: proxy.http ?? '',
@@ -76,4 +85,73 @@ export function createNetworkDispatcher(settings: DispatcherSettings): Dispatche
     requestTls: tls,
     proxyTls: tls,
   } as EnvHttpProxyAgent.Options);
+}
+
+/** A controller for a handler whose request never started (undici could not be loaded). */
+const NOT_STARTED: Dispatcher.DispatchController = {
+  aborted: true,
+  paused: false,
+  reason: null,
+  abort() {},
+  pause() {},
+  resume() {},
+};
+
+/**
+ * A dispatcher that makes its undici agent on the first `dispatch`. Only `dispatch`, `close` and
+ * `destroy` are offered (what `http-response.ts` and the stores call); the agent's handler
+ * callbacks are asynchronous anyway, so starting them one module load later changes nothing.
+ */
+class LazyDispatcher extends EventEmitter {
+  readonly #make: (undici: Undici, roots: Roots) => Dispatcher;
+  #agent: Promise<Dispatcher> | undefined;
+  #closed = false;
+
+  constructor(make: (undici: Undici, roots: Roots) => Dispatcher) {
+    super();
+    this.#make = make;
+  }
+
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.#closed) throw new Error('the HTTP client is closed');
+    const fail = (error: unknown): void => {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      if (handler.onResponseError) handler.onResponseError(NOT_STARTED, failure);
+      else handler.onError?.(failure);
+    };
+    this.#agent ??= Promise.all([import('undici'), import('node:tls')]).then(([undici, tls]) => this.#make(undici, tls.rootCertificates));
+    this.#agent.then((agent) => {
+      try {
+        agent.dispatch(options, handler);
+      } catch (error) {
+        fail(error);
+      }
+    }, fail);
+    return true;
+  }
+
+  /** The agent if one was made (a failed load leaves nothing to close). */
+  async #made(): Promise<Dispatcher | undefined> {
+    return this.#agent?.catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await (await this.#made())?.close();
+  }
+
+  async destroy(error?: Error | null): Promise<void> {
+    this.#closed = true;
+    await (await this.#made())?.destroy(error ?? null);
+  }
+}
+
+/**
+ * The HTTP client of the settings. The TLS files are read here, so a missing one is a
+ * `TlsFileError` now, not at the first request; undici itself is loaded at the first request.
+ */
+export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
+  const tls = tlsOptions(settings.tls);
+  // Typed as undici's Dispatcher for the callers, which use only the three methods it has.
+  return new LazyDispatcher((undici, roots) => createAgent(undici, roots, settings, tls)) as unknown as Dispatcher;
 }

@@ -105,7 +105,7 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
     }
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
-    const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
+    const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
     // why-not solves the request with and without the spec.
     const [resolution, withSpec] = await runResolves(extra ? [request, withAddedSpec(request, extra)] : [request], values, io, user, report, timeoutMs, maxRepodataBytes);
     if (!resolution) throw new Error('no resolution');

@@ -61,7 +61,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
   }
   const { timeoutMs, maxRepodataBytes } = limits;
 
-  const report = createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
+  const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
   try {
     // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
     let exporter: Exporter | undefined;

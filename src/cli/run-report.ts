@@ -10,7 +10,7 @@
  *   adds cache hits and misses and the time of each step.
  * - Otherwise nothing: piped output (the action captures stderr with stdout) stays clean.
  */
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
 import type { LoadProgressEvent } from '../../repodata/types.js';
 import type { CliIO } from './io.js';
 
@@ -93,7 +93,8 @@ function subdirOutcome(s: SubdirState): string {
   return 'cached';
 }
 
-export function createRunReport(io: CliIO, options: ReportOptions): RunReport {
+/** Loads cli-progress only when the live lines will be drawn (a terminal): other runs never use it. */
+export async function createRunReport(io: CliIO, options: ReportOptions): Promise<RunReport> {
   const now = options.now ?? (() => performance.now());
   const started = now();
   const subdirs = new Map<string, SubdirState>();
@@ -101,6 +102,7 @@ export function createRunReport(io: CliIO, options: ReportOptions): RunReport {
   const verbosity = options.verbosity;
   const live = verbosity === 0 && !options.quiet && io.stderr.isTTY === true && io.env.CI !== 'true';
   const talk = live || verbosity > 0;
+  const cliProgress = live ? (await import('cli-progress')).default : undefined;
   const log = (line: string): void => void io.stderr.write(`conda-resolve: ${line}\n`);
   let lastStep = started;
 
@@ -122,7 +124,7 @@ export function createRunReport(io: CliIO, options: ReportOptions): RunReport {
   return {
     begin(list) {
       for (const p of list) platforms.set(p, { phase: 'waiting', since: now(), loadMs: undefined, solveMs: undefined });
-      if (live && display === undefined) display = liveDisplay(io, now, subdirs, platforms);
+      if (cliProgress && display === undefined) display = liveDisplay(cliProgress, io, now, subdirs, platforms);
     },
     onLoad(event) {
       const at = now();
@@ -190,7 +192,7 @@ export function createRunReport(io: CliIO, options: ReportOptions): RunReport {
 }
 
 /** The live lines on a terminal, drawn by cli-progress (one "bar" per line, each formatted here). */
-function liveDisplay(io: CliIO, now: () => number, subdirs: Map<string, SubdirState>, platforms: Map<string, PlatformState>) {
+function liveDisplay(cliProgress: typeof CliProgress, io: CliIO, now: () => number, subdirs: Map<string, SubdirState>, platforms: Map<string, PlatformState>) {
   const multi = new cliProgress.MultiBar({
     stream: io.stderr as NodeJS.WritableStream,
     clearOnComplete: true,

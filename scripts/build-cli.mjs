@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Builds the CLI's bundle, dist/cli/conda-resolve.cjs, with esbuild (run by `npm run build` after
+// tsc): the command line and everything a resolve needs, as one script that dist/src/cli/bin.js
+// compiles with V8's code cache (src/cli/code-cache.ts). One file instead of about 150 modules,
+// each resolved and read by the module loader, and a script, because Node 20 caches compiled code
+// only for scripts.
+//
+// Left out, loaded from dist/ or node_modules only by the runs that need them: `serve` and
+// `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
+// only when something is downloaded (undici, zstd-codec). Everything else that is rarely needed is
+// inside but costs nothing until called: a cached script does not parse what it does not run.
+import { build } from 'esbuild';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
+
+/**
+ * `serve` and `worker` run from tsc's output (dist/src/cli/), beside which the bundle sits at
+ * dist/cli/: main.ts's import of either becomes a stub that imports the real module through
+ * `__crImport` (code-cache.ts), since a script's own `import()` needs a flag on Node 20.
+ */
+const commandsFromDist = {
+  name: 'commands-from-dist',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(serve|worker)-command\.js$/ }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: args.path.slice(2), namespace: 'from-dist' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'from-dist' }, (args) => {
+      const name = args.path === 'serve-command.js' ? 'serveCommand' : 'workerCommand';
+      const contents = `export async function ${name}(...args) { return (await __crImport(${JSON.stringify(`../src/cli/${args.path}`)})).${name}(...args); }`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+const result = await build({
+  entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20.19',
+  outfile: CLI_BUNDLE,
+  // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: ['undici', 'zstd-codec'],
+  plugins: [commandsFromDist],
+  // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
+  // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
+  supported: { 'dynamic-import': false },
+  // code-cache.ts passes these to the script in place of an ES module's import.meta.
+  define: { 'import.meta.url': '__crUrl', 'import.meta.resolve': '__crResolve' },
+  write: false,
+  metafile: true,
+});
+const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
+if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
+const text = result.outputFiles[0].text;
+await mkdir(dirname(CLI_BUNDLE), { recursive: true });
+await writeFile(CLI_BUNDLE, text);

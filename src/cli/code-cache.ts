@@ -1,0 +1,144 @@
+/**
+ * Runs the CLI's bundle (`dist/cli/conda-resolve.cjs`) as a `vm.Script` with V8's code cache:
+ * Node 20 has no compile cache for modules (`module.enableCompileCache` came in Node 22), but a
+ * script accepts `cachedData`. The cache is what V8 compiled during the first run, written at exit
+ * to `<cache dir>/code-cache/`; later runs skip parsing and compiling what they share with it.
+ *
+ * It must never break a run: the file is named by the bundle's size, mtime and inode and Node's
+ * version and flags (a rebuilt bundle or another Node gets its own file; the others are deleted
+ * when a new one is written), carries its own SHA-1 (V8 checks a cache's header, not every byte
+ * of it), is replaced when V8 rejects it, and any error reading or writing it only means a run
+ * without it. Writes go through a temporary file and a rename, so concurrent runs are safe.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
+
+/** What the bundle exports (script-main.ts). */
+export interface BundleExports {
+  run(entryUrl: string): Promise<void>;
+}
+
+const MAGIC = Buffer.from('CRCODE02');
+/** The magic, the data's length (4 bytes) and its SHA-1 (20 bytes). */
+const HEADER = MAGIC.length + 4 + 20;
+const PREFIX = 'conda-resolve-';
+
+/**
+ * The cache file of this bundle under this Node: `conda-resolve-<bundle>-<flags>.bin`, the first
+ * part from Node's version and the bundle's size, mtime and inode, the second from Node's flags
+ * (V8 rejects a cache made under other flags, so each set keeps its own).
+ */
+export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const stat = statSync(bundlePath);
+  const short = (parts: readonly unknown[]): string => createHash('sha1').update(parts.join('\n')).digest('hex').slice(0, 16);
+  const bundle = short([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino]);
+  const flags = short([process.execArgv.join(' '), env.NODE_OPTIONS ?? '']);
+  return join(cacheDir, 'code-cache', `${PREFIX}${bundle}-${flags}.bin`);
+}
+
+/** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib, for a CRC-32, is not). */
+function digest(data: Buffer): Buffer {
+  return createHash('sha1').update(data).digest();
+}
+
+/** The cached data in `path`, or undefined when it is missing, short or damaged. */
+export function readCodeCache(path: string): Buffer | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  if (file.length < HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const data = file.subarray(HEADER);
+  if (data.length !== file.readUInt32LE(MAGIC.length) || !digest(data).equals(file.subarray(MAGIC.length + 4, HEADER))) return undefined;
+  return data;
+}
+
+/** Write `data` as the cache in `path` and delete the caches of other bundles or Nodes; errors are ignored. */
+export function writeCodeCache(path: string, data: Buffer): void {
+  try {
+    const dir = dirname(path);
+    mkdirSync(dir, { recursive: true });
+    const header = Buffer.alloc(HEADER);
+    MAGIC.copy(header);
+    header.writeUInt32LE(data.length, MAGIC.length);
+    digest(data).copy(header, MAGIC.length + 4);
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, Buffer.concat([header, data]));
+    renameSync(temp, path);
+    const bundle = path.slice(dir.length + 1, dir.length + 1 + PREFIX.length + 16);
+    for (const other of readdirSync(dir)) {
+      if (other.startsWith(PREFIX) && !other.startsWith(bundle)) {
+        try {
+          unlinkSync(join(dir, other));
+        } catch {
+          // another run removed it, or it is not ours to remove
+        }
+      }
+    }
+  } catch {
+    // no cache this time: the next run compiles again
+  }
+}
+
+export interface LoadOptions {
+  /** The cache directory; no code cache when undefined. */
+  readonly cacheDir: string | undefined;
+  /**
+   * Whether this run may write the cache when there is no usable one. False for commands that
+   * compile little (`--version`, `--help`): a cache holds only what its run compiled, and a thin
+   * one would serve every later resolve.
+   */
+  readonly write: boolean;
+}
+
+/**
+ * Compile and evaluate the bundle with the code cache, and return its exports. When there was no
+ * usable cache, the main thread writes one at exit, after the run compiled what it needed.
+ */
+export function loadBundle(bundlePath: string, options: LoadOptions): BundleExports {
+  const { cacheDir } = options;
+  const source = readFileSync(bundlePath, 'utf8');
+  let cachePath: string | undefined;
+  let cachedData: Buffer | undefined;
+  if (cacheDir !== undefined) {
+    try {
+      cachePath = codeCachePath(bundlePath, cacheDir);
+      cachedData = readCodeCache(cachePath);
+    } catch {
+      cachePath = undefined;
+    }
+  }
+  const wrapper = `(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {${source}\n})`;
+  const script = new Script(wrapper, { filename: bundlePath, cachedData });
+  if (cachePath !== undefined && options.write && isMainThread && (cachedData === undefined || script.cachedDataRejected === true)) {
+    const path = cachePath;
+    process.once('exit', (code) => {
+      // A usage error (exit status 2) stopped before running anything worth caching.
+      if (code === 2) return;
+      let data: Buffer;
+      try {
+        data = script.createCachedData();
+      } catch {
+        return;
+      }
+      writeCodeCache(path, data);
+    });
+  }
+  const require = createRequire(bundlePath);
+  const url = pathToFileURL(bundlePath).href;
+  const resolve = (specifier: string): string => pathToFileURL(require.resolve(specifier)).href;
+  // The modules left outside the bundle (scripts/build-cli.mjs), by a path relative to it.
+  const load = (specifier: string): Promise<unknown> => import(new URL(specifier, url).href);
+  const module = { exports: {} as Partial<BundleExports> };
+  const evaluate = script.runInThisContext() as (...args: unknown[]) => void;
+  evaluate(module.exports, require, module, bundlePath, dirname(bundlePath), url, resolve, load);
+  if (typeof module.exports.run !== 'function') throw new Error(`${bundlePath} is not the conda-resolve bundle`);
+  return module.exports as BundleExports;
+}

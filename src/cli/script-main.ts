@@ -1,0 +1,26 @@
+/**
+ * The entry of the CLI's bundle, `dist/cli/conda-resolve.cjs` (built by scripts/build-cli.mjs
+ * after tsc): one script holding the command line and what a resolve needs, which `bin.ts` compiles
+ * with V8's code cache (code-cache.ts). A script has no top-level await, so this exports `run`.
+ * Started again as a worker thread (the solve pool, the repodata scan), it runs that worker's
+ * module instead, as `bundle-main.ts` does for the action's one-file CLI.
+ */
+import { isMainThread } from 'node:worker_threads';
+import { setBundleEntry, workerRole } from '../../repodata/bundle-entry.js';
+import { exitWhenIdle } from './exit-when-idle.js';
+import { main } from './main.js';
+
+/** `entryUrl` is the launcher's module URL: worker threads start there too. */
+export async function run(entryUrl: string): Promise<void> {
+  setBundleEntry(entryUrl);
+  if (isMainThread) {
+    const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    // `serve` and `worker` return only when they stop, so this ends only finished commands.
+    await exitWhenIdle(code);
+    return;
+  }
+  const role = workerRole(process.argv);
+  if (role === 'solve') await import('../solving/solve-worker.js');
+  else if (role === 'scan') await import('../../repodata/lazy/worker-scan-entry.js');
+  else throw new Error('conda-resolve bundle: a worker thread was started without a role');
+}

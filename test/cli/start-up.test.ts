@@ -1,0 +1,175 @@
+/**
+ * What the built executable loads and keeps to start quickly (issue 13, scope 4): a resolve
+ * answered from a fresh cache loads no HTTP client and none of the server's packages, and the V8
+ * code cache it keeps under <cache>/code-cache never breaks a run, whatever state the file is in.
+ * Child processes of dist/src/cli/bin.js (the bundle beside it, dist/cli/conda-resolve.cjs).
+ */
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCodeCache, writeCodeCache } from '../../src/cli/code-cache.js';
+import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
+import { DEMO, requireBuild, spawnCli, tempDir } from './run-cli.js';
+
+const BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'conda-resolve.cjs');
+
+let server: ChannelServer;
+beforeAll(async () => {
+  requireBuild();
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run "npm run build" first (npm test does)`);
+  server = await startChannelServer({ root: join(DEMO, '..'), maxAge: 3600 });
+});
+afterAll(() => server.close());
+
+/** A preload that writes every CommonJS module file the process loaded to `out` when it exits. */
+function moduleProbe(out: string): string {
+  const probe = join(tempDir('cr-probe-'), 'probe.cjs');
+  writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
+  return probe;
+}
+
+/** The npm packages among the loaded files. */
+function packagesIn(files: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const file of files) {
+    const match = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file);
+    if (match) names.add(match[1]!.replace('\\', '/'));
+  }
+  return names;
+}
+
+const request = () => ['-c', `${server.url}/demo`, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
+
+describe('a resolve from a fresh cache', () => {
+  it('loads no HTTP client and no server package, where the run that filled the cache loaded undici', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const out = join(tempDir('cr-modules-'), 'modules.json');
+    const env = { NODE_OPTIONS: `--require ${moduleProbe(out)}` };
+
+    const first = await spawnCli(request(), { cacheDir, env });
+    expect(first.code, first.stderr).toBe(0);
+    // The probe sees a package the CLI requires: the download needed undici.
+    expect(packagesIn(JSON.parse(readFileSync(out, 'utf8')) as string[])).toContain('undici');
+
+    const asked = server.log.length;
+    const warm = await spawnCli(request(), { cacheDir, env });
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stdout).toBe(first.stdout);
+    expect(server.log.length).toBe(asked); // answered from the cache: no request
+    const loaded = packagesIn(JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    // CommonJS packages, which the probe sees (the bundle holds the rest, or they are ES modules).
+    for (const name of ['undici', 'zstd-codec', 'fastify', 'ioredis', 'pino']) {
+      expect(loaded.has(name), `${name} was loaded`).toBe(false);
+    }
+  });
+});
+
+describe('the code cache', () => {
+  const cacheFiles = (cacheDir: string): string[] => {
+    const dir = join(cacheDir, 'code-cache');
+    return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
+  };
+
+  it('is written by the first run and read by the next, with the same answer', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const first = await spawnCli(request(), { cacheDir });
+    expect(first.code, first.stderr).toBe(0);
+    const [file, ...others] = cacheFiles(cacheDir);
+    expect(others).toEqual([]);
+    expect(readCodeCache(file!)).toBeDefined();
+    const written = readFileSync(file!);
+    const second = await spawnCli(request(), { cacheDir });
+    expect(second).toEqual(first);
+    // Accepted as it was: not written again.
+    expect(readFileSync(file!).equals(written)).toBe(true);
+  });
+
+  it('is not written by a run that compiles little (--version, a usage error), then written by a resolve', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    expect((await spawnCli(['--version'], { cacheDir })).code).toBe(0);
+    expect((await spawnCli(['--no-such-flag', 'python'], { cacheDir })).code).toBe(2);
+    expect(cacheFiles(cacheDir)).toEqual([]);
+    expect((await spawnCli(request(), { cacheDir })).code).toBe(0);
+    expect(cacheFiles(cacheDir)).toHaveLength(1);
+  });
+
+  const damages: [string, (bytes: Buffer) => Buffer][] = [
+    ['a flipped byte', (bytes) => Buffer.from(bytes.map((b, i) => (i === bytes.length >> 1 ? b ^ 0xff : b)))],
+    ['cut short', (bytes) => bytes.subarray(0, bytes.length >> 1)],
+    ['not a cache at all', () => Buffer.from('hello\n')],
+    ['empty', () => Buffer.alloc(0)],
+  ];
+  for (const [what, damage] of damages) {
+    it(`a cache file ${what} is ignored and replaced, and the run answers as before`, async () => {
+      const cacheDir = tempDir('cr-cache-');
+      const first = await spawnCli(request(), { cacheDir });
+      const [file] = cacheFiles(cacheDir);
+      writeFileSync(file!, damage(readFileSync(file!)));
+      expect(readCodeCache(file!)).toBeUndefined();
+      const again = await spawnCli(request(), { cacheDir });
+      expect(again).toEqual(first);
+      expect(readCodeCache(file!)).toBeDefined();
+    });
+  }
+
+  it('a cache V8 rejects (its own checksum right, its content not V8 code) is replaced', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const first = await spawnCli(request(), { cacheDir });
+    const [file] = cacheFiles(cacheDir);
+    writeCodeCache(file!, Buffer.alloc(4096, 7));
+    expect(readCodeCache(file!)?.length).toBe(4096);
+    const again = await spawnCli(request(), { cacheDir });
+    expect(again).toEqual(first);
+    expect(readCodeCache(file!)?.length).not.toBe(4096);
+  });
+
+  it("another bundle's cache is deleted when this one is written; an unwritable cache directory only means no cache", async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const stale = join(cacheDir, 'code-cache', 'conda-resolve-0000000000000000-0000000000000000.bin');
+    writeCodeCache(stale, Buffer.from('old'));
+    const first = await spawnCli(request(), { cacheDir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(cacheFiles(cacheDir)).toHaveLength(1);
+
+    // A file where the code-cache folder should be: nothing can be written, the run still answers.
+    const blocked = tempDir('cr-cache-');
+    writeFileSync(join(blocked, 'code-cache'), 'not a folder');
+    const run = await spawnCli(request(), { cacheDir: blocked });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(first.stdout);
+  });
+});
+
+describe('the bundle beside the modules', () => {
+  /** A copy of the built package (dist/ and package.json, node_modules linked) whose files a test may change. */
+  function copyOfBuild(): { root: string; bin: string; bundle: string } {
+    const root = tempDir('cr-build-');
+    cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
+    cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+    return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.js'), bundle: join(root, 'dist', 'cli', 'conda-resolve.cjs') };
+  }
+  const local = ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
+
+  it('is not used when older than bin.js (tsc ran again after it was built), nor when it does not load', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const expected = await spawnCli(local, { cacheDir });
+    expect(expected.code, expected.stderr).toBe(0);
+
+    const stale = copyOfBuild();
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(stale.bundle, past, past);
+    const staleCache = tempDir('cr-cache-');
+    const fromModules = await spawnCli([stale.bin, ...local], { cacheDir: staleCache, command: process.execPath });
+    expect(fromModules).toEqual(expected);
+    // Only the bundle keeps a code cache: none means the modules ran.
+    expect(existsSync(join(staleCache, 'code-cache'))).toBe(false);
+
+    const broken = copyOfBuild();
+    writeFileSync(broken.bundle, 'this is not JavaScript {');
+    const brokenCache = tempDir('cr-cache-');
+    expect(await spawnCli([broken.bin, ...local], { cacheDir: brokenCache, command: process.execPath })).toEqual(expected);
+  });
+});
