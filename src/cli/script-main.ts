@@ -2,7 +2,7 @@
  * The entry of the CLI's bundle, `dist/cli/conda-resolve.cjs` (built by scripts/build-cli.mjs
  * after tsc): one script holding the command line and what a resolve needs, which `bin.ts` compiles
  * with V8's code cache (code-cache.ts). A script has no top-level await, so this exports `run`.
- * Started again as a worker thread (the solve pool, the repodata scan), it runs that worker's
+ * Started again as a worker thread (the solve pool), it runs that worker's
  * module instead, as `bundle-main.ts` does for the action's one-file CLI.
  */
 import { isMainThread } from 'node:worker_threads';
@@ -21,6 +21,5 @@ export async function run(entryUrl: string): Promise<void> {
   }
   const role = workerRole(process.argv);
   if (role === 'solve') await import('../solving/solve-worker.js');
-  else if (role === 'scan') await import('../../repodata/lazy/worker-scan-entry.js');
   else throw new Error('conda-resolve bundle: a worker thread was started without a role');
 }
