@@ -56,6 +56,12 @@ const P_SECTION = 4;
 const P_ENTRY = 5;
 const P_ENTRY_SEP = 6;
 const P_END = 7;
+/** After the document's "{": its first key or "}". */
+const P_OPENED = 8;
+/** After a top-level key's ":": its value. */
+const P_KEY_VALUE = 9;
+/** After a top-level key: its ":". */
+const P_KEY_COLON = 10;
 
 /** A growable byte store that hands out offsets. */
 class ByteStore {
@@ -428,9 +434,13 @@ export class RepodataStreamScanner {
           if (b.length < 3 && !this.#final) throw NEED_MORE;
           if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) at = 3; // UTF-8 byte order mark
         }
-        at = this.#skipWs(b, at);
+        at = this.#skipWsOrWait(b, at);
         if (b[at] !== OPEN_BRACE) throw this.#syntaxError(b, at, 'the "{" that opens the document');
-        at = this.#skipWs(b, at + 1);
+        this.#phase = P_OPENED;
+        return at + 1;
+      }
+      case P_OPENED: {
+        at = this.#skipWsOrWait(b, at);
         if (b[at] === CLOSE_BRACE) {
           this.#phase = P_END;
           return at + 1;
@@ -440,13 +450,22 @@ export class RepodataStreamScanner {
         return at;
       }
       case P_KEY: {
-        at = this.#skipWs(b, at);
+        at = this.#skipWsOrWait(b, at);
         if (b[at] !== QUOTE) throw this.#syntaxError(b, at, 'a key');
         const keyEnd = this.#stringEnd(b, at + 1);
-        const key = this.#decode(b, at + 1, keyEnd);
-        at = this.#skipWs(b, keyEnd + 1);
+        this.#valueKey = this.#decode(b, at + 1, keyEnd);
+        this.#phase = P_KEY_COLON;
+        return keyEnd + 1;
+      }
+      case P_KEY_COLON: {
+        at = this.#skipWsOrWait(b, at);
         if (b[at] !== COLON) throw this.#syntaxError(b, at, '":"');
-        at = this.#skipWs(b, at + 1);
+        this.#phase = P_KEY_VALUE;
+        return at + 1;
+      }
+      case P_KEY_VALUE: {
+        const key = this.#valueKey;
+        at = this.#skipWsOrWait(b, at);
         if (at >= b.length) throw this.#syntaxError(b, at, 'a value');
         const section = key === 'packages' ? 0 : key === 'packages.conda' ? 1 : -1;
         if (section >= 0) {
@@ -464,7 +483,6 @@ export class RepodataStreamScanner {
         } else {
           this.#valueKind = key === 'info' || key === 'metadata' || key === 'removed' || key === 'repodata_version' ? 'keep' : 'skip';
         }
-        this.#valueKey = key;
         this.#phase = P_VALUE;
         return at;
       }
@@ -481,7 +499,7 @@ export class RepodataStreamScanner {
         return end;
       }
       case P_AFTER_VALUE: {
-        at = this.#skipWs(b, at);
+        at = this.#skipWsOrWait(b, at);
         const c = b[at];
         if (c === COMMA) {
           this.#phase = P_KEY;
@@ -494,7 +512,7 @@ export class RepodataStreamScanner {
         throw this.#syntaxError(b, at, '"," or "}" after a top-level value');
       }
       case P_SECTION: {
-        at = this.#skipWs(b, at);
+        at = this.#skipWsOrWait(b, at);
         if (b[at] === CLOSE_BRACE) {
           this.#phase = P_AFTER_VALUE;
           return at + 1;
@@ -506,7 +524,7 @@ export class RepodataStreamScanner {
       case P_ENTRY:
         return this.#entry(b, at);
       case P_ENTRY_SEP: {
-        at = this.#skipWs(b, at);
+        at = this.#skipWsOrWait(b, at);
         const c = b[at];
         if (c === COMMA) {
           this.#phase = P_ENTRY;
@@ -526,7 +544,7 @@ export class RepodataStreamScanner {
   /** One `"file name": value` of a section. Nothing is recorded until the value is complete. */
   #entry(b: Uint8Array, at: number): number {
     const sectionName = this.#sectionName;
-    at = this.#skipWs(b, at);
+    at = this.#skipWsOrWait(b, at);
     if (b[at] !== QUOTE) throw this.#syntaxError(b, at, `a file name in "${sectionName}"`);
     const fnStart = at + 1;
     const fnEnd = this.#stringEnd(b, fnStart);
@@ -623,6 +641,19 @@ export class RepodataStreamScanner {
       if (!this.#sorted) throw new RepodataIndexUnsupportedError(this.#where, `record "${entry.fileName}" ${entry.detail}`);
       throw new RepodataParseError(this.#where, `record "${entry.fileName}" ${entry.detail}`, { byteOffset: entry.at });
     }
+  }
+
+  /**
+   * At the start of a unit: skip whitespace, and when it runs to the end of the bytes so far, mark
+   * it consumed and wait for more, so whitespace (a decompression bomb of spaces) is never held.
+   */
+  #skipWsOrWait(b: Uint8Array, at: number): number {
+    at = this.#skipWs(b, at);
+    if (at >= b.length && !this.#final) {
+      this.#pos = at;
+      throw NEED_MORE;
+    }
+    return at;
   }
 
   #skipWs(b: Uint8Array, at: number): number {

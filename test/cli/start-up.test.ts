@@ -4,7 +4,7 @@
  * code cache it keeps under <cache>/code-cache never breaks a run, whatever state the file is in.
  * Child processes of dist/src/cli/bin.js (the bundle beside it, dist/cli/conda-resolve.cjs).
  */
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache, writeCodeCache } from '../../src/cli/code-cache.js';
@@ -159,7 +159,8 @@ describe('the bundle beside the modules', () => {
     expect(expected.code, expected.stderr).toBe(0);
 
     const stale = copyOfBuild();
-    const past = new Date(Date.now() - 60_000);
+    // A minute older than bin.js, however long ago the build ran.
+    const past = new Date(statSync(stale.bin).mtimeMs - 60_000);
     utimesSync(stale.bundle, past, past);
     const staleCache = tempDir('cr-cache-');
     const fromModules = await spawnCli([stale.bin, ...local], { cacheDir: staleCache, command: process.execPath });

@@ -136,6 +136,18 @@ describe('the streaming repodata scanner', () => {
     }
   });
 
+  it('holds no whitespace between tokens: a decompression bomb of spaces keeps one chunk, not the document', () => {
+    // A .zst of RLE blocks decodes to gigabytes of one byte; the size limit stops it at the bound,
+    // but until then the scanner must not buffer what it has already skipped.
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    for (const prefix of ['', '{', '{"info"', '{"info":', '{"packages": {', '{"packages": {"a-1.tar.bz2": {"name": "a"}']) {
+      const scanner = new RepodataStreamScanner('c/linux-64', { read: () => new Uint8Array(0), batchBytes: 16 * 1024 });
+      scanner.push(encoder.encode(prefix));
+      for (let i = 0; i < 64; i++) scanner.push(chunk);
+      expect(scanner.heldBytes, prefix).toBeLessThan(4 * chunk.length);
+    }
+  });
+
   it('reads a huge single value in linear steps (rescans only after the buffer doubles)', () => {
     const big = 'x'.repeat(2_000_000);
     const doc = encoder.encode(`{"info": {"subdir": "linux-64"}, "packages": {"a-1.tar.bz2": {"name": "a", "blob": "${big}", "version": "1"}}}`);
