@@ -162,8 +162,8 @@ function isNameKey(b: Uint8Array, start: number, end: number): boolean {
   }
 }
 
-/** Growable Uint32 column. */
-class Column {
+/** Growable Uint32 column (the streaming scan's too). */
+export class Column {
   data: Uint32Array<ArrayBuffer>;
   constructor(capacity: number) {
     this.data = new Uint32Array(Math.max(16, capacity));

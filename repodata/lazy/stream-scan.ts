@@ -22,7 +22,7 @@
 import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
 import { readRepodataInfo } from '../record-normalise.js';
-import { buildTables, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
+import { buildTables, Column, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
 import { FNV_OFFSET, FNV_PRIME, fingerprintWith, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
 const QUOTE = 0x22;
@@ -79,22 +79,6 @@ class ByteStore {
     this.data.set(from.subarray(start, end), at);
     this.length = at + size;
     return at;
-  }
-}
-
-/** Growable Uint32 column. */
-class Column {
-  data: Uint32Array<ArrayBuffer>;
-  constructor(capacity: number) {
-    this.data = new Uint32Array(Math.max(1024, capacity));
-  }
-  set(row: number, value: number): void {
-    if (row >= this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[row] = value;
   }
 }
 
@@ -243,12 +227,12 @@ export class RepodataStreamScanner {
     this.#scanAt = this.#batch;
     // About one record per 400 bytes in conda-forge's repodata (as `scanRepodata` estimates).
     const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
-    this.#fnHash = new Column(rows);
-    this.#docFnStart = new Column(rows);
-    this.#docFnEnd = new Column(rows);
-    this.#recStart = new Column(rows);
-    this.#recEnd = new Column(rows);
-    this.#recName = new Column(rows);
+    this.#fnHash = new Column(Math.max(1024, rows));
+    this.#docFnStart = new Column(Math.max(1024, rows));
+    this.#docFnEnd = new Column(Math.max(1024, rows));
+    this.#recStart = new Column(Math.max(1024, rows));
+    this.#recEnd = new Column(Math.max(1024, rows));
+    this.#recName = new Column(Math.max(1024, rows));
     this.#sectionOf = new Uint8Array(Math.max(1024, rows));
   }
 
