@@ -6,7 +6,6 @@
  * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
  * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
  */
-import { hostSubdir } from '../../vocabulary/platform.js';
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile } from '../request.js';
@@ -16,7 +15,7 @@ import { INSPECT_OPTIONS } from './command-table.js';
 import { readInputFile, runLimits, runResolves } from './resolve-command.js';
 import { createRunReport } from './run-report.js';
 import { verbosity } from './resolve-habits.js';
-import { userSettings } from './user-settings.js';
+import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
 
@@ -79,28 +78,8 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       files.push(lockFile);
       lockFile = undefined;
     }
-    const user = userSettings(io, {
-      channels: values.channel,
-      hasFiles: files.length > 0,
-      overrideChannels: values['override-channels'],
-      channelPriority: values['channel-priority'],
-      offline: values.offline,
-      verbose: verbosity(values) > 0,
-    });
-    const request = prepareRequest(
-      {
-        specs,
-        files,
-        channels: values.channel,
-        platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
-        channelPriority: user.channelPriority,
-        virtualPackages: values['virtual-package'],
-        excludeNewer: values['exclude-newer'],
-        environment: values.environment,
-        lock: lockFile,
-      },
-      { env: io.env, cwd: io.cwd, hostPlatform: hostSubdir(process.platform, process.arch), defaultChannels: ['conda-forge'], ...user.prepare },
-    );
+    const user = settingsForFlags(io, values, files.length > 0);
+    const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile }), prepareOptionsFor(io, user));
     if (extra && request.locked) {
       throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
     }

@@ -4,13 +4,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { hostSubdir } from '../../vocabulary/platform.js';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
 import type { Exporter } from '../exporters/types.js';
 import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
-import { prepareRequest, type InputFile, type PreparedRequest, type PrepareOptions, type ResolveRequest } from '../request.js';
+import { prepareRequest, type InputFile, type PreparedRequest } from '../request.js';
 import { resolvePrepared, toNative, type Resolution } from '../resolve.js';
 import { isWorkspaceRequest } from '../lock/workspace.js';
 import { workspaceCommand } from './workspace-command.js';
@@ -24,7 +23,8 @@ import { createRunReport, type RunReport, type SummaryFacts } from './run-report
 import { parseCommandArgs } from './args.js';
 import { RESOLVE_OPTIONS } from './command-table.js';
 import { checkResolveArgs, verbosity } from './resolve-habits.js';
-import { userSettings, type UserSettings } from './user-settings.js';
+import type { UserSettings } from './user-settings.js';
+import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
 import { exporterForOutput } from './output-format.js';
 import { renderResolution } from '../lock/answer.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
@@ -79,35 +79,11 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
-    const user = userSettings(io, {
-      channels: values.channel,
-      hasFiles: files.length > 0,
-      overrideChannels: values['override-channels'],
-      channelPriority: values['channel-priority'],
-      offline: values.offline,
-      verbose: verbosity(values) > 0,
-    });
+    const user = settingsForFlags(io, values, files.length > 0);
     const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
     report.step('loaded the exporters, input files and configuration');
-    const input: ResolveRequest = {
-      specs: positionals,
-      files,
-      channels: values.channel,
-      platforms: [...(values.platform ?? []), ...(values.subdir ?? [])],
-      channelPriority: user.channelPriority,
-      virtualPackages: values['virtual-package'],
-      excludeNewer: values['exclude-newer'],
-      environment: values.environment,
-      lock,
-      update: values.update,
-    };
-    const prepareOptions: PrepareOptions = {
-      env: io.env,
-      cwd: io.cwd,
-      hostPlatform: hostSubdir(process.platform, process.arch),
-      defaultChannels: ['conda-forge'],
-      ...user.prepare,
-    };
+    const input = requestFromFlags(values, user, { specs: positionals, files, lock, update: values.update });
+    const prepareOptions = prepareOptionsFor(io, user);
     // A whole pixi workspace written to one pixi.lock (`pixi lock`): every environment.
     if (isWorkspaceRequest(input, values.format !== undefined || values.output !== undefined ? exporter?.name : undefined)) {
       return await workspaceCommand(input, prepareOptions, {
