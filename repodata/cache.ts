@@ -84,11 +84,25 @@ export function isFresh(state: CacheState, defaultTtlSeconds: number, now: numbe
 /** A temp file being written; `commit` renames it into place, `discard` removes it. */
 export interface CacheWriter {
   readonly path: string;
-  write(chunk: Uint8Array): Promise<void>;
+  /** Append `chunks` in order (one system call for all of them where it can). */
+  write(...chunks: Uint8Array[]): Promise<void>;
   /** Closes the file (done by `commit` too); the temp file stays until committed or discarded. */
   close(): Promise<void>;
   /** Closes and deletes the temp file (safe to call twice, or after commit). */
   discard(): Promise<void>;
+}
+
+/** The bytes of `chunks` after the first `skip`, in one buffer. */
+function rest(chunks: readonly Uint8Array[], skip: number): Uint8Array {
+  const out: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    if (skip >= chunk.length) skip -= chunk.length;
+    else {
+      out.push(chunk.subarray(skip));
+      skip = 0;
+    }
+  }
+  return Buffer.concat(out);
 }
 
 const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
@@ -279,10 +293,14 @@ export class RepodataCache {
     };
     const writer: CacheWriter = {
       path,
-      async write(chunk) {
+      async write(...chunks) {
         if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
         try {
-          await handle.write(chunk);
+          // A short write (a full disk, a signal) is finished from where it stopped.
+          let total = 0;
+          for (const chunk of chunks) total += chunk.length;
+          let written = chunks.length === 1 ? (await handle.write(chunks[0]!)).bytesWritten : (await handle.writev(chunks)).bytesWritten;
+          while (written < total) written += (await handle.write(rest(chunks, written))).bytesWritten;
         } catch (error) {
           throw cacheError(`cannot write ${path}`, error);
         }

@@ -258,6 +258,8 @@ export interface StreamBodyOptions {
   readonly maxOutputBytes?: number;
   /** What the body is, for the size error ("the repodata", "a shard"). */
   readonly what?: string;
+  /** Hash the decoded bytes (default true); false when the consumer hashes them (sha256 is then ''). */
+  readonly hash?: boolean;
 }
 
 export interface StreamedBody {
@@ -279,7 +281,7 @@ const TURN_MS = 10;
  * The body is always finished or destroyed when this returns or throws.
  */
 export async function streamBody(context: FetchContext, response: HttpResponse, options: StreamBodyOptions): Promise<StreamedBody> {
-  const hash: Hash = createHash('sha256');
+  const hash: Hash | null = options.hash === false ? null : createHash('sha256');
   let size = 0;
   const max = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
   const total = response.contentEncoding && response.contentEncoding !== 'identity' ? null : response.contentLength;
@@ -315,7 +317,7 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   const emit = async (chunk: Buffer): Promise<void> => {
     size += chunk.length;
     if (size > max) throw tooLarge();
-    hash.update(chunk);
+    hash?.update(chunk);
     await options.onData(chunk);
     if (performance.now() - turnAt > TURN_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -380,7 +382,7 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   if (total !== null && raw.received !== total) {
     throw interrupted(new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url }));
   }
-  return { receivedBytes: raw.received, size, sha256: hash.digest('hex') };
+  return { receivedBytes: raw.received, size, sha256: hash?.digest('hex') ?? '' };
 }
 
 const INTERRUPTED = new WeakSet<Error>();

@@ -29,7 +29,7 @@ import { corruptFromParse, RepodataCorruptError, RepodataOfflineError } from './
 import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
 import { loadIndexFromCache } from './lazy/cached-repodata.js';
 import { LazySubdirIndex } from './lazy/lazy-subdir-index.js';
-import { keepSidecar, openScannedIndex, StreamIndexer } from './lazy/stream-index.js';
+import { DownloadIndexer, keepSidecar, openScannedIndex } from './lazy/stream-index.js';
 import type { ConcurrencyLimit } from './limit.js';
 import { RepodataParseError } from './parse-errors.js';
 import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
@@ -88,8 +88,6 @@ type HttpModule = typeof import('./fetch.js');
 const FORMAT_FILES: Record<FetchFormat, string> = { shards: SHARD_INDEX_FILE, zst: 'repodata.json.zst', json: 'repodata.json' };
 /** How long a repodata download holds its slot in the store's pool before stepping aside. */
 export const DEFAULT_STEP_ASIDE_MS = 3000;
-/** A downloaded document is written (and indexed) in pieces of at least this size. */
-const WRITE_BYTES = 1 << 20;
 /** A day: how long "this channel serves no shard index" is remembered. */
 const SHARDS_ABSENT_RECHECK_MS = 24 * 60 * 60 * 1000;
 
@@ -295,40 +293,25 @@ export class RemoteSubdirs {
     const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
     // Each chunk goes to the temp file, then through the scanner: the index is ready when the last
     // byte is written, and a broken document stops the download at once.
-    const indexer = new StreamIndexer(writer.path, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
-    // The zstd decoder hands out pieces of ~128 kB: they are gathered into writes of a megabyte
-    // (one write per piece cost more than the decoding).
-    let pieces: Buffer[] = [];
-    let gathered = 0;
-    const flush = async (): Promise<void> => {
-      if (gathered === 0) return;
-      const chunk = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, gathered);
-      pieces = [];
-      gathered = 0;
-      await writer.write(chunk);
-      indexer.push(chunk);
-    };
+    const indexer = new DownloadIndexer(writer, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
     let committed = false;
     try {
-      let body;
-      let tables;
+      let document;
       try {
-        body = await http.streamBody(context, response, {
+        await http.streamBody(context, response, {
           decoding: format === 'zst' ? 'zstd' : 'identity',
           maxOutputBytes: this.#options.maxRepodataBytes,
-          onData: async (chunk) => {
-            pieces.push(chunk);
-            gathered += chunk.length;
-            if (gathered >= WRITE_BYTES) await flush();
-          },
+          hash: false,
+          onData: (chunk) => indexer.push(chunk),
           onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
         });
-        await flush();
-        tables = indexer.finish();
+        document = await indexer.finish();
       } catch (error) {
+        indexer.abort();
         if (error instanceof RepodataParseError) throw corrupt(error);
         throw error;
       }
+      const { tables } = document;
       await writer.close();
       // A document the lazy scan declined is parsed (and checked) before it is committed.
       let eager;
@@ -339,7 +322,7 @@ export class RemoteSubdirs {
         throw error;
       }
       // Only a document that indexed is committed; the index then reads the committed file.
-      const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: body.size, sha256: body.sha256, shardsAbsentAt });
+      const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: document.size, sha256: document.sha256, shardsAbsentAt });
       committed = true;
       const index = eager ?? (await openScannedIndex(this.#cache.dataPath(saved), tables, source, this.#options.indexBytes));
       this.#progress(channel, subdir, 'index', { records: index.recordCount });

@@ -7,7 +7,9 @@
  * A document the lazy scan declines (`RepodataIndexUnsupportedError`: a file name repeated under
  * two package names, integer-like keys) is parsed eagerly from the file instead, as before.
  */
+import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
+import type { CacheWriter } from '../cache.js';
 import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
@@ -69,6 +71,76 @@ export class StreamIndexer {
       this.#file?.close();
       this.#file = null;
     }
+  }
+}
+
+/** A download written, hashed and indexed: the tables (null when the scan declined), size and sha256. */
+export interface IndexedDocument {
+  readonly tables: RepodataIndexTables | null;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/** A piece of the document is written in batches of at least this size. */
+const WRITE_BYTES = 1 << 20;
+
+/**
+ * Where a download's bytes go: its temp file (through a cache writer), the hash and the scanner,
+ * as they arrive. Pieces (the network's ~64 kB,
+ * the zstd decoder's ~128 kB) are gathered into writes of a megabyte: one write per piece cost more
+ * than the decoding. The scanner reads the batch before while the file system writes this one, so
+ * every byte it has seen is on disk (an error's line number is counted from the file).
+ */
+export class DownloadIndexer {
+  readonly #writer: CacheWriter;
+  readonly #indexer: StreamIndexer;
+  readonly #hash = createHash('sha256');
+  #pieces: Uint8Array[] = [];
+  #gathered = 0;
+  #written: Uint8Array[] = [];
+  #size = 0;
+
+  constructor(writer: CacheWriter, source: RepodataSource, expectedBytes?: number) {
+    this.#writer = writer;
+    this.#indexer = new StreamIndexer(writer.path, source, expectedBytes);
+  }
+
+  /** The next bytes; throws `RepodataParseError` once the document is found broken. */
+  async push(chunk: Uint8Array): Promise<void> {
+    this.#pieces.push(chunk);
+    this.#gathered += chunk.length;
+    if (this.#gathered >= WRITE_BYTES) await this.#flush();
+  }
+
+  async finish(): Promise<IndexedDocument> {
+    await this.#flush();
+    await this.#flush();
+    return { tables: this.#indexer.finish(), size: this.#size, sha256: this.#hash.digest('hex') };
+  }
+
+  /** Give up (the caller discards the temp file). */
+  abort(): void {
+    this.#pieces = [];
+    this.#written = [];
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pieces;
+    this.#pieces = [];
+    this.#gathered = 0;
+    const writing = batch.length > 0 ? this.#writer.write(...batch) : Promise.resolve();
+    try {
+      for (const piece of this.#written) {
+        this.#hash.update(piece);
+        this.#size += piece.length;
+        this.#indexer.push(piece);
+      }
+    } catch (error) {
+      await writing.catch(() => undefined);
+      throw error;
+    }
+    this.#written = batch;
+    await writing;
   }
 }
 

@@ -45,6 +45,35 @@ export const SCAN_BATCH = 256 * 1024;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
+/**
+ * A record in the shape nearly every record of a real channel has, checked as strict JSON: a flat
+ * object whose values are strings without escapes, numbers, literals or lists of such strings, with
+ * exactly one "name" key. `RECORD_HEAD` matches from the `{` through `"name":` (no "name" key
+ * before it), `RECORD_TAIL` from just after the name's string value through the `}` (no "name" key
+ * after it). A record that matches both is valid JSON with that one top-level "name", so the exact
+ * byte scan would find the same. Any other record (nested objects, escapes, a second or missing
+ * "name", broken syntax, bytes still to come) is read by the exact byte scan. Each repetition
+ * starts at a distinct token, so matching never backtracks far.
+ */
+const { RECORD_HEAD, RECORD_TAIL } = (() => {
+  const ws = '[ \\t\\n\\r]*';
+  const str = '"[^"\\\\]*"';
+  const num = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?';
+  const value = `(?:${str}|${num}|true|false|null|\\[${ws}(?:${str}(?:${ws},${ws}${str})*${ws})?\\])`;
+  const other = `(?!"name"${ws}:)${str}${ws}:${ws}${value}`;
+  return {
+    RECORD_HEAD: new RegExp(`\\{${ws}(?:${other}${ws},${ws})*"name"${ws}:${ws}`, 'y'),
+    RECORD_TAIL: new RegExp(`(?:${ws},${ws}${other})*${ws}\\}`, 'y'),
+  };
+})();
+/**
+ * The fast path's text window: small enough to be an ordinary young-generation string (larger
+ * ones go to V8's large-object space or outside the heap, and cost several times more to make and
+ * read), and renewed once fewer than `TEXT_SLACK` characters are left after the entry.
+ */
+const TEXT_WINDOW = 64 * 1024;
+const TEXT_SLACK = 16 * 1024;
+
 /** Thrown inside a unit that reaches the end of the bytes received so far. */
 const NEED_MORE: unique symbol = Symbol('need more bytes');
 
@@ -181,6 +210,14 @@ export class RepodataStreamScanner {
   readonly #batch: number;
   /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
   #buf = new Uint8Array(0);
+  /** `#buf` as a Node Buffer, for its one-byte-per-character text (`#text`); null outside Node. */
+  #bufView: Buffer | null = null;
+  /**
+   * A window `#buf[#textBase, #textBase + #text.length)` as a string of one character per byte,
+   * for the fast entry path; made afresh as the scan moves on (`#textAt`), '' outside a scan.
+   */
+  #text = '';
+  #textBase = 0;
   #words = new Uint32Array(0);
   #len = 0;
   #pos = 0;
@@ -375,6 +412,7 @@ export class RepodataStreamScanner {
         const next = new Uint8Array(capacity);
         next.set(this.#buf.subarray(this.#pos, this.#len));
         this.#buf = next;
+        this.#bufView = typeof Buffer === 'function' ? Buffer.from(next.buffer, 0, capacity) : null;
         this.#words = new Uint32Array(next.buffer, 0, capacity >>> 2);
       } else {
         this.#buf.copyWithin(0, this.#pos, this.#len);
@@ -390,6 +428,8 @@ export class RepodataStreamScanner {
   /** Run units until the bytes run out (or, at the end, the document does). */
   #scan(): void {
     const b = this.#buf.subarray(0, this.#len);
+    // The text window is over `#buf` as it is now: the next scan (after an append) makes its own.
+    this.#text = '';
     try {
       for (;;) {
         if (this.#phase === P_END) {
@@ -525,8 +565,17 @@ export class RepodataStreamScanner {
     }
   }
 
-  /** One `"file name": value` of a section. Nothing is recorded until the value is complete. */
+  /**
+   * One `"file name": value` of a section. Nothing is recorded until the value is complete. The
+   * common shape (a plain file name, a flat record without escapes: `#fastEntry`) is read with the
+   * engine's string search and regular expressions; any other, and any doubt, with the exact byte
+   * scan below, which gives the same rows and errors.
+   */
   #entry(b: Uint8Array, at: number): number {
+    if (this.#bufView !== null) {
+      const end = this.#fastEntry(b, at);
+      if (end >= 0) return end;
+    }
     const sectionName = this.#sectionName;
     at = this.#skipWsOrWait(b, at);
     if (b[at] !== QUOTE) throw this.#syntaxError(b, at, `a file name in "${sectionName}"`);
@@ -553,9 +602,60 @@ export class RepodataStreamScanner {
     if (recEnd < 0) throw this.#syntaxError(b, b.length, `the end of record "${this.#decode(b, fnStart, fnEnd)}"`);
     this.#phase = P_ENTRY_SEP;
     this.#noteKey(b, fnStart, fnEnd);
-    const state = recordOut[2];
-    const nameStart = recordOut[0];
-    const nameEnd = recordOut[1];
+    return this.#addRow(b, fnStart, fnEnd, recStart, recEnd, recordOut[2], recordOut[0], recordOut[1]);
+  }
+
+  /**
+   * `#entry` for the common shape, over `#text` (one character per byte of `#buf` from
+   * `#textBase`): returns where the entry ends, or -1 when the exact scan must read it (anything
+   * unusual, or the entry running past the bytes received).
+   */
+  #fastEntry(b: Uint8Array, at: number): number {
+    // A window reaching well past `at`, else a new one from `at` (the last one may end short: the
+    // bytes so far end there). An entry longer than the window is left to the exact path.
+    if (at < this.#textBase || at + TEXT_SLACK > this.#textBase + this.#text.length) {
+      if (this.#textBase + this.#text.length >= b.length && at >= this.#textBase && this.#text !== '') {
+        // The window already reaches the end of the bytes received.
+      } else {
+        this.#text = this.#bufView!.toString('latin1', at, Math.min(b.length, at + TEXT_WINDOW));
+        this.#textBase = at;
+      }
+    }
+    const s = this.#text;
+    const o = this.#textBase;
+    let i = at - o;
+    let c = s.charCodeAt(i);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
+    if (c !== QUOTE) return -1;
+    const fnStart = i + 1;
+    const fnEnd = s.indexOf('"', fnStart);
+    const first = s.charCodeAt(fnStart);
+    // An escape in the name, or a name starting with a digit (maybe integer-like): the exact path.
+    if (fnEnd < 0 || s.charCodeAt(fnEnd - 1) === BACKSLASH || (first >= 0x30 && first <= 0x39)) return -1;
+    i = fnEnd + 1;
+    c = s.charCodeAt(i);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
+    if (c !== COLON) return -1;
+    c = s.charCodeAt(++i);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
+    if (c !== OPEN_BRACE) return -1;
+    const recStart = i;
+    RECORD_HEAD.lastIndex = recStart;
+    if (!RECORD_HEAD.test(s)) return -1;
+    const value = RECORD_HEAD.lastIndex;
+    if (s.charCodeAt(value) !== QUOTE) return -1;
+    const valueEnd = s.indexOf('"', value + 1);
+    if (valueEnd < 0 || s.charCodeAt(valueEnd - 1) === BACKSLASH) return -1;
+    RECORD_TAIL.lastIndex = valueEnd + 1;
+    if (!RECORD_TAIL.test(s)) return -1;
+    const recEnd = RECORD_TAIL.lastIndex;
+    this.#phase = P_ENTRY_SEP;
+    this.#noteKey(b, fnStart + o, fnEnd + o);
+    return this.#addRow(b, fnStart + o, fnEnd + o, recStart + o, recEnd + o, 1, value + 1 + o, valueEnd + o);
+  }
+
+  /** Record one entry whose value is an object: a row, or an unusable entry (no usable "name"). */
+  #addRow(b: Uint8Array, fnStart: number, fnEnd: number, recStart: number, recEnd: number, state: number, nameStart: number, nameEnd: number): number {
     const unusable =
       state === 2 ? 'field "name" must be a non-empty string' : state === 0 ? 'field "name" is missing' : nameStart === nameEnd ? 'field "name" must be a non-empty string, got ""' : null;
     if (unusable !== null) {

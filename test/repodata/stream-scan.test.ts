@@ -59,11 +59,39 @@ const rawRecord = fc.record(
   },
   { requiredKeys: ['name', 'version', 'build'] },
 );
-const section = fc.array(fc.tuple(fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', 'ü.conda'), text), rawRecord), { maxLength: 8 });
+/**
+ * Members spliced into a record's text: where the fast path's search for `"name"` could be fooled
+ * (a second "name" key, "name" as a list item or a value, an escaped or spaced spelling).
+ */
+const trickyMember = fc.constantFrom(
+  '"name": "dup"',
+  '"name" :  "spaced"',
+  '"name": 5',
+  '"name": null',
+  '"na\\u006de": "escaped"',
+  '"depends2": ["name", "x"]',
+  '"alias": "name"',
+  '"nested": {"name": "inner"}',
+  '"list": ["a", "name"]',
+  '"n": -1.5e3',
+  '"t": true',
+);
+const splicedRecord = fc.tuple(rawRecord, fc.array(trickyMember, { maxLength: 2 }), fc.boolean()).map(([record, members, atEnd]) => {
+  const json = JSON.stringify(record);
+  if (members.length === 0) return json;
+  return atEnd ? `${json.slice(0, -1)}, ${members.join(', ')}}` : `{${members.join(', ')}, ${json.slice(1)}`;
+});
+const section = fc.array(
+  fc.tuple(
+    fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', 'ü.conda'), text),
+    fc.oneof(rawRecord, splicedRecord.map((raw) => ({ raw }))),
+  ),
+  { maxLength: 8 },
+);
 const documents = fc
   .tuple(section, section, fc.constantFrom(0, 1, 2, '\t'), fc.boolean(), fc.boolean(), fc.array(fc.constantFrom('f1.conda', 'f3'), { maxLength: 2 }))
   .map(([pkgs, condas, indent, reversed, bom, removed]) => {
-    const ser = (value: unknown) => JSON.stringify(value, null, indent);
+    const ser = (value: unknown) => (typeof value === 'object' && value !== null && 'raw' in value ? String(value.raw) : JSON.stringify(value, null, indent));
     const sectionText = (entries: typeof pkgs) => `{${entries.map(([fn, r]) => `${ser(fn)}: ${ser(r)}`).join(',\n')}}`;
     const body = [
       `"packages": ${sectionText(pkgs)}`,
