@@ -22,7 +22,7 @@ import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } fro
 import { normaliseRecordOrSkip, recordContext, type RecordContext, type RepodataSource } from '../record-normalise.js';
 import { toSharedBytes } from '../shared-memory.js';
 import type { ChannelRef, SubdirIndex } from '../types.js';
-import { scanRepodata } from './json-scan.js';
+import { scanRepodata } from './stream-scan.js';
 import { IndexSidecarDamagedError, isIndexRows, rowsInMemory, type IndexRows, type NameRows } from './index-rows.js';
 import type { RepodataIndexTables } from './span-tables.js';
 import type { RepodataInfo } from '../record-normalise.js';

@@ -1,8 +1,9 @@
 /**
- * The scan of `json-scan.ts`, fed in chunks as a repodata.json arrives (a download, a file read, a
- * zstd decoder's output), so indexing costs no second pass over the document and never holds it
- * whole. `finish()` gives the same `RepodataIndexTables` as `scanRepodata` over the whole bytes, and
- * throws the same errors (`RepodataParseError` with the byte offset, line and column;
+ * The repodata.json scan, fed in chunks as a document arrives (a download, a file read, a zstd
+ * decoder's output), so indexing costs no second pass over the document and never holds it whole;
+ * a document already in memory goes through `scanRepodata`, in slices. What it indexes and
+ * reproduces of `JSON.parse` is described in `json-scan.ts`, which holds the exact record scan and
+ * the table building. `finish()` gives the tables and throws the document's errors (`RepodataParseError` with the byte offset, line and column;
  * `RepodataIndexUnsupportedError` where the caller falls back to eager parsing).
  *
  * How it resumes: the document is read in units that end at points where nothing of the past is
@@ -201,6 +202,18 @@ export interface StreamScanOptions {
   readonly batchBytes?: number;
   /** The document's expected length, when known (a file's size, a Content-Length): sizes the tables up front. */
   readonly expectedBytes?: number | undefined;
+  /** Read every entry with the exact byte scan (no fast path): the reference the tests compare with. */
+  readonly exact?: boolean;
+}
+
+/** Bytes pushed at a time by `scanRepodata` (the scanner then holds a slice, not a copy of the document). */
+const WHOLE_SLICE = 4 << 20;
+
+/** Scan `bytes` (a complete repodata.json) and build its index tables. */
+export function scanRepodata(bytes: Uint8Array, where: string, options: { readonly exact?: boolean } = {}): RepodataIndexTables {
+  const scanner = new RepodataStreamScanner(where, { read: (start, end) => bytes.subarray(start, end), expectedBytes: bytes.length, exact: options.exact });
+  for (let at = 0; at < bytes.length; at += WHOLE_SLICE) scanner.push(bytes.subarray(at, at + WHOLE_SLICE));
+  return scanner.finish();
 }
 
 /** Scans a repodata.json pushed in chunks of any size. */
@@ -208,6 +221,7 @@ export class RepodataStreamScanner {
   readonly #where: string;
   readonly #read: (start: number, end: number) => Uint8Array;
   readonly #batch: number;
+  readonly #exact: boolean;
   /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
   #buf = new Uint8Array(0);
   /** `#buf` as a Node Buffer, for its one-byte-per-character text (`#text`); null outside Node. */
@@ -261,8 +275,9 @@ export class RepodataStreamScanner {
     this.#where = where;
     this.#read = options.read;
     this.#batch = Math.max(1, options.batchBytes ?? SCAN_BATCH);
+    this.#exact = options.exact === true;
     this.#scanAt = this.#batch;
-    // About one record per 400 bytes in conda-forge's repodata (as `scanRepodata` estimates).
+    // About one record per 400 bytes in conda-forge's repodata.
     const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
     this.#fnHash = new Column(Math.max(1024, rows));
     this.#docFnStart = new Column(Math.max(1024, rows));
@@ -572,7 +587,7 @@ export class RepodataStreamScanner {
    * scan below, which gives the same rows and errors.
    */
   #entry(b: Uint8Array, at: number): number {
-    if (this.#bufView !== null) {
+    if (this.#bufView !== null && !this.#exact) {
       const end = this.#fastEntry(b, at);
       if (end >= 0) return end;
     }
