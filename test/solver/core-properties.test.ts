@@ -73,12 +73,14 @@ describe('core solver against MiniSat on random universes', { timeout: 300_000 }
   });
 
   it('stays sound when learnt clauses are cleaned up constantly', () => {
+    // With room for two learnt clauses about half the problems clean up (never fewer than 19 of
+    // 60 over 150 seeds); with ten it was one in seven, and a CI run once saw none at all.
     let cleaned = 0;
     fc.assert(
       fc.property(cnfProblem, (problem) => {
         const oracle = new Oracle(oracleProblem(problem));
         const provider = new UniverseProvider(problem.packages);
-        const solver = new CoreSolver(provider, { maxLearnt: 10, checkInvariants: true });
+        const solver = new CoreSolver(provider, { maxLearnt: 2, checkInvariants: true });
         const outcome = solver.solve(problem.specs.map((s) => provider.versionSet(s)));
         if (solver.stats.learnt > solver.stats.learntKept) cleaned++;
         const reference = oracle.solve();
