@@ -614,7 +614,12 @@ export class RepodataStreamScanner {
     }
     const recStart = at;
     const recEnd = scanRecordObject(b, this.#words, 0, b.length, at);
-    if (recEnd < 0) throw this.#syntaxError(b, b.length, `the end of record "${this.#decode(b, fnStart, fnEnd)}"`);
+    if (recEnd < 0) {
+      // The record may go on in the next bytes: only then is its key decoded (for the message), so
+      // a key with a bad escape fails the same way wherever the chunks are cut.
+      if (!this.#final) throw NEED_MORE;
+      throw this.#syntaxError(b, b.length, `the end of record "${this.#decode(b, fnStart, fnEnd)}"`);
+    }
     this.#phase = P_ENTRY_SEP;
     this.#noteKey(b, fnStart, fnEnd);
     return this.#addRow(b, fnStart, fnEnd, recStart, recEnd, recordOut[2], recordOut[0], recordOut[1]);

@@ -133,6 +133,22 @@ describe('the streaming repodata scanner', () => {
     );
   });
 
+  it('gives the same error for a file name with a bad escape wherever its record is cut', () => {
+    // Found by the corrupted-documents property (seed 142144360): a record cut by the end of a
+    // chunk had its key decoded for an error message before more bytes came, and the bad escape
+    // failed the scan there, where the whole document reports the record before it.
+    for (const doc of [
+      '{"packages": {"a.conda": {"version": "1"}, "b\\.conda": {"name": "b", "version": "1"}}}',
+      '{"packages": {"😀[": {"x": {"[": []}},\n"}\\.conda": {\n\t"name": "br{ace}",\n\t"version": "2.0.1"}}}',
+      '{"packages": {"b\\.conda": {"name": "b", "version": "1"}}}',
+    ]) {
+      const bytes = encoder.encode(doc);
+      const expected = whole(bytes);
+      expect(expected.error).toBeDefined();
+      for (let cut = 0; cut <= bytes.length; cut++) expect(streamed(bytes, [cut], 1)).toEqual(expected);
+    }
+  });
+
   it('cuts inside every string, escape and multi-byte character of a document', () => {
     const doc = `{"info": {"subdir": "linux-64"}, "packages": {"a\\u00e9-1.tar.bz2": {"name": "na\\"me", "note": "${'😀é\\\\\\"'}", "version": "1"}, "b-1.tar.bz2": {"nam\\u0065": "ü", "build_number": 12345}}}`;
     const bytes = encoder.encode(doc);
