@@ -178,9 +178,10 @@ function sidecarNames(cacheDir: string, found: LocalRepodata): { dir: string; pr
   return { dir, prefix, sidecar: `${base}.index`, decompressed: `${base}.json` };
 }
 
-/** Delete the sidecars (and decompressed copies) of earlier versions of the same file. */
+/** Delete the sidecars (their record caches, and decompressed copies) of earlier versions of the same file. */
 async function removeStale(names: { dir: string; prefix: string; sidecar: string; decompressed: string }): Promise<void> {
-  const keep = new Set([names.sidecar, names.decompressed]);
+  // The current sidecar's record cache (`lazy/record-cache.ts`) goes with it.
+  const keep = new Set([names.sidecar, `${names.sidecar}.records`, names.decompressed]);
   const entries = await readdir(names.dir).catch(() => [] as string[]);
   for (const entry of entries) {
     const path = join(names.dir, entry);

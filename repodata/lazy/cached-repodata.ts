@@ -19,6 +19,7 @@ import type { RepodataSource } from '../record-normalise.js';
 import { sharedUint8 } from '../shared-memory.js';
 import type { IndexRows } from './index-rows.js';
 import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-subdir-index.js';
+import { RecordCacheFile } from './record-cache.js';
 import { encodeIndexSidecar, openIndexSidecar } from './sidecar.js';
 import { fingerprintWith, type RepodataIndexTables } from './span-tables.js';
 
@@ -176,7 +177,8 @@ export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
   if (rows !== null && (options.bytes ?? 'memory') === 'positional') {
     // Rows damaged on disk are found when read; the index rescans then, and the sidecar is rewritten.
     const onRebuilt = writeSidecar ? (tables: RepodataIndexTables) => writeIndexSidecar(sidecarPath, tables) : undefined;
-    return { index: new LazySubdirIndex(rows, file, options.source, { onRebuilt }), from: 'sidecar' };
+    const recordCache = (key: string) => new RecordCacheFile(`${sidecarPath}.records`, key);
+    return { index: new LazySubdirIndex(rows, file, options.source, { onRebuilt, recordCache }), from: 'sidecar' };
   }
   if (rows !== null) {
     let tables: RepodataIndexTables | null = null;

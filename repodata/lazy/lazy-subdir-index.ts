@@ -69,6 +69,18 @@ const decoder = new TextDecoder();
 export interface LazyIndexOptions {
   /** Called with fresh tables after damaged sidecar rows made the index scan its bytes again. */
   readonly onRebuilt?: (tables: RepodataIndexTables) => void;
+  /**
+   * Records read by an earlier process (`record-cache.ts`), made for `recordCacheKey` of this
+   * index; names read here are handed to it and saved once the work of the moment is done.
+   */
+  readonly recordCache?: ((key: string) => RecordCache) | undefined;
+}
+
+/** Where already-normalised records of names are kept between processes. */
+export interface RecordCache {
+  get(name: string): PackageRecord[] | undefined;
+  remember(name: string, records: readonly PackageRecord[]): void;
+  save(): void;
 }
 
 export class LazySubdirIndex implements SubdirIndex {
@@ -78,6 +90,8 @@ export class LazySubdirIndex implements SubdirIndex {
   readonly #context: RecordContext;
   readonly #where: string;
   readonly #onRebuilt: ((tables: RepodataIndexTables) => void) | undefined;
+  readonly #recordCache: RecordCache | undefined;
+  #saveScheduled = false;
   #rows: IndexRows;
   #rebuilt = false;
   readonly #ids = new Map<string, number>();
@@ -104,6 +118,7 @@ export class LazySubdirIndex implements SubdirIndex {
     this.#where = where;
     this.#onRebuilt = options.onRebuilt;
     this.#context = recordContext(source, rows.info);
+    this.#recordCache = options.recordCache?.(recordCacheKey(rows, this.#context));
   }
 
   /** Scan `bytes` (a whole repodata.json) and index it. See `scanRepodata` for the errors. */
@@ -150,10 +165,14 @@ export class LazySubdirIndex implements SubdirIndex {
   records(name: string): readonly PackageRecord[] {
     let records = this.#records.get(name);
     if (records === undefined) {
-      records = this.#withRows(() => {
-        const id = this.#id(name);
-        return id < 0 ? EMPTY : this.#parseName(this.#rows.rows(id), name);
-      });
+      records = this.#cachedRecords(name);
+      if (records === undefined) {
+        records = this.#withRows(() => {
+          const id = this.#id(name);
+          return id < 0 ? EMPTY : this.#parseName(this.#rows.rows(id), name);
+        });
+        this.#keep(name, records);
+      }
       this.#records.set(name, records);
     }
     return records;
@@ -172,6 +191,29 @@ export class LazySubdirIndex implements SubdirIndex {
   close(): void {
     this.#bytes.close?.();
     this.#rows.close?.();
+  }
+
+  /** `name`'s records from the record cache, when it has them (each checked to be of `name`). */
+  #cachedRecords(name: string): readonly PackageRecord[] | undefined {
+    const cached = this.#recordCache?.get(name);
+    if (cached === undefined) return undefined;
+    for (const record of cached) if (record === null || typeof record !== 'object' || record.name !== name) return undefined;
+    return cached.length === 0 ? EMPTY : cached;
+  }
+
+  /** Hand `name`'s records to the record cache, saved once the current work yields. */
+  #keep(name: string, records: readonly PackageRecord[]): void {
+    const cache = this.#recordCache;
+    if (cache === undefined) return;
+    cache.remember(name, records);
+    if (this.#saveScheduled) return;
+    this.#saveScheduled = true;
+    // A solve reads its names in one synchronous stretch: one write after it, not one per name.
+    // An immediate, not a timer: it runs before the CLI's last look for pending work (exit-when-idle.ts).
+    setImmediate(() => {
+      this.#saveScheduled = false;
+      cache.save();
+    });
   }
 
   #id(name: string): number {
@@ -282,6 +324,11 @@ export class LazySubdirIndex implements SubdirIndex {
       throw fragmentSyntaxError(this.#context.source, `record "${fn}"`, text, fileOffset, cause);
     }
   }
+}
+
+/** What records made from these rows depend on besides their JSON: the document and the record context. */
+function recordCacheKey(rows: IndexRows, context: RecordContext): string {
+  return JSON.stringify([rows.byteLength, rows.fingerprint, context.channel.name, context.channel.baseUrl, context.fallbackSubdir, context.packageBase]);
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

@@ -65,6 +65,22 @@ describe('local channels keep a name index in the cache', () => {
     expect(snapshotDir(channel)).toEqual(before);
   });
 
+  it('keeps the records a warm run read beside the sidecar, for the runs after it', async () => {
+    const channel = join(work.path, 'records');
+    cpSync(DEMO, channel, { recursive: true });
+    const cache = join(work.path, 'cache-records');
+    await load(channel, cache); // scans, writes the sidecars
+    const warm = await load(channel, cache);
+    const expected = warm.map((index) => allRecords(index));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the scheduled save
+    const kept = () => readdirSync(join(cache, 'local')).filter((f) => f.endsWith('.index.records'));
+    expect(kept()).toHaveLength(2);
+    // The next run keeps them (only older versions' files are deleted) and reads the same records.
+    const again = await load(channel, cache);
+    expect(kept()).toHaveLength(2);
+    expect(again.map((index) => allRecords(index))).toEqual(expected);
+  });
+
   it('a changed repodata.json is indexed again; the old sidecar is deleted', async () => {
     const channel = join(work.path, 'changing');
     cpSync(DEMO, channel, { recursive: true });
