@@ -81,6 +81,7 @@ export interface RecordCache {
   get(name: string): PackageRecord[] | undefined;
   remember(name: string, records: readonly PackageRecord[]): void;
   save(): void;
+  close(): void;
 }
 
 export class LazySubdirIndex implements SubdirIndex {
@@ -191,6 +192,7 @@ export class LazySubdirIndex implements SubdirIndex {
   close(): void {
     this.#bytes.close?.();
     this.#rows.close?.();
+    this.#recordCache?.close();
   }
 
   /** `name`'s records from the record cache, when it has them (each checked to be of `name`). */

@@ -5,7 +5,8 @@
  * on conda-forge-py39 that is 12-19 ms instead of 46-58 ms in a fresh process (bench/RESULTS.md).
  *
  * The file: a header line (JSON: format, version, key, body length, and each name's byte span in
- * the body), then the body (each name's records as a JSON array, concatenated). It is only ever
+ * the body), then the body (each name's records as a JSON array, concatenated); a run reads the
+ * header, then only the spans of the names it asks for. It is only ever
  * replaced whole (a temporary file renamed into place), so a reader sees an old or a new file,
  * never a mix. It is trusted only when its key matches: the repodata's length and fingerprint (as
  * the sidecar's), everything that goes into a record besides the JSON (channel, subdir, package
@@ -14,7 +15,7 @@
  * next save. A cache directory that cannot be written only means no cache.
  */
 import { isAscii } from 'node:buffer';
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { PackageRecord } from '../../vocabulary/record.js';
 
 /** Bump when `PackageRecord`'s fields or `normaliseRecord` change: older files are then ignored. */
@@ -38,7 +39,9 @@ export class RecordCacheFile {
   readonly #key: string;
   #loaded = false;
   #header: Header | null = null;
-  #body: Buffer | null = null;
+  /** The file the header was read from, and where its body starts. */
+  #fd: number | null = null;
+  #bodyAt = 0;
   readonly #fresh = new Map<string, readonly PackageRecord[]>();
 
   /** `key` names the repodata and the record context the records were made from. */
@@ -50,11 +53,12 @@ export class RecordCacheFile {
   /** The records kept for `name`, or undefined. */
   get(name: string): PackageRecord[] | undefined {
     this.#load();
-    const span = this.#header !== null && Object.hasOwn(this.#header.names, name) ? this.#header.names[name] : undefined;
-    if (span === undefined || this.#body === null) return undefined;
+    const span = this.#span(name);
+    if (span === undefined) return undefined;
+    const bytes = this.#read(this.#bodyAt + span[0], this.#bodyAt + span[1]);
+    if (bytes === null) return undefined;
     try {
       // Records are mostly ASCII: then a one-byte string is made without decoding UTF-8.
-      const bytes = this.#body.subarray(span[0], span[1]);
       const records = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')) as unknown;
       return Array.isArray(records) ? (records as PackageRecord[]) : undefined;
     } catch {
@@ -67,14 +71,13 @@ export class RecordCacheFile {
     this.#fresh.set(name, records);
   }
 
-  /** Whether `remember` added names since the last save. */
-  get dirty(): boolean {
-    return this.#fresh.size > 0;
-  }
-
   /** Write the file with the names it had and the ones remembered since; errors are ignored. */
   save(): void {
     if (this.#fresh.size === 0) return;
+    // The file as it is now (another process may have added names since this one read it).
+    this.close();
+    this.#loaded = false;
+    this.#header = null;
     this.#load();
     const pieces: Uint8Array[] = [];
     const names: Record<string, [number, number]> = {};
@@ -85,9 +88,13 @@ export class RecordCacheFile {
       pieces.push(bytes);
       at += bytes.length;
     };
-    if (this.#header !== null && this.#body !== null) {
-      for (const [name, [start, end]] of Object.entries(this.#header.names)) {
-        if (!this.#fresh.has(name)) add(name, this.#body.subarray(start, end));
+    const current = this.#header as Header | null; // set by #load
+    if (current !== null) {
+      const body = this.#read(this.#bodyAt, this.#bodyAt + current.bodyBytes);
+      if (body !== null) {
+        for (const [name, [start, end]] of Object.entries(current.names)) {
+          if (!this.#fresh.has(name)) add(name, body.subarray(start, end));
+        }
       }
     }
     for (const [name, records] of this.#fresh) add(name, encoder.encode(JSON.stringify(records)));
@@ -105,44 +112,121 @@ export class RecordCacheFile {
       }
       return;
     }
-    this.#header = header;
-    this.#body = Buffer.concat(pieces);
+    // Later reads go to the new file.
+    this.close();
+    this.#loaded = false;
+    this.#header = null;
   }
 
+  /** Let go of the file (the index is closed). */
+  close(): void {
+    if (this.#fd === null) return;
+    finalizer.unregister(this);
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // already gone
+    }
+    this.#fd = null;
+  }
+
+  #span(name: string): [number, number] | undefined {
+    const header = this.#header;
+    return header !== null && Object.hasOwn(header.names, name) ? header.names[name] : undefined;
+  }
+
+  /**
+   * Bytes `[start, end)` of the file the header was read from (kept open: another process may
+   * rename a new file into place meanwhile), or null when they cannot be read whole.
+   */
+  #read(start: number, end: number): Buffer | null {
+    if (this.#fd === null) return null;
+    try {
+      const out = Buffer.allocUnsafe(end - start);
+      let got = 0;
+      while (got < out.length) {
+        const n = readSync(this.#fd, out, got, out.length - got, start + got);
+        if (n === 0) return null;
+        got += n;
+      }
+      return out;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Open the file and read and check its header (the body's length is checked against the file's). */
   #load(): void {
     if (this.#loaded) return;
     this.#loaded = true;
-    let file: Buffer;
+    let fd: number;
     try {
-      file = readFileSync(this.path);
+      fd = openSync(this.path, 'r');
     } catch {
       return;
     }
-    const newline = file.indexOf(0x0a);
-    if (newline < 0) return;
-    let header: Header;
-    try {
-      header = JSON.parse(file.toString('utf8', 0, newline)) as Header;
-    } catch {
+    const header = readHeader(fd, this.#key);
+    if (header === null) {
+      closeSync(fd);
       return;
     }
-    const body = file.subarray(newline + 1);
-    if (
-      header === null ||
-      typeof header !== 'object' ||
-      header.format !== FORMAT ||
-      header.version !== RECORD_CACHE_VERSION ||
-      header.key !== this.#key ||
-      header.bodyBytes !== body.length ||
-      typeof header.names !== 'object' ||
-      header.names === null
-    ) {
-      return;
-    }
-    for (const span of Object.values(header.names)) {
-      if (!Array.isArray(span) || !(span[0] >= 0 && span[0] <= span[1] && span[1] <= body.length)) return;
-    }
-    this.#header = header;
-    this.#body = body;
+    this.#fd = fd;
+    finalizer.register(this, fd, this);
+    this.#header = header.header;
+    this.#bodyAt = header.bodyAt;
   }
+}
+
+/** Closes the file of a cache dropped without `close()`. */
+const finalizer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/** The header of the open file `fd` when it is one of ours, made for `key`, and whole. */
+function readHeader(fd: number, key: string): { header: Header; bodyAt: number } | null {
+  const pieces: Buffer[] = [];
+  let fileBytes: number;
+  let newline = -1;
+  try {
+    fileBytes = fstatSync(fd).size;
+    let at = 0;
+    while (newline < 0) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, at);
+      if (n === 0) return null;
+      const index = chunk.subarray(0, n).indexOf(0x0a);
+      pieces.push(chunk.subarray(0, index < 0 ? n : index));
+      if (index >= 0) newline = at + index;
+      at += n;
+    }
+  } catch {
+    return null;
+  }
+  let header: Header;
+  try {
+    header = JSON.parse(Buffer.concat(pieces).toString('utf8')) as Header;
+  } catch {
+    return null;
+  }
+  const bodyBytes = fileBytes - newline - 1;
+  if (
+    header === null ||
+    typeof header !== 'object' ||
+    header.format !== FORMAT ||
+    header.version !== RECORD_CACHE_VERSION ||
+    header.key !== key ||
+    header.bodyBytes !== bodyBytes ||
+    typeof header.names !== 'object' ||
+    header.names === null
+  ) {
+    return null;
+  }
+  for (const span of Object.values(header.names)) {
+    if (!Array.isArray(span) || !(span[0] >= 0 && span[0] <= span[1] && span[1] <= bodyBytes)) return null;
+  }
+  return { header, bodyAt: newline + 1 };
 }

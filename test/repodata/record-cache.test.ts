@@ -123,6 +123,23 @@ describe('the record cache', () => {
     expect(readdirSync(join(dir, 'linux-64')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('reads the file it opened when another process replaces it meanwhile', async () => {
+    readNames(jsonPath, names.slice(0, 6));
+    await saved();
+    const { index } = loadIndexFromCache({ jsonPath, source: SOURCE, bytes: 'positional' });
+    try {
+      expect(index.records(names[0])).toEqual(fresh[0]); // opens the file, reads its header
+      // Another process adds names: its file, renamed into place, has a longer header.
+      readNames(jsonPath, names.slice(6));
+      await saved();
+      const header = JSON.parse(readFileSync(cachePath, 'utf8').split('\n')[0]) as { names: Record<string, unknown> };
+      expect(Object.keys(header.names)).toHaveLength(names.length);
+      expect(names.slice(1, 6).map((name) => index.records(name))).toEqual(fresh.slice(1, 6));
+    } finally {
+      index.close();
+    }
+  });
+
   it('keeps its file when nothing new was read', async () => {
     readNames(jsonPath, names);
     await saved();
