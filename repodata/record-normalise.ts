@@ -150,7 +150,10 @@ export function normaliseRecordOrSkip(raw: unknown, fn: string, context: RecordC
   return typeof record === 'string' ? null : record;
 }
 
-/** The record, or why it is over a bound. */
+/**
+ * The record, or why it is over a bound. What this makes is kept between runs by the record cache:
+ * a change to it (or to `PackageRecord`) must bump `RECORD_CACHE_VERSION` (lazy/record-cache.ts).
+ */
 function normaliseBounded(raw: unknown, fn: string, context: RecordContext): PackageRecord | string {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw fieldError(context, fn, null, 'must be an object');
