@@ -324,10 +324,9 @@ export class RemoteSubdirs {
       // Only a document that indexed is committed; the index then reads the committed file.
       const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: document.size, sha256: document.sha256, shardsAbsentAt });
       committed = true;
-      const dataPath = this.#cache.dataPath(saved);
-      const index = eager ?? (await openScannedIndex(dataPath, tables, source, this.#options.indexBytes, `${dataPath}.index`));
+      const index = eager ?? (await openScannedIndex(this.#cache.dataPath(saved), tables, source, this.#options.indexBytes));
       this.#progress(channel, subdir, 'index', { records: index.recordCount });
-      keepSidecar(`${dataPath}.index`, tables);
+      keepSidecar(`${this.#cache.dataPath(saved)}.index`, tables);
       return { state: saved, index };
     } finally {
       if (!committed) await writer.discard();
