@@ -99,7 +99,7 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
     // the cache) builds the tables; the sidecar is written from them.
     const tables = zst ? await decompressAndScan(channel, subdir, found, jsonPath, source, options.maxBytes) : await scanRepodataFile(jsonPath, source);
     keepSidecar(names.sidecar, tables);
-    const index = await openScannedIndex(jsonPath, tables, source, options.indexBytes);
+    const index = await openScannedIndex(jsonPath, tables, source, options.indexBytes, names.sidecar);
     await removeStale(names);
     return index;
   } catch (error) {

@@ -324,9 +324,10 @@ export class RemoteSubdirs {
       // Only a document that indexed is committed; the index then reads the committed file.
       const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: document.size, sha256: document.sha256, shardsAbsentAt });
       committed = true;
-      const index = eager ?? (await openScannedIndex(this.#cache.dataPath(saved), tables, source, this.#options.indexBytes));
+      const dataPath = this.#cache.dataPath(saved);
+      const index = eager ?? (await openScannedIndex(dataPath, tables, source, this.#options.indexBytes, `${dataPath}.index`));
       this.#progress(channel, subdir, 'index', { records: index.recordCount });
-      keepSidecar(`${this.#cache.dataPath(saved)}.index`, tables);
+      keepSidecar(`${dataPath}.index`, tables);
       return { state: saved, index };
     } finally {
       if (!committed) await writer.discard();

@@ -15,6 +15,7 @@ import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.j
 import type { RepodataSource } from '../record-normalise.js';
 import { toSharedBytes } from '../shared-memory.js';
 import { RepodataFile, writeIndexSidecar } from './cached-repodata.js';
+import { RecordCacheFile } from './record-cache.js';
 import { LazySubdirIndex, bytesInMemory } from './lazy-subdir-index.js';
 import type { RepodataIndexTables } from './span-tables.js';
 import { RepodataStreamScanner } from './stream-scan.js';
@@ -163,17 +164,23 @@ export async function scanRepodataFile(path: string, source: RepodataSource): Pr
 
 /**
  * The index over `path` once it is complete: lazy over its tables (records read by position, or
- * the file read whole into shared memory for `memory`), or eager when `tables` is null.
+ * the file read whole into shared memory for `memory`), or eager when `tables` is null. A
+ * positional index keeps the records it reads in the record cache of the sidecar at `sidecarPath`
+ * (`record-cache.ts`), so the next run has them too.
  */
 export async function openScannedIndex(
   path: string,
   tables: RepodataIndexTables | null,
   source: RepodataSource,
   bytes: 'memory' | 'positional',
+  sidecarPath?: string,
 ): Promise<ShareableSubdirIndex> {
   if (tables === null) return indexRepodata(toSharedBytes(await readFile(path)), source);
   const file = RepodataFile.open(path);
-  if (bytes === 'positional') return new LazySubdirIndex(tables, file, source);
+  if (bytes === 'positional') {
+    const recordCache = sidecarPath === undefined ? undefined : (key: string) => new RecordCacheFile(`${sidecarPath}.records`, key);
+    return new LazySubdirIndex(tables, file, source, { recordCache });
+  }
   try {
     return new LazySubdirIndex(tables, bytesInMemory(file.readAll()), source);
   } finally {

@@ -79,6 +79,23 @@ describeShared('the repodata cache', () => {
     return readdirSync(join(cacheDir, 'repodata')).filter((f) => f.endsWith(suffix));
   }
 
+  it('keeps the records a download\'s first solve read beside its sidecar, for the next run', async () => {
+    const cacheDir = join(work.path, 'record-cache');
+    const read = async (): Promise<unknown> => {
+      const store = new RepodataStore({ cacheDir, indexBytes: 'positional' });
+      try {
+        const [index] = await store.prepare([channelAt()], ['linux-64'], []);
+        return ['python', 'openssl', 'setuptools'].map((name) => index!.records(name));
+      } finally {
+        await store.close();
+      }
+    };
+    const cold = await read();
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the scheduled save
+    expect(dataFiles(cacheDir, '.json.index.records')).toHaveLength(1);
+    expect(await read()).toEqual(cold);
+  });
+
   it('stores the decompressed JSON, its sidecar index and a state with the validators', async () => {
     const cacheDir = join(work.path, 'layout');
     await load(cacheDir, { subdir: 'linux-64' });
