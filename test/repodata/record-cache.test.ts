@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate-channel.js';
 import { loadIndexFromCache } from '../../repodata/lazy/cached-repodata.js';
 import { LazySubdirIndex } from '../../repodata/lazy/lazy-subdir-index.js';
+import { RECORD_CACHE_VERSION } from '../../repodata/lazy/record-cache.js';
+import { normaliseRecord, recordContext } from '../../repodata/record-normalise.js';
 import type { ChannelRef } from '../../repodata/types.js';
 import { tempDir } from '../cli/run-cli.js';
 
@@ -147,5 +149,19 @@ describe('the record cache', () => {
     readNames(jsonPath, names);
     await saved();
     expect(statSync(cachePath).mtimeMs).toBe(before);
+  });
+});
+
+describe('the record cache version', () => {
+  it('names the shape of a normalised record: a change to it must bump RECORD_CACHE_VERSION', () => {
+    const context = recordContext(SOURCE, { subdir: 'linux-64', baseUrl: null, repodataVersion: 1, removed: [] });
+    const record = normaliseRecord({ name: 'a', version: '1', build: '0', build_number: 0, depends: ['b'], timestamp: 1 }, 'a-1-0.conda', context);
+    // Kept records are read back as they were written: when the fields below change (or what
+    // normalising puts in them), records of the old shape must not be read, so bump the version
+    // in repodata/lazy/record-cache.ts together with this list.
+    expect({ version: RECORD_CACHE_VERSION, fields: Object.keys(record) }).toEqual({
+      version: 1,
+      fields: ['name', 'version', 'build', 'build_number', 'channel', 'subdir', 'fn', 'url', 'md5', 'sha256', 'size', 'depends', 'constrains', 'track_features', 'features', 'license', 'license_family', 'noarch', 'timestamp', 'python_site_packages_path'],
+    });
   });
 });
