@@ -1,7 +1,7 @@
 /**
  * Node file access for the lazy index, kept apart so the index itself works on plain bytes:
- * a positional reader over a cached repodata.json, reading and writing index sidecars, and
- * `loadIndexFromCache`, which gives the disk cache a ready index for a cached JSON file.
+ * reading and writing index sidecars, and `loadIndexFromCache`, which gives the disk cache a ready
+ * index for a cached JSON file (read by position through `repodata-file.ts`).
  *
  * Warm start with a valid sidecar: no scan at all; the JSON and the sidecar's tables are either read
  * whole into shared memory (`bytes: 'memory'`, the default, needed anyway to hand the index to
@@ -12,94 +12,19 @@
  * Security notes: paths come from the cache, never from users. A sidecar is checked against the
  * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
  */
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
-import { sharedUint8 } from '../shared-memory.js';
 import type { IndexRows } from './index-rows.js';
 import { LazySubdirIndex, bytesInMemory, type RepodataBytes } from './lazy-subdir-index.js';
 import { RecordCacheFile } from './record-cache.js';
+import { RepodataFile, writeFileAtomic } from './repodata-file.js';
 import { encodeIndexSidecar, openIndexSidecar } from './sidecar.js';
 import { fingerprintWith, type RepodataIndexTables } from './span-tables.js';
 
-/** Closes descriptors of readers that were dropped without `close()`. */
-const finalizer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
-
-/** A repodata.json on disk, read with positional reads (`pread`). */
-export class RepodataFile implements RepodataBytes {
-  readonly length: number;
-  readonly positional = true;
-  #fd: number | null;
-
-  private constructor(fd: number, length: number) {
-    this.#fd = fd;
-    this.length = length;
-    finalizer.register(this, fd, this);
-  }
-
-  static open(path: string): RepodataFile {
-    const fd = openSync(path, 'r');
-    try {
-      return new RepodataFile(fd, fstatSync(fd).size);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-  }
-
-  read(start: number, end: number): Uint8Array {
-    const out = new Uint8Array(end - start);
-    this.#readInto(out, start);
-    return out;
-  }
-
-  /** The whole file, in a SharedArrayBuffer. */
-  readAll(): Uint8Array {
-    const out = sharedUint8(this.length);
-    this.#readInto(out, 0);
-    return out;
-  }
-
-  /** Fill `out` from byte `position` of the file. */
-  readInto(out: Uint8Array, position: number): void {
-    this.#readInto(out, position);
-  }
-
-  close(): void {
-    if (this.#fd === null) return;
-    finalizer.unregister(this);
-    closeSync(this.#fd);
-    this.#fd = null;
-  }
-
-  #readInto(out: Uint8Array, position: number): void {
-    if (this.#fd === null) throw new Error('RepodataFile is closed');
-    let done = 0;
-    while (done < out.length) {
-      const n = readSync(this.#fd, out, done, out.length - done, position + done);
-      if (n === 0) throw new Error(`repodata file shrank while reading at byte ${position + done}`);
-      done += n;
-    }
-  }
-}
-
 /** Write a sidecar atomically (temporary file, then rename), so a reader never sees half of one. */
 export function writeIndexSidecar(path: string, tables: RepodataIndexTables): void {
-  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    writeFileSync(temporary, encodeIndexSidecar(tables));
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomic(path, encodeIndexSidecar(tables));
 }
 
 /**

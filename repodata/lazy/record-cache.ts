@@ -15,14 +15,16 @@
  * next save. A cache directory that cannot be written only means no cache.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { RepodataFile, writeFileAtomic } from './repodata-file.js';
 
 /** Bump when `PackageRecord`'s fields or `normaliseRecord` change: older files are then ignored. */
 export const RECORD_CACHE_VERSION = 1;
 const FORMAT = 'conda-resolve/records';
 /** A file is not grown past this (a server that touches many names keeps the first ones). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** The header is read in pieces of this size until its newline. */
+const HEADER_READ = 64 * 1024;
 
 interface Header {
   readonly format: string;
@@ -39,8 +41,8 @@ export class RecordCacheFile {
   readonly #key: string;
   #loaded = false;
   #header: Header | null = null;
-  /** The file the header was read from, and where its body starts. */
-  #fd: number | null = null;
+  /** The file the header was read from (kept open: another process may rename a new one into place), and where its body starts. */
+  #file: RepodataFile | null = null;
   #bodyAt = 0;
   readonly #fresh = new Map<string, readonly PackageRecord[]>();
 
@@ -53,11 +55,11 @@ export class RecordCacheFile {
   /** The records kept for `name`, or undefined. */
   get(name: string): PackageRecord[] | undefined {
     this.#load();
-    const span = this.#span(name);
+    const header = this.#header;
+    const span = header !== null && Object.hasOwn(header.names, name) ? header.names[name] : undefined;
     if (span === undefined) return undefined;
-    const bytes = this.#read(this.#bodyAt + span[0], this.#bodyAt + span[1]);
-    if (bytes === null) return undefined;
     try {
+      const bytes = this.#read(span[0], span[1]);
       // Records are mostly ASCII: then a one-byte string is made without decoding UTF-8.
       const records = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')) as unknown;
       return Array.isArray(records) ? (records as PackageRecord[]) : undefined;
@@ -71,13 +73,11 @@ export class RecordCacheFile {
     this.#fresh.set(name, records);
   }
 
-  /** Write the file with the names it had and the ones remembered since; errors are ignored. */
+  /** Write the file with the names it has now and the ones remembered since; errors are ignored. */
   save(): void {
     if (this.#fresh.size === 0) return;
     // The file as it is now (another process may have added names since this one read it).
-    this.close();
-    this.#loaded = false;
-    this.#header = null;
+    this.#forget();
     this.#load();
     const pieces: Uint8Array[] = [];
     const names: Record<string, [number, number]> = {};
@@ -90,118 +90,78 @@ export class RecordCacheFile {
     };
     const current = this.#header as Header | null; // set by #load
     if (current !== null) {
-      const body = this.#read(this.#bodyAt, this.#bodyAt + current.bodyBytes);
-      if (body !== null) {
+      try {
+        const body = this.#read(0, current.bodyBytes);
         for (const [name, [start, end]] of Object.entries(current.names)) {
           if (!this.#fresh.has(name)) add(name, body.subarray(start, end));
         }
+      } catch {
+        // unreadable now: the names remembered here are written alone
       }
     }
     for (const [name, records] of this.#fresh) add(name, encoder.encode(JSON.stringify(records)));
     this.#fresh.clear();
     const header: Header = { format: FORMAT, version: RECORD_CACHE_VERSION, key: this.#key, bodyBytes: at, names };
-    const temp = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      writeFileSync(temp, Buffer.concat([encoder.encode(`${JSON.stringify(header)}\n`), ...pieces]));
-      renameSync(temp, this.path);
+      writeFileAtomic(this.path, Buffer.concat([encoder.encode(`${JSON.stringify(header)}\n`), ...pieces]));
     } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // never written
-      }
       return;
     }
     // Later reads go to the new file.
+    this.#forget();
+  }
+
+  /** Let go of the file (the index is closed). */
+  close(): void {
+    this.#file?.close();
+    this.#file = null;
+  }
+
+  /** Close the file and read it afresh next time. */
+  #forget(): void {
     this.close();
     this.#loaded = false;
     this.#header = null;
   }
 
-  /** Let go of the file (the index is closed). */
-  close(): void {
-    if (this.#fd === null) return;
-    finalizer.unregister(this);
-    try {
-      closeSync(this.#fd);
-    } catch {
-      // already gone
-    }
-    this.#fd = null;
-  }
-
-  #span(name: string): [number, number] | undefined {
-    const header = this.#header;
-    return header !== null && Object.hasOwn(header.names, name) ? header.names[name] : undefined;
-  }
-
-  /**
-   * Bytes `[start, end)` of the file the header was read from (kept open: another process may
-   * rename a new file into place meanwhile), or null when they cannot be read whole.
-   */
-  #read(start: number, end: number): Buffer | null {
-    if (this.#fd === null) return null;
-    try {
-      const out = Buffer.allocUnsafe(end - start);
-      let got = 0;
-      while (got < out.length) {
-        const n = readSync(this.#fd, out, got, out.length - got, start + got);
-        if (n === 0) return null;
-        got += n;
-      }
-      return out;
-    } catch {
-      return null;
-    }
+  /** Bytes `[start, end)` of the body; throws when they cannot be read whole. */
+  #read(start: number, end: number): Buffer {
+    const bytes = this.#file!.read(this.#bodyAt + start, this.#bodyAt + end);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   }
 
   /** Open the file and read and check its header (the body's length is checked against the file's). */
   #load(): void {
     if (this.#loaded) return;
     this.#loaded = true;
-    let fd: number;
+    let file: RepodataFile;
     try {
-      fd = openSync(this.path, 'r');
+      file = RepodataFile.open(this.path);
     } catch {
       return;
     }
-    const header = readHeader(fd, this.#key);
+    const header = readHeader(file, this.#key);
     if (header === null) {
-      closeSync(fd);
+      file.close();
       return;
     }
-    this.#fd = fd;
-    finalizer.register(this, fd, this);
+    this.#file = file;
     this.#header = header.header;
     this.#bodyAt = header.bodyAt;
   }
 }
 
-/** Closes the file of a cache dropped without `close()`. */
-const finalizer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
-
-/** The header of the open file `fd` when it is one of ours, made for `key`, and whole. */
-function readHeader(fd: number, key: string): { header: Header; bodyAt: number } | null {
-  const pieces: Buffer[] = [];
-  let fileBytes: number;
+/** The header of `file` when it is one of ours, made for `key`, and whole. */
+function readHeader(file: RepodataFile, key: string): { header: Header; bodyAt: number } | null {
+  const pieces: Uint8Array[] = [];
   let newline = -1;
   try {
-    fileBytes = fstatSync(fd).size;
-    let at = 0;
-    while (newline < 0) {
-      const chunk = Buffer.allocUnsafe(64 * 1024);
-      const n = readSync(fd, chunk, 0, chunk.length, at);
-      if (n === 0) return null;
-      const index = chunk.subarray(0, n).indexOf(0x0a);
-      pieces.push(chunk.subarray(0, index < 0 ? n : index));
+    for (let at = 0; newline < 0; at += HEADER_READ) {
+      if (at >= file.length) return null;
+      const chunk = file.read(at, Math.min(file.length, at + HEADER_READ));
+      const index = chunk.indexOf(0x0a);
+      pieces.push(index < 0 ? chunk : chunk.subarray(0, index));
       if (index >= 0) newline = at + index;
-      at += n;
     }
   } catch {
     return null;
@@ -212,7 +172,7 @@ function readHeader(fd: number, key: string): { header: Header; bodyAt: number }
   } catch {
     return null;
   }
-  const bodyBytes = fileBytes - newline - 1;
+  const bodyBytes = file.length - newline - 1;
   if (
     header === null ||
     typeof header !== 'object' ||
