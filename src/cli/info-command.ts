@@ -17,6 +17,7 @@ import { parseCommandArgs } from './args.js';
 import { cacheUsage } from './cache-usage.js';
 import { INFO_OPTIONS } from './command-table.js';
 import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import type { RequestFlags } from './request-flags.js';
 import { formatBytes } from './run-report.js';
 import { userSettings } from './user-settings.js';
 
@@ -78,14 +79,8 @@ export async function infoCommand(argv: readonly string[], io: CliIO): Promise<n
   return EXIT_OK;
 }
 
-interface InfoFlags {
-  readonly platform?: string[] | undefined;
-  readonly subdir?: string[] | undefined;
-  readonly channel?: string[] | undefined;
-  readonly 'override-channels'?: boolean | undefined;
-  readonly 'virtual-package'?: string[] | undefined;
-  readonly 'cache-dir'?: string | undefined;
-}
+/** The resolve flags `info` shares (same names, same meaning), and its cache directory. */
+type InfoFlags = Pick<RequestFlags, 'platform' | 'subdir' | 'channel' | 'override-channels' | 'virtual-package'> & { readonly 'cache-dir'?: string | undefined };
 
 async function gatherInfo(io: CliIO, values: InfoFlags): Promise<InfoDocument> {
   const host = hostSubdir(process.platform, process.arch);
