@@ -12,12 +12,17 @@
  * highest versions (the numpy build for the newest python); then the newer timestamp; then a fixed
  * order on build string, subdir and file name, so the answer never depends on the order of
  * records in the files.
+ *
+ * The dependency rule is the costly one (it reads every tied record's dependencies and the
+ * candidates they allow), and a search decides among a few of the runs of tied records it sees, so
+ * runs are given in a provisional order (timestamp, then the fixed order) and ordered by the whole
+ * rule only when the search decides among their members (`ties`, the core's `TieBreaking`).
  */
 import { sameChannel } from '../../vocabulary/channel.js';
 import { parseVersion, type Version } from '../../vocabulary/version.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import type { NameId, SolvableId, VersionSetId } from '../core/ids.js';
-import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate } from '../core/provider.js';
+import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate, TieBreaking } from '../core/provider.js';
 import type { ExplainInterner } from '../core/explain/explain.js';
 import { gatherCandidates, type CandidateRecord } from './candidates.js';
 import type { SolverSpec, SpecParser } from './spec.js';
@@ -94,6 +99,16 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
   readonly #dependencies: (Dependencies | undefined)[] = [];
   readonly #virtualNames: Map<string, PackageRecord[]>;
   readonly #requestedChannels = new Map<string, string>();
+  /** Per solvable: its run of tied candidates (an index into `#runs`), or undefined when it has none. */
+  readonly #runOf: (number | undefined)[] = [];
+  /** Runs of tied candidates, and once ordered by the whole rule, each member's rank in its run. */
+  readonly #runs: SolvableId[][] = [];
+  readonly #rankInRun: (number | undefined)[] = [];
+
+  readonly ties: TieBreaking = {
+    tieRun: (solvable) => this.#runOf[solvable] ?? -1,
+    preferred: (solvables) => this.#preferred(solvables),
+  };
 
   constructor(options: CondaProviderOptions) {
     this.#options = options;
@@ -265,20 +280,38 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     if (entry.sorted) return entry.sorted;
     const sorted = [...entry.gathered];
     sorted.sort((a, b) => this.#compareSimple(a, b));
-    // Records equal on the simple key: break ties by their dependencies, then timestamps.
+    // Records equal on the simple key form a run, provisionally in the order of the rule's last
+    // steps (timestamp, then the fixed order); `#preferred` applies the whole rule when needed.
     let start = 0;
     while (start < sorted.length) {
       let end = start + 1;
       while (end < sorted.length && this.#compareSimple(sorted[start], sorted[end]) === 0) end++;
       if (end - start > 1) {
-        const run = sorted.slice(start, end);
-        this.#sortTies(run);
-        for (let i = 0; i < run.length; i++) sorted[start + i] = run[i];
+        const run = sorted.slice(start, end).sort((a, b) => this.#compareLast(a, b));
+        const id = this.#runs.length;
+        this.#runs.push(run);
+        for (let i = 0; i < run.length; i++) {
+          sorted[start + i] = run[i];
+          this.#runOf[run[i]] = id;
+        }
       }
       start = end;
     }
     entry.sorted = sorted;
     return sorted;
+  }
+
+  /** The most preferred of some members of one run, by the whole rule (the run is ordered once). */
+  #preferred(solvables: readonly SolvableId[]): SolvableId {
+    const id = this.#runOf[solvables[0]]!;
+    if (this.#rankInRun[solvables[0]] === undefined) {
+      const run = [...this.#runs[id]];
+      this.#sortTies(run);
+      for (let i = 0; i < run.length; i++) this.#rankInRun[run[i]] = i;
+    }
+    let best = solvables[0];
+    for (const solvable of solvables) if (this.#rankInRun[solvable]! < this.#rankInRun[best]!) best = solvable;
+    return best;
   }
 
   #compareSimple(a: SolvableId, b: SolvableId): number {
@@ -336,11 +369,16 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
         const order = compareTracked(va, vb);
         if (order !== 0) return order;
       }
-      const ta = this.records[a].timestamp ?? -1;
-      const tb = this.records[b].timestamp ?? -1;
-      if (ta !== tb) return tb - ta;
-      return compareFixed(this.records[a], this.records[b]) || this.#channelIndex[a] - this.#channelIndex[b];
+      return this.#compareLast(a, b);
     });
+  }
+
+  /** The last steps of the order among tied records: the newer timestamp, then the fixed order. */
+  #compareLast(a: SolvableId, b: SolvableId): number {
+    const ta = this.records[a].timestamp ?? -1;
+    const tb = this.records[b].timestamp ?? -1;
+    if (ta !== tb) return tb - ta;
+    return compareFixed(this.records[a], this.records[b]) || this.#channelIndex[a] - this.#channelIndex[b];
   }
 
   /** The highest version among the selectable records a version set matches (unsorted scan). */

@@ -2,7 +2,7 @@
  * The contract between the generic CDCL core and an ecosystem (conda, or a test universe).
  *
  * The core knows nothing about versions or match specs: it asks the provider for a name's
- * candidates (already sorted, most preferred first), which candidates a version set matches, and a
+ * candidates (already sorted, most preferred first, up to the ties of `TieBreaking`), which candidates a version set matches, and a
  * solvable's dependencies. Every answer is requested lazily, only for names and solvables the
  * search reaches, and the core asks each question at most once per version set or solvable.
  */
@@ -31,7 +31,25 @@ export type Dependencies =
     }
   | { readonly kind: 'unknown'; readonly reason: string };
 
+/**
+ * Ties left open until a decision needs them. Breaking a tie can cost much more than the rest of
+ * the order (conda's rule reads every tied record's dependencies and the candidates they allow), and
+ * a search decides among few of the ties it sees, so a provider may give runs of equally ranked
+ * candidates in a provisional order and break a run only when the heuristic picks from it.
+ */
+export interface TieBreaking {
+  /** The run of provisionally ordered candidates `solvable` belongs to, or -1 when its place is final. */
+  tieRun(solvable: SolvableId): number;
+  /** The most preferred of `solvables`: two or more candidates of one run. */
+  preferred(solvables: readonly SolvableId[]): SolvableId;
+}
+
 export interface DependencyProvider {
+  /**
+   * When present, candidate lists may hold runs (see `TieBreaking`) in a provisional order, which
+   * the search orders only when it decides among their members; otherwise the order is final.
+   */
+  readonly ties?: TieBreaking;
   nameOfSolvable(solvable: SolvableId): NameId;
   nameOfVersionSet(versionSet: VersionSetId): NameId;
   candidates(name: NameId): Candidates;

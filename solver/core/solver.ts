@@ -24,7 +24,7 @@ import { Encoder } from './encoder.js';
 import { asClauseId, positive, ROOT_VARIABLE, solvableOfVariable, variableOf, type ClauseId, type SolvableId, type VersionSetId } from './ids.js';
 import { checkInvariants } from './invariants.js';
 import { NO_CONFLICT, Propagation, type Conflict } from './propagation.js';
-import type { Cancellation, DependencyProvider } from './provider.js';
+import type { Cancellation, DependencyProvider, TieBreaking } from './provider.js';
 import { SearchState, type SearchParts } from './search-state.js';
 import { emptyStats, type SolverStats } from './stats.js';
 import { DECISION } from './trail.js';
@@ -62,6 +62,7 @@ export class CoreSolver {
   readonly #analyzer: Analyzer;
   readonly #cancellation: Cancellation | undefined;
   readonly #checkInvariants: boolean;
+  readonly #ties: TieBreaking | undefined;
   #maxLearnt: number;
   #learntLive = 0;
   #conflictsSinceRestart = 0;
@@ -72,6 +73,7 @@ export class CoreSolver {
 
   constructor(provider: DependencyProvider, options: CoreSolverOptions = {}) {
     this.#cancellation = options.cancellation;
+    this.#ties = provider.ties;
     this.#checkInvariants = options.checkInvariants ?? false;
     this.#maxLearnt = options.maxLearnt ?? 4000;
     this.#state = new SearchState();
@@ -116,7 +118,7 @@ export class CoreSolver {
         continue;
       }
       if (this.#learntLive > this.#maxLearnt) this.#reduceLearnt();
-      const literal = decideNext(state);
+      const literal = decideNext(state, this.#ties);
       if (literal === -1) return this.#sat();
       this.stats.decisions++;
       trail.newLevel();

@@ -52,6 +52,26 @@ describe('candidate preferences', () => {
     expect(picked({ specs: ['python=3.11', 'numpy'], channels })).toEqual(['numpy=1.26.4=py311_0', 'python=3.11.9=h0_0']);
   });
 
+  it('orders a run of equal builds by their dependencies only when it decides among them', () => {
+    const records = [
+      rec('numpy', '1.26.4', { build: 'py311_0', depends: ['python >=3.11,<3.12.0a0'] }),
+      rec('numpy', '1.26.4', { build: 'py312_0', depends: ['python >=3.12,<3.13.0a0'] }),
+      rec('numpy', '1.25.2', { build: 'py311_0', depends: ['python >=3.11,<3.12.0a0', 'oldlib'] }),
+      rec('numpy', '1.25.2', { build: 'py312_0', depends: ['python >=3.12,<3.13.0a0', 'oldlib'] }),
+      rec('python', '3.11.9'),
+      rec('python', '3.12.3'),
+      rec('oldlib', '1.0'),
+    ];
+    const source = new MapSource(records.map((r) => ({ ...r, channel: 'conda-forge' })));
+    const outcome = solve({ specs: ['numpy'], channels: [{ name: 'conda-forge', sources: [source] }], virtualPackages: [] });
+    expect(outcome.kind === 'solved' && outcome.records.map((r) => `${r.name}=${r.version}=${r.build}`)).toEqual([
+      'numpy=1.26.4=py312_0',
+      'python=3.12.3=h0_0',
+    ]);
+    // Ordering the 1.25.2 builds would have read the candidates of their dependency `oldlib`.
+    expect(source.requested.has('oldlib')).toBe(false);
+  });
+
   it('maximises requested packages before their dependencies, in the order given', () => {
     const records = [
       rec('a', '2', { depends: ['c 1'] }),
