@@ -26,8 +26,8 @@ t_ci="$(since "${t0}")"
 t1="$(now)"
 npm run build >/dev/null 2>&1
 t_build="$(since "${t1}")"
-node dist/src/cli/bin.js --version >/dev/null
-resolve_demo dist/src/cli/bin.js "${work}/before"
+node dist/src/cli/bin.cjs --version >/dev/null
+resolve_demo dist/src/cli/bin.cjs "${work}/before"
 echo "before (${before}): npm ci ${t_ci} s + build ${t_build} s; first resolve done after $(since "${t0}") s"
 
 cd "${work}/after"

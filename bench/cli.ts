@@ -3,7 +3,7 @@
  * `simpleSolve` for the same request (bench/rattler-cli.mjs), and against `node -e 0` (what
  * starting Node alone costs), interleaved in one run.
  *
- *   npx tsx bench/cli.ts [--rounds 15] [--baseline OTHER/dist/src/cli/bin.js]
+ *   npx tsx bench/cli.ts [--rounds 15] [--baseline OTHER/dist/src/cli/bin.cjs]
  *
  * conda-forge-py39 is served on 127.0.0.1 (test/helpers/channel-server.ts, `max-age=3600`); our
  * CLI runs from dist/ (`npm run bench` builds first) with a warm disk cache (one untimed run
@@ -26,7 +26,7 @@ import { CHANNELS_DIR, PROJECT_ROOT } from '../test/helpers/shared.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, baseline: { type: 'string' } } });
 const rounds = Number(values.rounds);
-const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.js');
+const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 const peer = join(PROJECT_ROOT, 'bench', 'rattler-cli.mjs');
 if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
 const haveTime = existsSync('/usr/bin/time');

@@ -26,7 +26,7 @@ import { Agent, request } from 'undici';
 import { writePigeonChannel } from '../test/http/helpers/pigeon-channel.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 const CHANNEL = pathToFileURL(join(ROOT, '..', 'shared', 'channels', 'defaults-main-2022')).href;
 const PLATFORM = 'linux-aarch64';
 /** Real environments of different weight, taken in turn. */

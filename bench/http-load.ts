@@ -65,14 +65,14 @@ function newestSource(): number {
 
 /** `dist/` when it is built from the current sources (`npm run bench` builds it), else a fresh compilation. */
 function serverEntry(): string {
-  const dist = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
+  const dist = join(ROOT, 'dist', 'src', 'cli', 'bin.cjs');
   if (existsSync(dist) && statSync(dist).mtimeMs >= newestSource()) return dist;
   const out = join(ROOT, 'bench', 'out', 'http-build');
   console.error(`[http-load] compiling the server into ${out} (dist/ is missing or older than the sources)`);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { stdio: 'ignore' });
-  const entry = join(out, 'src', 'cli', 'bin.js');
+  const entry = join(out, 'src', 'cli', 'bin.cjs');
   if (!existsSync(entry)) throw new Error(`compilation produced no ${entry}`);
   return entry;
 }

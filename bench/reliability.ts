@@ -35,7 +35,7 @@ const { values } = parseArgs({
 const coldRuns = Number(values.cold);
 const requests = Number(values.requests);
 const work = mkdtempSync(join(tmpdir(), 'cr-bench-reliability-'));
-const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.js');
+const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 const peer = join(PROJECT_ROOT, 'bench', 'rattler-cli.mjs');
 
 interface Run {

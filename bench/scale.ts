@@ -1,5 +1,5 @@
 /**
- * Issue 13 "done when" benchmark: the whole CLI process (`node dist/src/cli/bin.js`, as a user runs
+ * Issue 13 "done when" benchmark: the whole CLI process (`node dist/src/cli/bin.cjs`, as a user runs
  * it) on a conda-forge-scale channel, from every kind of channel, cold and warm, against rattler's
  * `simpleSolve` (bench/rattler-cli.mjs, resolvo in WebAssembly) in the same run.
  *
@@ -56,7 +56,7 @@ import { median } from './measure.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
 const OUT = join(HERE, 'out', 'scale');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 const PEER = join(HERE, 'rattler-cli.mjs');
 const PLATFORM = 'linux-64';
 const SUBDIRS = [PLATFORM, 'noarch'];

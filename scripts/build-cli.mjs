@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the CLI's bundle, dist/cli/conda-resolve.cjs, with esbuild (run by `npm run build` after
-// tsc): the command line and everything a resolve needs, as one script that dist/src/cli/bin.js
+// tsc): the command line and everything a resolve needs, as one script that dist/src/cli/bin.cjs
 // compiles with V8's code cache (src/cli/code-cache.ts). One file instead of about 150 modules,
 // each resolved and read by the module loader, and a script, because Node 20 caches compiled code
 // only for scripts.
@@ -63,3 +63,28 @@ if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${
 const text = result.outputFiles[0].text;
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, text);
+
+/**
+ * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the two
+ * small modules it imports, as CommonJS (an ES module as the entry starts Node's ES module loader
+ * first, about 8 ms). Its fallback imports of tsc's modules stay imports, relative to dist/src/cli.
+ */
+const fallbackModules = {
+  name: 'fallback-modules',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(main|exit-when-idle)\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+  },
+};
+await build({
+  entryPoints: [join(ROOT, 'src', 'cli', 'bin.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20.19',
+  outfile: join(ROOT, 'dist', 'src', 'cli', 'bin.cjs'),
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [fallbackModules],
+  banner: { js: '"use strict";\nconst __crLauncherUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': '__crLauncherUrl' },
+});

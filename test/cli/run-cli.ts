@@ -2,7 +2,7 @@
  * Two ways to run the command line. `runCli` calls `main(argv, io)` in this process with in-memory
  * standard output and error, an environment object and a working directory: what nearly every CLI
  * test needs, without a Node start-up per case. `spawnCli` runs the built executable
- * (`node dist/src/cli/bin.js`, built by `npm test` before vitest starts) as a user would, for the
+ * (`node dist/src/cli/bin.cjs`, built by `npm test` before vitest starts) as a user would, for the
  * few tests about the executable itself: exit statuses, the shebang, which stream gets what, and
  * processes sharing one cache.
  */
@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-export const CLI = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.js');
+export const CLI = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 export const DEMO = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
 
 export interface CliResult {
@@ -63,7 +63,7 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** `conda-resolve ARGS` as a child process: the built `bin.js` under this Node, or `command` found on PATH. */
+/** `conda-resolve ARGS` as a child process: the built `bin.cjs` under this Node, or `command` found on PATH. */
 export function spawnCli(args: readonly string[], options: CliOptions & { command?: string } = {}): Promise<CliResult> {
   requireBuild();
   const env = environment(options);

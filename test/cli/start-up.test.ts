@@ -2,7 +2,7 @@
  * What the built executable loads and keeps to start quickly (issue 13, scope 4): a resolve
  * answered from a fresh cache loads no HTTP client and none of the server's packages, and the V8
  * code cache it keeps under <cache>/code-cache never breaks a run, whatever state the file is in.
- * Child processes of dist/src/cli/bin.js (the bundle beside it, dist/cli/conda-resolve.cjs).
+ * Child processes of dist/src/cli/bin.cjs (the bundle beside it, dist/cli/conda-resolve.cjs).
  */
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,18 +149,18 @@ describe('the bundle beside the modules', () => {
     cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
     cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
-    return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.js'), bundle: join(root, 'dist', 'cli', 'conda-resolve.cjs') };
+    return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'), bundle: join(root, 'dist', 'cli', 'conda-resolve.cjs') };
   }
   const local = ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
 
-  it('is not used when older than bin.js (tsc ran again after it was built), nor when it does not load', async () => {
+  it('is not used when older than main.js (tsc ran again after it was built), nor when it does not load', async () => {
     const cacheDir = tempDir('cr-cache-');
     const expected = await spawnCli(local, { cacheDir });
     expect(expected.code, expected.stderr).toBe(0);
 
     const stale = copyOfBuild();
-    // A minute older than bin.js, however long ago the build ran.
-    const past = new Date(statSync(stale.bin).mtimeMs - 60_000);
+    // A minute older than main.js, however long ago the build ran.
+    const past = new Date(statSync(join(stale.root, 'dist', 'src', 'cli', 'main.js')).mtimeMs - 60_000);
     utimesSync(stale.bundle, past, past);
     const staleCache = tempDir('cr-cache-');
     const fromModules = await spawnCli([stale.bin, ...local], { cacheDir: staleCache, command: process.execPath });
