@@ -10,6 +10,7 @@
 // only when something is downloaded (undici, zstd-codec). Everything else that is rarely needed is
 // inside but costs nothing until called: a cached script does not parse what it does not run.
 import { build } from 'esbuild';
+import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,26 @@ const commandsFromDist = {
   },
 };
 
+/**
+ * Built-in modules a resolve answered from the cache never uses, loaded on first use instead of
+ * when the bundle starts: worker_threads (the solve pool, only for several platforms) costs ~3 ms.
+ * Each becomes a module whose exports are getters that load the real one.
+ */
+const LAZY_BUILTINS = ['node:worker_threads', 'node:timers/promises'];
+const requireBuiltin = createRequire(import.meta.url);
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (LAZY_BUILTINS.includes(args.path) && args.namespace !== 'lazy-builtin' ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+      const id = JSON.stringify(args.path);
+      const getters = Object.keys(requireBuiltin(args.path)).map((key) => `${JSON.stringify(key)}: { get: () => load()[${JSON.stringify(key)}], enumerable: true }`);
+      const contents = `let real;\nconst load = () => (real ??= require(${id}));\nObject.defineProperties(module.exports, { ${getters.join(', ')} });\n`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
   bundle: true,
@@ -49,7 +70,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   external: ['undici', 'zstd-codec'],
-  plugins: [commandsFromDist],
+  plugins: [commandsFromDist, lazyBuiltins],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
   supported: { 'dynamic-import': false },

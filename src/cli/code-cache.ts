@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { isMainThread } from 'node:worker_threads';
+import { workerRole } from '../../repodata/bundle-entry.js';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {
@@ -100,6 +100,16 @@ export interface LoadOptions {
 }
 
 /**
+ * Whether this is the main thread. The solve pool's threads are started with a role flag, so
+ * worker_threads (~3 ms to load) is asked only when that flag is there.
+ */
+function onMainThread(): boolean {
+  if (workerRole(process.argv) === undefined) return true;
+  const threads = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  return threads.isMainThread;
+}
+
+/**
  * Compile and evaluate the bundle with the code cache, and return its exports. When there was no
  * usable cache, the main thread writes one at exit, after the run compiled what it needed.
  */
@@ -121,7 +131,7 @@ export function loadBundle(bundlePath: string, options: LoadOptions): BundleExpo
   }
   const wrapper = `(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {${source}\n})`;
   const script = new Script(wrapper, { filename: bundlePath, cachedData });
-  if (cachePath !== undefined && options.write && isMainThread && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (cachePath !== undefined && options.write && onMainThread() && (cachedData === undefined || script.cachedDataRejected === true)) {
     const path = cachePath;
     process.once('exit', (code) => {
       // A usage error (exit status 2) stopped before running anything worth caching.
