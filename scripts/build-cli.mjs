@@ -57,18 +57,16 @@ const lazyBuiltins = {
   },
 };
 
+/** What the bundle and the launcher share: CommonJS for Node 20.19, builtins left to require(). */
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20.19', legalComments: 'none', logLevel: 'warning' };
+
 const result = await build({
+  ...common,
   entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20.19',
   outfile: CLI_BUNDLE,
   // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
   minifyWhitespace: true,
   minifySyntax: true,
-  legalComments: 'none',
-  logLevel: 'warning',
   external: ['undici', 'zstd-codec'],
   plugins: [commandsFromDist, lazyBuiltins],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
@@ -97,14 +95,9 @@ const fallbackModules = {
   },
 };
 await build({
+  ...common,
   entryPoints: [join(ROOT, 'src', 'cli', 'bin.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20.19',
   outfile: join(ROOT, 'dist', 'src', 'cli', 'bin.cjs'),
-  legalComments: 'none',
-  logLevel: 'warning',
   plugins: [fallbackModules],
   banner: { js: '"use strict";\nconst __crLauncherUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { 'import.meta.url': '__crLauncherUrl' },

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { workerRole } from '../../repodata/bundle-entry.js';
+import { onMainThread } from '../../repodata/bundle-entry.js';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {
@@ -97,16 +97,6 @@ export interface LoadOptions {
    * one would serve every later resolve.
    */
   readonly write: boolean;
-}
-
-/**
- * Whether this is the main thread. The solve pool's threads are started with a role flag, so
- * worker_threads (~3 ms to load) is asked only when that flag is there.
- */
-function onMainThread(): boolean {
-  if (workerRole(process.argv) === undefined) return true;
-  const threads = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
-  return threads.isMainThread;
 }
 
 /**

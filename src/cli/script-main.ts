@@ -5,17 +5,14 @@
  * Started again as a worker thread (the solve pool), it runs that worker's
  * module instead, as `bundle-main.ts` does for the action's one-file CLI.
  */
-import { setBundleEntry, workerRole } from '../../repodata/bundle-entry.js';
+import { onMainThread, setBundleEntry } from '../../repodata/bundle-entry.js';
 import { exitWhenIdle } from './exit-when-idle.js';
 import { main } from './main.js';
 
 /** `entryUrl` is the launcher's module URL: worker threads start there too. */
 export async function run(entryUrl: string): Promise<void> {
   setBundleEntry(entryUrl);
-  // The solve pool starts its threads with a role: worker_threads, which a resolve on one platform
-  // never needs otherwise, is loaded only to check a role flag.
-  const role = workerRole(process.argv);
-  if (role === undefined || (await import('node:worker_threads')).isMainThread) {
+  if (onMainThread()) {
     const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
     // `serve` and `worker` return only when they stop, so this ends only finished commands.
     await exitWhenIdle(code);
