@@ -14,6 +14,8 @@ import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// tsc's output, which `npm run build` writes first.
+import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/code-cache.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
@@ -38,21 +40,32 @@ const commandsFromDist = {
 };
 
 /**
- * Built-in modules a resolve answered from the cache never uses, loaded on first use instead of
- * when the bundle starts: worker_threads (the solve pool, only for several platforms) costs ~3 ms.
+ * Modules a resolve answered from the cache never uses, loaded on first use instead of when the
+ * bundle starts. Built-ins: worker_threads (the solve pool, only for several platforms, ~3 ms) and
+ * fs/promises (~3 ms: it loads readline; the warm path reads through node:fs's callbacks instead).
+ * Packages: the YAML and TOML parsers (input files), semver (exporter plugins) and msgpack (shards),
+ * whose module bodies would otherwise run, and be kept in the code cache, on every start.
  * Each becomes a module whose exports are getters that load the real one.
  */
-const LAZY_BUILTINS = ['node:worker_threads', 'node:timers/promises'];
-const requireBuiltin = createRequire(import.meta.url);
-const lazyBuiltins = {
-  name: 'lazy-builtins',
+const LAZY_MODULES = ['node:worker_threads', 'node:timers/promises', 'node:fs/promises', 'js-yaml', 'smol-toml', 'semver', '@msgpack/msgpack'];
+const requireModule = createRequire(import.meta.url);
+const lazyModules = {
+  name: 'lazy-modules',
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) => (LAZY_BUILTINS.includes(args.path) && args.namespace !== 'lazy-builtin' ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+    b.onResolve({ filter: /.*/ }, (args) =>
+      LAZY_MODULES.includes(args.path) && args.namespace !== 'lazy-module' ? { path: args.path, namespace: 'lazy-module' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => {
       const id = JSON.stringify(args.path);
-      const getters = Object.keys(requireBuiltin(args.path)).map((key) => `${JSON.stringify(key)}: { get: () => load()[${JSON.stringify(key)}], enumerable: true }`);
+      const real = requireModule(args.path);
+      const getters = Object.keys(real)
+        .filter((key) => key !== '__esModule')
+        .map((key) => `${JSON.stringify(key)}: { get: () => load()[${JSON.stringify(key)}], enumerable: true }`);
+      // A plain value: esbuild's interop reads it when the module is imported, which must not load it.
+      if (real.__esModule) getters.push('__esModule: { value: true }');
       const contents = `let real;\nconst load = () => (real ??= require(${id}));\nObject.defineProperties(module.exports, { ${getters.join(', ')} });\n`;
-      return { contents, loader: 'js' };
+      // The real module's require() resolves from the project, as the importer's would.
+      return { contents, loader: 'js', resolveDir: ROOT };
     });
   },
 };
@@ -68,7 +81,7 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   external: ['undici', 'zstd-codec'],
-  plugins: [commandsFromDist, lazyBuiltins],
+  plugins: [commandsFromDist, lazyModules],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
   supported: { 'dynamic-import': false },
@@ -79,7 +92,8 @@ const result = await build({
 });
 const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
-const text = result.outputFiles[0].text;
+// One function expression, which the launcher compiles as it reads it (code-cache.ts).
+const text = `${BUNDLE_HEAD}${result.outputFiles[0].text}${BUNDLE_TAIL}`;
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, text);
 

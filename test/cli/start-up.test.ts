@@ -22,11 +22,23 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A preload that writes every CommonJS module file the process loaded to `out` when it exits. */
+/**
+ * A preload that writes, when the process exits, every CommonJS module file it loaded (`files`)
+ * and every built-in module Node loaded for it (`builtins`, from `process.moduleLoadList`) to `out`.
+ */
 function moduleProbe(out: string): string {
   const probe = join(tempDir('cr-probe-'), 'probe.cjs');
-  writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
+  const builtins = "process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))";
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ files: Object.keys(require.cache), builtins: ${builtins} })));\n`,
+  );
   return probe;
+}
+
+interface Loaded {
+  readonly files: string[];
+  readonly builtins: string[];
 }
 
 /** The npm packages among the loaded files. */
@@ -50,17 +62,23 @@ describe('a resolve from a fresh cache', () => {
     const first = await spawnCli(request(), { cacheDir, env });
     expect(first.code, first.stderr).toBe(0);
     // The probe sees a package the CLI requires: the download needed undici.
-    expect(packagesIn(JSON.parse(readFileSync(out, 'utf8')) as string[])).toContain('undici');
+    expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('undici');
 
     const asked = server.log.length;
     const warm = await spawnCli(request(), { cacheDir, env });
     expect(warm.code, warm.stderr).toBe(0);
     expect(warm.stdout).toBe(first.stdout);
     expect(server.log.length).toBe(asked); // answered from the cache: no request
-    const loaded = packagesIn(JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    const { files, builtins } = JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    const loaded = packagesIn(files);
     // CommonJS packages, which the probe sees (the bundle holds the rest, or they are ES modules).
     for (const name of ['undici', 'zstd-codec', 'fastify', 'ioredis', 'pino']) {
       expect(loaded.has(name), `${name} was loaded`).toBe(false);
+    }
+    // Built-ins a warm one-platform resolve has no use for, each a few milliseconds to load: the
+    // solve pool's threads, fs/promises (it loads readline), perf_hooks (the global performance).
+    for (const name of ['worker_threads', 'fs/promises', 'internal/readline/interface', 'perf_hooks', 'timers/promises']) {
+      expect(builtins, `node:${name} was loaded`).not.toContain(name);
     }
   });
 });
