@@ -35,6 +35,8 @@ interface Header {
 }
 
 const encoder = new TextEncoder();
+/** Where `get` reads a name's records (see `#text`); grown as needed. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
 export class RecordCacheFile {
   readonly path: string;
@@ -59,9 +61,7 @@ export class RecordCacheFile {
     const span = header !== null && Object.hasOwn(header.names, name) ? header.names[name] : undefined;
     if (span === undefined) return undefined;
     try {
-      const bytes = this.#read(span[0], span[1]);
-      // Records are mostly ASCII: then a one-byte string is made without decoding UTF-8.
-      const records = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')) as unknown;
+      const records = JSON.parse(this.#text(span[0], span[1])) as unknown;
       return Array.isArray(records) ? (records as PackageRecord[]) : undefined;
     } catch {
       return undefined;
@@ -128,6 +128,18 @@ export class RecordCacheFile {
   #read(start: number, end: number): Buffer {
     const bytes = this.#file!.read(this.#bodyAt + start, this.#bodyAt + end);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  /**
+   * The text of body bytes `[start, end)`, read through a buffer the next call reuses: a run reads a
+   * few dozen names' records one after another, and memory touched for the first time is what costs
+   * at start. Records are mostly ASCII: then a one-byte string is made without decoding UTF-8.
+   */
+  #text(start: number, end: number): string {
+    if (scratch.length < end - start) scratch = Buffer.allocUnsafeSlow(Math.max(end - start, 2 * scratch.length));
+    const bytes = scratch.subarray(0, end - start);
+    this.#file!.readInto(bytes, this.#bodyAt + start);
+    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   }
 
   /** Open the file and read and check its header (the body's length is checked against the file's). */
