@@ -9,7 +9,7 @@
  * such a run.
  */
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import type { ProxySettings } from './proxy.js';
 
@@ -49,12 +49,21 @@ function read(path: string, what: string): Buffer {
   }
 }
 
-/** The options of a TLS connection (to a channel, or to an https proxy). */
+/** The files the TLS settings name, with what each is. */
+function tlsFiles(tls: TlsSettings | undefined): [string, string][] {
+  const files: [string, string][] = [];
+  if (tls?.caFile !== undefined) files.push([tls.caFile, 'CA bundle']);
+  if (tls?.certFile !== undefined) files.push([tls.certFile, 'client certificate']);
+  if (tls?.keyFile !== undefined) files.push([tls.keyFile, 'client certificate key']);
+  return files;
+}
+
+/** The options of a TLS connection (to a channel, or to an https proxy), read when the agent is made. */
 function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
   if (tls === undefined) return {};
   const out: Record<string, unknown> = {};
   if (!tls.verify) out.rejectUnauthorized = false;
-  // Read now (a missing file is an error before any request); added to Node's roots in createAgent.
+  // Added to Node's roots in createAgent.
   if (tls.caFile !== undefined) out.ca = read(tls.caFile, 'CA bundle').toString('utf8');
   if (tls.certFile !== undefined) out.cert = read(tls.certFile, 'client certificate');
   if (tls.keyFile !== undefined) out.key = read(tls.keyFile, 'client certificate key');
@@ -147,11 +156,18 @@ class LazyDispatcher extends EventEmitter {
 }
 
 /**
- * The HTTP client of the settings. The TLS files are read here, so a missing one is a
- * `TlsFileError` now, not at the first request; undici itself is loaded at the first request.
+ * The HTTP client of the settings. The TLS files are checked here, so a missing or unreadable one
+ * is a `TlsFileError` now, not at the first request; they are read, and undici loaded, at the
+ * first request (a CA bundle is often a 200 kB file a run answered from the cache never needs).
  */
 export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
-  const tls = tlsOptions(settings.tls);
+  for (const [path, what] of tlsFiles(settings.tls)) {
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (cause) {
+      throw new TlsFileError(path, what, cause);
+    }
+  }
   // Typed as undici's Dispatcher for the callers, which use only the three methods it has.
-  return new LazyDispatcher((undici, roots) => createAgent(undici, roots, settings, tls)) as unknown as Dispatcher;
+  return new LazyDispatcher((undici, roots) => createAgent(undici, roots, settings, tlsOptions(settings.tls))) as unknown as Dispatcher;
 }
