@@ -12,7 +12,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -55,11 +55,14 @@ function digest(data: Buffer): Buffer {
   return createHash('sha1').update(data).digest();
 }
 
-/** The cached data in `path`, or undefined when it is missing, short or damaged. */
-export function readCodeCache(path: string): Buffer | undefined {
+/**
+ * The cached data in `path`, or undefined when it is missing, short or damaged. Read into `into`
+ * when it is large enough (the data is then a view of it), else into a new buffer.
+ */
+export function readCodeCache(path: string, into?: Buffer): Buffer | undefined {
   let file: Buffer;
   try {
-    file = readFileSync(path);
+    file = readWhole(path, into);
   } catch {
     return undefined;
   }
@@ -67,6 +70,23 @@ export function readCodeCache(path: string): Buffer | undefined {
   const data = file.subarray(HEADER);
   if (data.length !== file.readUInt32LE(MAGIC.length) || !digest(data).equals(file.subarray(MAGIC.length + 4, HEADER))) return undefined;
   return data;
+}
+
+/** The bytes of the file at `path`, in `into` when it is large enough. */
+function readWhole(path: string, into: Buffer | undefined): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const out = into !== undefined && into.length >= size ? into.subarray(0, size) : Buffer.allocUnsafe(size);
+    for (let done = 0; done < size; ) {
+      const n = readSync(fd, out, done, size - done, done);
+      if (n === 0) throw new Error(`${path} shrank while reading`);
+      done += n;
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Write `data` as the cache in `path` and delete the caches of other bundles or Nodes; errors are ignored. */
@@ -122,7 +142,9 @@ export function loadBundle(bundlePath: string, options: LoadOptions): BundleExpo
   if (cacheDir !== undefined) {
     try {
       cachePath = codeCachePath(bundlePath, cacheDir);
-      cachedData = readCodeCache(cachePath);
+      // Into the bundle's bytes, done with once decoded: memory touched for the first time is
+      // what costs at start (the cache is smaller than the bundle; V8 copies what it keeps).
+      cachedData = readCodeCache(cachePath, raw);
     } catch {
       cachePath = undefined;
     }
