@@ -49,13 +49,14 @@ function read(path: string, what: string): Buffer {
   }
 }
 
-/** The files the TLS settings name, with what each is. */
-function tlsFiles(tls: TlsSettings | undefined): [string, string][] {
-  const files: [string, string][] = [];
-  if (tls?.caFile !== undefined) files.push([tls.caFile, 'CA bundle']);
-  if (tls?.certFile !== undefined) files.push([tls.certFile, 'client certificate']);
-  if (tls?.keyFile !== undefined) files.push([tls.keyFile, 'client certificate key']);
-  return files;
+/** The files TLS settings may name, with what each is (for errors). */
+const TLS_FILES = { caFile: 'CA bundle', certFile: 'client certificate', keyFile: 'client certificate key' } as const;
+type TlsFileField = keyof typeof TLS_FILES;
+
+/** The contents of the file `field` of `tls` names, if it names one. */
+function readTlsFile(tls: TlsSettings, field: TlsFileField): Buffer | undefined {
+  const path = tls[field];
+  return path === undefined ? undefined : read(path, TLS_FILES[field]);
 }
 
 /** The options of a TLS connection (to a channel, or to an https proxy), read when the agent is made. */
@@ -64,10 +65,13 @@ function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!tls.verify) out.rejectUnauthorized = false;
   // Added to Node's roots in createAgent.
-  if (tls.caFile !== undefined) out.ca = read(tls.caFile, 'CA bundle').toString('utf8');
-  if (tls.certFile !== undefined) out.cert = read(tls.certFile, 'client certificate');
-  if (tls.keyFile !== undefined) out.key = read(tls.keyFile, 'client certificate key');
-  else if (tls.certFile !== undefined) out.key = out.cert;
+  const ca = readTlsFile(tls, 'caFile');
+  if (ca !== undefined) out.ca = ca.toString('utf8');
+  const cert = readTlsFile(tls, 'certFile');
+  if (cert !== undefined) out.cert = cert;
+  // A PEM file may hold the certificate and its key.
+  const key = readTlsFile(tls, 'keyFile') ?? cert;
+  if (key !== undefined) out.key = key;
   return out;
 }
 
@@ -161,11 +165,13 @@ class LazyDispatcher extends EventEmitter {
  * first request (a CA bundle is often a 200 kB file a run answered from the cache never needs).
  */
 export function createNetworkDispatcher(settings: DispatcherSettings): Dispatcher {
-  for (const [path, what] of tlsFiles(settings.tls)) {
+  for (const field of Object.keys(TLS_FILES) as TlsFileField[]) {
+    const path = settings.tls?.[field];
+    if (path === undefined) continue;
     try {
       accessSync(path, constants.R_OK);
     } catch (cause) {
-      throw new TlsFileError(path, what, cause);
+      throw new TlsFileError(path, TLS_FILES[field], cause);
     }
   }
   // Typed as undici's Dispatcher for the callers, which use only the three methods it has.

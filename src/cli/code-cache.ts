@@ -12,12 +12,13 @@
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { onMainThread } from '../../repodata/bundle-entry.js';
+import { RepodataFile } from '../../repodata/lazy/repodata-file.js';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {
@@ -74,18 +75,13 @@ export function readCodeCache(path: string, into?: Buffer): Buffer | undefined {
 
 /** The bytes of the file at `path`, in `into` when it is large enough. */
 function readWhole(path: string, into: Buffer | undefined): Buffer {
-  const fd = openSync(path, 'r');
+  const file = RepodataFile.open(path);
   try {
-    const size = fstatSync(fd).size;
-    const out = into !== undefined && into.length >= size ? into.subarray(0, size) : Buffer.allocUnsafe(size);
-    for (let done = 0; done < size; ) {
-      const n = readSync(fd, out, done, size - done, done);
-      if (n === 0) throw new Error(`${path} shrank while reading`);
-      done += n;
-    }
+    const out = into !== undefined && into.length >= file.length ? into.subarray(0, file.length) : Buffer.allocUnsafe(file.length);
+    file.readInto(out, 0);
     return out;
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }
 
