@@ -92,6 +92,8 @@ export interface CacheWriter {
   readonly path: string;
   /** Append `chunks` in order (one system call for all of them where it can). */
   write(...chunks: Uint8Array[]): Promise<void>;
+  /** Write `chunks` at byte `position` (writes at distinct positions may run at once). */
+  writeAt(position: number, chunks: readonly Uint8Array[]): Promise<void>;
   /** Closes the file (done by `commit` too); the temp file stays until committed or discarded. */
   close(): Promise<void>;
   /** Closes and deletes the temp file (safe to call twice, or after commit). */
@@ -307,6 +309,17 @@ export class RepodataCache {
           for (const chunk of chunks) total += chunk.length;
           let written = chunks.length === 1 ? (await handle.write(chunks[0]!)).bytesWritten : (await handle.writev(chunks)).bytesWritten;
           while (written < total) written += (await handle.write(rest(chunks, written))).bytesWritten;
+        } catch (error) {
+          throw cacheError(`cannot write ${path}`, error);
+        }
+      },
+      async writeAt(position, chunks) {
+        if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
+        try {
+          let total = 0;
+          for (const chunk of chunks) total += chunk.length;
+          let written = (await handle.writev(chunks, position)).bytesWritten;
+          while (written < total) written += (await handle.write(rest(chunks, written), 0, undefined, position + written)).bytesWritten;
         } catch (error) {
           throw cacheError(`cannot write ${path}`, error);
         }

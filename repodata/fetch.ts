@@ -260,6 +260,12 @@ export interface StreamBodyOptions {
   readonly what?: string;
   /** Hash the decoded bytes (default true); false when the consumer hashes them (sha256 is then ''). */
   readonly hash?: boolean;
+  /**
+   * `onData` is synchronous and does a bounded amount of work per chunk: a body that needs no
+   * decoding is then handed to it inside the network's data callback (`ResponseBody.pipeTo`),
+   * with no queue and no batch copies. Decoded bodies still go through the iterator.
+   */
+  readonly synchronous?: boolean;
 }
 
 export interface StreamedBody {
@@ -328,31 +334,41 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   let pending: Buffer[] = [];
   let decoder: ZstdStreamDecoder | null = null;
   try {
-    decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
-    const flush = async (): Promise<void> => {
-      const out = pending;
-      pending = [];
-      for (const piece of out) await emit(piece);
-    };
-    for await (const chunk of source) {
-      if (decoder) {
-        // In the slices the decoder asks for (at most ~4 MB of output each), emitting after each:
-        // a bomb's expansion is never held at once, and the event loop turns between slices.
-        for (let at = 0; at < chunk.length; ) {
-          const slice = chunk.subarray(at, at + decoder.nextSlice);
-          decoder.push(slice);
-          at += slice.length;
-          await flush();
+    if (options.synchronous === true && httpDecoder === null && options.decoding === 'identity') {
+      await raw.pipeTo((chunk) => {
+        options.onProgress?.(raw.received, total);
+        size += chunk.length;
+        if (size > max) throw tooLarge();
+        hash?.update(chunk);
+        void options.onData(chunk);
+      });
+    } else {
+      decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
+      const flush = async (): Promise<void> => {
+        const out = pending;
+        pending = [];
+        for (const piece of out) await emit(piece);
+      };
+      for await (const chunk of source) {
+        if (decoder) {
+          // In the slices the decoder asks for (at most ~4 MB of output each), emitting after each:
+          // a bomb's expansion is never held at once, and the event loop turns between slices.
+          for (let at = 0; at < chunk.length; ) {
+            const slice = chunk.subarray(at, at + decoder.nextSlice);
+            decoder.push(slice);
+            at += slice.length;
+            await flush();
+          }
+        } else {
+          await emit(chunk);
         }
-      } else {
-        await emit(chunk);
       }
-    }
-    if (decoder) {
-      const finishing = decoder;
-      decoder = null;
-      finishing.end();
-      await flush();
+      if (decoder) {
+        const finishing = decoder;
+        decoder = null;
+        finishing.end();
+        await flush();
+      }
     }
   } catch (error) {
     decoder?.dispose();

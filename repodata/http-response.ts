@@ -10,6 +10,8 @@
  * length or chunked framing (undici then never calls the asserting `finish()` on end or reset).
  * Every other response is read without backpressure into a queue the reader drains in batches; the
  * bytes held are then bounded by the download's own size cap (`streamBody`'s decoded-size limit).
+ * A reader that can take each chunk synchronously (`pipeTo`) needs neither: it works inside the
+ * data callback, so the socket is read only as fast as the reader goes.
  *
  * The reader also enforces the download's time rules while the body arrives: a total time cap and
  * a minimum rate (fewer than `minBytes` in a whole `windowMs` fails), measured only while the
@@ -64,6 +66,10 @@ export class ResponseBody implements AsyncIterable<Buffer> {
   #received = 0;
   #timers: NodeJS.Timeout[] = [];
   #windowStart = 0;
+  /** Set by `pipeTo`: chunks go to it as they arrive instead of the queue. */
+  #sink: ((chunk: Buffer) => void) | null = null;
+  /** `pipeTo`'s settle, called once the body ended or failed. */
+  #onEnd: (() => void) | null = null;
 
   /** Bytes received so far on the wire (after HTTP framing, before any content decoding). */
   get received(): number {
@@ -96,6 +102,10 @@ export class ResponseBody implements AsyncIterable<Buffer> {
   push(chunk: Buffer): void {
     if (this.#ended) return;
     this.#received += chunk.length;
+    if (this.#sink !== null) {
+      this.#deliver(chunk);
+      return;
+    }
     this.#queue.push(chunk);
     this.#queued += chunk.length;
     if (this.#mayPause && this.#queued >= HIGH_WATER && this.#controller && !this.#controller.paused) this.#controller.pause();
@@ -143,6 +153,30 @@ export class ResponseBody implements AsyncIterable<Buffer> {
     }
   }
 
+  /**
+   * Hand every chunk to `sink` as it arrives, inside the network's data callback, instead of
+   * queueing it: no batch is copied, and while the sink works the socket is not read, so TCP holds
+   * the rest (the sink does a bounded amount of work per chunk; a sink that can run long, such as
+   * a decompressor, must use the iterator). Resolves when the body ends; rejects with the body's
+   * error, or with what the sink threw (the download is then stopped). The one reader.
+   */
+  pipeTo(sink: (chunk: Buffer) => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#sink = sink;
+      const queued = this.#queue;
+      this.#queue = [];
+      this.#queued = 0;
+      for (const chunk of queued) if (!this.#deliver(chunk)) break;
+      this.#wake = null;
+      const settle = (): void => {
+        if (this.#error) reject(this.#error);
+        else resolve();
+      };
+      if (this.#ended) settle();
+      else this.#onEnd = settle;
+    });
+  }
+
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
     try {
       for (;;) {
@@ -175,7 +209,26 @@ export class ResponseBody implements AsyncIterable<Buffer> {
     return batch;
   }
 
+  /** Give `chunk` to the sink; false (and the download stopped) when the sink threw. */
+  #deliver(chunk: Buffer): boolean {
+    try {
+      this.#sink!(chunk);
+      return true;
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      // A body that already ended (its last chunks were queued) only needs the error kept.
+      if (this.#ended) this.#error ??= failure;
+      else this.destroy(failure);
+      return false;
+    }
+  }
+
   #notify(): void {
+    const onEnd = this.#onEnd;
+    if (onEnd !== null && this.#ended) {
+      this.#onEnd = null;
+      onEnd();
+    }
     const wake = this.#wake;
     this.#wake = null;
     wake?.();

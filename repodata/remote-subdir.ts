@@ -291,8 +291,8 @@ export class RemoteSubdirs {
     const writer = await this.#cache.createWriter(key);
     const source = { channel: channelRef(channel), subdir };
     const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
-    // Each chunk goes to the temp file, then through the scanner: the index is ready when the last
-    // byte is written, and a broken document stops the download at once.
+    // Each chunk goes through the scanner as it arrives and to the temp file behind it: the index is
+    // ready when the last byte is written, and a broken document stops the download at once.
     const indexer = new DownloadIndexer(writer, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
     let committed = false;
     try {
@@ -302,6 +302,8 @@ export class RemoteSubdirs {
           decoding: format === 'zst' ? 'zstd' : 'identity',
           maxOutputBytes: this.#options.maxRepodataBytes,
           hash: false,
+          // Plain JSON is scanned inside the network's data callback (no queue, no batch copies).
+          synchronous: true,
           onData: (chunk) => indexer.push(chunk),
           onProgress: (received, total) => this.#progress(channel, subdir, 'fetch', { bytes: received, totalBytes: total ?? undefined }),
         });

@@ -25,8 +25,8 @@ import { RepodataStreamScanner } from './stream-scan.js';
 const READ_CHUNK = 1 << 20;
 
 /**
- * Indexes the bytes pushed to it, which must be in `path` (written there before each push): the
- * scanner reads a few of them back at the end (the fingerprint) and for an error's line number.
+ * Indexes the bytes pushed to it. The scanner reads a few of them back at the end (the
+ * fingerprint) and for an error's line number: from `path` unless the caller says where.
  */
 export class StreamIndexer {
   readonly #scanner: RepodataStreamScanner;
@@ -34,14 +34,17 @@ export class StreamIndexer {
   #file: RepodataFile | null = null;
   #declined = false;
 
-  constructor(path: string, source: RepodataSource, expectedBytes?: number) {
+  /** `read` gives back bytes already pushed (default: from `path`, where they must be by then). */
+  constructor(path: string, source: RepodataSource, expectedBytes?: number, read?: (start: number, end: number) => Uint8Array) {
     this.#path = path;
     this.#scanner = new RepodataStreamScanner(describeSource(source.channel.name, source.subdir), {
       expectedBytes,
-      read: (start, end) => {
-        this.#file ??= RepodataFile.open(this.#path);
-        return this.#file.read(start, end);
-      },
+      read:
+        read ??
+        ((start, end) => {
+          this.#file ??= RepodataFile.open(this.#path);
+          return this.#file.read(start, end);
+        }),
     });
   }
 
@@ -76,6 +79,13 @@ export class StreamIndexer {
   }
 }
 
+/** A batch handed to the file system. */
+interface InFlight {
+  readonly bytes: Uint8Array;
+  done: boolean;
+  writing: Promise<void> | null;
+}
+
 /** A download written, hashed and indexed: the tables (null when the scan declined), size and sha256. */
 export interface IndexedDocument {
   readonly tables: RepodataIndexTables | null;
@@ -85,64 +95,151 @@ export interface IndexedDocument {
 
 /** A piece of the document is written in batches of at least this size. */
 const WRITE_BYTES = 1 << 20;
+/** Past this many bytes handed to the file system and not yet written, `push` asks its caller to wait. */
+const MAX_UNWRITTEN = 16 << 20;
 
 /**
- * Where a download's bytes go: its temp file (through a cache writer), the hash and the scanner,
- * as they arrive. Pieces (the network's ~64 kB,
- * the zstd decoder's ~128 kB) are gathered into writes of a megabyte: one write per piece cost more
- * than the decoding. The scanner reads the batch before while the file system writes this one, so
- * every byte it has seen is on disk (an error's line number is counted from the file).
+ * Where a download's bytes go: the hash and the scanner at once, as they arrive, and its temp file
+ * (through a cache writer) behind them, copied into reused batches of a megabyte that are each
+ * written at their own offset (one write per ~64 kB piece cost more than the decoding). A byte the
+ * scanner asks for again (the fingerprint at the end, an error's line number) is read from the
+ * file once written, else from the batches still held for writing.
  */
 export class DownloadIndexer {
   readonly #writer: CacheWriter;
   readonly #indexer: StreamIndexer;
   readonly #hash = createHash('sha256');
-  #pieces: Uint8Array[] = [];
+  /** The batch being filled (`#gathered` bytes so far), null before the first byte. */
+  #batch: Uint8Array | null = null;
   #gathered = 0;
-  #written: Uint8Array[] = [];
+  /** Batches whose writes are done, for reuse. */
+  readonly #spare: Uint8Array[] = [];
+  /** Batches handed to the file system and not yet counted durable, in document order. */
+  readonly #inFlight: InFlight[] = [];
+  /** Bytes handed to writes so far. */
+  #issued = 0;
+  #unwritten = 0;
+  /** Bytes from the document's start that are in the file. */
+  #durable = 0;
   #size = 0;
+
+  #writeError: unknown = null;
+  #file: RepodataFile | null = null;
 
   constructor(writer: CacheWriter, source: RepodataSource, expectedBytes?: number) {
     this.#writer = writer;
-    this.#indexer = new StreamIndexer(writer.path, source, expectedBytes);
+    this.#indexer = new StreamIndexer(writer.path, source, expectedBytes, (start, end) => this.#read(start, end));
   }
 
-  /** The next bytes; throws `RepodataParseError` once the document is found broken. */
-  async push(chunk: Uint8Array): Promise<void> {
-    this.#pieces.push(chunk);
-    this.#gathered += chunk.length;
-    if (this.#gathered >= WRITE_BYTES) await this.#flush();
+  /**
+   * The next bytes; throws `RepodataParseError` once the document is found broken, or the error
+   * of a failed write. Returns a promise to wait for when the writes have fallen far behind (a
+   * caller that can wait should), else nothing.
+   */
+  push(chunk: Uint8Array): Promise<void> | undefined {
+    if (this.#writeError !== null) throw this.#writeError;
+    this.#hash.update(chunk);
+    this.#size += chunk.length;
+    // Copied into the batch before the scan sees it, so an error's line count can read it back.
+    // Copied, not kept: a network chunk held until its write is done outlives a few young-generation
+    // collections, and its 64 kB of memory is then freed only by a full one (the process grew to
+    // twice the memory and faulted in fresh pages for every socket read).
+    for (let at = 0; at < chunk.length; ) {
+      if (this.#batch === null || this.#gathered === this.#batch.length) {
+        this.#flush();
+        this.#batch = this.#spare.pop() ?? new Uint8Array(WRITE_BYTES);
+      }
+      const take = Math.min(chunk.length - at, this.#batch.length - this.#gathered);
+      this.#batch.set(at === 0 && take === chunk.length ? chunk : chunk.subarray(at, at + take), this.#gathered);
+      this.#gathered += take;
+      at += take;
+    }
+    this.#indexer.push(chunk);
+    return this.#unwritten > MAX_UNWRITTEN ? this.#allWritten() : undefined;
   }
 
   async finish(): Promise<IndexedDocument> {
-    await this.#flush();
-    await this.#flush();
-    return { tables: this.#indexer.finish(), size: this.#size, sha256: this.#hash.digest('hex') };
-  }
-
-  /** Give up (the caller discards the temp file). */
-  abort(): void {
-    this.#pieces = [];
-    this.#written = [];
-  }
-
-  async #flush(): Promise<void> {
-    const batch = this.#pieces;
-    this.#pieces = [];
-    this.#gathered = 0;
-    const writing = batch.length > 0 ? this.#writer.write(...batch) : Promise.resolve();
+    this.#flush();
+    await this.#allWritten();
+    if (this.#writeError !== null) throw this.#writeError;
     try {
-      for (const piece of this.#written) {
-        this.#hash.update(piece);
-        this.#size += piece.length;
-        this.#indexer.push(piece);
-      }
-    } catch (error) {
-      await writing.catch(() => undefined);
-      throw error;
+      return { tables: this.#indexer.finish(), size: this.#size, sha256: this.#hash.digest('hex') };
+    } finally {
+      this.#closeFile();
     }
-    this.#written = batch;
-    await writing;
+  }
+
+  /** Give up (the caller discards the temp file); writes still in flight end on their own. */
+  abort(): void {
+    this.#batch = null;
+    this.#gathered = 0;
+    this.#writeError ??= new Error('the download was abandoned');
+    this.#closeFile();
+  }
+
+  #flush(): void {
+    if (this.#batch === null || this.#gathered === 0 || this.#writeError !== null) return;
+    const entry: InFlight = { bytes: this.#batch.subarray(0, this.#gathered), done: false, writing: null };
+    this.#batch = null;
+    this.#gathered = 0;
+    this.#inFlight.push(entry);
+    this.#unwritten += entry.bytes.length;
+    // Each batch is written at its own offset at once: a busy reader lets the event loop turn
+    // about once per socket read, so writes that waited for each other would fall behind.
+    const position = this.#issued;
+    this.#issued += entry.bytes.length;
+    entry.writing = this.#writer.writeAt(position, [entry.bytes]).then(
+      () => {
+        entry.done = true;
+        this.#settle();
+      },
+      (error: unknown) => {
+        this.#writeError ??= error;
+      },
+    );
+  }
+
+  /** Count the written prefix as durable, and reuse its batches. */
+  #settle(): void {
+    const inFlight = this.#inFlight;
+    let i = 0;
+    while (i < inFlight.length && inFlight[i]!.done) {
+      const written = inFlight[i++]!.bytes;
+      this.#durable += written.length;
+      this.#unwritten -= written.length;
+      if (written.length === WRITE_BYTES) this.#spare.push(written);
+    }
+    if (i > 0) inFlight.splice(0, i);
+  }
+
+  /** Document bytes `[start, end)`, all pushed already: from the file as far as it is written, then from memory. */
+  #read(start: number, end: number): Uint8Array {
+    const durable = this.#durable;
+    this.#file ??= RepodataFile.open(this.#writer.path);
+    if (end <= durable) return this.#file.read(start, end);
+    const out = new Uint8Array(end - start);
+    if (start < durable) out.set(this.#file.read(start, durable), 0);
+    const held = this.#inFlight.map((entry) => entry.bytes);
+    if (this.#batch !== null) held.push(this.#batch.subarray(0, this.#gathered));
+    let at = durable;
+    for (const piece of held) {
+      const pieceEnd = at + piece.length;
+      const from = Math.max(start, at);
+      const to = Math.min(end, pieceEnd);
+      if (from < to) out.set(piece.subarray(from - at, to - at), from - start);
+      at = pieceEnd;
+      if (at >= end) break;
+    }
+    return out;
+  }
+
+  async #allWritten(): Promise<void> {
+    await Promise.all(this.#inFlight.map((entry) => entry.writing));
+  }
+
+  #closeFile(): void {
+    this.#file?.close();
+    this.#file = null;
   }
 }
 
