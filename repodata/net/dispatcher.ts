@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { loadAgent, loadUndiciAgents } from './undici-agents.js';
 import type { ProxySettings } from './proxy.js';
 
 export interface TlsSettings {
@@ -75,18 +76,16 @@ function tlsOptions(tls: TlsSettings | undefined): Record<string, unknown> {
   return out;
 }
 
-type Undici = typeof import('undici');
-type Roots = readonly string[];
-
 /** The undici agent of the settings; the TLS files are read before (see `createNetworkDispatcher`). */
-function createAgent(undici: Undici, roots: Roots, settings: DispatcherSettings, read: Record<string, unknown>): Dispatcher {
+async function createAgent(settings: DispatcherSettings, read: Record<string, unknown>): Promise<Dispatcher> {
   // A CA bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
-  const tls = typeof read.ca === 'string' ? { ...read, ca: [...roots, read.ca] } : read;
+  const tls = typeof read.ca === 'string' ? { ...read, ca: [...(await import('node:tls')).rootCertificates, read.ca] } : read;
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
   const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
-  if (proxy?.http === undefined && proxy?.https === undefined) return new undici.Agent(common);
-  return new undici.EnvHttpProxyAgent({
+  if (proxy?.http === undefined && proxy?.https === undefined) return new (await loadAgent())(common);
+  const { EnvHttpProxyAgent } = await loadUndiciAgents();
+  return new EnvHttpProxyAgent({
     ...common,
     // Empty strings, not undefined: undefined would make undici read process.env itself.
     httpProxy: proxy.http ?? '',
@@ -116,11 +115,11 @@ const NOT_STARTED: Dispatcher.DispatchController = {
  * callbacks are asynchronous anyway, so starting them one module load later changes nothing.
  */
 class LazyDispatcher extends EventEmitter {
-  readonly #make: (undici: Undici, roots: Roots) => Dispatcher;
+  readonly #make: () => Promise<Dispatcher>;
   #agent: Promise<Dispatcher> | undefined;
   #closed = false;
 
-  constructor(make: (undici: Undici, roots: Roots) => Dispatcher) {
+  constructor(make: () => Promise<Dispatcher>) {
     super();
     this.#make = make;
   }
@@ -132,7 +131,7 @@ class LazyDispatcher extends EventEmitter {
       if (handler.onResponseError) handler.onResponseError(NOT_STARTED, failure);
       else handler.onError?.(failure);
     };
-    this.#agent ??= Promise.all([import('undici'), import('node:tls')]).then(([undici, tls]) => this.#make(undici, tls.rootCertificates));
+    this.#agent ??= this.#make();
     this.#agent.then((agent) => {
       try {
         agent.dispatch(options, handler);
@@ -175,5 +174,5 @@ export function createNetworkDispatcher(settings: DispatcherSettings): Dispatche
     }
   }
   // Typed as undici's Dispatcher for the callers, which use only the three methods it has.
-  return new LazyDispatcher((undici, roots) => createAgent(undici, roots, settings, tlsOptions(settings.tls))) as unknown as Dispatcher;
+  return new LazyDispatcher(async () => createAgent(settings, tlsOptions(settings.tls))) as unknown as Dispatcher;
 }

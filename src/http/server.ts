@@ -13,7 +13,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { Agent } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
 import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
