@@ -114,8 +114,11 @@ export class RemoteSubdirs {
    * 404 commits a `missing` state.
    */
   async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined): Promise<FetchedSubdir> {
-    // Every format but plain JSON needs zstd: its codec loads while the HTTP client does.
-    preloadZstd();
+    // Every format but plain JSON needs zstd: on a first fetch its codec loads while the HTTP client
+    // does. A revalidation usually ends in 304s and needs none: it loads the codec if data comes
+    // (loading it anyway kept such a run ~170 ms past its answer, waiting on V8's optimising
+    // compile of the decoder in the background; bench/RESULTS.md).
+    if (state === null) preloadZstd();
     const { http, context } = await this.#net(channel, subdir, signal);
     const now = this.#options.now();
     const probeShards =

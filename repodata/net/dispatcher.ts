@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { loadAgent, loadUndiciAgents } from './undici-agents.js';
+import { raiseParserBudget, restoreParserBudget } from './wasm-tiering.js';
 import type { ProxySettings } from './proxy.js';
 
 export interface TlsSettings {
@@ -131,6 +132,10 @@ class LazyDispatcher extends EventEmitter {
       if (handler.onResponseError) handler.onResponseError(NOT_STARTED, failure);
       else handler.onError?.(failure);
     };
+    if (this.#agent === undefined) {
+      raiseParserBudget();
+      handler = restoringBudget(handler);
+    }
     this.#agent ??= this.#make();
     this.#agent.then((agent) => {
       try {
@@ -156,6 +161,25 @@ class LazyDispatcher extends EventEmitter {
     this.#closed = true;
     await (await this.#made())?.destroy(error ?? null);
   }
+}
+
+/** `handler`, setting the parser's budget back when its answer starts or it fails (see wasm-tiering.ts). */
+function restoringBudget(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  const wrapped = Object.create(handler) as Dispatcher.DispatchHandler;
+  const { onResponseStart, onResponseError } = handler;
+  if (onResponseStart) {
+    wrapped.onResponseStart = (...args) => {
+      restoreParserBudget();
+      onResponseStart.apply(handler, args);
+    };
+  }
+  if (onResponseError) {
+    wrapped.onResponseError = (...args) => {
+      restoreParserBudget();
+      onResponseError.apply(handler, args);
+    };
+  }
+  return wrapped;
 }
 
 /**

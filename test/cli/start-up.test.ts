@@ -86,6 +86,32 @@ describe('a resolve from a fresh cache', () => {
   });
 });
 
+describe('a resolve that revalidates its cache', () => {
+  it('gets 304 answers and loads no zstd codec (a first fetch preloads it beside the request)', async () => {
+    const revalidating = await startChannelServer({ root: join(DEMO, '..'), maxAge: 0 });
+    try {
+      const cacheDir = tempDir('cr-cache-');
+      const out = join(tempDir('cr-modules-'), 'modules.json');
+      const env = { NODE_OPTIONS: `--require ${moduleProbe(out)}` };
+      const args = ['-c', `${revalidating.url}/demo`, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
+      const first = await spawnCli(args, { cacheDir, env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('zstd-codec');
+
+      const asked = revalidating.log.length;
+      const again = await spawnCli(args, { cacheDir, env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      const answers = revalidating.log.slice(asked).map((entry) => entry.status);
+      expect(answers.length).toBeGreaterThan(0);
+      expect(answers.every((status) => status === 304)).toBe(true);
+      expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files).has('zstd-codec')).toBe(false);
+    } finally {
+      await revalidating.close();
+    }
+  });
+});
+
 describe('the code cache', () => {
   const cacheFiles = (cacheDir: string): string[] => {
     const dir = join(cacheDir, 'code-cache');
