@@ -344,7 +344,7 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
         size += chunk.length;
         if (size > max) throw tooLarge();
         hash?.update(chunk);
-        void options.onData(chunk);
+        return options.onData(chunk);
       });
     } else {
       decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;

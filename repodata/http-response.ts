@@ -67,7 +67,9 @@ export class ResponseBody implements AsyncIterable<Buffer> {
   #timers: NodeJS.Timeout[] = [];
   #windowStart = 0;
   /** Set by `pipeTo`: chunks go to it as they arrive instead of the queue. */
-  #sink: ((chunk: Buffer) => void) | null = null;
+  #sink: ((chunk: Buffer) => Promise<void> | void) | null = null;
+  /** The response is paused until the sink's promise settles (see `pipeTo`). */
+  #sinkBehind = false;
   /** `pipeTo`'s settle, called once the body ended or failed. */
   #onEnd: (() => void) | null = null;
 
@@ -159,8 +161,12 @@ export class ResponseBody implements AsyncIterable<Buffer> {
    * the rest (the sink does a bounded amount of work per chunk; a sink that can run long, such as
    * a decompressor, must use the iterator). Resolves when the body ends; rejects with the body's
    * error, or with what the sink threw (the download is then stopped). The one reader.
+   *
+   * A sink that falls behind with work of its own (writes to a slow disk) returns a promise: a
+   * response that may be paused (kept alive, with its own framing) is then paused until it
+   * settles; any other goes on, its memory bounded by the download's size cap as above.
    */
-  pipeTo(sink: (chunk: Buffer) => void): Promise<void> {
+  pipeTo(sink: (chunk: Buffer) => Promise<void> | void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#sink = sink;
       const queued = this.#queue;
@@ -168,6 +174,9 @@ export class ResponseBody implements AsyncIterable<Buffer> {
       this.#queued = 0;
       for (const chunk of queued) if (!this.#deliver(chunk)) break;
       this.#wake = null;
+      // The queue may have paused the response while it waited for a reader (above HIGH_WATER):
+      // nothing waits in it now.
+      if (!this.#ended && !this.#sinkBehind && this.#controller?.paused) this.#controller.resume();
       const settle = (): void => {
         if (this.#error) reject(this.#error);
         else resolve();
@@ -212,7 +221,17 @@ export class ResponseBody implements AsyncIterable<Buffer> {
   /** Give `chunk` to the sink; false (and the download stopped) when the sink threw. */
   #deliver(chunk: Buffer): boolean {
     try {
-      this.#sink!(chunk);
+      const behind = this.#sink!(chunk);
+      if (behind !== undefined && this.#mayPause && this.#controller && !this.#sinkBehind) {
+        const controller = this.#controller;
+        this.#sinkBehind = true;
+        if (!controller.paused) controller.pause();
+        const caughtUp = (): void => {
+          this.#sinkBehind = false;
+          if (!this.#ended && controller.paused) controller.resume();
+        };
+        behind.then(caughtUp, caughtUp);
+      }
       return true;
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));

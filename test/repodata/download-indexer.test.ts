@@ -161,18 +161,74 @@ describe('DownloadIndexer', () => {
 describe('ResponseBody.pipeTo', () => {
   function fakeController() {
     const aborted: Error[] = [];
+    const calls: string[] = [];
     const controller = {
       paused: false,
       aborted: false,
       reason: null,
-      pause() {},
-      resume() {},
+      pause() {
+        controller.paused = true;
+        calls.push('pause');
+      },
+      resume() {
+        controller.paused = false;
+        calls.push('resume');
+      },
       abort(reason: Error) {
         aborted.push(reason);
       },
     };
-    return { controller, aborted };
+    return { controller, aborted, calls };
   }
+
+  it('pauses a kept-alive response while the sink is behind, and resumes it when the sink catches up', async () => {
+    const body = new ResponseBody();
+    const { controller, calls } = fakeController();
+    body.start(controller as never, true, null);
+    let catchUp = (): void => undefined;
+    const behind = new Promise<void>((resolve) => (catchUp = resolve));
+    const piped = body.pipeTo((chunk) => (chunk.toString() === 'slow' ? behind : undefined));
+    body.push(Buffer.from('fast'));
+    expect(calls).toEqual([]);
+    body.push(Buffer.from('slow'));
+    expect(calls).toEqual(['pause']);
+    catchUp();
+    await behind;
+    expect(calls).toEqual(['pause', 'resume']);
+    body.end();
+    await piped;
+  });
+
+  it('resumes a kept-alive response that its queue paused before the reader came', async () => {
+    // A download's reader starts after a few awaits (its temp file is opened first): a fast server
+    // fills the queue past its high-water mark meanwhile, and the response is paused.
+    const body = new ResponseBody();
+    const { controller, calls } = fakeController();
+    body.start(controller as never, true, null);
+    body.push(Buffer.alloc(5 << 20));
+    expect(calls).toEqual(['pause']);
+    let received = 0;
+    const piped = body.pipeTo((chunk) => {
+      received += chunk.length;
+    });
+    expect(received).toBe(5 << 20);
+    expect(calls).toEqual(['pause', 'resume']);
+    body.push(Buffer.from('rest'));
+    body.end();
+    await piped;
+    expect(received).toBe((5 << 20) + 4);
+  });
+
+  it('does not pause a response that may not be paused (no keep-alive): its bytes wait in the sink', async () => {
+    const body = new ResponseBody();
+    const { controller, calls } = fakeController();
+    body.start(controller as never, false, null);
+    const piped = body.pipeTo(() => new Promise<void>(() => undefined));
+    body.push(Buffer.from('x'));
+    expect(calls).toEqual([]);
+    body.end();
+    await piped;
+  });
 
   it('hands over the chunks queued before it first, in order, then each chunk as it arrives', async () => {
     const body = new ResponseBody();
@@ -181,7 +237,9 @@ describe('ResponseBody.pipeTo', () => {
     body.push(Buffer.from('ab'));
     body.push(Buffer.from('cd'));
     const seen: string[] = [];
-    const piped = body.pipeTo((chunk) => seen.push(chunk.toString()));
+    const piped = body.pipeTo((chunk) => {
+      seen.push(chunk.toString());
+    });
     expect(seen).toEqual(['ab', 'cd']);
     body.push(Buffer.from('ef'));
     expect(seen).toEqual(['ab', 'cd', 'ef']); // synchronously, inside the push
