@@ -299,31 +299,22 @@ export class RepodataCache {
         await handle.close();
       }
     };
+    /** `chunks` at `position`, or where the last write ended (null); a short write (a full disk, a signal) is finished from where it stopped. */
+    const writeAll = async (chunks: readonly Uint8Array[], position: number | null): Promise<void> => {
+      if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
+      try {
+        let total = 0;
+        for (const chunk of chunks) total += chunk.length;
+        let written = chunks.length === 1 ? (await handle.write(chunks[0]!, 0, undefined, position)).bytesWritten : (await handle.writev(chunks, position ?? undefined)).bytesWritten;
+        while (written < total) written += (await handle.write(rest(chunks, written), 0, undefined, position === null ? null : position + written)).bytesWritten;
+      } catch (error) {
+        throw cacheError(`cannot write ${path}`, error);
+      }
+    };
     const writer: CacheWriter = {
       path,
-      async write(...chunks) {
-        if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
-        try {
-          // A short write (a full disk, a signal) is finished from where it stopped.
-          let total = 0;
-          for (const chunk of chunks) total += chunk.length;
-          let written = chunks.length === 1 ? (await handle.write(chunks[0]!)).bytesWritten : (await handle.writev(chunks)).bytesWritten;
-          while (written < total) written += (await handle.write(rest(chunks, written))).bytesWritten;
-        } catch (error) {
-          throw cacheError(`cannot write ${path}`, error);
-        }
-      },
-      async writeAt(position, chunks) {
-        if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
-        try {
-          let total = 0;
-          for (const chunk of chunks) total += chunk.length;
-          let written = (await handle.writev(chunks, position)).bytesWritten;
-          while (written < total) written += (await handle.write(rest(chunks, written), 0, undefined, position + written)).bytesWritten;
-        } catch (error) {
-          throw cacheError(`cannot write ${path}`, error);
-        }
-      },
+      write: (...chunks) => writeAll(chunks, null),
+      writeAt: (position, chunks) => writeAll(chunks, position),
       async discard() {
         await close().catch(() => undefined);
         handle = null;

@@ -320,15 +320,19 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     source = Readable.from(wire()).pipe(httpDecoder);
   }
 
+  // Each decoded chunk: counted against the cap, hashed, handed over.
+  const take = (chunk: Buffer): Promise<void> | void => {
+    size += chunk.length;
+    if (size > max) throw tooLarge();
+    hash?.update(chunk);
+    return options.onData(chunk);
+  };
   // A consumer that buffers (or a network chunk that expands a lot) resolves every write at once,
   // so decoding would go on with only microtasks in between: after ~10 ms of work the event loop
   // gets a turn (other requests, /health) before the next piece.
   let turnAt = performance.now();
   const emit = async (chunk: Buffer): Promise<void> => {
-    size += chunk.length;
-    if (size > max) throw tooLarge();
-    hash?.update(chunk);
-    await options.onData(chunk);
+    await take(chunk);
     if (performance.now() - turnAt > TURN_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       turnAt = performance.now();
@@ -341,10 +345,7 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     if (options.synchronous === true && httpDecoder === null && options.decoding === 'identity') {
       await raw.pipeTo((chunk) => {
         options.onProgress?.(raw.received, total);
-        size += chunk.length;
-        if (size > max) throw tooLarge();
-        hash?.update(chunk);
-        return options.onData(chunk);
+        return take(chunk);
       });
     } else {
       decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;

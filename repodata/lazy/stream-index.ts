@@ -118,7 +118,6 @@ export class DownloadIndexer {
   readonly #inFlight: InFlight[] = [];
   /** Bytes handed to writes so far. */
   #issued = 0;
-  #unwritten = 0;
   /** Bytes from the document's start that are in the file. */
   #durable = 0;
   #size = 0;
@@ -150,12 +149,12 @@ export class DownloadIndexer {
         this.#batch = this.#spare.pop() ?? new Uint8Array(WRITE_BYTES);
       }
       const take = Math.min(chunk.length - at, this.#batch.length - this.#gathered);
-      this.#batch.set(at === 0 && take === chunk.length ? chunk : chunk.subarray(at, at + take), this.#gathered);
+      this.#batch.set(chunk.subarray(at, at + take), this.#gathered);
       this.#gathered += take;
       at += take;
     }
     this.#indexer.push(chunk);
-    return this.#unwritten > MAX_UNWRITTEN ? this.#allWritten() : undefined;
+    return this.#issued - this.#durable > MAX_UNWRITTEN ? this.#allWritten() : undefined;
   }
 
   async finish(): Promise<IndexedDocument> {
@@ -183,7 +182,6 @@ export class DownloadIndexer {
     this.#batch = null;
     this.#gathered = 0;
     this.#inFlight.push(entry);
-    this.#unwritten += entry.bytes.length;
     // Each batch is written at its own offset at once: a busy reader lets the event loop turn
     // about once per socket read, so writes that waited for each other would fall behind.
     const position = this.#issued;
@@ -206,7 +204,6 @@ export class DownloadIndexer {
     while (i < inFlight.length && inFlight[i]!.done) {
       const written = inFlight[i++]!.bytes;
       this.#durable += written.length;
-      this.#unwritten -= written.length;
       if (written.length === WRITE_BYTES) this.#spare.push(written);
     }
     if (i > 0) inFlight.splice(0, i);

@@ -11,8 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { loadAgent, loadUndiciAgents } from './undici-agents.js';
-import { raiseParserBudget, restoreParserBudget } from './wasm-tiering.js';
+import { loadAgent, loadProxyAgent } from './undici-agents.js';
 import type { ProxySettings } from './proxy.js';
 
 export interface TlsSettings {
@@ -85,7 +84,7 @@ async function createAgent(settings: DispatcherSettings, read: Record<string, un
   const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
   if (proxy?.http === undefined && proxy?.https === undefined) return new (await loadAgent())(common);
-  const { EnvHttpProxyAgent } = await loadUndiciAgents();
+  const EnvHttpProxyAgent = await loadProxyAgent();
   return new EnvHttpProxyAgent({
     ...common,
     // Empty strings, not undefined: undefined would make undici read process.env itself.
@@ -132,10 +131,6 @@ class LazyDispatcher extends EventEmitter {
       if (handler.onResponseError) handler.onResponseError(NOT_STARTED, failure);
       else handler.onError?.(failure);
     };
-    if (this.#agent === undefined) {
-      raiseParserBudget();
-      handler = restoringBudget(handler);
-    }
     this.#agent ??= this.#make();
     this.#agent.then((agent) => {
       try {
@@ -161,25 +156,6 @@ class LazyDispatcher extends EventEmitter {
     this.#closed = true;
     await (await this.#made())?.destroy(error ?? null);
   }
-}
-
-/** `handler`, setting the parser's budget back when its answer starts or it fails (see wasm-tiering.ts). */
-function restoringBudget(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
-  const wrapped = Object.create(handler) as Dispatcher.DispatchHandler;
-  const { onResponseStart, onResponseError } = handler;
-  if (onResponseStart) {
-    wrapped.onResponseStart = (...args) => {
-      restoreParserBudget();
-      onResponseStart.apply(handler, args);
-    };
-  }
-  if (onResponseError) {
-    wrapped.onResponseError = (...args) => {
-      restoreParserBudget();
-      onResponseError.apply(handler, args);
-    };
-  }
-  return wrapped;
 }
 
 /**

@@ -6,17 +6,11 @@
  */
 import type { Agent, EnvHttpProxyAgent } from 'undici';
 
-export interface UndiciAgents {
-  readonly Agent: typeof Agent;
-  readonly EnvHttpProxyAgent: typeof EnvHttpProxyAgent;
-}
-
-/** The plain agent alone (a client without a proxy needs nothing else). */
 export async function loadAgent(): Promise<typeof Agent> {
   return (await import('undici/lib/dispatcher/agent.js')).default;
 }
 
-export async function loadUndiciAgents(): Promise<UndiciAgents> {
-  const [agent, proxyAgent] = await Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/dispatcher/env-http-proxy-agent.js')]);
-  return { Agent: agent.default, EnvHttpProxyAgent: proxyAgent.default };
+/** Only when a proxy is set. */
+export async function loadProxyAgent(): Promise<typeof EnvHttpProxyAgent> {
+  return (await import('undici/lib/dispatcher/env-http-proxy-agent.js')).default;
 }

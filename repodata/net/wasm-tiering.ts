@@ -27,7 +27,7 @@ function setBudget(budget: number): void {
   }
 }
 
-/** Before the first request of the process (a user's own `--wasm-tiering-budget` is left alone). */
+/** Before each request (a no-op after the first; a user's own `--wasm-tiering-budget` is left alone). */
 export function raiseParserBudget(): void {
   if (state !== 'unset') return;
   state = 'done';
@@ -36,7 +36,7 @@ export function raiseParserBudget(): void {
   setBudget(RAISED_BUDGET);
 }
 
-/** Once the first answer starts (the parser is set up by then), or the first request failed. */
+/** Once an answer starts (the parser is set up by then), or a request failed; then a no-op. */
 export function restoreParserBudget(): void {
   if (state !== 'raised') return;
   state = 'done';
