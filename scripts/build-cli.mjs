@@ -78,7 +78,8 @@ const result = await build({
   entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
   outfile: CLI_BUNDLE,
   // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
-  minifyWhitespace: true,
+  // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
+  minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
   external: ['undici', 'zstd-codec'],
   plugins: [commandsFromDist, lazyModules],

@@ -335,6 +335,34 @@ describe('Version ordering properties', () => {
     );
   });
 
+  it('parses digits-and-dots versions (the one-pass path) exactly as the general path does', () => {
+    // A leading space keeps a string off the one-pass path; the parse is otherwise the same.
+    const dotted = fc.array(fc.stringMatching(/^[0-9]{1,18}$/), { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
+    fc.assert(
+      fc.property(dotted, (s) => {
+        const fast = parseVersion(s);
+        const general = parseVersion(` ${s}`);
+        expect(fast.main).toEqual(general.main);
+        expect(fast.local).toEqual(general.local);
+        expect(fast.normalized).toBe(general.normalized);
+        expect(fast.key).toBe(general.key);
+        expect(fast.compare(general)).toBe(0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('still rejects malformed digits-and-dots versions, naming the position', () => {
+    for (const [input, position] of [['1..2', 2], ['.1', 0], ['1.', 2]] as const) {
+      expect(() => parseVersion(input), input).toThrow(InvalidVersionError);
+      try {
+        parseVersion(input);
+      } catch (e) {
+        expect((e as InvalidVersionError).position, input).toBe(position);
+      }
+    }
+  });
+
   it('never throws anything but InvalidVersionError on arbitrary strings', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-z.+!_*-]{0,12}$/)), (s) => {
