@@ -9,6 +9,7 @@
 // `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
 // only when something is downloaded (undici, zstd-codec). Everything else that is rarely needed is
 // inside but costs nothing until called: a cached script does not parse what it does not run.
+import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
