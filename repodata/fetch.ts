@@ -254,7 +254,11 @@ export type BodyDecoding = 'identity' | 'zstd';
 export interface StreamBodyOptions {
   /** `zstd` for `.zst` files; HTTP content-encoding (gzip, br, deflate) is undone first either way. */
   readonly decoding: BodyDecoding;
-  /** Called with each decoded chunk; may be async (the next chunk waits). */
+  /**
+   * Called with each decoded chunk; may be async (the next chunk waits). A chunk is valid until
+   * the call, and the promise it returns, ends: a zstd body's decoder writes later output over it,
+   * so a consumer copies what it keeps.
+   */
   readonly onData: (chunk: Buffer) => void | Promise<void>;
   /** Called with the number of bytes received so far (before decoding). */
   readonly onProgress?: ((received: number, total: number | null) => void) | undefined;
@@ -348,7 +352,8 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
         return take(chunk);
       });
     } else {
-      decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max }) : null;
+      // Each slice's output is handed on (flush) before the next slice is pushed.
+      decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max, reuseOutput: true }) : null;
       const flush = async (): Promise<void> => {
         const out = pending;
         pending = [];

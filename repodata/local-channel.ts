@@ -130,7 +130,8 @@ async function decompressAndScan(
   try {
     const input = await open(found.path, 'r');
     try {
-      decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes });
+      // Each read's output is written and indexed (drain) before the next read is pushed.
+      decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes, reuseOutput: true });
       const drain = async (): Promise<void> => {
         if (pending.length === 0) return;
         // One write per read (the decoder's ~128 kB pieces one by one cost more than decoding).

@@ -41,9 +41,18 @@ export async function bundle() {
     legalComments: 'none',
     logLevel: 'warning',
     plugins: [noAsmFallback],
-    // CommonJS dependencies call require() for Node's own modules.
+    // A native addon cannot be bundled: the action's CLI falls back to zstd-codec (WebAssembly) without it.
+    external: ['zstd-napi'],
+    // CommonJS dependencies call require() for Node's own modules, and some read __dirname
+    // (zstd-codec's Emscripten loader does as it starts: without it every .zst download failed).
     banner: {
-      js: "#!/usr/bin/env node\n// conda-resolve, bundled for the GitHub Action by scripts/build-action.mjs: do not edit.\nimport { createRequire as __crCreateRequire } from 'node:module'; const require = __crCreateRequire(import.meta.url);",
+      js: [
+        '#!/usr/bin/env node',
+        '// conda-resolve, bundled for the GitHub Action by scripts/build-action.mjs: do not edit.',
+        "import { createRequire as __crCreateRequire } from 'node:module'; const require = __crCreateRequire(import.meta.url);",
+        "import { fileURLToPath as __crFileURLToPath } from 'node:url'; const __filename = __crFileURLToPath(import.meta.url);",
+        "import { dirname as __crDirname } from 'node:path'; const __dirname = __crDirname(__filename);",
+      ].join('\n'),
     },
   });
   return result.outputFiles[0].contents;

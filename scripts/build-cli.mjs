@@ -82,7 +82,7 @@ const result = await build({
   // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
-  external: ['undici', 'zstd-codec'],
+  external: ['undici', 'zstd-codec', 'zstd-napi'],
   plugins: [commandsFromDist, lazyModules],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).

@@ -4,13 +4,50 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createZstdDecoder, ZstdDataError, zstdCompress, zstdDecompress } from '../../repodata/zstd.js';
+import { createRequire } from 'node:module';
+import { createZstdDecoder, ZstdDataError, zstdBuild, zstdCompress, zstdDecompress as decompress, type ZstdDecoderOptions } from '../../repodata/zstd.js';
 
 const text = Buffer.from(
   Array.from({ length: 4000 }, (_, i) => `{"name": "pkg-${i % 97}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(',\n'),
 );
 
-describe('zstd', () => {
+/**
+ * A zstd frame of `blocks` RLE blocks of 128 kB each (4 bytes apiece): magic, a frame header with
+ * a 128 kB window and no content size, then the blocks, the last one flagged.
+ */
+function rleBomb(blocks: number): Buffer {
+  const out = Buffer.alloc(4 + 1 + 1 + blocks * 4);
+  out.writeUInt32LE(0xfd2fb528, 0);
+  out[4] = 0x00; // no content size, not single-segment, no checksum, no dictionary
+  out[5] = (17 - 10) << 3; // window 2^17
+  for (let i = 0; i < blocks; i++) {
+    const header = (i === blocks - 1 ? 1 : 0) | (1 << 1) | (131_072 << 3);
+    out.writeUIntLE(header, 6 + i * 4, 3);
+    out[6 + i * 4 + 3] = 0;
+  }
+  return out;
+}
+
+/** Whether zstd-napi (an optional dependency, built by node-gyp) is installed and loads here. */
+const nativeInstalled = (() => {
+  try {
+    createRequire(import.meta.url)('zstd-napi/binding.js');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+it('decodes with the native libzstd when zstd-napi is installed, else with WebAssembly', async () => {
+  expect(await zstdBuild()).toBe(nativeInstalled ? 'native' : 'wasm');
+});
+
+// Every test runs against both builds: the default one (native when installed) and WebAssembly,
+// which is what the action's one-file CLI, a browser and a machine without the addon use.
+describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly', build: 'wasm' as const }])('zstd ($name)', ({ build }) => {
+  const options = (more: ZstdDecoderOptions = {}): ZstdDecoderOptions => ({ ...more, build });
+  const zstdDecompress = (bytes: Uint8Array, more?: ZstdDecoderOptions) => decompress(bytes, options(more));
+
   it('round-trips, also across several frames and skippable frames', async () => {
     const one = await zstdCompress(text, 3);
     expect((await zstdDecompress(one)).equals(text)).toBe(true);
@@ -22,7 +59,7 @@ describe('zstd', () => {
   it('streams: output arrives in chunks, in order, whatever the input chunking', async () => {
     const compressed = await zstdCompress(text, 3);
     const out: Buffer[] = [];
-    const decoder = await createZstdDecoder((chunk) => out.push(chunk));
+    const decoder = await createZstdDecoder((chunk) => out.push(chunk), options());
     for (let i = 0; i < compressed.length; i += 7) decoder.push(compressed.subarray(i, i + 7));
     decoder.end();
     expect(Buffer.concat(out).equals(text)).toBe(true);
@@ -44,5 +81,48 @@ describe('zstd', () => {
   it('rejects data that is not zstd, and output over the limit', async () => {
     await expect(zstdDecompress(Buffer.from('{"packages": {}}'))).rejects.toThrow('no zstd frame at byte 0');
     await expect(zstdDecompress(await zstdCompress(text), { maxOutputBytes: 1000 })).rejects.toThrow('exceeds 1000 bytes');
+  });
+
+  it('hands out pieces the caller may keep, across many output blocks (12 MB)', async () => {
+    const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => `{"name": "pkg-${i % 997}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(',\n'));
+    const compressed = await zstdCompress(big, 3);
+    const kept: Buffer[] = [];
+    const decoder = await createZstdDecoder((chunk) => kept.push(chunk), options());
+    for (let i = 0; i < compressed.length; i += 65_536) decoder.push(compressed.subarray(i, i + 65_536));
+    decoder.end();
+    expect(big.length).toBeGreaterThan(12_000_000);
+    expect(Buffer.concat(kept).equals(big)).toBe(true);
+  });
+
+  it('with reuseOutput, pieces consumed before the next push add up to the document', async () => {
+    const big = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `{"name": "p-${i % 31}", "n": ${i}}`).join(',\n'));
+    const compressed = await zstdCompress(big, 3);
+    const copies: Buffer[] = [];
+    const decoder = await createZstdDecoder((chunk) => copies.push(Buffer.from(chunk)), options({ reuseOutput: true }));
+    for (let i = 0; i < compressed.length; i += 100_000) decoder.push(compressed.subarray(i, i + 100_000));
+    decoder.end();
+    expect(Buffer.concat(copies).equals(big)).toBe(true);
+  });
+
+  it('stops a decompression bomb at the cap without expanding it whole', async () => {
+    const bomb = rleBomb(2048); // 256 MB of zeros in 8 kB
+    let seen = 0;
+    const decoder = await createZstdDecoder((chunk) => (seen += chunk.length), options({ maxOutputBytes: 8 << 20 }));
+    const error = (() => {
+      try {
+        for (let at = 0; at < bomb.length; ) {
+          const slice = bomb.subarray(at, at + decoder.nextSlice);
+          decoder.push(slice);
+          at += slice.length;
+        }
+        decoder.end();
+        return undefined;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ZstdDataError);
+    expect((error as ZstdDataError).tooLarge).toBe(true);
+    expect(seen).toBeLessThanOrEqual(8 << 20);
   });
 });
