@@ -472,7 +472,11 @@ export async function zstdDecompress(bytes: Uint8Array, options: ZstdDecoderOpti
   // In pieces: the binding copies each input into WebAssembly memory, which is capped.
   for (let at = 0; at < bytes.length; at += CHUNK) decoder.push(bytes.subarray(at, at + CHUNK));
   decoder.end();
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  if (chunks.length !== 1) return Buffer.concat(chunks);
+  // A shard of a few kB decoded natively is a view of a 1 MB block: copied, it does not keep the
+  // block alive as long as the caller keeps the shard.
+  const only = chunks[0]!;
+  return only.length * 2 < only.buffer.byteLength ? Buffer.from(only) : only;
 }
 
 /**

@@ -94,6 +94,12 @@ describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly
     expect(Buffer.concat(kept).equals(big)).toBe(true);
   });
 
+  it('a small one-shot decode does not hold on to a large output block', async () => {
+    const small = await zstdDecompress(await zstdCompress(Buffer.from('{"packages": {}}'), 3));
+    expect(small.toString()).toBe('{"packages": {}}');
+    expect(small.buffer.byteLength).toBeLessThan(64 * 1024);
+  });
+
   it('with reuseOutput, pieces consumed before the next push add up to the document', async () => {
     const big = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `{"name": "p-${i % 31}", "n": ${i}}`).join(',\n'));
     const compressed = await zstdCompress(big, 3);
