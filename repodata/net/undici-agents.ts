@@ -10,7 +10,19 @@ export async function loadAgent(): Promise<typeof Agent> {
   return (await import('undici/lib/dispatcher/agent.js')).default;
 }
 
-/** Only when a proxy is set. */
+/**
+ * Only when a proxy is set. An `https://` channel behind a proxy goes through a CONNECT tunnel,
+ * which the proxy agent opens with `Dispatcher.prototype.connect`: undici's index adds its
+ * request API (`connect` among it) to that prototype, so without the index it is added here, as
+ * the index would (else every HTTPS channel behind a proxy failed with "connect is not a function").
+ */
 export async function loadProxyAgent(): Promise<typeof EnvHttpProxyAgent> {
-  return (await import('undici/lib/dispatcher/env-http-proxy-agent.js')).default;
+  const [agent, dispatcher, connect] = await Promise.all([
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/api-connect.js'),
+  ]);
+  const prototype = dispatcher.default.prototype as { connect?: unknown };
+  prototype.connect ??= connect.default;
+  return agent.default;
 }

@@ -14,7 +14,7 @@ import { resolveProxies } from '../../repodata/net/proxy.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
+import { DEMO, runCli, spawnCli, tempDir } from '../cli/run-cli.js';
 
 const TLS = join(PROJECT_ROOT, 'fixtures', 'tls');
 const HOST = 'conda.internal.test';
@@ -70,6 +70,20 @@ describe('a channel only a proxy can reach', () => {
     const before = proxy.log.length;
     const { code, stderr } = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], {
       env: env(home(`ssl_verify: ${join(TLS, 'channel.crt')}\n`), { https_proxy: proxy.url }),
+    });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(proxy.log.slice(before)).toContain(`CONNECT ${HOST}:${securePort}`);
+  });
+
+  it('the built CLI as its own process: HTTPS through the CONNECT tunnel, with only the modules it loads itself', async () => {
+    // In-process runs share undici with whatever else this test worker loaded (its index adds the
+    // CONNECT method the tunnel needs); a process of its own loads only what the CLI loads.
+    const channel = `https://${HOST}:${securePort}/demo`;
+    const before = proxy.log.length;
+    const { code, stderr } = await spawnCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], {
+      cacheDir: tempDir('cr-cache-'),
+      env: env(home(`ssl_verify: ${join(TLS, 'channel.crt')}\n`), { HTTPS_PROXY: proxy.url }),
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);
