@@ -324,12 +324,24 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     source = Readable.from(wire()).pipe(httpDecoder);
   }
 
+  // What our own code threw (the decoder, the consumer), as against the connection: a bug there
+  // is not reported as a dropped connection, nor retried as one.
+  let ownError: unknown;
+  const own = (error: unknown): never => {
+    ownError = error;
+    throw error;
+  };
   // Each decoded chunk: counted against the cap, hashed, handed over.
   const take = (chunk: Buffer): Promise<void> | void => {
     size += chunk.length;
     if (size > max) throw tooLarge();
     hash?.update(chunk);
-    return options.onData(chunk);
+    try {
+      const result = options.onData(chunk);
+      return result === undefined ? undefined : result.catch(own);
+    } catch (error) {
+      return own(error);
+    }
   };
   // A consumer that buffers (or a network chunk that expands a lot) resolves every write at once,
   // so decoding would go on with only microtasks in between: after ~10 ms of work the event loop
@@ -365,7 +377,11 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
           // a bomb's expansion is never held at once, and the event loop turns between slices.
           for (let at = 0; at < chunk.length; ) {
             const slice = chunk.subarray(at, at + decoder.nextSlice);
-            decoder.push(slice);
+            try {
+              decoder.push(slice);
+            } catch (error) {
+              own(error);
+            }
             at += slice.length;
             await flush();
           }
@@ -393,6 +409,7 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
       });
     }
     if (error instanceof CondaResolveError) throw error;
+    if (error === ownError) throw error;
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR_FORMAT'))) {
       throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, { url: response.url, cause: error });
