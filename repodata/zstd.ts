@@ -82,11 +82,11 @@ let nativePromise: Promise<NativeZstd | null> | undefined;
  * libzstd as a native addon, when the optional dependency `zstd-napi` installed (it builds with
  * node-gyp where no prebuilt binary is fetched): it decodes about 4 times as fast as the
  * WebAssembly build (a 274 MB repodata.json: 0.35 s against 1.2-1.5 s, bench/RESULTS.md). Null
- * when it is missing or does not load (another platform, the action's one-file bundle, a browser),
- * or when `CONDA_RESOLVE_ZSTD=wasm` asks for the WebAssembly build.
+ * when it is missing or does not load (no compiler at install, another platform, the action's
+ * one-file bundle), or when `CONDA_RESOLVE_ZSTD=wasm` asks for the WebAssembly build.
  */
 function loadNative(): Promise<NativeZstd | null> {
-  const wanted = typeof process === 'object' ? process.env?.CONDA_RESOLVE_ZSTD : undefined;
+  const wanted = process.env.CONDA_RESOLVE_ZSTD;
   nativePromise ??=
     wanted === 'wasm'
       ? Promise.resolve(null)

@@ -27,7 +27,7 @@ it('decodes with the native libzstd when zstd-napi is installed, else with WebAs
 });
 
 // Every test runs against both builds: the default one (native when installed) and WebAssembly,
-// which is what the action's one-file CLI, a browser and a machine without the addon use.
+// which is what the action's one-file CLI and a machine without the addon use.
 describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly', build: 'wasm' as const }])('zstd ($name)', ({ build }) => {
   const options = (more: ZstdDecoderOptions = {}): ZstdDecoderOptions => ({ ...more, build });
   const zstdDecompress = (bytes: Uint8Array, more?: ZstdDecoderOptions) => decompress(bytes, options(more));
