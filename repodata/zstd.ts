@@ -102,7 +102,8 @@ function loadNative(): Promise<NativeZstd | null> {
 
 /**
  * Start loading the codec without waiting for it: a caller about to download zstd data calls this
- * first, so the WebAssembly compiles (off the main thread) while the request is under way.
+ * first, so the addon loads (or the WebAssembly compiles, off the main thread) while the request
+ * is under way.
  */
 export function preloadZstd(): void {
   loadNative()
@@ -288,14 +289,14 @@ export interface ZstdStreamDecoder {
   readonly outputBytes: number;
 }
 
-/**
- * One libzstd build as the streaming decoder drives it. `transform` decodes all of `input` and
- * `end` flushes what is held, each handing output to `emit` (views the caller may keep); both
- * return false on corrupt data.
- */
 /** Takes a piece of output; false when the decoder should stop (the output is over its cap, or the consumer failed). */
 type Emit = (out: Buffer) => boolean;
 
+/**
+ * One libzstd build as the streaming decoder drives it. `transform` decodes all of `input` and
+ * `end` flushes what is held, each handing output to `emit` (pieces the caller may keep, unless
+ * it asked for `reuseOutput`); both return false on corrupt data.
+ */
 interface DecodeBackend {
   transform(input: Uint8Array, emit: Emit): boolean;
   end(emit: Emit): boolean;
@@ -316,11 +317,12 @@ function wasmBackend(binding: ZstdBinding): DecodeBackend | null {
   };
 }
 
-/** Output blocks of the native decoder: each emitted piece is a view of one, never written again. */
+/** Output blocks of the native decoder: each emitted piece is a view of one. */
 const NATIVE_BLOCK = 1024 * 1024;
-/** A block with less room than this left is retired for a new one. */
+/** A block with less room than this left is left for the next one. */
 const NATIVE_MIN_ROOM = 64 * 1024;
 const NO_INPUT = new Uint8Array(0);
+const NO_BLOCK: Buffer = Buffer.alloc(0);
 
 /**
  * zstd-napi's `DCtx` (`ZSTD_decompressStream`), which writes straight into our blocks. With
@@ -332,7 +334,7 @@ function nativeBackend(native: NativeZstd, reuse: boolean): DecodeBackend {
   const dctx = new native.DCtx();
   const blocks: Buffer[] = [];
   let index = -1;
-  let block: Buffer = Buffer.alloc(0);
+  let block: Buffer = NO_BLOCK;
   let at = 0;
   const nextBlock = (): void => {
     index += 1;
@@ -344,7 +346,7 @@ function nativeBackend(native: NativeZstd, reuse: boolean): DecodeBackend {
   const drain = (input: Uint8Array, emit: Emit): boolean => {
     if (reuse) {
       index = -1;
-      block = Buffer.alloc(0);
+      block = NO_BLOCK;
     }
     let rest = input;
     for (;;) {
