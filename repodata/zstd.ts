@@ -73,7 +73,15 @@ function loadBinding(): Promise<{ readonly binding: ZstdBinding }> {
 
 /** What repodata/zstd.ts uses of zstd-napi's low-level binding (`zstd-napi/binding.js`). */
 export interface NativeZstd {
-  DCtx: new () => { decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number] };
+  DCtx: new () => NativeDCtx;
+  /** `ZSTD_ResetDirective`: `sessionOnly` abandons the frame and keeps the parameters. */
+  ResetDirective: { readonly sessionOnly: number };
+}
+
+interface NativeDCtx {
+  decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number];
+  /** `ZSTD_DCtx_reset`. */
+  reset(directive: number): void;
 }
 
 let nativePromise: Promise<NativeZstd | null> | undefined;
@@ -93,7 +101,8 @@ function loadNative(): Promise<NativeZstd | null> {
       : import('zstd-napi/binding.js').then(
           (mod) => {
             const binding = ((mod as { default?: unknown }).default ?? mod) as Partial<NativeZstd>;
-            return typeof binding.DCtx === 'function' ? (binding as NativeZstd) : null;
+            const usable = typeof binding.DCtx === 'function' && typeof binding.ResetDirective?.sessionOnly === 'number';
+            return usable ? (binding as NativeZstd) : null;
           },
           () => null,
         );
@@ -324,18 +333,40 @@ const NATIVE_MIN_ROOM = 64 * 1024;
 const NO_INPUT = new Uint8Array(0);
 const NO_BLOCK: Buffer = Buffer.alloc(0);
 
+/** A native decoding context with the output blocks it reuses. */
+interface NativeContext {
+  readonly dctx: NativeDCtx;
+  readonly blocks: Buffer[];
+}
+
+/**
+ * Contexts of finished decoders, reset, for the next: libzstd's context (~100 kB of native memory
+ * the collector does not see) made afresh for each of thousands of shards grew a process by
+ * ~26 kB per decode until a collection happened to free them.
+ */
+const idleContexts: NativeContext[] = [];
+const MAX_IDLE_CONTEXTS = 4;
+let contextsMade = 0;
+
+/** @internal How many native decoding contexts this process has made (tests). */
+export function nativeContextsMade(): number {
+  return contextsMade;
+}
+
 /**
  * zstd-napi's `DCtx` (`ZSTD_decompressStream`), which writes straight into our blocks. With
- * `reuse`, each call starts again at the first block: pieces live until the next call, and the
- * blocks stay in memory already touched (fresh memory for every output byte cost ~0.9 s of
- * page faults over 636 MB on the benchmark's machine).
+ * `reuse`, each call starts again at the context's first block: pieces live until the next call,
+ * and the blocks stay in memory already touched (fresh memory for every output byte cost ~0.9 s
+ * of page faults over 636 MB on the benchmark's machine). Without it, every block is new and each
+ * piece is the caller's to keep.
  */
 function nativeBackend(native: NativeZstd, reuse: boolean): DecodeBackend {
-  const dctx = new native.DCtx();
-  const blocks: Buffer[] = [];
+  const context = idleContexts.pop() ?? (contextsMade++, { dctx: new native.DCtx(), blocks: [] });
+  const { dctx, blocks } = context;
   let index = -1;
   let block: Buffer = NO_BLOCK;
   let at = 0;
+  let done = false;
   const nextBlock = (): void => {
     index += 1;
     block = reuse ? (blocks[index] ??= Buffer.allocUnsafeSlow(NATIVE_BLOCK)) : Buffer.allocUnsafeSlow(NATIVE_BLOCK);
@@ -370,7 +401,18 @@ function nativeBackend(native: NativeZstd, reuse: boolean): DecodeBackend {
       if (rest.length === 0 && produced < room.length) return true;
     }
   };
-  return { transform: drain, end: (emit) => drain(NO_INPUT, emit), delete: () => undefined };
+  const release = (): void => {
+    if (done) return;
+    done = true;
+    try {
+      dctx.reset(native.ResetDirective.sessionOnly);
+    } catch {
+      return; // not reusable: left to the collector
+    }
+    // A context whose blocks the caller may still hold (no reuse) gives none of them back.
+    if (idleContexts.length < MAX_IDLE_CONTEXTS) idleContexts.push(reuse ? context : { dctx, blocks: [] });
+  };
+  return { transform: drain, end: (emit) => drain(NO_INPUT, emit), delete: release };
 }
 
 export async function createZstdDecoder(
@@ -470,15 +512,13 @@ const CHUNK = 1 << 20;
 /** Decodes a whole zstd buffer (shards, shard indexes). */
 export async function zstdDecompress(bytes: Uint8Array, options: ZstdDecoderOptions = {}): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const decoder = await createZstdDecoder((chunk) => chunks.push(chunk), options);
+  // Each piece copied as it comes (shards are small): the decoder then reuses its blocks, and a
+  // kept shard holds no 1 MB block.
+  const decoder = await createZstdDecoder((chunk) => chunks.push(Buffer.from(chunk)), { ...options, reuseOutput: true });
   // In pieces: the binding copies each input into WebAssembly memory, which is capped.
   for (let at = 0; at < bytes.length; at += CHUNK) decoder.push(bytes.subarray(at, at + CHUNK));
   decoder.end();
-  if (chunks.length !== 1) return Buffer.concat(chunks);
-  // A shard of a few kB decoded natively is a view of a 1 MB block: copied, it does not keep the
-  // block alive as long as the caller keeps the shard.
-  const only = chunks[0]!;
-  return only.length * 2 < only.buffer.byteLength ? Buffer.from(only) : only;
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /**

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { zstdBomb } from '../helpers/fault-channels.js';
-import { createZstdDecoder, ZstdDataError, zstdBuild, zstdCompress, zstdDecompress as decompress, type ZstdDecoderOptions } from '../../repodata/zstd.js';
+import { createZstdDecoder, nativeContextsMade, ZstdDataError, zstdBuild, zstdCompress, zstdDecompress as decompress, type ZstdDecoderOptions } from '../../repodata/zstd.js';
 
 const text = Buffer.from(
   Array.from({ length: 4000 }, (_, i) => `{"name": "pkg-${i % 97}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(',\n'),
@@ -24,6 +24,23 @@ const nativeInstalled = (() => {
 
 it('decodes with the native libzstd when zstd-napi is installed, else with WebAssembly', async () => {
   expect(await zstdBuild()).toBe(nativeInstalled ? 'native' : 'wasm');
+});
+
+it.runIf(nativeInstalled)('one native decoding context serves shard after shard (it is reset and kept, not made anew)', async () => {
+  const frame = await zstdCompress(text, 3);
+  await decompress(frame);
+  const before = nativeContextsMade();
+  for (let i = 0; i < 200; i++) expect((await decompress(frame)).equals(text)).toBe(true);
+  // A context left inside a frame (corrupt data, a cap reached, a bare end) is reset and serves the next frame whole.
+  const broken = Buffer.from(frame);
+  broken.fill(0x5a, frame.length >> 1, (frame.length >> 1) + 64);
+  await expect(decompress(broken)).rejects.toThrow(ZstdDataError);
+  expect((await decompress(frame)).equals(text)).toBe(true);
+  await expect(decompress(frame, { maxOutputBytes: 1000 })).rejects.toThrow('exceeds 1000 bytes');
+  expect((await decompress(frame)).equals(text)).toBe(true);
+  await expect(decompress(frame.subarray(0, frame.length >> 1))).rejects.toThrow(/truncated/);
+  expect((await decompress(frame)).equals(text)).toBe(true);
+  expect(nativeContextsMade() - before).toBe(0);
 });
 
 // Every test runs against both builds: the default one (native when installed) and WebAssembly,
