@@ -168,6 +168,13 @@ export class Column {
   constructor(capacity: number) {
     this.data = new Uint32Array(Math.max(16, capacity));
   }
+  /** Room for `size` rows. */
+  ensure(size: number): void {
+    if (size <= this.data.length) return;
+    const next = new Uint32Array(Math.max(size, this.data.length * 2));
+    next.set(this.data);
+    this.data = next;
+  }
   set(row: number, value: number): void {
     if (row >= this.data.length) {
       const next = new Uint32Array(this.data.length * 2);

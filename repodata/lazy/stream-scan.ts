@@ -23,6 +23,7 @@
 import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
 import { readRepodataInfo } from '../record-normalise.js';
+import { EntryScan, STOP_SEPARATOR } from './entry-scan.js';
 import { buildTables, Column, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
 import { FNV_OFFSET, FNV_PRIME, fingerprintWith, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
@@ -129,16 +130,15 @@ class NameTable {
       if (c >= 0x80 || c === BACKSLASH) plain = false;
       hash = Math.imul(hash ^ c, FNV_PRIME);
     }
-    let q = b;
-    let qs = start;
-    let qe = end;
     if (!plain) {
-      q = encoder.encode(decode());
-      qs = 0;
-      qe = q.length;
-      hash = fnv1a(q, 0, qe);
+      const q = encoder.encode(decode());
+      return this.plainId(q, 0, q.length, fnv1a(q, 0, q.length) >>> 0);
     }
-    hash >>>= 0;
+    return this.plainId(b, start, end, hash >>> 0);
+  }
+
+  /** The id of the name whose canonical bytes are `q[qs, qe)`, with their FNV-1a hash. */
+  plainId(q: Uint8Array, qs: number, qe: number, hash: number): number {
     const slots = this.#slots;
     const mask = slots.length - 1;
     let slot = hash & mask;
@@ -204,6 +204,8 @@ export interface StreamScanOptions {
   readonly expectedBytes?: number | undefined;
   /** Read every entry with the exact byte scan (no fast path): the reference the tests compare with. */
   readonly exact?: boolean;
+  /** The fast path in JavaScript only, not the WebAssembly entry scan (`entry-scan.ts`); for tests. */
+  readonly noWasm?: boolean;
 }
 
 /** Bytes pushed at a time by `scanRepodata` (the scanner then holds a slice, not a copy of the document). */
@@ -222,6 +224,8 @@ export class RepodataStreamScanner {
   readonly #read: (start: number, end: number) => Uint8Array;
   readonly #batch: number;
   readonly #exact: boolean;
+  /** The WebAssembly entry scan, which also holds `#buf`; null where it is not used. */
+  readonly #wasm: EntryScan | null;
   /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
   #buf = new Uint8Array(0);
   /** `#buf` as a Node Buffer, for its one-byte-per-character text (`#text`); null outside Node. */
@@ -276,6 +280,7 @@ export class RepodataStreamScanner {
     this.#read = options.read;
     this.#batch = Math.max(1, options.batchBytes ?? SCAN_BATCH);
     this.#exact = options.exact === true;
+    this.#wasm = this.#exact || options.noWasm === true ? null : EntryScan.create();
     this.#scanAt = this.#batch;
     // About one record per 400 bytes in conda-forge's repodata.
     const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
@@ -424,11 +429,18 @@ export class RepodataStreamScanner {
       const keep = this.#len - this.#pos;
       const capacity = keep + chunk.length > this.#buf.length ? Math.max(this.#buf.length * 2, (keep + chunk.length + 3) & ~3, this.#batch + 4) : this.#buf.length;
       if (capacity !== this.#buf.length) {
-        const next = new Uint8Array(capacity);
-        next.set(this.#buf.subarray(this.#pos, this.#len));
+        let next: Uint8Array<ArrayBuffer>;
+        if (this.#wasm !== null) {
+          // The instance's memory only grows, keeping its bytes: move the kept ones down first.
+          this.#buf.copyWithin(0, this.#pos, this.#len);
+          next = this.#wasm.buffer(capacity);
+        } else {
+          next = new Uint8Array(capacity);
+          next.set(this.#buf.subarray(this.#pos, this.#len));
+        }
         this.#buf = next;
-        this.#bufView = typeof Buffer === 'function' ? Buffer.from(next.buffer, 0, capacity) : null;
-        this.#words = new Uint32Array(next.buffer, 0, capacity >>> 2);
+        this.#bufView = typeof Buffer === 'function' ? Buffer.from(next.buffer, next.byteOffset, capacity) : null;
+        this.#words = new Uint32Array(next.buffer, next.byteOffset, capacity >>> 2);
       } else {
         this.#buf.copyWithin(0, this.#pos, this.#len);
       }
@@ -587,6 +599,10 @@ export class RepodataStreamScanner {
    * scan below, which gives the same rows and errors.
    */
   #entry(b: Uint8Array, at: number): number {
+    if (this.#wasm !== null) {
+      const end = this.#wasmEntries(b, at);
+      if (end >= 0) return end;
+    }
     if (this.#bufView !== null && !this.#exact) {
       const end = this.#fastEntry(b, at);
       if (end >= 0) return end;
@@ -623,6 +639,63 @@ export class RepodataStreamScanner {
     this.#phase = P_ENTRY_SEP;
     this.#noteKey(b, fnStart, fnEnd);
     return this.#addRow(b, fnStart, fnEnd, recStart, recEnd, recordOut[2], recordOut[0], recordOut[1]);
+  }
+
+  /**
+   * Entries from `at` read by the WebAssembly scan, as many as it takes in a row: returns where
+   * they end (the phase set for what follows), or -1 when it took none (the entry at `at` is for
+   * the JavaScript paths).
+   */
+  #wasmEntries(b: Uint8Array, at: number): number {
+    const wasm = this.#wasm!;
+    const count = wasm.scan(at, b.length, this.#base);
+    const out = wasm.rows;
+    const reason = out.results[1];
+    if (count === 0) return -1;
+    const base = this.#base;
+    if (this.#sorted) {
+      // The scan compared each file name with the one before it; the first is compared here.
+      if (out.results[2] < count || !this.#keyFollows(b, out.fnStart[0] - base, out.fnEnd[0] - base)) this.#sorted = false;
+      else this.#rememberKey(b, out.fnStart[count - 1] - base, out.fnEnd[count - 1] - base);
+    }
+    const first = this.#rows;
+    const end = first + count;
+    const columns: Array<[Column, Uint32Array]> = [
+      [this.#fnHash, out.fnHash],
+      [this.#docFnStart, out.fnStart],
+      [this.#docFnEnd, out.fnEnd],
+      [this.#recStart, out.recStart],
+      [this.#recEnd, out.recEnd],
+    ];
+    for (const [column, values] of columns) {
+      column.ensure(end);
+      column.data.set(values.subarray(0, count), first);
+    }
+    this.#recName.ensure(end);
+    const recName = this.#recName.data;
+    const names = this.#names;
+    const { flags, nameStart, nameEnd, nameHash } = out;
+    let id = -1;
+    for (let r = 0; r < count; r++) {
+      const flag = flags[r];
+      // Bit 1: the same name as the row before; bit 0: bytes >= 0x80 (decoded by the table).
+      if (id < 0 || (flag & 2) === 0) {
+        const s = nameStart[r];
+        const e = nameEnd[r];
+        id = (flag & 1) === 0 ? names.plainId(b, s, e, nameHash[r]) : names.id(b, s, e, () => this.#decode(b, s, e));
+      }
+      recName[first + r] = id;
+    }
+    if (end > this.#sectionOf.length) {
+      const bigger = new Uint8Array(Math.max(end, this.#sectionOf.length * 2));
+      bigger.set(this.#sectionOf);
+      this.#sectionOf = bigger;
+    }
+    this.#sectionOf.fill(this.#section, first, end);
+    this.#rows = end;
+    this.#sectionRows[this.#section][1] = end;
+    this.#phase = reason === STOP_SEPARATOR ? P_ENTRY_SEP : P_ENTRY;
+    return out.results[0];
   }
 
   /**
@@ -709,8 +782,6 @@ export class RepodataStreamScanner {
    */
   #noteKey(b: Uint8Array, start: number, end: number): void {
     if (!this.#sorted) return;
-    const length = end - start;
-    const previous = this.#previousKey;
     let hash = FNV_OFFSET;
     for (let i = start; i < end; i++) {
       const c = b[i];
@@ -721,19 +792,30 @@ export class RepodataStreamScanner {
       hash = Math.imul(hash ^ c, FNV_PRIME);
     }
     this.#keyHash = hash >>> 0;
-    if (this.#previousKeyLength >= 0) {
-      const common = Math.min(length, this.#previousKeyLength);
-      let order = 0;
-      for (let i = 0; i < common && order === 0; i++) order = previous[i] - b[start + i];
-      if (order === 0) order = this.#previousKeyLength - length;
-      if (order >= 0) {
-        this.#sorted = false;
-        return;
-      }
+    if (!this.#keyFollows(b, start, end)) {
+      this.#sorted = false;
+      return;
     }
-    if (length > previous.length) this.#previousKey = new Uint8Array(Math.max(length, previous.length * 2));
-    const into = this.#previousKey;
-    for (let i = 0; i < length; i++) into[i] = b[start + i];
+    this.#rememberKey(b, start, end);
+  }
+
+  /** Is the file name `b[start, end)` greater than the previous one (or the first of its section)? */
+  #keyFollows(b: Uint8Array, start: number, end: number): boolean {
+    const previousLength = this.#previousKeyLength;
+    if (previousLength < 0) return true;
+    const previous = this.#previousKey;
+    const length = end - start;
+    const common = Math.min(length, previousLength);
+    let order = 0;
+    for (let i = 0; i < common && order === 0; i++) order = previous[i] - b[start + i];
+    if (order === 0) order = previousLength - length;
+    return order < 0;
+  }
+
+  #rememberKey(b: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length > this.#previousKey.length) this.#previousKey = new Uint8Array(Math.max(length, this.#previousKey.length * 2));
+    this.#previousKey.set(b.subarray(start, end));
     this.#previousKeyLength = length;
   }
 

@@ -25,9 +25,18 @@ function whole(bytes: Uint8Array): Record<string, unknown> {
   }
 }
 
-/** The streaming scan of `bytes` cut at `cuts`, with the given batch size. */
-function streamed(bytes: Uint8Array, cuts: readonly number[], batchBytes: number, watch?: (scanner: RepodataStreamScanner, chunk: number) => void): Record<string, unknown> {
-  const scanner = new RepodataStreamScanner('c/linux-64', { read: (start, end) => bytes.subarray(start, end), batchBytes });
+/**
+ * The streaming scan of `bytes` cut at `cuts`, with the given batch size; its fast path is the
+ * WebAssembly entry scan, or with `noWasm` the JavaScript one.
+ */
+function streamed(
+  bytes: Uint8Array,
+  cuts: readonly number[],
+  batchBytes: number,
+  watch?: (scanner: RepodataStreamScanner, chunk: number) => void,
+  noWasm = false,
+): Record<string, unknown> {
+  const scanner = new RepodataStreamScanner('c/linux-64', { read: (start, end) => bytes.subarray(start, end), batchBytes, noWasm });
   const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
   try {
     let from = 0;
@@ -103,12 +112,38 @@ const documents = fc
     return `${bom ? '\ufeff' : ''}{${(reversed ? body.reverse() : body).join(',\n')}}`;
   });
 
+/**
+ * Documents shaped like conda-forge's (what the WebAssembly entry scan reads itself): plain records
+ * of varied lengths, so records and names fall at every offset of its 64-byte blocks, in sorted or
+ * reversed file-name order, in any indentation.
+ */
+const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 32, maxLength: 32 });
+const regularRecord = fc.record({
+  build: fc.constantFrom('h0_0', 'pyhd8ed1ab_0', 'py39h1234567_12'),
+  build_number: fc.nat(40),
+  depends: fc.array(fc.constantFrom('python >=3.9', 'libzlib >=1.2.13,<2.0a0', 'numpy', 'name'), { maxLength: 4 }),
+  license: fc.string({ unit: fc.constantFrom('A', 'b', ' ', '-', '{', '}', '[', ':', ','), maxLength: 90 }),
+  md5: hex,
+  name: fc.constantFrom('numpy', 'python', 'py-lib', 'a', 'name', 'nãme'),
+  timestamp: fc.nat(),
+  version: fc.constantFrom('1.0', '2.0.1', '0.1.0a1'),
+});
+const regularDocuments = fc
+  .tuple(fc.array(regularRecord, { minLength: 1, maxLength: 14 }), fc.constantFrom(0, 1, 2, '\t'), fc.boolean())
+  .map(([records, indent, reversed]) => {
+    const entries = records.map((record, i) => `${JSON.stringify(`${record.name}-${String(i).padStart(3, '0')}.conda`)}: ${JSON.stringify(record, null, indent)}`);
+    if (reversed) entries.reverse();
+    return `{"info": {"subdir": "linux-64"}, "packages.conda": {${entries.join(',\n')}}}`;
+  });
+
 describe('the streaming repodata scanner', () => {
   it('gives the same tables (or the same error) as the whole-buffer scan for any chunking', () => {
     fc.assert(
       fc.property(documents, fc.array(fc.nat(), { maxLength: 12 }), fc.constantFrom(1, 7, 64, 1 << 18), (doc, cuts, batch) => {
         const bytes = encoder.encode(doc);
-        expect(streamed(bytes, cuts, batch)).toEqual(whole(bytes));
+        const expected = whole(bytes);
+        expect(streamed(bytes, cuts, batch)).toEqual(expected);
+        expect(streamed(bytes, cuts, batch, undefined, true)).toEqual(expected);
       }),
       { numRuns: 300 },
     );
@@ -126,10 +161,43 @@ describe('the streaming repodata scanner', () => {
         (at, insert, cut, truncate, cuts) => {
           const corrupted = truncate ? valid.slice(0, at) : valid.slice(0, at) + insert + valid.slice(at + cut);
           const bytes = encoder.encode(corrupted);
-          expect(streamed(bytes, cuts, 1)).toEqual(whole(bytes));
+          const expected = whole(bytes);
+          expect(streamed(bytes, cuts, 1)).toEqual(expected);
+          expect(streamed(bytes, cuts, 1, undefined, true)).toEqual(expected);
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  it('reads conda-forge-shaped documents as the exact scan does, with either fast path, for any chunking', () => {
+    fc.assert(
+      fc.property(regularDocuments, fc.array(fc.nat(), { maxLength: 8 }), fc.constantFrom(1, 64, 1 << 18), (doc, cuts, batch) => {
+        const bytes = encoder.encode(doc);
+        const expected = whole(bytes);
+        expect(expected.error).toBeUndefined();
+        expect(streamed(bytes, cuts, batch)).toEqual(expected);
+        expect(streamed(bytes, cuts, batch, undefined, true)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees on conda-forge-shaped documents with tokens spliced in anywhere (keys, brackets, escapes, quotes)', () => {
+    const token = fc.constantFrom('"', '\\', '\\"', '{', '}', '[', ']', ',', ':', '"name"', '"name":', ', "name": "x"', ' ', 'é', '\n', '{"name": 1}', ', ["name"]: "y"', ', "k", "name" , : "z"', ', "name" "k": "w"', '"name", "k": "v", ', ', "a": "name", : "z"', '"a": "name" : "z", ');
+    fc.assert(
+      fc.property(regularDocuments, fc.array(fc.tuple(fc.nat(), token), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 4 }), (doc, splices, cuts) => {
+        let text = doc;
+        for (const [at, piece] of splices) {
+          const i = at % (text.length + 1);
+          text = text.slice(0, i) + piece + text.slice(i);
+        }
+        const bytes = encoder.encode(text);
+        const expected = whole(bytes);
+        expect(streamed(bytes, cuts, 1 << 18)).toEqual(expected);
+        expect(streamed(bytes, cuts, 1)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
     );
   });
 
