@@ -296,7 +296,10 @@ export class RemoteSubdirs {
     const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
     // Each chunk goes through the scanner as it arrives and to the temp file behind it: the index is
     // ready when the last byte is written, and a broken document stops the download at once.
-    const indexer = new DownloadIndexer(writer, source, format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined);
+    const plainLength = format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined;
+    // A large document is hashed on a worker thread; small ones (most channels' noarch) inline.
+    const large = (response.contentLength ?? Infinity) >= (plainLength === undefined ? 1 << 20 : 8 << 20);
+    const indexer = new DownloadIndexer(writer, source, plainLength, large);
     let committed = false;
     try {
       let document;

@@ -7,7 +7,6 @@
  * A document the lazy scan declines (`RepodataIndexUnsupportedError`: a file name repeated under
  * two package names, integer-like keys) is parsed eagerly from the file instead, as before.
  */
-import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import type { CacheWriter } from '../cache.js';
 import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
@@ -15,6 +14,7 @@ import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.j
 import type { RepodataSource } from '../record-normalise.js';
 import { toSharedBytes } from '../shared-memory.js';
 import { writeIndexSidecar } from './cached-repodata.js';
+import { documentHash, type DocumentHash } from './document-hash.js';
 import { RepodataFile } from './repodata-file.js';
 import { RecordCacheFile } from './record-cache.js';
 import { LazySubdirIndex, bytesInMemory } from './lazy-subdir-index.js';
@@ -79,11 +79,14 @@ export class StreamIndexer {
   }
 }
 
-/** A batch handed to the file system. */
+/** A batch handed to the file system and the hash. */
 interface InFlight {
   readonly bytes: Uint8Array;
-  done: boolean;
-  writing: Promise<void> | null;
+  /** Written, and hashed: then its memory can be reused. */
+  written: boolean;
+  hashed: boolean;
+  /** Settles when both are done (rejects with a failed write). */
+  settled: Promise<void> | null;
 }
 
 /** A download written, hashed and indexed: the tables (null when the scan declined), size and sha256. */
@@ -108,7 +111,7 @@ const MAX_UNWRITTEN = 16 << 20;
 export class DownloadIndexer {
   readonly #writer: CacheWriter;
   readonly #indexer: StreamIndexer;
-  readonly #hash = createHash('sha256');
+  readonly #hash: DocumentHash;
   /** The batch being filled (`#gathered` bytes so far), null before the first byte. */
   #batch: Uint8Array | null = null;
   #gathered = 0;
@@ -125,8 +128,13 @@ export class DownloadIndexer {
   #writeError: unknown = null;
   #file: RepodataFile | null = null;
 
-  constructor(writer: CacheWriter, source: RepodataSource, expectedBytes?: number) {
+  /**
+   * `expectedBytes`: the document's length when known; `hashOffThread`: hash on the worker thread
+   * (`document-hash.ts`), for a large document.
+   */
+  constructor(writer: CacheWriter, source: RepodataSource, expectedBytes?: number, hashOffThread = false) {
     this.#writer = writer;
+    this.#hash = documentHash(hashOffThread);
     this.#indexer = new StreamIndexer(writer.path, source, expectedBytes, (start, end) => this.#read(start, end));
   }
 
@@ -137,7 +145,6 @@ export class DownloadIndexer {
    */
   push(chunk: Uint8Array): Promise<void> | undefined {
     if (this.#writeError !== null) throw this.#writeError;
-    this.#hash.update(chunk);
     this.#size += chunk.length;
     // Copied into the batch before the scan sees it, so an error's line count can read it back.
     // Copied, not kept: a network chunk held until its write is done outlives a few young-generation
@@ -146,7 +153,7 @@ export class DownloadIndexer {
     for (let at = 0; at < chunk.length; ) {
       if (this.#batch === null || this.#gathered === this.#batch.length) {
         this.#flush();
-        this.#batch = this.#spare.pop() ?? new Uint8Array(WRITE_BYTES);
+        this.#batch = this.#spare.pop() ?? new Uint8Array(this.#hash.shared ? new SharedArrayBuffer(WRITE_BYTES) : new ArrayBuffer(WRITE_BYTES));
       }
       const take = Math.min(chunk.length - at, this.#batch.length - this.#gathered);
       this.#batch.set(chunk.subarray(at, at + take), this.#gathered);
@@ -162,7 +169,8 @@ export class DownloadIndexer {
     await this.#allWritten();
     if (this.#writeError !== null) throw this.#writeError;
     try {
-      return { tables: this.#indexer.finish(), size: this.#size, sha256: this.#hash.digest('hex') };
+      const tables = this.#indexer.finish();
+      return { tables, size: this.#size, sha256: await this.#hash.digest() };
     } finally {
       this.#closeFile();
     }
@@ -173,12 +181,13 @@ export class DownloadIndexer {
     this.#batch = null;
     this.#gathered = 0;
     this.#writeError ??= new Error('the download was abandoned');
+    this.#hash.abort();
     this.#closeFile();
   }
 
   #flush(): void {
     if (this.#batch === null || this.#gathered === 0 || this.#writeError !== null) return;
-    const entry: InFlight = { bytes: this.#batch.subarray(0, this.#gathered), done: false, writing: null };
+    const entry: InFlight = { bytes: this.#batch.subarray(0, this.#gathered), written: false, hashed: false, settled: null };
     this.#batch = null;
     this.#gathered = 0;
     this.#inFlight.push(entry);
@@ -186,22 +195,30 @@ export class DownloadIndexer {
     // about once per socket read, so writes that waited for each other would fall behind.
     const position = this.#issued;
     this.#issued += entry.bytes.length;
-    entry.writing = this.#writer.writeAt(position, [entry.bytes]).then(
+    const hashed = new Promise<void>((resolve) =>
+      this.#hash.update(entry.bytes, () => {
+        entry.hashed = true;
+        this.#settle();
+        resolve();
+      }),
+    );
+    const written = this.#writer.writeAt(position, [entry.bytes]).then(
       () => {
-        entry.done = true;
+        entry.written = true;
         this.#settle();
       },
       (error: unknown) => {
         this.#writeError ??= error;
       },
     );
+    entry.settled = Promise.all([hashed, written]).then(() => undefined);
   }
 
   /** Count the written prefix as durable, and reuse its batches. */
   #settle(): void {
     const inFlight = this.#inFlight;
     let i = 0;
-    while (i < inFlight.length && inFlight[i]!.done) {
+    while (i < inFlight.length && inFlight[i]!.written && inFlight[i]!.hashed) {
       const written = inFlight[i++]!.bytes;
       this.#durable += written.length;
       if (written.length === WRITE_BYTES) this.#spare.push(written);
@@ -231,7 +248,7 @@ export class DownloadIndexer {
   }
 
   async #allWritten(): Promise<void> {
-    await Promise.all(this.#inFlight.map((entry) => entry.writing));
+    await Promise.all(this.#inFlight.map((entry) => entry.settled));
   }
 
   #closeFile(): void {

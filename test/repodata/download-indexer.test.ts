@@ -91,9 +91,9 @@ describe('DownloadIndexer', () => {
   it('writes the document as received and indexes it as a whole-document scan does, whatever the chunk sizes', async () => {
     const reference = plain(scanRepodata(document, 'c/linux-64'));
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1000, max: 300_000 }), async (size) => {
+      fc.asyncProperty(fc.integer({ min: 1000, max: 300_000 }), fc.boolean(), async (size, hashOffThread) => {
         const writer = await testWriter({ held: false });
-        const indexer = new DownloadIndexer(writer, source, document.length);
+        const indexer = new DownloadIndexer(writer, source, document.length, hashOffThread);
         for (const chunk of cutInto(document, size)) await indexer.push(chunk);
         const done = await indexer.finish();
         await writer.close();
@@ -104,6 +104,45 @@ describe('DownloadIndexer', () => {
       }),
       { numRuns: 8 },
     );
+  });
+
+  it('hashes a large download on the worker thread while its writes are held, and reuses no batch before both are done', async () => {
+    const writer = await testWriter({ held: true });
+    const indexer = new DownloadIndexer(writer, source, document.length, true);
+    const waits: Array<Promise<void>> = [];
+    for (const chunk of cutInto(document, 65536)) {
+      const wait = indexer.push(chunk);
+      if (wait) waits.push(wait);
+      // Let the hashing thread's answers in: a batch hashed but not written must still not be reused.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const finishing = indexer.finish();
+    // Nothing is written yet: the batches are all still held, and the digest must wait for them.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    writer.release();
+    const done = await finishing;
+    await writer.close();
+    expect(done.sha256).toBe(createHash('sha256').update(document).digest('hex'));
+    expect(Buffer.compare(readFileSync(writer.path), document)).toBe(0);
+  });
+
+  it('hashes two downloads at once on the worker thread, each its own', async () => {
+    const other = documentOf(3000);
+    const [a, b] = await Promise.all(
+      [document, other].map(async (bytes) => {
+        const writer = await testWriter({ held: false });
+        const indexer = new DownloadIndexer(writer, source, bytes.length, true);
+        for (const chunk of cutInto(bytes, 40_000)) {
+          await indexer.push(chunk);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const done = await indexer.finish();
+        await writer.close();
+        return done.sha256;
+      }),
+    );
+    expect(a).toBe(createHash('sha256').update(document).digest('hex'));
+    expect(b).toBe(createHash('sha256').update(other).digest('hex'));
   });
 
   it('names the same line for a syntax error whether the bytes before it are on disk or still being written', async () => {
