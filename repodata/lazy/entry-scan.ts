@@ -1,6 +1,6 @@
 /**
  * The WebAssembly entry scan (`wasm/entry-scan.c`): the fast path of the repodata.json scan
- * (`stream-scan.ts`), about four times the speed of its JavaScript one. Each `EntryScan` is one
+ * (`stream-scan.ts`), about two and a half times the speed of its JavaScript one. Each `EntryScan` is one
  * instance with its own memory, which also holds the scanner's input buffer, so bytes pushed are
  * copied once (into the buffer) and read where they are. Downloads of two subdirs scan at once:
  * each scanner has its own instance.
@@ -11,10 +11,11 @@
  */
 import { ENTRY_SCAN_WASM } from './entry-scan-wasm.js';
 
-/** Why `scan` stopped (wasm/entry-scan.c's STOP_*). */
-export const STOP_ENTRY = 0;
+/**
+ * `scan` stopped after an entry not followed by "," (wasm/entry-scan.c's STOP_SEPARATOR); its other
+ * reasons (an entry for the JavaScript scan, full output) both leave an entry due next.
+ */
 export const STOP_SEPARATOR = 1;
-export const STOP_FULL = 2;
 
 /** Bytes the scan may read past the end of the input (whole 64-byte blocks). */
 const PADDING = 128;
@@ -47,6 +48,7 @@ interface EntryScanExports {
   scan_entries(buffer: number, at: number, n: number, base: number): number;
 }
 
+const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 let compiled: object | null | undefined;
 
 function compile(): object | null {
@@ -54,7 +56,6 @@ function compile(): object | null {
   compiled = null;
   try {
     const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
     if (env?.CONDA_RESOLVE_SCAN === 'js' || api === undefined) return null;
     const binary = atob(ENTRY_SCAN_WASM);
     const bytes = new Uint8Array(binary.length);
@@ -71,8 +72,6 @@ export class EntryScan {
   readonly #exports: EntryScanExports;
   readonly #heapBase: number;
   readonly rowsCapacity: number;
-  /** The input buffer (valid until the next `buffer()`). */
-  #buffer: Uint8Array<ArrayBuffer> = new Uint8Array(0);
   #views: ReturnType<typeof makeViews> | null = null;
 
   private constructor(exports: EntryScanExports) {
@@ -86,8 +85,7 @@ export class EntryScan {
     const module = compile();
     if (module === null) return null;
     try {
-      const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!;
-      return new EntryScan(new api.Instance(module, {}).exports as EntryScanExports);
+      return new EntryScan(new api!.Instance(module, {}).exports as EntryScanExports);
     } catch {
       return null;
     }
@@ -101,9 +99,8 @@ export class EntryScan {
     const memory = this.#exports.memory;
     const needed = this.#heapBase + capacity + PADDING;
     if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
-    this.#buffer = new Uint8Array(memory.buffer, this.#heapBase, capacity);
     this.#views = null;
-    return this.#buffer;
+    return new Uint8Array(memory.buffer, this.#heapBase, capacity);
   }
 
   /**

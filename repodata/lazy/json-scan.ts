@@ -176,11 +176,7 @@ export class Column {
     this.data = next;
   }
   set(row: number, value: number): void {
-    if (row >= this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
+    if (row >= this.data.length) this.ensure(row + 1);
     this.data[row] = value;
   }
 }

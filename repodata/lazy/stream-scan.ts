@@ -686,11 +686,7 @@ export class RepodataStreamScanner {
       }
       recName[first + r] = id;
     }
-    if (end > this.#sectionOf.length) {
-      const bigger = new Uint8Array(Math.max(end, this.#sectionOf.length * 2));
-      bigger.set(this.#sectionOf);
-      this.#sectionOf = bigger;
-    }
+    this.#sectionRoom(end);
     this.#sectionOf.fill(this.#section, first, end);
     this.#rows = end;
     this.#sectionRows[this.#section][1] = end;
@@ -766,14 +762,18 @@ export class RepodataStreamScanner {
       row,
       this.#names.id(b, nameStart, nameEnd, () => this.#decode(b, nameStart, nameEnd)),
     );
-    if (row >= this.#sectionOf.length) {
-      const bigger = new Uint8Array(this.#sectionOf.length * 2);
-      bigger.set(this.#sectionOf);
-      this.#sectionOf = bigger;
-    }
+    this.#sectionRoom(row + 1);
     this.#sectionOf[row] = this.#section;
     this.#sectionRows[this.#section][1] = row + 1;
     return recEnd;
+  }
+
+  /** Room in `#sectionOf` for `size` rows. */
+  #sectionRoom(size: number): void {
+    if (size <= this.#sectionOf.length) return;
+    const bigger = new Uint8Array(Math.max(size, this.#sectionOf.length * 2));
+    bigger.set(this.#sectionOf);
+    this.#sectionOf = bigger;
   }
 
   /**
