@@ -38,7 +38,10 @@
  * - `sharded`: HTTP, CEP 16 shards, empty cache: < 1 s.
  * rattler runs the same request over HTTP on the rows' folders (it cannot read file:// channels in
  * WebAssembly), interleaved with ours round by round. Both sides' python/numpy/pandas versions
- * are printed and must agree. `node -e 0` is printed as the floor. A failing process prints its
+ * are printed and must agree. `node -e 0` is printed as the floor. Each round of the two cold HTTP
+ * rows also runs bench/receive-floor.mjs (the documents received and decoded with our HTTP client
+ * and zstd decoder, then thrown away), printed in a second table: the part of the row no index,
+ * cache or solve can remove. A failing process prints its
  * stderr and its row says FAILED; the bench goes on.
  *
  * `--keep` keeps the temporary cache folders (printed) instead of deleting them.
@@ -59,6 +62,7 @@ const ROOT = resolve(HERE, '..');
 const OUT = join(HERE, 'out', 'scale');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.cjs');
 const PEER = join(HERE, 'rattler-cli.mjs');
+const FLOOR = join(HERE, 'receive-floor.mjs');
 const PLATFORM = 'linux-64';
 const SUBDIRS = [PLATFORM, 'noarch'];
 const SPECS = ['python=3.9', 'numpy', 'pandas'];
@@ -356,6 +360,28 @@ async function withRequests(server: PythonServer, fn: () => Promise<Run>): Promi
 
 const ours = (channel: string, cacheDir: string) => runProcess([CLI, ...SPECS, '-c', channel, '-p', PLATFORM, '-q'], { CONDA_RESOLVE_CACHE_DIR: cacheDir });
 const theirs = (channel: string) => runProcess([PEER, channel, PLATFORM, ...SPECS]);
+/** The receive floor of a cold HTTP row (bench/receive-floor.mjs): the documents fetched (and decoded), nothing else. */
+const receiveOnly = (channel: string, form: 'json' | 'zst') => runProcess([FLOOR, channel, form, ...SUBDIRS]);
+
+interface FloorSide {
+  s: number[];
+  cpuS: number[];
+  failures: number;
+}
+const floors = new Map<RowId, FloorSide>();
+function recordFloor(id: RowId, run: Run): void {
+  const side = floors.get(id) ?? { s: [], cpuS: [], failures: 0 };
+  floors.set(id, side);
+  try {
+    const out = JSON.parse(run.stdout) as { bytes: number; cpuS: number };
+    if (!run.ok || !(out.bytes > 0)) throw new Error('no bytes');
+    side.s.push(run.s);
+    side.cpuS.push(out.cpuS);
+  } catch {
+    side.failures += 1;
+    console.error(`--- ${id} receive floor FAILED\n${run.stderr.trim().slice(-2000)}\n---`);
+  }
+}
 
 const benchStarted = Date.now();
 const loadBefore = loadavg()[0]!;
@@ -385,7 +411,7 @@ if (only.has('file-warm')) {
 }
 
 /** An HTTP row with an empty cache per run, interleaved with rattler round by round. */
-async function coldHttpRow(id: RowId, form: string): Promise<void> {
+async function coldHttpRow(id: RowId, form: string, floorForm?: 'json' | 'zst'): Promise<void> {
   const url = `${server.url}/${form}`;
   const mine = newSide();
   const peer = newSide();
@@ -396,13 +422,14 @@ async function coldHttpRow(id: RowId, form: string): Promise<void> {
     const b = await withRequests(server, () => theirs(url));
     record(peer, `${id} rattler round ${round + 1}`, b.run);
     peer.requests ??= b.requests;
+    if (floorForm !== undefined) recordFloor(id, await receiveOnly(url, floorForm));
   }
   results.set(id, { ours: mine, rattler: peer });
 }
 
-if (only.has('http-json')) await coldHttpRow('http-json', served.forms.json);
+if (only.has('http-json')) await coldHttpRow('http-json', served.forms.json, 'json');
 if (only.has('http-zst')) {
-  if (served.forms.zst) await coldHttpRow('http-zst', served.forms.zst);
+  if (served.forms.zst) await coldHttpRow('http-zst', served.forms.zst, 'zst');
   else results.set('http-zst', { ours: newSide(), rattler: 'none', note: 'skipped: the zstd command is missing' });
 }
 if (only.has('http-warm')) {
@@ -476,6 +503,24 @@ for (const id of ROWS) {
       (typeof peerSide === 'object' && peerSide.failures.length > 0 && result.rattler !== 'same-as-http-json' ? `; rattler failed ${peerSide.failures.length}x` : '') +
       (result.note ? ` (${result.note})` : ''),
   );
+}
+if (floors.size > 0) {
+  // How much of a cold HTTP row is only receiving (and decoding) the bytes, measured in the same rounds.
+  console.log(
+    '\nreceive floor (bench/receive-floor.mjs: the same HTTP client and zstd decoder fetch both documents at once and throw the bytes away; no probes, scan, cache file, hash or solve), median of the same rounds:\n',
+  );
+  console.log('| row | floor s | floor CPU s (user+sys) | ours s | rattler s | 0.3x rattler s | floor/rattler |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [id, side] of floors) {
+    const result = results.get(id);
+    const a = result ? summary(result.ours) : undefined;
+    const b = result && typeof result.rattler === 'object' ? summary(result.rattler) : undefined;
+    const floorS = side.s.length > 0 ? median(side.s) : undefined;
+    const cpu = side.cpuS.length > 0 ? median(side.cpuS) : undefined;
+    const ratio = floorS !== undefined && b?.s !== undefined ? (floorS / b.s).toFixed(2) : '-';
+    const failed = side.failures > 0 ? ` (failed ${side.failures}x)` : '';
+    console.log(`| ${ROW_SPECS[id].label} | ${fmtS(floorS)}${failed} | ${fmtS(cpu)} | ${fmtS(a?.s)} | ${fmtS(b?.s)} | ${fmtS(b?.s === undefined ? undefined : 0.3 * b.s)} | ${ratio} |`);
+  }
 }
 console.log(`\nsolved (python, numpy, pandas) and what each side fetched in its first timed run:\n${notes.join('\n')}`);
 console.log(`\nwhole bench: ${((Date.now() - benchStarted) / 1000).toFixed(0)} s`);
