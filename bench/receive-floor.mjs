@@ -2,18 +2,19 @@
  * The floor of a cold HTTP row in bench/scale.ts: the least any Node process does to have the
  * documents at all. It requests each subdir's document at once, through the same HTTP client
  * (undici's Agent, a dispatch handler that receives the body in its data callback, the cheapest
- * way undici offers) and, for `.json.zst`, the same decoder (zstd-napi's `DCtx` into one reused
- * block), then throws the bytes away: no probes, no scan, no cache file, no hash, no solve.
+ * way undici offers) and, for `.json.zst`, the same decoder as the CLI (dist's
+ * `createZstdDecoder`: zstd-napi where it loads, else the WebAssembly build, reusing its output
+ * blocks), then throws the bytes away: no probes, no scan, no cache file, no hash, no solve.
  *
  *   node bench/receive-floor.mjs BASE_URL json|zst SUBDIR...
  *
  * Prints one JSON line: `{ "bytes": decoded bytes, "cpuS": user + system CPU seconds of the
  * process }`. The caller times the whole process.
  */
-import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import process from 'node:process';
 import { URL } from 'node:url';
+import { createZstdDecoder } from '../dist/repodata/zstd.js';
 
 const [base, form, ...subdirs] = process.argv.slice(2);
 if (!base || (form !== 'json' && form !== 'zst') || subdirs.length === 0) {
@@ -22,17 +23,28 @@ if (!base || (form !== 'json' && form !== 'zst') || subdirs.length === 0) {
 }
 const require = createRequire(import.meta.url);
 const Agent = require('undici/lib/dispatcher/agent.js');
-const zstd = form === 'zst' ? require('zstd-napi/binding.js') : null;
 const agent = new Agent();
-const BLOCK = 1 << 20;
 
 /** Receive (and decode) one document; resolves to its decoded length. */
-function receive(url) {
+async function receive(url) {
+  let bytes = 0;
+  const decoder =
+    form === 'zst'
+      ? await createZstdDecoder(
+          (out) => {
+            bytes += out.length;
+          },
+          { reuseOutput: true },
+        )
+      : null;
   return new Promise((resolve, reject) => {
-    const dctx = zstd ? new zstd.DCtx() : null;
-    const block = Buffer.allocUnsafeSlow(BLOCK);
-    let bytes = 0;
     let status = 0;
+    let failed = false;
+    const fail = (error) => {
+      failed = true;
+      decoder?.dispose();
+      reject(error);
+    };
     agent.dispatch(
       { origin: url.origin, path: url.pathname, method: 'GET' },
       {
@@ -41,25 +53,28 @@ function receive(url) {
           status = statusCode;
         },
         onResponseData(_controller, chunk) {
-          if (status !== 200) return;
-          if (dctx === null) {
-            bytes += chunk.length;
-            return;
-          }
-          let rest = chunk;
-          for (;;) {
-            const [, produced, consumed] = dctx.decompressStream(block, rest);
-            bytes += produced;
-            rest = rest.subarray(consumed);
-            if (rest.length === 0 && produced < BLOCK) break;
+          if (status !== 200 || failed) return;
+          if (decoder === null) bytes += chunk.length;
+          else {
+            try {
+              decoder.push(chunk);
+            } catch (error) {
+              fail(error);
+            }
           }
         },
         onResponseEnd() {
-          if (status === 200) resolve(bytes);
-          else reject(new Error(`${url.href}: HTTP ${status}`));
+          if (failed) return;
+          if (status !== 200) return fail(new Error(`${url.href}: HTTP ${status}`));
+          try {
+            decoder?.end();
+            resolve(bytes);
+          } catch (error) {
+            fail(error);
+          }
         },
         onResponseError(_controller, error) {
-          reject(error);
+          if (!failed) fail(error);
         },
       },
     );
