@@ -34,6 +34,7 @@ import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RepodataCacheError } from './fetch-errors.js';
+import { trackTempFile, untrackTempFile } from './temp-files.js';
 
 // A cache hit reads a state file and stats a data file, through node:fs's callbacks: the CLI's
 // bundle loads node:fs/promises only on first use (it costs ~3 ms of a start), and a hit needs nothing else from it.
@@ -114,6 +115,26 @@ function rest(chunks: readonly Uint8Array[], skip: number): Uint8Array {
 }
 
 const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** Write `target` atomically: a temp file of this process, filled by `fill`, then renamed into place. */
+async function writeThroughTemp(target: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
+  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  trackTempFile(temp);
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await fill(handle);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw cacheError(`cannot write ${target}`, error);
+  } finally {
+    untrackTempFile(temp);
+  }
+}
 /** A data file not named by the current state is removed only when older than this (another process may be about to commit it). */
 const ORPHAN_MAX_AGE_MS = 10 * 60 * 1000;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -287,9 +308,11 @@ export class RepodataCache {
     await this.#ensureDirs();
     const path = join(this.entriesDir, `${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     let handle: FileHandle | null;
+    trackTempFile(path);
     try {
       handle = await open(path, 'wx');
     } catch (error) {
+      untrackTempFile(path);
       throw cacheError(`cannot write in ${this.entriesDir}`, error);
     }
     let closed = false;
@@ -319,6 +342,7 @@ export class RepodataCache {
         await close().catch(() => undefined);
         handle = null;
         await unlink(path).catch(() => undefined);
+        untrackTempFile(path);
       },
       close,
     };
@@ -339,6 +363,7 @@ export class RepodataCache {
       await writer.discard();
       throw cacheError(`cannot write ${dataPath}`, error);
     }
+    untrackTempFile(writer.path);
     const info = await stat(dataPath);
     const state: CacheState = { version: 1, ...fields, dataFile, mtimeMs: info.mtimeMs };
     await this.#writeState(key, state);
@@ -372,20 +397,10 @@ export class RepodataCache {
   async #writeState(key: string, state: CacheState): Promise<void> {
     await this.#ensureDirs();
     const target = this.statePath(key);
-    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      const handle = await open(temp, 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(state, null, 1)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw cacheError(`cannot write ${target}`, error);
-    }
+    await writeThroughTemp(target, async (handle) => {
+      await handle.writeFile(`${JSON.stringify(state, null, 1)}\n`);
+      await handle.sync();
+    });
   }
 
   /** Remove this key's data files and sidecars that no state names any more, and stale temp files. */
@@ -421,19 +436,7 @@ export class RepodataCache {
     if (!SHA256_HEX.test(sha256)) throw new RepodataCacheError(`invalid shard hash ${JSON.stringify(sha256)}`);
     await this.#ensureDirs();
     const target = this.shardPath(sha256);
-    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      const handle = await open(temp, 'wx');
-      try {
-        await handle.writeFile(bytes);
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw cacheError(`cannot write ${target}`, error);
-    }
+    await writeThroughTemp(target, (handle) => handle.writeFile(bytes));
   }
 
   /** Delete a shard found to be corrupt. */

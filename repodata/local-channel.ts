@@ -29,6 +29,7 @@ import { MAX_SHARD_BYTES, shardMatchesHash } from './sharded/shard.js';
 import { decodeShardIndex, MAX_SHARD_INDEX_BYTES, resolveShardUrls, SHARD_INDEX_FILE } from './sharded/shard-index.js';
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { toSharedBytes } from './shared-memory.js';
+import { trackTempFile, untrackTempFile } from './temp-files.js';
 import { channelRef, type LoadProgress, type SubdirIndex } from './types.js';
 import type { RepodataSource } from './record-normalise.js';
 import { createZstdDecoder, zstdDecompress, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
@@ -126,7 +127,14 @@ async function decompressAndScan(
   const indexer = new StreamIndexer(temporary, source);
   let pending: Buffer[] = [];
   let decoder: ZstdStreamDecoder | null = null;
-  const output = await open(temporary, 'wx');
+  trackTempFile(temporary);
+  let output;
+  try {
+    output = await open(temporary, 'wx');
+  } catch (error) {
+    untrackTempFile(temporary);
+    throw error;
+  }
   try {
     const input = await open(found.path, 'r');
     try {
@@ -158,10 +166,12 @@ async function decompressAndScan(
     await output.close();
     const tables = indexer.finish();
     await rename(temporary, target);
+    untrackTempFile(temporary);
     return tables;
   } catch (error) {
     await output.close().catch(() => undefined);
     await rm(temporary, { force: true });
+    untrackTempFile(temporary);
     if (error instanceof ZstdDataError) {
       if (error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: found.path });
       throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${found.file}`, { cause: error });
