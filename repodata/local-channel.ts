@@ -138,11 +138,13 @@ async function decompressAndScan(
   try {
     const input = await open(found.path, 'r');
     try {
-      // Each read's output is written and indexed (drain) before the next read is pushed.
+      // Each push's output is written and indexed (drain) before the next push, which may write
+      // over it; a read goes in the slices the decoder asks for (about 4 MB of output at most each),
+      // so a decompression bomb is never held at once.
       decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes, reuseOutput: true });
       const drain = async (): Promise<void> => {
         if (pending.length === 0) return;
-        // One write per read (the decoder's ~128 kB pieces one by one cost more than decoding).
+        // One write per push (the decoder's ~128 kB pieces one by one cost more than decoding).
         const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
         pending = [];
         await output.write(chunk);
@@ -152,8 +154,12 @@ async function decompressAndScan(
       for (;;) {
         const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
         if (bytesRead === 0) break;
-        decoder.push(buffer.subarray(0, bytesRead));
-        await drain();
+        for (let at = 0; at < bytesRead; ) {
+          const slice = buffer.subarray(at, Math.min(bytesRead, at + decoder.nextSlice));
+          decoder.push(slice);
+          at += slice.length;
+          await drain();
+        }
       }
       const finishing = decoder;
       decoder = null;

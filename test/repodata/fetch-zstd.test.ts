@@ -111,6 +111,27 @@ describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly
     expect(Buffer.concat(copies).equals(big)).toBe(true);
   });
 
+  it('with reuseOutput, every piece of one push stays as it was until the next push, however many slices it takes', async () => {
+    // A 256 kB push decodes in many slices; the native build once started each slice at its first
+    // block again, writing over the pieces of the slices before it within the same push.
+    const big = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `{"name": "p-${i % 31}", "n": ${i}}`).join(',\n'));
+    const compressed = await zstdCompress(big, 3);
+    const copies: Buffer[] = [];
+    let views: Buffer[] = [];
+    const decoder = await createZstdDecoder((chunk) => views.push(chunk), options({ reuseOutput: true }));
+    const keep = () => {
+      for (const view of views) copies.push(Buffer.from(view));
+      views = [];
+    };
+    for (let i = 0; i < compressed.length; i += 256 * 1024) {
+      decoder.push(compressed.subarray(i, i + 256 * 1024));
+      keep();
+    }
+    decoder.end();
+    keep();
+    expect(Buffer.concat(copies).equals(big)).toBe(true);
+  });
+
   it('stops a decompression bomb at the cap without expanding it whole', async () => {
     const bomb = zstdBomb(2048); // 256 MB in 8 kB
     let seen = 0;
