@@ -3,7 +3,7 @@
  * it) on a conda-forge-scale channel, from every kind of channel, cold and warm, against rattler's
  * `simpleSolve` (bench/rattler-cli.mjs, resolvo in WebAssembly) in the same run.
  *
- *   npx tsx bench/scale.ts [--rounds 3] [--only file-warm,file-cold,http-json,http-zst,http-warm,sharded]
+ *   npx tsx bench/scale.ts [--rounds 3] [--only file-warm,file-cold,http-json,http-zst,http-gzip,http-warm,sharded]
  *       [--channel DIR] [--keep]
  *
  * Request: `python=3.9 numpy pandas -p linux-64`. Each figure is the median of `--rounds` whole
@@ -21,7 +21,10 @@
  *   probes `repodata_shards.msgpack.zst`, then `repodata.json.zst`, then `repodata.json`);
  * - `zst/`: `repodata.json.zst` written by the `zstd` command (level 3) beside `repodata.json`, as a
  *   real channel serves both (the row is skipped, saying why, when `zstd` is missing);
- * - `sharded/`: the CEP 16 layout written by `test/tools/shard-channel.ts`, beside `repodata.json`.
+ * - `sharded/`: the CEP 16 layout written by `test/tools/shard-channel.ts`, beside `repodata.json`;
+ * - `gzip/`: `repodata.json.gz` written by the `gzip` command (level 6) beside `repodata.json`; a
+ *   request for `repodata.json` that accepts gzip gets it with `Content-Encoding: gzip`, as nginx's
+ *   `gzip_static` and CDNs answer (the row is skipped, saying why, when `gzip` is missing).
  * The server is `python3 -m http.server`'s handler (ThreadingHTTPServer, HTTP/1.1 keep-alive) in a
  * child process on 127.0.0.1, adding `Cache-Control: public, max-age=3600` (as conda-forge's CDN
  * sends a max-age) so a warm cache needs no request. Its request log says which files each side
@@ -32,6 +35,8 @@
  * - `file-cold`: `-c file://DIR`, empty cache (the files are in the page cache): < 3 s, 400 MB.
  * - `http-json`: HTTP, `repodata.json`, empty cache: < 3 s, 400 MB, < 0.3x rattler.
  * - `http-zst`: HTTP, `repodata.json.zst`, empty cache: < 3 s, 400 MB, < 0.3x rattler.
+ * - `http-gzip`: HTTP, `repodata.json` sent with `Content-Encoding: gzip`, empty cache; not a row of
+ *   the issue, held to the plain-JSON row's targets.
  * - `http-warm`: HTTP (`json/`), warm cache (one untimed run first): < 0.3 s, 150 MB. rattler has
  *   no persistent cache in WebAssembly, so its warm run is its cold one: the row shows its
  *   `http-json` figure.
@@ -48,7 +53,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -71,7 +76,7 @@ const WATCHED = ['python', 'numpy', 'pandas'];
 const GENERATE_ARGS = ['--noarch-records', '627000', '--noarch-names', '20000'];
 const CHILD_TIMEOUT_MS = 15 * 60 * 1000;
 
-const ROWS = ['file-warm', 'file-cold', 'http-json', 'http-zst', 'http-warm', 'sharded'] as const;
+const ROWS = ['file-warm', 'file-cold', 'http-json', 'http-zst', 'http-gzip', 'http-warm', 'sharded'] as const;
 type RowId = (typeof ROWS)[number];
 interface RowSpec {
   readonly label: string;
@@ -85,6 +90,8 @@ const ROW_SPECS: Record<RowId, RowSpec> = {
   'file-cold': { label: 'file://, first run (empty cache)', target: '< 3 s, < 400 MB', maxS: 3, maxMb: 400 },
   'http-json': { label: 'HTTP repodata.json, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
   'http-zst': { label: 'HTTP repodata.json.zst, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
+  // Not a row of the issue: plain JSON as many servers send it (nginx's gzip_static, CDNs), held to the plain row's targets.
+  'http-gzip': { label: 'HTTP repodata.json, Content-Encoding gzip, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
   'http-warm': { label: 'HTTP, warm cache', target: '< 0.3 s, < 150 MB', maxS: 0.3, maxMb: 150 },
   sharded: { label: 'sharded over HTTP (CEP 16), empty cache', target: '< 1 s', maxS: 1 },
 };
@@ -107,6 +114,7 @@ for (const id of values.only?.split(',').filter(Boolean) ?? ROWS) {
 if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` (npm run bench does)');
 const haveTime = existsSync('/usr/bin/time');
 const haveZstd = spawnSync('zstd', ['--version']).status === 0;
+const haveGzip = spawnSync('gzip', ['--version']).status === 0;
 
 // --- children ------------------------------------------------------------------------------------
 
@@ -233,7 +241,7 @@ function ensureChannel(): string {
 interface Served {
   readonly root: string;
   /** Folders under `root` that are served; `zst` is missing when zstd is. */
-  readonly forms: { json: string; zst?: string; sharded: string };
+  readonly forms: { json: string; zst?: string; gzip?: string; sharded: string };
 }
 
 /** The derived forms of `channel`, built once per channel path and source file stamp. */
@@ -283,7 +291,24 @@ function ensureServedForms(channel: string): Served {
       },
     });
   }
-  const wanted = new Set(['json', ...(only.has('sharded') ? ['sharded'] : []), ...(only.has('http-zst') ? ['zst'] : [])]);
+  if (haveGzip) {
+    steps.push({
+      name: 'gzip',
+      marker: join(root, 'gzip', '.done.json'),
+      build: () => {
+        link('gzip');
+        for (const subdir of SUBDIRS) {
+          const out = join(root, 'gzip', subdir, 'repodata.json.gz');
+          console.error(`gzip -6 ${subdir}/repodata.json ...`);
+          const fd = openSync(out, 'w');
+          const result = spawnSync('gzip', ['-6', '-c', join(channel, subdir, 'repodata.json')], { stdio: ['ignore', fd, 'inherit'] });
+          closeSync(fd);
+          if (result.status !== 0) throw new Error(`gzip failed for ${subdir} (exit ${result.status})`);
+        }
+      },
+    });
+  }
+  const wanted = new Set(['json', ...(only.has('sharded') ? ['sharded'] : []), ...(only.has('http-zst') ? ['zst'] : []), ...(only.has('http-gzip') ? ['gzip'] : [])]);
   for (const step of steps) {
     if (!wanted.has(step.name)) continue;
     if (existsSync(step.marker) && readFileSync(step.marker, 'utf8') === stamp) continue;
@@ -291,13 +316,13 @@ function ensureServedForms(channel: string): Served {
     step.build();
     writeFileSync(step.marker, stamp);
   }
-  return { root, forms: { json: 'json', zst: haveZstd ? 'zst' : undefined, sharded: 'sharded' } };
+  return { root, forms: { json: 'json', zst: haveZstd ? 'zst' : undefined, gzip: haveGzip ? 'gzip' : undefined, sharded: 'sharded' } };
 }
 
 // --- the HTTP server: python's http.server handler in a child process ----------------------------
 
 const SERVER_PY = `
-import functools, http.server, sys
+import functools, http.server, os, sys
 class Handler(http.server.SimpleHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     # Headers and body go out as separate writes: with Nagle on, each small response waits ~40 ms
@@ -306,6 +331,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header('Cache-Control', 'public, max-age=3600')
         super().end_headers()
+    def send_head(self):
+        # nginx's gzip_static: repodata.json.gz beside repodata.json goes out with Content-Encoding.
+        path = self.translate_path(self.path)
+        if path.endswith('/repodata.json') and os.path.exists(path + '.gz') and 'gzip' in self.headers.get('Accept-Encoding', ''):
+            f = open(path + '.gz', 'rb')
+            self.send_response(200)
+            self.send_header('Content-Type', 'application/json')
+            self.send_header('Content-Encoding', 'gzip')
+            self.send_header('Content-Length', str(os.fstat(f.fileno()).st_size))
+            self.end_headers()
+            return f
+        return super().send_head()
     def log_message(self, format, *args):
         sys.stderr.write((format % args) + '\\n')
         sys.stderr.flush()
@@ -431,6 +468,10 @@ if (only.has('http-json')) await coldHttpRow('http-json', served.forms.json, 'js
 if (only.has('http-zst')) {
   if (served.forms.zst) await coldHttpRow('http-zst', served.forms.zst, 'zst');
   else results.set('http-zst', { ours: newSide(), rattler: 'none', note: 'skipped: the zstd command is missing' });
+}
+if (only.has('http-gzip')) {
+  if (served.forms.gzip) await coldHttpRow('http-gzip', served.forms.gzip);
+  else results.set('http-gzip', { ours: newSide(), rattler: 'none', note: 'skipped: the gzip command is missing' });
 }
 if (only.has('http-warm')) {
   const url = `${server.url}/${served.forms.json}`;
