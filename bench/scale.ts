@@ -276,38 +276,23 @@ function ensureServedForms(channel: string): Served {
       },
     },
   ];
-  if (haveZstd) {
-    steps.push({
-      name: 'zst',
-      marker: join(root, 'zst', '.done.json'),
-      build: () => {
-        link('zst');
-        for (const subdir of SUBDIRS) {
-          const out = join(root, 'zst', subdir, 'repodata.json.zst');
-          console.error(`zstd -3 -T0 ${subdir}/repodata.json ...`);
-          const result = spawnSync('zstd', ['-q', '-f', '-3', '-T0', join(channel, subdir, 'repodata.json'), '-o', out], { stdio: ['ignore', 'ignore', 'inherit'] });
-          if (result.status !== 0) throw new Error(`zstd failed for ${subdir} (exit ${result.status})`);
-        }
-      },
-    });
-  }
-  if (haveGzip) {
-    steps.push({
-      name: 'gzip',
-      marker: join(root, 'gzip', '.done.json'),
-      build: () => {
-        link('gzip');
-        for (const subdir of SUBDIRS) {
-          const out = join(root, 'gzip', subdir, 'repodata.json.gz');
-          console.error(`gzip -6 ${subdir}/repodata.json ...`);
-          const fd = openSync(out, 'w');
-          const result = spawnSync('gzip', ['-6', '-c', join(channel, subdir, 'repodata.json')], { stdio: ['ignore', fd, 'inherit'] });
-          closeSync(fd);
-          if (result.status !== 0) throw new Error(`gzip failed for ${subdir} (exit ${result.status})`);
-        }
-      },
-    });
-  }
+  /** A folder serving `repodata.json.EXT` (written by `command flags -c`) beside `repodata.json`. */
+  const compressed = (name: string, extension: string, command: string, flags: string[]) => ({
+    name,
+    marker: join(root, name, '.done.json'),
+    build: () => {
+      link(name);
+      for (const subdir of SUBDIRS) {
+        console.error(`${command} ${flags.join(' ')} ${subdir}/repodata.json ...`);
+        const fd = openSync(join(root, name, subdir, `repodata.json.${extension}`), 'w');
+        const result = spawnSync(command, [...flags, '-c', join(channel, subdir, 'repodata.json')], { stdio: ['ignore', fd, 'inherit'] });
+        closeSync(fd);
+        if (result.status !== 0) throw new Error(`${command} failed for ${subdir} (exit ${result.status})`);
+      }
+    },
+  });
+  if (haveZstd) steps.push(compressed('zst', 'zst', 'zstd', ['-q', '-3', '-T0']));
+  if (haveGzip) steps.push(compressed('gzip', 'gz', 'gzip', ['-6']));
   const wanted = new Set(['json', ...(only.has('sharded') ? ['sharded'] : []), ...(only.has('http-zst') ? ['zst'] : []), ...(only.has('http-gzip') ? ['gzip'] : [])]);
   for (const step of steps) {
     if (!wanted.has(step.name)) continue;
