@@ -5,12 +5,14 @@
  */
 import { EXIT_USAGE, writeError, type CliIO } from './io.js';
 import { TOOL_VERSION } from '../version.js';
-import { removeTempFilesOnSignal } from './signal-cleanup.js';
+import { removeTempFilesAtExit, removeTempFilesOnSignal } from './signal-cleanup.js';
 import { USAGE } from './usage.js';
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
-  // Every command but the services (which shut down on their own) may be stopped mid-download.
+  // Every command but the services (which shut down on their own) may be stopped mid-download;
+  // `serve` takes the signal cleanup while it starts (serve-command.ts).
+  removeTempFilesAtExit();
   if (first !== 'serve' && first !== 'worker') removeTempFilesOnSignal();
   switch (first) {
     case '--version':

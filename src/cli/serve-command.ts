@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, type ServeFlags } from '../http/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
 import { parseCommandArgs } from './args.js';
 import { SERVE_OPTIONS } from './command-table.js';
+import { removeTempFilesOnSignal } from './signal-cleanup.js';
 
 export const SERVE_USAGE = `usage: conda-resolve serve [--host HOST] [--port PORT] [--allow-channel CHANNEL]...
                            [--allow-local-channels] [--cache-dir DIR] [--prewarm CHANNEL/PLATFORM]...
@@ -101,10 +102,15 @@ export async function serveCommand(argv: readonly string[], io: CliIO): Promise<
 
   // Loaded here, not at the top: `conda-resolve --help` should not pay for fastify and pino.
   const { startServer } = await import('../http/server.js');
+  // Until the server listens (and its own graceful shutdown takes the signals), a stop signal ends
+  // a --prewarm download at once, removing its temp files.
+  const stopSignalCleanup = removeTempFilesOnSignal();
   let server;
   try {
     server = await startServer(config, { env: io.env, cwd: io.cwd, logStream: io.stderr, handleSignals: true });
+    stopSignalCleanup();
   } catch (error) {
+    stopSignalCleanup();
     // The port can still be taken between the check and the server's own listen.
     const problem = listenProblem(error, address);
     writeError(io, problem ? problem.message : `cannot start the server: ${startFailure(error)}`);

@@ -1,7 +1,9 @@
 /**
  * Ctrl-C during a cold download: the CLI ends as the signal says (status 130 for SIGINT, 143 for
  * SIGTERM) and leaves no temp file in the cache folder. It used to leave the partial download (up
- * to hundreds of megabytes at conda-forge scale) until a later run's cleanup, an hour on.
+ * to hundreds of megabytes at conda-forge scale) until a later run's cleanup, an hour on. The same
+ * for `serve` stopped while its --prewarm downloads (once it listens, it shuts down gracefully:
+ * test/http/shutdown.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -25,15 +27,21 @@ function tempFiles(cacheDir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.tmp')) : [];
 }
 
+// `trickle` sends its repodata.json a byte a second (linux-64 and noarch alike): the downloads
+// are in flight until stopped.
+const COMMANDS = {
+  resolve: () => ['-c', `${server.base}/trickle`, '-p', 'linux-64', 'python', '--timeout', '60'],
+  'serve --prewarm': () => ['serve', '--port', '0', '--prewarm', `${server.base}/trickle/linux-64`, '--allow-channel', `${server.base}/trickle`],
+};
+
 describe.each([
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const)('%s during a download', (signal, status) => {
+  ['resolve', 'SIGINT', 130],
+  ['resolve', 'SIGTERM', 143],
+  ['serve --prewarm', 'SIGTERM', 143],
+] as const)('%s stopped by %s during a download', (command, signal, status) => {
   it(`ends the process by the signal (status ${status}) and removes the downloads' temp files`, async () => {
     const cacheDir = tempDir('cr-cache-');
-    // `trickle` sends its repodata.json a byte a second (linux-64 and noarch alike): the downloads
-    // are in flight until stopped.
-    const child = spawn(process.execPath, [CLI, '-c', `${server.base}/trickle`, '-p', 'linux-64', 'python', '--timeout', '60'], {
+    const child = spawn(process.execPath, [CLI, ...COMMANDS[command]()], {
       env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: cacheDir },
       stdio: 'ignore',
     });
