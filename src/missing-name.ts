@@ -1,6 +1,6 @@
 /**
  * What to tell a user whose package no channel has: the closest names the channels searched do
- * have (`did you mean python?`), the other platforms that have it, the channels not requested
+ * have (`did you mean python?`, only when the name is found nowhere else), the other platforms that have it, the channels not requested
  * that have it, a `channel::name` whose channel is not among the request's, and which channels and
  * subdirs were searched. Only read on the
  * failure path, from indexes the store has already loaded (other platforms: those of the request,
@@ -60,11 +60,11 @@ export async function missingNameHint(input: HintInput): Promise<string> {
       return parts.join(' ');
     }
   }
+  let close: string[] = [];
   if (spec !== undefined && !spec.channel) {
     const names = new Set<string>();
     for (const index of input.searched) for (const n of index.names()) names.add(n);
-    const close = closestNames(name, names);
-    if (close.length > 0) parts.push(`Did you mean ${close.join(' or ')}?`);
+    close = closestNames(name, names);
   }
   const others = request.platforms.filter((p) => p !== platform);
   if (request.channels.every((c) => c.kind === 'file')) for (const p of COMMON_PLATFORMS) if (p !== platform && !others.includes(p)) others.push(p);
@@ -77,7 +77,6 @@ export async function missingNameHint(input: HintInput): Promise<string> {
       // A platform that cannot be loaded says nothing either way.
     }
   }
-  if (having.length > 0) parts.push(`${name} exists for ${having.join(', ')}.`);
   const elsewhere: string[] = [];
   for (const channel of input.unrequested ?? []) {
     if (request.channels.some((c) => c.baseUrl === channel.baseUrl) || input.loadChannel === undefined) continue;
@@ -87,6 +86,9 @@ export async function missingNameHint(input: HintInput): Promise<string> {
       // A channel that cannot be loaded says nothing either way.
     }
   }
+  // A name found on another platform or channel is spelled right: no other names are offered.
+  if (close.length > 0 && having.length === 0 && elsewhere.length === 0) parts.push(`Did you mean ${close.join(' or ')}?`);
+  if (having.length > 0) parts.push(`${name} exists for ${having.join(', ')}.`);
   if (elsewhere.length > 0) parts.push(`${name} is in ${elsewhere.join(', ')}, which ${elsewhere.length === 1 ? 'was' : 'were'} not requested: add -c ${elsewhere[0]}.`);
   const channels = request.channels.map((c) => c.name).join(', ');
   parts.push(`Channels searched: ${channels} (${platform} and noarch).`);

@@ -36,6 +36,19 @@ function emptyChannel(): string {
   return dir;
 }
 
+/** A local channel whose subdirs hold one package (version 1.0) of each name given. */
+function tempChannel(names: Record<string, string[]>): string {
+  const dir = join(tempDir('cr-names-'), 'names');
+  for (const [subdir, list] of Object.entries(names)) {
+    mkdirSync(join(dir, subdir), { recursive: true });
+    const packages = Object.fromEntries(
+      list.map((name) => [`${name}-1.0-0.tar.bz2`, { name, version: '1.0', build: '0', build_number: 0, depends: [], subdir, ...(subdir === 'noarch' ? { noarch: 'generic' } : {}) }]),
+    );
+    writeFileSync(join(dir, subdir, 'repodata.json'), JSON.stringify({ info: { subdir }, packages, 'packages.conda': {} }));
+  }
+  return dir;
+}
+
 describe('closestNames', () => {
   it('finds names within a small edit distance, closest first', () => {
     expect(closestNames('pyhton', ['python', 'pytest', 'cython', 'numpy'])).toEqual(['python']);
@@ -59,6 +72,18 @@ describe('a name no channel has', () => {
     const run = await runCli(['-c', DEMO, '-p', 'osx-arm64', '-q', 'linux-only-tool'], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('linux-only-tool exists for linux-64');
+  });
+
+  it('offers no other names when the name exists for another platform', async () => {
+    // tool-x is on linux-64 only; on osx-arm64 the channel has tool-y, one letter away.
+    const channel = tempChannel({ 'linux-64': ['tool-x'], noarch: ['tool-y'], 'osx-arm64': [] });
+    const run = await runCli(['-c', channel, '-p', 'osx-arm64', '-q', 'tool-x'], { env: env() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('tool-x exists for linux-64.');
+    expect(run.stderr).not.toContain('Did you mean');
+    // The same name on linux-64 misspelled is offered the close one.
+    const typo = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'tool-z'], { env: env() });
+    expect(typo.stderr).toMatch(/Did you mean tool-[xy] or tool-[xy]\?/);
   });
 
   it('says which configured channel left out by --override-channels has it', async () => {
