@@ -1,6 +1,7 @@
 /**
  * What to tell a user whose package no channel has: the closest names the channels searched do
- * have (`did you mean python?`, only when the name is found nowhere else), the other platforms that have it, the channels not requested
+ * have (`did you mean python?`, only when the name is found nowhere else), that no channel has any
+ * package for the platform (a private channel built for other platforms), the other platforms that have it, the channels not requested
  * that have it, a `channel::name` whose channel is not among the request's, and which channels and
  * subdirs were searched. Only read on the
  * failure path, from indexes the store has already loaded (other platforms: those of the request,
@@ -60,8 +61,11 @@ export async function missingNameHint(input: HintInput): Promise<string> {
       return parts.join(' ');
     }
   }
+  // Every channel's platform subdir empty or missing: the platform, not the name, is the problem.
+  const platformIndexes = input.searched.filter((index) => index.subdir === platform);
+  const noPlatformPackages = platformIndexes.length > 0 && platformIndexes.every(hasNoNames);
   let close: string[] = [];
-  if (spec !== undefined && !spec.channel) {
+  if (spec !== undefined && !spec.channel && !noPlatformPackages) {
     const names = new Set<string>();
     for (const index of input.searched) for (const n of index.names()) names.add(n);
     close = closestNames(name, names);
@@ -90,7 +94,13 @@ export async function missingNameHint(input: HintInput): Promise<string> {
   if (close.length > 0 && having.length === 0 && elsewhere.length === 0) parts.push(`Did you mean ${close.join(' or ')}?`);
   if (having.length > 0) parts.push(`${name} exists for ${having.join(', ')}.`);
   if (elsewhere.length > 0) parts.push(`${name} is in ${elsewhere.join(', ')}, which ${elsewhere.length === 1 ? 'was' : 'were'} not requested: add -c ${elsewhere[0]}.`);
+  if (noPlatformPackages) parts.push(`No channel searched has any ${platform} package, only noarch ones.`);
   const channels = request.channels.map((c) => c.name).join(', ');
   parts.push(`Channels searched: ${channels} (${platform} and noarch).`);
   return parts.join(' ');
+}
+
+function hasNoNames(index: SubdirIndex): boolean {
+  for (const _name of index.names()) return false;
+  return true;
 }

@@ -86,6 +86,15 @@ describe('a name no channel has', () => {
     expect(typo.stderr).toMatch(/Did you mean tool-[xy] or tool-[xy]\?/);
   });
 
+  it('says when no channel has any package for the platform, and offers no other names', async () => {
+    // A channel built for linux-64 only (osx-arm64 missing); noarch has tool-y, one letter away.
+    const channel = tempChannel({ 'linux-64': ['tool-x'], noarch: ['tool-y'] });
+    const run = await runCli(['-c', channel, '-p', 'osx-arm64', '-q', 'tool-z'], { env: env() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No channel searched has any osx-arm64 package, only noarch ones.');
+    expect(run.stderr).not.toContain('Did you mean');
+  });
+
   it('says which configured channel left out by --override-channels has it', async () => {
     const run = await runCli(['--override-channels', '-c', emptyChannel(), '-p', 'linux-64', '-q', 'python'], {
       env: env(`channels: [demo]\nchannel_alias: ${server.url}\n`),
