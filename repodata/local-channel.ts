@@ -128,61 +128,57 @@ async function decompressAndScan(
   let pending: Buffer[] = [];
   let decoder: ZstdStreamDecoder | null = null;
   trackTempFile(temporary);
-  let output;
   try {
-    output = await open(temporary, 'wx');
-  } catch (error) {
-    untrackTempFile(temporary);
-    throw error;
-  }
-  try {
-    const input = await open(found.path, 'r');
+    const output = await open(temporary, 'wx');
     try {
-      // Each push's output is written and indexed (drain) before the next push, which may write
-      // over it; a read goes in the slices the decoder asks for (about 4 MB of output at most each),
-      // so a decompression bomb is never held at once.
-      decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes, reuseOutput: true });
-      const drain = async (): Promise<void> => {
-        if (pending.length === 0) return;
-        // One write per push (the decoder's ~128 kB pieces one by one cost more than decoding).
-        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-        pending = [];
-        await output.write(chunk);
-        indexer.push(chunk);
-      };
-      const buffer = new Uint8Array(ZST_READ_CHUNK);
-      for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        for (let at = 0; at < bytesRead; ) {
-          const slice = buffer.subarray(at, Math.min(bytesRead, at + decoder.nextSlice));
-          decoder.push(slice);
-          at += slice.length;
-          await drain();
+      const input = await open(found.path, 'r');
+      try {
+        // Each push's output is written and indexed (drain) before the next push, which may write
+        // over it; a read goes in the slices the decoder asks for (about 4 MB of output at most each),
+        // so a decompression bomb is never held at once.
+        decoder = await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: maxBytes, reuseOutput: true });
+        const drain = async (): Promise<void> => {
+          if (pending.length === 0) return;
+          // One write per push (the decoder's ~128 kB pieces one by one cost more than decoding).
+          const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+          pending = [];
+          await output.write(chunk);
+          indexer.push(chunk);
+        };
+        const buffer = new Uint8Array(ZST_READ_CHUNK);
+        for (;;) {
+          const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
+          if (bytesRead === 0) break;
+          for (let at = 0; at < bytesRead; ) {
+            const slice = buffer.subarray(at, Math.min(bytesRead, at + decoder.nextSlice));
+            decoder.push(slice);
+            at += slice.length;
+            await drain();
+          }
         }
+        const finishing = decoder;
+        decoder = null;
+        finishing.end();
+        await drain();
+      } finally {
+        decoder?.dispose();
+        await input.close();
       }
-      const finishing = decoder;
-      decoder = null;
-      finishing.end();
-      await drain();
-    } finally {
-      decoder?.dispose();
-      await input.close();
+      await output.close();
+      const tables = indexer.finish();
+      await rename(temporary, target);
+      return tables;
+    } catch (error) {
+      await output.close().catch(() => undefined);
+      await rm(temporary, { force: true });
+      if (error instanceof ZstdDataError) {
+        if (error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: found.path });
+        throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${found.file}`, { cause: error });
+      }
+      throw error;
     }
-    await output.close();
-    const tables = indexer.finish();
-    await rename(temporary, target);
+  } finally {
     untrackTempFile(temporary);
-    return tables;
-  } catch (error) {
-    await output.close().catch(() => undefined);
-    await rm(temporary, { force: true });
-    untrackTempFile(temporary);
-    if (error instanceof ZstdDataError) {
-      if (error.tooLarge) throw new RepodataTooLargeError(channel.name, subdir, maxBytes, { url: found.path });
-      throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${found.file}`, { cause: error });
-    }
-    throw error;
   }
 }
 

@@ -64,12 +64,6 @@ export async function missingNameHint(input: HintInput): Promise<string> {
   // Every channel's platform subdir empty or missing: the platform, not the name, is the problem.
   const platformIndexes = input.searched.filter((index) => index.subdir === platform);
   const noPlatformPackages = platformIndexes.length > 0 && platformIndexes.every(hasNoNames);
-  let close: string[] = [];
-  if (spec !== undefined && !spec.channel && !noPlatformPackages) {
-    const names = new Set<string>();
-    for (const index of input.searched) for (const n of index.names()) names.add(n);
-    close = closestNames(name, names);
-  }
   const others = request.platforms.filter((p) => p !== platform);
   if (request.channels.every((c) => c.kind === 'file')) for (const p of COMMON_PLATFORMS) if (p !== platform && !others.includes(p)) others.push(p);
   const having: string[] = [];
@@ -91,7 +85,12 @@ export async function missingNameHint(input: HintInput): Promise<string> {
     }
   }
   // A name found on another platform or channel is spelled right: no other names are offered.
-  if (close.length > 0 && having.length === 0 && elsewhere.length === 0) parts.push(`Did you mean ${close.join(' or ')}?`);
+  if (spec !== undefined && !spec.channel && !noPlatformPackages && having.length === 0 && elsewhere.length === 0) {
+    const names = new Set<string>();
+    for (const index of input.searched) for (const n of index.names()) names.add(n);
+    const close = closestNames(name, names);
+    if (close.length > 0) parts.push(`Did you mean ${close.join(' or ')}?`);
+  }
   if (having.length > 0) parts.push(`${name} exists for ${having.join(', ')}.`);
   if (elsewhere.length > 0) parts.push(`${name} is in ${elsewhere.join(', ')}, which ${elsewhere.length === 1 ? 'was' : 'were'} not requested: add -c ${elsewhere[0]}.`);
   if (noPlatformPackages) parts.push(`No channel searched has any ${platform} package, only noarch ones.`);
