@@ -10,20 +10,20 @@
  *    two documents (the other subdir answers 404), timed as a pair. This is the best any split of
  *    the work over two threads could do, less one process start.
  *
- *   node bench/headroom.mjs [--rounds 3] [--env NAME=VALUE]...
+ *   npx tsx bench/headroom.ts [--rounds 3] [--env NAME=VALUE]...
  *
  * Needs the scale channel's served forms (run `npx tsx bench/scale.ts --only http-json` once) and
  * a built dist/. `--env` sets a variable for every CLI process (a debug switch, say). The server is
- * the scale bench's: python's http.server on 127.0.0.1, rounds interleaved.
+ * the scale bench's (bench/python-server.ts); rounds are interleaved.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import console from 'node:console';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median } from './measure.js';
+import { startPythonServer } from './python-server.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -46,16 +46,15 @@ for (const subdir of ['linux-64', 'noarch']) {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'cr-headroom-'));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const fmt = (x) => x.toFixed(2);
+const fmt = (x: number) => x.toFixed(2);
 
 /** One whole process; resolves to its wall seconds (and exit status). */
-function timed(argv, env = {}) {
+function timed(argv: string[], env: Record<string, string> = {}): Promise<{ s: number; status: number | null; stderr: string }> {
   const started = process.hrtime.bigint();
   return new Promise((done) => {
     const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('close', (status) => done({ s: Number(process.hrtime.bigint() - started) / 1e9, status, stderr }));
   });
 }
@@ -63,14 +62,19 @@ function timed(argv, env = {}) {
 // --- 1. the machine ------------------------------------------------------------------------------
 const COPY = `const a=Buffer.alloc(256<<20,1),b=Buffer.alloc(256<<20);const t=process.hrtime.bigint();for(let i=0;i<8;i++)a.copy(b);process.stdout.write(String(2/(Number(process.hrtime.bigint()-t)/1e9)))`;
 const SPIN = `let x=0;const t=process.hrtime.bigint();for(let i=0;i<3e8;i++)x=(x*31+i)|0;process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e9+(x&0)))`;
-const once = (code) => Number(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout);
-const twice = (code) =>
-  Promise.all([0, 1].map(() => new Promise((done) => {
-    const child = spawn(process.execPath, ['-e', code]);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('close', () => done(Number(out)));
-  })));
+const once = (code: string) => Number(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout);
+const twice = (code: string) =>
+  Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise<number>((done) => {
+          const child = spawn(process.execPath, ['-e', code]);
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d));
+          child.on('close', () => done(Number(out)));
+        }),
+    ),
+  );
 const copyOne = once(COPY);
 const copyTwo = await twice(COPY);
 const spinOne = once(SPIN);
@@ -78,34 +82,18 @@ const spinTwo = await twice(SPIN);
 console.log(`machine: memory copy ${fmt(copyOne)} GB/s in one process, ${copyTwo.map(fmt).join(' + ')} GB/s in two at once; a compute loop ${fmt(spinOne)} s alone, ${spinTwo.map(fmt).join(' / ')} s each in two at once`);
 
 // --- 2 and 3. the row whole, and split in two ----------------------------------------------------
-const SERVER_PY = `
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    disable_nagle_algorithm = True
-    def end_headers(self):
-        self.send_header('Cache-Control', 'public, max-age=3600')
-        super().end_headers()
-    def log_message(self, format, *args):
-        pass
-server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Handler, directory=sys.argv[1]))
-print(server.server_address[1], flush=True)
-server.serve_forever()
-`;
-const server = spawn('python3', ['-c', SERVER_PY, root], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise((done) => server.stdout.once('data', (d) => done(Number(String(d).trim()))));
-const base = `http://127.0.0.1:${port}`;
+const server = await startPythonServer(root);
 
-function cli(form, cpuOut) {
-  const env = { ...extraEnv, CONDA_RESOLVE_CACHE_DIR: mkdtempSync(join(scratch, 'cache-')), ...(cpuOut ? { CR_BENCH_CPU_OUT: cpuOut } : {}) };
-  return timed(['--import', PRELOAD, CLI, 'resolve', '-c', `${base}/${form}`, '-p', 'linux-64', '-q', ...SPECS], env);
+function cli(form: string, cpuOut?: string) {
+  const env: Record<string, string> = { ...extraEnv, CONDA_RESOLVE_CACHE_DIR: mkdtempSync(join(scratch, 'cache-')), ...(cpuOut ? { CR_BENCH_CPU_OUT: cpuOut } : {}) };
+  return timed(['--import', PRELOAD, CLI, 'resolve', '-c', `${server.url}/${form}`, '-p', 'linux-64', '-q', ...SPECS], env);
 }
 
-const whole = [];
-const pair = [];
-const mainCpu = [];
-const mainKernel = [];
-const processCpu = [];
+const whole: number[] = [];
+const pair: number[] = [];
+const mainCpu: number[] = [];
+const mainKernel: number[] = [];
+const processCpu: number[] = [];
 try {
   for (let round = 0; round < rounds; round++) {
     const cpuOut = join(scratch, `cpu-${round}.json`);
@@ -113,7 +101,7 @@ try {
     if (one.status !== 0) throw new Error(`the CLI failed:\n${one.stderr}`);
     whole.push(one.s);
     if (existsSync(cpuOut)) {
-      const cpu = JSON.parse(readFileSync(cpuOut, 'utf8'));
+      const cpu = JSON.parse(readFileSync(cpuOut, 'utf8')) as Record<'main' | 'process', { user: number; system: number }>;
       mainCpu.push(cpu.main.user + cpu.main.system);
       mainKernel.push(cpu.main.system);
       processCpu.push(cpu.process.user + cpu.process.system);
@@ -122,10 +110,10 @@ try {
     // The one-document runs solve nothing (python is in neither half alone): only their time counts.
     await Promise.all([cli('only-linux-64'), cli('only-noarch')]);
     pair.push(Number(process.hrtime.bigint() - started) / 1e9);
-    console.log(`round ${round + 1}: one process ${fmt(one.s)} s, two processes at once ${fmt(pair.at(-1))} s`);
+    console.log(`round ${round + 1}: one process ${fmt(one.s)} s, two processes at once ${fmt(pair.at(-1)!)} s`);
   }
 } finally {
-  server.kill();
+  server.close();
   rmSync(scratch, { recursive: true, force: true });
 }
 console.log(`\n| cold HTTP repodata.json, empty cache (${rounds} rounds, medians${values.env.length ? `, ${values.env.join(' ')}` : ''}) | s |`);

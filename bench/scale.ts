@@ -51,15 +51,15 @@
  *
  * `--keep` keeps the temporary cache folders (printed) instead of deleting them.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median } from './measure.js';
+import { startPythonServer, type PythonServer } from './python-server.js';
 import { zstdBuild } from '../repodata/zstd.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -302,58 +302,6 @@ function ensureServedForms(channel: string): Served {
     writeFileSync(step.marker, stamp);
   }
   return { root, forms: { json: 'json', zst: haveZstd ? 'zst' : undefined, gzip: haveGzip ? 'gzip' : undefined, sharded: 'sharded' } };
-}
-
-// --- the HTTP server: python's http.server handler in a child process ----------------------------
-
-const SERVER_PY = `
-import functools, http.server, os, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    # Headers and body go out as separate writes: with Nagle on, each small response waits ~40 ms
-    # for the client's delayed ACK, which would dominate a walk over many small shards (both sides).
-    disable_nagle_algorithm = True
-    def end_headers(self):
-        self.send_header('Cache-Control', 'public, max-age=3600')
-        super().end_headers()
-    def send_head(self):
-        # nginx's gzip_static: repodata.json.gz beside repodata.json goes out with Content-Encoding.
-        path = self.translate_path(self.path)
-        if path.endswith('/repodata.json') and os.path.exists(path + '.gz') and 'gzip' in self.headers.get('Accept-Encoding', ''):
-            f = open(path + '.gz', 'rb')
-            self.send_response(200)
-            self.send_header('Content-Type', 'application/json')
-            self.send_header('Content-Encoding', 'gzip')
-            self.send_header('Content-Length', str(os.fstat(f.fileno()).st_size))
-            self.end_headers()
-            return f
-        return super().send_head()
-    def log_message(self, format, *args):
-        sys.stderr.write((format % args) + '\\n')
-        sys.stderr.flush()
-server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Handler, directory=sys.argv[1]))
-print(server.server_address[1], flush=True)
-server.serve_forever()
-`;
-
-interface PythonServer {
-  readonly url: string;
-  /** Request lines logged so far: `"GET /path HTTP/1.1" 200 -`. */
-  readonly log: string[];
-  close(): void;
-}
-
-async function startPythonServer(root: string): Promise<PythonServer> {
-  const proc: ChildProcess = spawn('python3', ['-c', SERVER_PY, root], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const log: string[] = [];
-  createInterface({ input: proc.stderr! }).on('line', (line) => log.push(line));
-  const port = await new Promise<number>((done, fail) => {
-    proc.once('error', fail);
-    proc.once('exit', (code) => fail(new Error(`python3 http.server exited (${code}): ${log.join('\n')}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => done(Number(line)));
-  });
-  proc.removeAllListeners('exit');
-  return { url: `http://127.0.0.1:${port}`, log, close: () => proc.kill() };
 }
 
 /** What a run asked the server for, grouped: `repodata.json.zst 200 x2, shards 200 x57`. */

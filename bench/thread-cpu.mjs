@@ -1,4 +1,4 @@
-// Preloaded into a CLI process by bench/headroom.mjs (`node --import ./bench/thread-cpu.mjs ...`):
+// Preloaded into a CLI process by bench/headroom.ts (`node --import ./bench/thread-cpu.mjs ...`):
 // at exit, writes the CPU seconds of the main thread (the one that receives and scans) and of the
 // whole process, from /proc, as one JSON line to the file named by CR_BENCH_CPU_OUT. Linux only.
 import { readFileSync, writeFileSync } from 'node:fs';
