@@ -13,7 +13,7 @@
  * `RepodataUrlRefusedError` (the policy said no). An abort rejects with the signal's reason.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Readable, type Transform } from 'node:stream';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
@@ -335,8 +335,10 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
       throw new RepodataFetchError(context.channel, context.subdir, `the server used an unsupported content encoding "${encoding}"`, { url: response.url });
     }
     // zlib emits pieces of `HTTP_DECODED_PIECE` and waits for each to be read: a gzip bomb never
-    // expands at once.
-    source = Readable.from(wire()).pipe(httpDecoder);
+    // expands at once. `pipeline`, not `pipe`: a connection cut mid-body reaches the loop below
+    // through the decoder (with `pipe` it was an unhandled 'error' event that ended the process).
+    pipeline(Readable.from(wire()), httpDecoder, () => undefined);
+    source = httpDecoder;
   }
 
   // What our own code threw (the decoder, the consumer), as against the connection: a bug there

@@ -33,11 +33,17 @@ beforeAll(async () => {
   generateChannel({ out: join(work.path, 'channel'), records: 8_000, names: 400, noarchRecords: 200, noarchNames: 20, seed: 11 });
   plain = readFileSync(join(work.path, 'channel', 'linux-64', 'repodata.json'));
   const encoded = Object.fromEntries(Object.entries(ENCODE).map(([name, encode]) => [name, encode(plain)])) as Record<Encoding, Buffer>;
-  // /<encoding>/linux-64/repodata.json: that encoding; /plain/...: none; noarch answers 404.
+  // /<encoding>/linux-64/repodata.json: that encoding; /plain/...: none; /cut/...: half of the gzip
+  // body, then the connection is dropped; noarch answers 404.
   server = createServer((req, res) => {
     const [, form, subdir, file] = (req.url ?? '/').split('?')[0]!.split('/');
     if (subdir !== 'linux-64' || file !== 'repodata.json') return void res.writeHead(404).end();
     if (form === 'plain') return void res.writeHead(200, { 'content-length': plain.length }).end(plain);
+    if (form === 'cut') {
+      res.writeHead(200, { 'content-length': encoded.gzip.length, 'content-encoding': 'gzip', 'content-type': 'application/json' });
+      res.write(encoded.gzip.subarray(0, encoded.gzip.length >> 1), () => res.destroy());
+      return;
+    }
     const body = encoded[form as Encoding];
     if (!body) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-length': body.length, 'content-encoding': form!, 'content-type': 'application/json' }).end(body);
@@ -67,6 +73,19 @@ async function load(form: string): Promise<{ records: Map<string, string[]>; cac
 }
 
 describe('a repodata.json with HTTP compression', () => {
+  it('cut off mid-body is an error naming the connection, not a crash, and leaves no temp file', async () => {
+    // With `pipe` between the body and the decoder, the socket's error was an unhandled 'error'
+    // event: the process ended with a stack trace.
+    const cacheDir = join(work.path, 'cache-cut');
+    const store = new RepodataStore({ cacheDir, indexBytes: 'positional' });
+    try {
+      await expect(store.prepare([parseChannel(`${base}/cut`)], ['linux-64'], [])).rejects.toThrow(/linux-64: the connection closed after \d+ bytes/);
+    } finally {
+      await store.close();
+    }
+    expect(readdirSync(join(cacheDir, 'repodata')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it.each(['gzip', 'br', 'deflate'] as const)('%s: the same records as the plain file, and the plain bytes in the cache', async (encoding) => {
     expect(plain.length).toBeGreaterThan(3 << 20);
     const expected = await load('plain');
