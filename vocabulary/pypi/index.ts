@@ -35,3 +35,18 @@ export {
   type PrereleaseOptions,
   type PypiVersionLike,
 } from './specifier.js';
+export {
+  PypiMarker,
+  InvalidPypiMarkerError,
+  parseMarker,
+  tryParseMarker,
+  evaluateMarker,
+  MARKER_VARIABLES,
+  type MarkerNode,
+  type MarkerOperand,
+  type MarkerOperator,
+  type MarkerVariable,
+  type MarkerEnvironment,
+  type MarkerEvaluationOptions,
+} from './markers.js';
+export { PypiRequirement, InvalidPypiRequirementError, parseRequirement, tryParseRequirement } from './requirement.js';
