@@ -50,3 +50,10 @@ export {
   type MarkerEvaluationOptions,
 } from './markers.js';
 export { PypiRequirement, InvalidPypiRequirementError, parseRequirement, tryParseRequirement } from './requirement.js';
+export {
+  markerEnvironment,
+  pythonInterpreter,
+  type MarkerEnvironmentTarget,
+  type PythonInterpreter,
+  type RecordLike,
+} from './marker-environment.js';
