@@ -329,9 +329,11 @@ function compare(node: Extract<MarkerNode, { kind: 'compare' }>, context: Contex
   }
 }
 
+/** Every comparison is evaluated, none skipped (as packaging does), so an undefined one always fails. */
 function evaluateNode(node: MarkerNode, context: Context): boolean {
   if (node.kind === 'compare') return compare(node, context);
-  return node.kind === 'and' ? node.items.every((item) => evaluateNode(item, context)) : node.items.some((item) => evaluateNode(item, context));
+  const results = node.items.map((item) => evaluateNode(item, context));
+  return node.kind === 'and' ? results.every(Boolean) : results.some(Boolean);
 }
 
 /**

@@ -122,6 +122,12 @@ describe('PEP 508 markers: evaluation', () => {
     expect(() => evaluateMarker('os_name == "posix"', {} as MarkerEnvironment)).toThrow('the environment has no os_name');
   });
 
+  it('evaluates every comparison, as packaging does: an undefined one fails even where the answer is known', () => {
+    // Found by the packaging oracle: we stopped at the first false of an `and`, packaging does not.
+    expect(() => holds('os_name == "nt" and os_name ~= "posix"')).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }));
+    expect(() => holds('os_name == "posix" or os_name === "posix"')).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }));
+  });
+
   it('evaluates extra once per extra asked for, "" without one', () => {
     expect(holds('extra == "socks"')).toBe(false);
     expect(holds('extra == "socks"', {}, ['security', 'SOCKS'])).toBe(true);
