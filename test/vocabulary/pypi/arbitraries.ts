@@ -109,3 +109,23 @@ export const markerEnvironmentValues = fc.record({
   ...Object.fromEntries(MARKER_ENV_VARIABLES.map((name) => [name, fc.constantFrom(...MARKER_VALUE_POOL.filter((v) => v !== '' || name === 'platform_release'))])),
   extra: fc.constantFrom('', 'test', 'docs-extra'),
 }) as fc.Arbitrary<Record<(typeof MARKER_ENV_VARIABLES)[number] | 'extra', string>>;
+
+const anchorVersion = pypiVersionString.map((text) => text.trim()).filter((text) => /^[0-9vV]/.test(text));
+
+/** A PEP 508 requirement: names, extras, specifiers (in parentheses or not) or a URL, a marker; sometimes broken. */
+export const requirementString = fc
+  .tuple(
+    fc.constantFrom('requests', 'Typing_Extensions', 'zope.interface', 'a', 'pkg-1', 'café', '-bad', 'x_'),
+    fc.option(fc.array(fc.constantFrom('socks', 'Security', 'test_utils', 'a.b', ''), { maxLength: 3 }).map((e) => `[${e.join(', ')}]`), { freq: 3 }),
+    fc.oneof(
+      fc.constant(''),
+      fc.array(fc.tuple(fc.constantFrom('==', '!=', '>=', '<', '~=', '===', '>', '<='), anchorVersion).map(([op, v]) => `${op}${v}`), { minLength: 1, maxLength: 3 }).chain((specs) =>
+        fc.constantFrom(specs.join(','), ` (${specs.join(', ')})`, ` ${specs.join(' , ')}`),
+      ),
+      fc.constantFrom(' @ https://example.com/pkg-1.0.tar.gz', '@ file:///tmp/x.whl', ' @ git+https://github.com/a/b.git@v1.0'),
+    ),
+    fc.option(markerString.map((m) => `; ${m}`), { freq: 3 }),
+    // No trailing line break: packaging 26.2 accepts one, later versions (and we) refuse it.
+    fc.constantFrom('', '', ' ', '\t', ';', ' #'),
+  )
+  .map(([name, extras, spec, marker, tail]) => `${name}${extras ?? ''}${spec}${spec.includes('@') && marker ? ' ' : ''}${marker ?? ''}${tail}`);
