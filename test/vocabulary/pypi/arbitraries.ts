@@ -4,6 +4,7 @@
  * sets over them; markers over every PEP 508 variable and operator.
  */
 import fc from 'fast-check';
+import { MARKER_VARIABLES, type MarkerVariable } from '../../../vocabulary/pypi/markers.js';
 
 const sep = fc.constantFrom('', '', '.', '-', '_');
 export const pypiNumber = fc.oneof(
@@ -63,19 +64,10 @@ export function specifierFor(version: { text: string; normalized: string; releas
 }
 
 export const MARKER_VALUE_POOL = ['3.8', '3.12', '3.12.4', '3', '3.*', '3.13.0rc1', '2.7', 'dog', 'linux', 'win32', 'posix', 'nt', 'x86_64', 'AMD64', 'cpython', 'CPython', 'lin', '', '5.10', 'test', 'docs-extra', '1!2', '==3'];
-export const MARKER_ENV_VARIABLES = [
-  'implementation_name',
-  'implementation_version',
-  'os_name',
-  'platform_machine',
-  'platform_release',
-  'platform_system',
-  'platform_version',
-  'python_full_version',
-  'platform_python_implementation',
-  'python_version',
-  'sys_platform',
-] as const;
+/** The variables of an environment (the set-valued `extras`/`dependency_groups` and `extra` aside). */
+export const MARKER_ENV_VARIABLES = MARKER_VARIABLES.filter(
+  (v): v is Exclude<MarkerVariable, 'extra' | 'extras' | 'dependency_groups'> => v !== 'extra' && v !== 'extras' && v !== 'dependency_groups',
+);
 const MARKER_VARIABLE_SPELLINGS = [...MARKER_ENV_VARIABLES, 'os.name', 'sys.platform', 'platform.machine', 'python_implementation', 'extra'];
 const MARKER_OPERATORS = ['==', '!=', '<', '<=', '>', '>=', '~=', '===', 'in', 'not in'];
 
