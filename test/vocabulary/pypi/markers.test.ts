@@ -48,6 +48,10 @@ describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
     expect(decodePythonString(String.raw`'a\x41\u00e9\101\n\q'`)).toBe('aAéA\n\\q');
     expect(decodePythonString(String.raw`"C:\"`)).toBeUndefined();
     expect(decodePythonString(String.raw`"\x"`)).toBeUndefined();
+    expect(decodePythonString("'a\\\nb'")).toBe('ab');
+    expect(decodePythonString("'a\\\r\nb'")).toBe('ab');
+    expect(decodePythonString("'a\\\\\nb'")).toBeUndefined(); // an escaped backslash, then a bare line break
+    expect(decodePythonString("'a\rb'")).toBeUndefined();
     expect(() => parseMarker(String.raw`os_name == "\x"`)).toThrow('Invalid quoted string');
     for (const lineBreak of ['\n', '\r', '\r\n']) expect(tryParseMarker(`python_version >= "3"${lineBreak}`)).toBeUndefined();
     expect(String(parseMarker('python_version >= "3" \t'))).toBe('python_version >= "3"');
