@@ -24,3 +24,14 @@ export {
   type PypiPreLetter,
   type PypiLocalSegment,
 } from './version.js';
+export {
+  PypiSpecifier,
+  PypiSpecifierSet,
+  InvalidPypiSpecifierError,
+  parsePypiSpecifier,
+  parsePypiSpecifierSet,
+  tryParsePypiSpecifierSet,
+  type PypiOperator,
+  type PrereleaseOptions,
+  type PypiVersionLike,
+} from './specifier.js';
