@@ -34,6 +34,8 @@ describe('core metadata of real wheels', () => {
       newerMetadataVersion: false,
     });
     expect(String(metadata.version)).toBe('3.1.6');
+    expect(metadata.requiresPythonSpecifier?.contains('3.12')).toBe(true);
+    expect(metadata.requiresPythonSpecifier?.contains('3.6')).toBe(false);
     expect(metadata.projectUrls).toContainEqual({ label: 'Source', url: 'https://github.com/pallets/jinja/' });
   });
 
@@ -128,6 +130,17 @@ describe('malformed core metadata', () => {
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nName: foo\nVersion: 1.x\n', 'M')).message).toBe('Invalid core metadata in M, line 3: "1.x" is not a valid version (PEP 440)');
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 3.0\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('Metadata-Version 3.0 is not supported');
     expect(thrown(() => parseCoreMetadata('Metadata-Version: two\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('is not MAJOR.MINOR');
+  });
+
+  it('refuses a Requires-Python that is not a specifier, on its line', () => {
+    const error = thrown(() => parseCoreMetadata(`${base}Requires-Python: >=3.6.*\n`, 'PKG-INFO'));
+    expect(error.line).toBe(4);
+    expect(error.message).toBe('Invalid core metadata in PKG-INFO, line 4: Requires-Python ">=3.6.*" is not a version specifier (PEP 440)');
+  });
+
+  it('keeps the line of every value, for callers that find a bad one', () => {
+    const metadata = parseCoreMetadata(`${base}Requires-Dist: a\nSummary: s\nRequires-Dist: b (\n`, 'M');
+    expect(metadata.lines.get('requires-dist')).toEqual([4, 6]);
   });
 
   it('refuses Name or Version marked Dynamic', () => {
