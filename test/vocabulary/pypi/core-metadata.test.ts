@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidCoreMetadataError } from '../../../vocabulary/pypi/distribution-errors.js';
 import { parseCoreMetadata } from '../../../vocabulary/pypi/core-metadata.js';
+import { thrown as thrownBy } from '../../helpers/thrown.js';
 
 // Real METADATA files copied from this machine's site-packages (fixtures/pypi/metadata/README.md).
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/pypi/metadata/${name}.METADATA`, import.meta.url));
@@ -9,13 +10,9 @@ const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/pypi/m
 const everything = readFileSync(new URL('./vectors/packaging-everything.metadata', import.meta.url), 'utf8');
 
 function thrown(fn: () => unknown): InvalidCoreMetadataError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof InvalidCoreMetadataError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidCoreMetadataError');
+  const error = thrownBy(fn);
+  expect(error).toBeInstanceOf(InvalidCoreMetadataError);
+  return error as InvalidCoreMetadataError;
 }
 
 describe('core metadata of real wheels', () => {
