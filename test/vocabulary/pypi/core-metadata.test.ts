@@ -63,6 +63,12 @@ describe('core metadata of real wheels', () => {
     expect(parseCoreMetadata(fixture('blinker-1.9.0'), 'blinker')).toMatchObject({ metadataVersion: '2.3', requiresPython: '>=3.9' });
   });
 
+  it('reads Metadata-Version 1.0 and 1.1 files, which have no Requires-Dist', () => {
+    const metadata = parseCoreMetadata('Metadata-Version: 1.1\nName: old\nVersion: 0.1\nSummary: An old one\nRequires: other\n', 'old/PKG-INFO');
+    expect(metadata).toMatchObject({ metadataVersion: '1.1', requiresDist: [], staticDependencies: false, summary: 'An old one' });
+    expect(metadata.fields.get('requires')).toEqual(['other']);
+  });
+
   it('reads requests: extras with their requirements, two License-File lines', () => {
     const metadata = parseCoreMetadata(fixture('requests-2.34.2'), 'requests');
     expect(metadata.requiresDist).toContain('PySocks!=1.5.7,>=1.5.6; extra == "socks"');

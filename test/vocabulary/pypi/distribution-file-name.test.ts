@@ -94,6 +94,7 @@ describe('sdist file names', () => {
   it('tells PEP 625 names from legacy ones', () => {
     expect(parseSdistFileName('typing_extensions-4.12.0.tar.gz').pep625).toBe(true);
     expect(parseSdistFileName('typing-extensions-4.12.0.tar.gz').pep625).toBe(false);
+    expect(parseSdistFileName('typing_extensions-4.12.0-1.tar.gz', { project: 'typing-extensions' }).pep625).toBe(false);
     expect(parseSdistFileName('foo-1.0.zip')).toMatchObject({ name: 'foo', extension: '.zip', pep625: false });
   });
 
