@@ -76,12 +76,16 @@ def tags(target):
     plats = platforms(target)
     if not plats:
         # packaging before 26.3 reads an empty platform list as "this machine's": keep only the pure-Python tags.
-        interpreter = "pp3" if target.get("implementation") == "pypy" else "cp%d%d" % (major, minor)
+        interpreter = {"pypy": "pp3", "graalpy": None}.get(target.get("implementation"), "cp%d%d" % (major, minor))
         return [str(t) for t in T.compatible_tags((major, minor), interpreter, ["placeholder"]) if t.platform == "any"]
     if target.get("implementation") == "pypy":
-        pypy = target["pypyVersion"].split(".")
+        pypy = target["implementationVersion"].split(".")
         abi = "pypy%d%d_pp%s%s" % (major, minor, pypy[0], pypy[1])
         found = list(T.generic_tags("pp%d%d" % (major, minor), [abi], plats)) + list(T.compatible_tags((major, minor), "pp3", plats))
+    elif target.get("implementation") == "graalpy":
+        graal = target["implementationVersion"].split(".")
+        abi = "graalpy%s%s_%d%d_native" % (graal[0], graal[1], major, minor)
+        found = list(T.generic_tags("graalpy%d%d" % (major, minor), [abi], plats)) + list(T.compatible_tags((major, minor), None, plats))
     else:
         abi = "cp%d%d%s" % (major, minor, "t" if target.get("freeThreading") and (major, minor) >= (3, 13) else "")
         found = list(T.cpython_tags((major, minor), [abi], plats)) + list(T.compatible_tags((major, minor), "cp%d%d" % (major, minor), plats))
@@ -176,11 +180,14 @@ describePython("wheel tags against Python's packaging", () => {
     for (const platform of ['win-64', 'win-32', 'win-arm64', 'freebsd-64', 'emscripten-wasm32']) {
       for (const pythonVersion of ['3.8', '3.9', '3.14']) targets.push({ platform, pythonVersion });
     }
+    targets.push({ platform: 'freebsd-64', pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17' });
+    targets.push({ platform: 'freebsd-64', pythonVersion: '3.11', implementation: 'graalpy' });
     for (const platform of ['linux-64', 'win-64', 'osx-arm64']) {
       const virtualPackages = [{ name: '__glibc', version: '2.28' }, { name: '__osx', version: '14.0' }];
       targets.push({ platform, pythonVersion: '3.13', freeThreading: true, virtualPackages });
       targets.push({ platform, pythonVersion: '3.14', freeThreading: true, virtualPackages });
-      targets.push({ platform, pythonVersion: '3.10', implementation: 'pypy', pypyVersion: '7.3.17', virtualPackages });
+      targets.push({ platform, pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17', virtualPackages });
+      targets.push({ platform, pythonVersion: '3.11', implementation: 'graalpy', implementationVersion: '24.2.1', virtualPackages });
     }
     const expected = python<{ tags: string[][] }>({ tags: targets }).tags;
     targets.forEach((target, index) => {
