@@ -12,6 +12,7 @@
  */
 import { InvalidCoreMetadataError } from './distribution-errors.js';
 import { isValidPypiName, normalizePypiName, type NormalizedPypiName } from './name.js';
+import { InvalidPypiRequirementError, parseRequirement, type PypiRequirement } from './requirement.js';
 import { tryParsePypiSpecifierSet, type PypiSpecifierSet } from './specifier.js';
 import { tryParsePypiVersion, type PypiVersion } from './version.js';
 
@@ -207,4 +208,22 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
     fields: new Map([...byName].map(([name, list]) => [name, list.map((field) => field.value)])),
     lines: new Map([...byName].map(([name, list]) => [name, list.map((field) => field.line)])),
   };
+}
+
+/**
+ * The Requires-Dist entries of `metadata` parsed as PEP 508 requirements. A bad one is an
+ * `InvalidCoreMetadataError` naming the file and its line, with the parser's reason.
+ */
+export function requiresDistOf(metadata: CoreMetadata): PypiRequirement[] {
+  const lines = metadata.lines.get('requires-dist') ?? [];
+  return metadata.requiresDist.map((text, index) => {
+    try {
+      return parseRequirement(text);
+    } catch (error) {
+      if (error instanceof InvalidPypiRequirementError) {
+        throw new InvalidCoreMetadataError(metadata.file, lines[index], `Requires-Dist "${text}" is not a valid requirement (PEP 508): ${error.reason}`);
+      }
+      throw error;
+    }
+  });
 }

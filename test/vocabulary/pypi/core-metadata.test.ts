@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidCoreMetadataError } from '../../../vocabulary/pypi/distribution-errors.js';
-import { parseCoreMetadata } from '../../../vocabulary/pypi/core-metadata.js';
+import { parseCoreMetadata, requiresDistOf } from '../../../vocabulary/pypi/core-metadata.js';
 import { thrown as thrownBy } from '../../helpers/thrown.js';
 
 // Real METADATA files copied from this machine's site-packages (fixtures/pypi/metadata/README.md).
@@ -71,6 +71,7 @@ describe('core metadata of real wheels', () => {
 
   it('reads requests: extras with their requirements, two License-File lines', () => {
     const metadata = parseCoreMetadata(fixture('requests-2.34.2'), 'requests');
+    expect(requiresDistOf(metadata).map((requirement) => [requirement.name, requirement.extras, String(requirement.specifier)])).toContainEqual(['PySocks', [], '!=1.5.7,>=1.5.6']);
     expect(metadata.requiresDist).toContain('PySocks!=1.5.7,>=1.5.6; extra == "socks"');
     expect(metadata.providesExtra).toEqual(['security', 'socks', 'use-chardet-on-py3']);
     expect(metadata.licenseFiles).toEqual(['LICENSE', 'NOTICE']);
@@ -141,9 +142,12 @@ describe('malformed core metadata', () => {
     expect(error.message).toBe('Invalid core metadata in PKG-INFO, line 4: Requires-Python ">=3.6.*" is not a version specifier (PEP 440)');
   });
 
-  it('keeps the line of every value, for callers that find a bad one', () => {
+  it('keeps the line of every value, and names the line of a bad Requires-Dist', () => {
     const metadata = parseCoreMetadata(`${base}Requires-Dist: a\nSummary: s\nRequires-Dist: b (\n`, 'M');
     expect(metadata.lines.get('requires-dist')).toEqual([4, 6]);
+    const error = thrown(() => requiresDistOf(metadata));
+    expect(error.line).toBe(6);
+    expect(error.message).toMatch(/^Invalid core metadata in M, line 6: Requires-Dist "b \(" is not a valid requirement \(PEP 508\): /);
   });
 
   it('refuses Name or Version marked Dynamic', () => {

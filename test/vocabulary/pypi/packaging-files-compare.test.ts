@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCoreMetadata, type CoreMetadata } from '../../../vocabulary/pypi/core-metadata.js';
+import { parseCoreMetadata, requiresDistOf, type CoreMetadata } from '../../../vocabulary/pypi/core-metadata.js';
 import { formatWheelTag, parseSdistFileName, parseWheelFileName } from '../../../vocabulary/pypi/distribution-file-name.js';
 import { targetTags, type TagTarget } from '../../../vocabulary/pypi/tags.js';
 
@@ -256,6 +256,7 @@ describePython("core metadata against Python's packaging", () => {
     files.forEach((file, index) => {
       const { raw, unparsed } = expected[index]!;
       const ours: CoreMetadata = parseCoreMetadata(readFileSync(file), file);
+      expect(requiresDistOf(ours)).toHaveLength(ours.requiresDist.length);
       const pairs: [string, unknown][] = [
         ['metadata_version', ours.metadataVersion],
         ['name', ours.displayName],
