@@ -215,9 +215,9 @@ export function parseProjectPage(body: string, contentType: string | null, conte
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === PYPI_JSON_TYPE || type === 'application/json') return parseJsonPage(body, context);
   if (type === PYPI_HTML_TYPE || type === 'text/html' || type === 'application/xhtml+xml') return parseHtmlPage(body, context);
-  if (/^\s*\{/.test(body)) return parseJsonPage(body, context);
-  if (type.startsWith('application/vnd.pypi.simple.') ) {
+  if (type.startsWith('application/vnd.pypi.simple.')) {
     throw new PypiIndexPageError(context.project, context.index, `it answered the unsupported type ${type}`, context.url);
   }
+  if (/^\s*\{/.test(body)) return parseJsonPage(body, context);
   return parseHtmlPage(body, context);
 }
