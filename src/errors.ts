@@ -16,6 +16,7 @@ import { SOLVER_ERROR_CODES } from '../solver/errors.js';
 import { REPODATA_ERROR_CODES } from '../repodata/errors.js';
 import { PYPI_ERROR_CODES } from '../repodata/pypi/errors.js';
 import { PYPI_VOCABULARY_ERROR_CODES } from '../vocabulary/pypi/errors.js';
+import { PYPI_DISTRIBUTION_ERROR_CODES } from '../vocabulary/pypi/distribution-errors.js';
 import { EXPORTER_ERROR_CODES } from './exporters/types.js';
 import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './problem-kinds.js';
 
@@ -142,6 +143,11 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_PYPI_MARKER_INVALID: vocabulary('invalid-spec', 'specs'),
   CR_ERR_PYPI_MARKER_EVALUATION: vocabulary('invalid-spec', 'specs'),
   CR_ERR_PYPI_ENVIRONMENT: failure('solve-failed'),
+  // PyPI distributions: met while solving a pip section (an index's files, their metadata, the tags a platform accepts)
+  CR_ERR_PYPI_FILENAME_INVALID: failure('solve-failed'),
+  CR_ERR_PYPI_METADATA_INVALID: failure('solve-failed'),
+  CR_ERR_PYPI_TAG_TARGET_INVALID: failure('solve-failed'),
+  CR_ERR_PYPI_NO_COMPATIBLE_WHEEL: failure('solve-failed'),
 
   // the request and its input files
   CR_ERR_INPUT_FILE_UNREADABLE: refusal('invalid-file', 'file'),
@@ -230,6 +236,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
 const DESCRIPTIONS: { readonly [C in ErrorCode]: string } = {
   ...VOCABULARY_ERROR_CODES,
   ...PYPI_VOCABULARY_ERROR_CODES,
+  ...PYPI_DISTRIBUTION_ERROR_CODES,
   ...SOLVER_ERROR_CODES,
   ...REPODATA_ERROR_CODES,
   ...PYPI_ERROR_CODES,
