@@ -72,3 +72,5 @@ export {
   PypiNeedsBuildError,
   PypiOfflineError,
 } from './pypi/errors.js';
+export { selectFile, releaseFiles } from './pypi/select.js';
+export type { SelectOptions } from './pypi/select.js';
