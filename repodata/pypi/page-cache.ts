@@ -12,7 +12,7 @@
  * entry as it was.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeCredentials } from '../../vocabulary/channel.js';
 import { freshnessMs, makeDirectory, writeThroughTemp } from '../cache.js';
@@ -55,6 +55,12 @@ export class PypiCache {
   readonly #pages: string;
   readonly #metadata: string;
   #ready: Promise<void> | undefined;
+  /**
+   * The entry files present when the client started (one `readdir` per folder), plus those written
+   * since: a miss costs no file system call. On a cold walk the misses would otherwise queue in
+   * libuv's four threads behind the cache writes of the level before.
+   */
+  #present: Promise<Set<string>> | undefined;
 
   constructor(cacheDir: string) {
     this.dir = join(cacheDir, PYPI_CACHE_FOLDER);
@@ -75,8 +81,18 @@ export class PypiCache {
     return this.#ready;
   }
 
+  async #has(name: string): Promise<boolean> {
+    this.#present ??= Promise.all([readdir(this.#pages).catch(() => []), readdir(this.#metadata).catch(() => [])]).then(([pages, metadata]) => new Set([...pages, ...metadata]));
+    return (await this.#present).has(name);
+  }
+
+  #added(name: string): void {
+    void this.#present?.then((present) => present.add(name));
+  }
+
   /** The cached page of `url` (with credentials), or null when there is none or it is unreadable. */
   async readPage(url: string): Promise<CachedPage | null> {
+    if (!(await this.#has(`${key(url)}.page`))) return null;
     let bytes: Buffer;
     try {
       bytes = await readFile(join(this.#pages, `${key(url)}.page`));
@@ -98,6 +114,7 @@ export class PypiCache {
     await this.#ensure();
     const line = JSON.stringify({ version: 1, url: removeCredentials(url), ...header } satisfies PageHeader);
     await writeThroughTemp(join(this.#pages, `${key(url)}.page`), (handle) => handle.writeFile(`${line}\n${body}`));
+    this.#added(`${key(url)}.page`);
   }
 
   /** Whether a page validated at `fetchedAt` may be used without asking the index again. */
@@ -111,6 +128,7 @@ export class PypiCache {
   }
 
   async readMetadata(metadataKey: string): Promise<Buffer | null> {
+    if (!(await this.#has(`${metadataKey}.metadata`))) return null;
     try {
       return await readFile(join(this.#metadata, `${metadataKey}.metadata`));
     } catch {
@@ -121,5 +139,6 @@ export class PypiCache {
   async writeMetadata(metadataKey: string, bytes: Uint8Array): Promise<void> {
     await this.#ensure();
     await writeThroughTemp(join(this.#metadata, `${metadataKey}.metadata`), (handle) => handle.writeFile(bytes));
+    this.#added(`${metadataKey}.metadata`);
   }
 }

@@ -189,8 +189,16 @@ export interface IndexServer {
   close(): Promise<void>;
 }
 
+/** Hashes of the served bytes, computed once (the server answers many pages per file). */
+const hashes = new WeakMap<Buffer, string>();
 function sha256(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  if (typeof bytes === 'string') return createHash('sha256').update(bytes).digest('hex');
+  let hash = hashes.get(bytes);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(bytes).digest('hex');
+    hashes.set(bytes, hash);
+  }
+  return hash;
 }
 
 function normalise(name: string): string {

@@ -331,6 +331,8 @@ describe('caching and offline', () => {
     const first = client({ indexUrl: server.indexUrl, cacheDir });
     const got = await first.getProject('cached');
     await first.getMetadata(got.files[0]!);
+    // Cache writes run behind the answers; close (or flush) waits for them.
+    await first.close();
     const count = server.requests.length;
     const second = client({ indexUrl: server.indexUrl, cacheDir });
     expect((await second.getProject('cached')).files).toHaveLength(1);
@@ -347,12 +349,24 @@ describe('caching and offline', () => {
   it('revalidates a stale page with its ETag (a 304 costs no body)', async () => {
     const cacheDir = tempDir();
     let now = 1_000_000;
-    await client({ indexUrl: server.indexUrl, cacheDir, now: () => now }).getProject('revalidated');
+    const first = client({ indexUrl: server.indexUrl, cacheDir, now: () => now });
+    await first.getProject('revalidated');
+    await first.flush();
     now += 601_000;
     await client({ indexUrl: server.indexUrl, cacheDir, now: () => now }).getProject('revalidated');
     const pages = server.requests.filter((r) => r.path === '/simple/revalidated/');
     expect(pages.map((r) => r.status)).toEqual([200, 304]);
     expect(pages[1]!.ifNoneMatch).toMatch(/^"/);
+  });
+
+  it('a cache that cannot be written still answers; flush reports the failure', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const blocked = join(tempDir(), 'not-a-folder');
+    writeFileSync(blocked, 'x');
+    const c = client({ indexUrl: server.indexUrl, cacheDir: blocked });
+    expect((await c.getProject('cached')).files).toHaveLength(1);
+    const error = await rejection(c.flush());
+    expect((error as CondaResolveError).code).toBe('CR_ERR_REPODATA_CACHE');
   });
 
   it('offline without a cached copy is a typed error', async () => {
