@@ -35,3 +35,25 @@ export {
   type PrereleaseOptions,
   type PypiVersionLike,
 } from './specifier.js';
+export {
+  PypiMarker,
+  InvalidPypiMarkerError,
+  parseMarker,
+  tryParseMarker,
+  evaluateMarker,
+  MARKER_VARIABLES,
+  type MarkerNode,
+  type MarkerOperand,
+  type MarkerOperator,
+  type MarkerVariable,
+  type MarkerEnvironment,
+  type MarkerEvaluationOptions,
+} from './markers.js';
+export { PypiRequirement, InvalidPypiRequirementError, parseRequirement, tryParseRequirement } from './requirement.js';
+export {
+  markerEnvironment,
+  pythonInterpreter,
+  type MarkerEnvironmentTarget,
+  type PythonInterpreter,
+  type RecordLike,
+} from './marker-environment.js';

@@ -33,15 +33,15 @@ const PRE = '(?:[-_.]?(?:alpha|beta|preview|pre|a|b|c|rc)[-_.]?[0-9]*)?';
 const POST = '(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?';
 const DEV = '(?:[-_.]?dev[-_.]?[0-9]*)?';
 const LOCAL = '(?:\\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?';
-const SPECIFIER_RE = new RegExp(
-  `^${S}*(?:` +
-    `===${S}*${NOT_S}*` +
-    `|(?:==|!=)${S}*${RELEASE}(?:\\.\\*|${PRE}${POST}${DEV}${LOCAL})?` +
-    `|~=${S}*v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)+${PRE}${POST}${DEV}` +
-    `|(?:<=|>=|<|>)${S}*${RELEASE}${PRE}${POST}${DEV}` +
-    `)${S}*$`,
-  'i',
-);
+/** One specifier, unanchored (packaging's `Specifier._specifier_regex_str`; the case is free). */
+export const SPECIFIER_PATTERN =
+  '(?:' +
+  `===${S}*${NOT_S}*` +
+  `|(?:==|!=)${S}*${RELEASE}(?:\\.\\*|${PRE}${POST}${DEV}${LOCAL})?` +
+  `|~=${S}*v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)+${PRE}${POST}${DEV}` +
+  `|(?:<=|>=|<|>)${S}*${RELEASE}${PRE}${POST}${DEV}` +
+  ')';
+const SPECIFIER_RE = new RegExp(`^${S}*${SPECIFIER_PATTERN}${S}*$`, 'i');
 const OPERATOR_RE = /^(===|~=|==|!=|<=|>=|<|>)/;
 const STRIP_RE = new RegExp(`^${S}+|${S}+$`, 'g');
 
