@@ -12,6 +12,8 @@
  */
 import { InvalidCoreMetadataError } from './distribution-errors.js';
 import { isValidPypiName, normalizePypiName, type NormalizedPypiName } from './name.js';
+import { InvalidPypiRequirementError, parseRequirement, type PypiRequirement } from './requirement.js';
+import { tryParsePypiSpecifierSet, type PypiSpecifierSet } from './specifier.js';
 import { tryParsePypiVersion, type PypiVersion } from './version.js';
 
 /** A `Project-URL: label, url` entry. */
@@ -34,8 +36,9 @@ export interface CoreMetadata {
   readonly versionText: string;
   /** Each `Requires-Dist` as written (PEP 508 requirements; continuation lines joined with a space). */
   readonly requiresDist: readonly string[];
-  /** The `Requires-Python` specifier as written, or undefined. */
+  /** The `Requires-Python` specifier as written and parsed, or undefined. */
   readonly requiresPython: string | undefined;
+  readonly requiresPythonSpecifier: PypiSpecifierSet | undefined;
   readonly providesExtra: readonly string[];
   /** Fields the `Dynamic` entries name (Metadata-Version 2.2, PEP 643), as written. */
   readonly dynamic: readonly string[];
@@ -54,6 +57,8 @@ export interface CoreMetadata {
   readonly projectUrls: readonly ProjectUrl[];
   /** Every field by its lower-cased name, each value as written, for fields this type does not lift out. */
   readonly fields: ReadonlyMap<string, readonly string[]>;
+  /** The line of each value of `fields`, so a caller that finds a bad value (a Requires-Dist) can name it. */
+  readonly lines: ReadonlyMap<string, readonly number[]>;
 }
 
 /** The newest Metadata-Version this module knows (2.5, PEP 794). */
@@ -173,7 +178,12 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
     const field = first(name);
     return field === undefined ? undefined : field.value.trim();
   };
-  const requiresPython = first('requires-python');
+  const requiresPythonField = first('requires-python');
+  const requiresPython = requiresPythonField === undefined ? undefined : unfold(requiresPythonField.value);
+  const requiresPythonSpecifier = requiresPython === undefined ? undefined : tryParsePypiSpecifierSet(requiresPython);
+  if (requiresPython !== undefined && requiresPythonSpecifier === undefined) {
+    throw new InvalidCoreMetadataError(file, requiresPythonField!.line, `Requires-Python "${requiresPython}" is not a version specifier (PEP 440)`);
+  }
 
   return {
     file,
@@ -184,7 +194,8 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
     version,
     versionText,
     requiresDist: all('requires-dist'),
-    requiresPython: requiresPython === undefined ? undefined : unfold(requiresPython.value),
+    requiresPython,
+    requiresPythonSpecifier,
     providesExtra: all('provides-extra'),
     dynamic,
     staticDependencies: atLeast22 && DEPENDENCY_FIELDS.every((name) => !dynamicLower.has(name)),
@@ -195,5 +206,24 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
     homePage: single('home-page'),
     projectUrls: all('project-url').map(parseProjectUrl),
     fields: new Map([...byName].map(([name, list]) => [name, list.map((field) => field.value)])),
+    lines: new Map([...byName].map(([name, list]) => [name, list.map((field) => field.line)])),
   };
+}
+
+/**
+ * The Requires-Dist entries of `metadata` parsed as PEP 508 requirements. A bad one is an
+ * `InvalidCoreMetadataError` naming the file and its line, with the parser's reason.
+ */
+export function requiresDistOf(metadata: CoreMetadata): PypiRequirement[] {
+  const lines = metadata.lines.get('requires-dist') ?? [];
+  return metadata.requiresDist.map((text, index) => {
+    try {
+      return parseRequirement(text);
+    } catch (error) {
+      if (error instanceof InvalidPypiRequirementError) {
+        throw new InvalidCoreMetadataError(metadata.file, lines[index], `Requires-Dist "${text}" is not a valid requirement (PEP 508): ${error.reason}`);
+      }
+      throw error;
+    }
+  });
 }

@@ -44,7 +44,7 @@ export interface SdistFileName {
   readonly versionText: string;
   /** The archive extension, with its dot: `.tar.gz`, `.zip`, or a legacy one (`.tar.bz2`, `.tgz`, ...). */
   readonly extension: string;
-  /** Whether the name is what PEP 625 asks for: `.tar.gz` and the name in its underscored normal form. */
+  /** Whether the name is what PEP 625 asks for: `.tar.gz`, the name in its underscored normal form, the version normalised. */
   readonly pep625: boolean;
 }
 
@@ -165,7 +165,7 @@ export function parseSdistFileName(fileName: string, options: { project?: string
   const version = tryParsePypiVersion(versionText);
   if (!version) throw sdistError(fileName, `"${versionText}" is not a valid version`);
   const name = normalizePypiName(namePart);
-  return { kind: 'sdist', fileName, name, version, versionText, extension, pep625: extension === '.tar.gz' && namePart === name.replaceAll('-', '_') };
+  return { kind: 'sdist', fileName, name, version, versionText, extension, pep625: extension === '.tar.gz' && namePart === name.replaceAll('-', '_') && versionText === String(version) };
 }
 
 /**

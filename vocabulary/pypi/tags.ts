@@ -23,8 +23,9 @@
  */
 import type { WheelTag } from './distribution-file-name.js';
 import { InvalidTagTargetError } from './distribution-errors.js';
+import type { PythonInterpreter } from './marker-environment.js';
 
-export type PythonImplementation = 'cpython' | 'pypy';
+export type PythonImplementation = 'cpython' | 'pypy' | 'graalpy';
 
 export interface TagTarget {
   /** The conda platform (subdir): `linux-64`, `osx-arm64`, `win-64`, ... */
@@ -35,8 +36,11 @@ export interface TagTarget {
   readonly implementation?: PythonImplementation;
   /** A free-threaded build (conda's `python` with the `*_cp313t` build, `python-freethreading`). */
   readonly freeThreading?: boolean;
-  /** PyPy's own release (`7.3`), which names its ABI `pypy310_pp73`; without it a PyPy target takes only `none` ABI wheels. */
-  readonly pypyVersion?: string;
+  /**
+   * PyPy's or GraalPy's own release (`7.3.17`, `24.2.1`), which names its ABI (`pypy310_pp73`,
+   * `graalpy242_311_native`); without it such a target takes only `none` ABI wheels.
+   */
+  readonly implementationVersion?: string;
   /** The target's virtual packages (`virtualPackageList`): `__glibc`, `__osx`, `__musl` are read. */
   readonly virtualPackages?: readonly { readonly name: string; readonly version: string }[];
 }
@@ -250,7 +254,7 @@ function cpythonAbi(major: number, minor: number, freeThreading: boolean, platfo
 }
 
 function describeTarget(target: TagTarget, version: MajorMinor): string {
-  const implementation = target.implementation === 'pypy' ? 'PyPy' : 'CPython';
+  const implementation = target.implementation === 'pypy' ? 'PyPy' : target.implementation === 'graalpy' ? 'GraalPy' : 'CPython';
   const parts = [target.platform, `${implementation} ${version[0]}.${version[1]}${target.freeThreading ? ' (free-threaded)' : ''}`];
   for (const name of ['__glibc', '__musl', '__osx']) {
     const pkg = target.virtualPackages?.find((candidate) => candidate.name === name);
@@ -271,25 +275,46 @@ export function targetTags(target: TagTarget): TargetTags {
   const [major, minor] = version;
   const platforms = condaPlatformTags(target);
   let tags: string[];
-  if (target.implementation === 'pypy') {
-    // sys_tags for PyPy: generic_tags with the `pypy310_pp73` ABI, then compatible_tags with `pp3`.
+  if (target.implementation === 'pypy' || target.implementation === 'graalpy') {
+    // sys_tags for other interpreters: generic_tags with the ABI of EXT_SUFFIX, then compatible_tags
+    // (with `pp3-none-any` for PyPy, no interpreter-specific pure tag for the others).
     const abis: string[] = [];
-    if (target.pypyVersion !== undefined) {
-      const pypy = majorMinor(target.pypyVersion, 'the PyPy version');
-      abis.push(`pypy${major}${minor}_pp${pypy[0]}${pypy[1]}`);
+    if (target.implementationVersion !== undefined) {
+      const own = majorMinor(target.implementationVersion, `the ${target.implementation} version`);
+      abis.push(target.implementation === 'pypy' ? `pypy${major}${minor}_pp${own[0]}${own[1]}` : `graalpy${own[0]}${own[1]}_${major}${minor}_native`);
     }
-    tags = [...genericTags(`pp${major}${minor}`, abis, platforms), ...compatibleTags(version, `pp${major}`, platforms)];
+    const interpreter = target.implementation === 'pypy' ? 'pp' : 'graalpy';
+    tags = [...genericTags(`${interpreter}${major}${minor}`, abis, platforms), ...compatibleTags(version, target.implementation === 'pypy' ? 'pp3' : undefined, platforms)];
   } else if (target.implementation === undefined || target.implementation === 'cpython') {
     const abi = cpythonAbi(major, minor, target.freeThreading === true, target.platform);
     tags = [...cpythonTags(version, [abi], platforms), ...compatibleTags(version, `cp${major}${minor}`, platforms)];
   } else {
-    throw new InvalidTagTargetError(`unknown Python implementation "${String(target.implementation)}" (cpython or pypy)`);
+    throw new InvalidTagTargetError(`unknown Python implementation "${String(target.implementation)}" (cpython, pypy or graalpy)`);
   }
   const rank = new Map<string, number>();
   tags.forEach((tag, index) => {
     if (!rank.has(tag)) rank.set(tag, index);
   });
   return { platform: target.platform, tags, rank, platforms, description: describeTarget(target, version) };
+}
+
+/**
+ * The tag target of a conda platform whose solved `python` is `interpreter` (`pythonInterpreter` of
+ * marker-environment.ts reads it from the record: implementation, version, free-threading).
+ */
+export function tagTargetOf(
+  platform: string,
+  interpreter: PythonInterpreter,
+  virtualPackages: readonly { readonly name: string; readonly version: string }[],
+): TagTarget {
+  return {
+    platform,
+    pythonVersion: interpreter.pythonVersion,
+    implementation: interpreter.implementationName,
+    freeThreading: interpreter.freeThreaded,
+    ...(interpreter.implementationName === 'cpython' ? {} : { implementationVersion: interpreter.implementationVersion }),
+    virtualPackages,
+  };
 }
 
 /** The best rank among a wheel's tags for the target (lower is better), or undefined when none fits. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidCoreMetadataError } from '../../../vocabulary/pypi/distribution-errors.js';
-import { parseCoreMetadata } from '../../../vocabulary/pypi/core-metadata.js';
+import { parseCoreMetadata, requiresDistOf } from '../../../vocabulary/pypi/core-metadata.js';
+import { thrown as thrownBy } from '../../helpers/thrown.js';
 
 // Real METADATA files copied from this machine's site-packages (fixtures/pypi/metadata/README.md).
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/pypi/metadata/${name}.METADATA`, import.meta.url));
@@ -9,13 +10,9 @@ const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/pypi/m
 const everything = readFileSync(new URL('./vectors/packaging-everything.metadata', import.meta.url), 'utf8');
 
 function thrown(fn: () => unknown): InvalidCoreMetadataError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof InvalidCoreMetadataError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidCoreMetadataError');
+  const error = thrownBy(fn);
+  expect(error).toBeInstanceOf(InvalidCoreMetadataError);
+  return error as InvalidCoreMetadataError;
 }
 
 describe('core metadata of real wheels', () => {
@@ -34,6 +31,8 @@ describe('core metadata of real wheels', () => {
       newerMetadataVersion: false,
     });
     expect(String(metadata.version)).toBe('3.1.6');
+    expect(metadata.requiresPythonSpecifier?.contains('3.12')).toBe(true);
+    expect(metadata.requiresPythonSpecifier?.contains('3.6')).toBe(false);
     expect(metadata.projectUrls).toContainEqual({ label: 'Source', url: 'https://github.com/pallets/jinja/' });
   });
 
@@ -64,8 +63,15 @@ describe('core metadata of real wheels', () => {
     expect(parseCoreMetadata(fixture('blinker-1.9.0'), 'blinker')).toMatchObject({ metadataVersion: '2.3', requiresPython: '>=3.9' });
   });
 
+  it('reads Metadata-Version 1.0 and 1.1 files, which have no Requires-Dist', () => {
+    const metadata = parseCoreMetadata('Metadata-Version: 1.1\nName: old\nVersion: 0.1\nSummary: An old one\nRequires: other\n', 'old/PKG-INFO');
+    expect(metadata).toMatchObject({ metadataVersion: '1.1', requiresDist: [], staticDependencies: false, summary: 'An old one' });
+    expect(metadata.fields.get('requires')).toEqual(['other']);
+  });
+
   it('reads requests: extras with their requirements, two License-File lines', () => {
     const metadata = parseCoreMetadata(fixture('requests-2.34.2'), 'requests');
+    expect(requiresDistOf(metadata).map((requirement) => [requirement.name, requirement.extras, String(requirement.specifier)])).toContainEqual(['PySocks', [], '!=1.5.7,>=1.5.6']);
     expect(metadata.requiresDist).toContain('PySocks!=1.5.7,>=1.5.6; extra == "socks"');
     expect(metadata.providesExtra).toEqual(['security', 'socks', 'use-chardet-on-py3']);
     expect(metadata.licenseFiles).toEqual(['LICENSE', 'NOTICE']);
@@ -128,6 +134,20 @@ describe('malformed core metadata', () => {
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nName: foo\nVersion: 1.x\n', 'M')).message).toBe('Invalid core metadata in M, line 3: "1.x" is not a valid version (PEP 440)');
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 3.0\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('Metadata-Version 3.0 is not supported');
     expect(thrown(() => parseCoreMetadata('Metadata-Version: two\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('is not MAJOR.MINOR');
+  });
+
+  it('refuses a Requires-Python that is not a specifier, on its line', () => {
+    const error = thrown(() => parseCoreMetadata(`${base}Requires-Python: >=3.6.*\n`, 'PKG-INFO'));
+    expect(error.line).toBe(4);
+    expect(error.message).toBe('Invalid core metadata in PKG-INFO, line 4: Requires-Python ">=3.6.*" is not a version specifier (PEP 440)');
+  });
+
+  it('keeps the line of every value, and names the line of a bad Requires-Dist', () => {
+    const metadata = parseCoreMetadata(`${base}Requires-Dist: a\nSummary: s\nRequires-Dist: b (\n`, 'M');
+    expect(metadata.lines.get('requires-dist')).toEqual([4, 6]);
+    const error = thrown(() => requiresDistOf(metadata));
+    expect(error.line).toBe(6);
+    expect(error.message).toMatch(/^Invalid core metadata in M, line 6: Requires-Dist "b \(" is not a valid requirement \(PEP 508\): /);
   });
 
   it('refuses Name or Version marked Dynamic', () => {

@@ -9,6 +9,7 @@ import {
   parseWheelFileName,
   parseWheelTagSet,
 } from '../../../vocabulary/pypi/distribution-file-name.js';
+import { thrown } from '../../helpers/thrown.js';
 
 // pypa/packaging's own vectors (tests/test_utils.py, tests/test_tags.py), carried over by vectors/extract-files.py.
 const VECTORS = JSON.parse(readFileSync(new URL('./vectors/packaging-files.json', import.meta.url), 'utf8')) as {
@@ -20,15 +21,6 @@ const vectors = <T>(name: string): T[] => {
   if (found === undefined) throw new Error(`no vectors named ${name}`);
   return found as T[];
 };
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe(`packaging's wheel file name vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})`, () => {
   it.each(vectors<{ filename: string; name: string; version: string; build: [number, string] | []; tags: string[] }>('tests/test_utils.py::test_parse_wheel_filename'))(
@@ -102,6 +94,7 @@ describe('sdist file names', () => {
   it('tells PEP 625 names from legacy ones', () => {
     expect(parseSdistFileName('typing_extensions-4.12.0.tar.gz').pep625).toBe(true);
     expect(parseSdistFileName('typing-extensions-4.12.0.tar.gz').pep625).toBe(false);
+    expect(parseSdistFileName('typing_extensions-4.12.0-1.tar.gz', { project: 'typing-extensions' }).pep625).toBe(false);
     expect(parseSdistFileName('foo-1.0.zip')).toMatchObject({ name: 'foo', extension: '.zip', pep625: false });
   });
 

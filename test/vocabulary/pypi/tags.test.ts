@@ -11,12 +11,14 @@ import {
   macBinaryFormats,
   macPlatforms,
   manylinuxPlatforms,
+  tagTargetOf,
   targetTags,
   wheelRank,
   type MajorMinor,
   type PythonVersionTuple,
   type TagTarget,
 } from '../../../vocabulary/pypi/tags.js';
+import { pythonInterpreter } from '../../../vocabulary/pypi/marker-environment.js';
 import { virtualPackageList } from '../../../vocabulary/virtual-packages.js';
 
 // pypa/packaging's own vectors (tests/test_tags.py), carried over by vectors/extract-files.py.
@@ -187,10 +189,33 @@ describe('the tags of a conda target', () => {
   });
 
   it('PyPy takes its own ABI, then pp3-none-any', () => {
-    const tags = tagsFor('linux-64', '3.10', [], { implementation: 'pypy', pypyVersion: '7.3.17' });
+    const tags = tagsFor('linux-64', '3.10', [], { implementation: 'pypy', implementationVersion: '7.3.17' });
     expect(tags.tags[0]).toBe('pp310-pypy310_pp73-manylinux_2_28_x86_64');
     expect(tags.rank.has('pp3-none-any')).toBe(true);
     expect(tags.rank.has('cp310-abi3-manylinux_2_28_x86_64')).toBe(false);
+  });
+
+  it('GraalPy takes its own ABI and no interpreter-specific pure tag', () => {
+    const tags = tagsFor('linux-64', '3.11', [], { implementation: 'graalpy', implementationVersion: '24.2.1' });
+    expect(tags.tags[0]).toBe('graalpy311-graalpy242_311_native-manylinux_2_28_x86_64');
+    expect(tags.tags.filter((tag) => tag.endsWith('-any'))[0]).toBe('py311-none-any');
+    expect(tags.description).toBe('linux-64, GraalPy 3.11, glibc 2.28');
+  });
+
+  it('builds the target from a solved python record', () => {
+    const record = (name: string, version: string, build: string, depends: string[] = []) => ({ name, version, build, depends });
+    const virtualPackages = virtualPackageList('linux-64');
+    const freeThreaded = tagTargetOf('linux-64', pythonInterpreter(record('python', '3.13.1', 'h9a34b6e_102_cp313t', ['python_abi 3.13.* *_cp313t'])), virtualPackages);
+    expect(targetTags(freeThreaded).tags[0]).toBe('cp313-cp313t-manylinux_2_28_x86_64');
+    const pypy = pythonInterpreter(record('python', '3.10.14', '0_pypy'), [record('pypy3.10', '7.3.17', 'h0_0')]);
+    expect(targetTags(tagTargetOf('linux-64', pypy, virtualPackages)).tags[0]).toBe('pp310-pypy310_pp73-manylinux_2_28_x86_64');
+    expect(tagTargetOf('win-64', pythonInterpreter(record('python', '3.12.7', 'h0_0_cpython')), [])).toEqual({
+      platform: 'win-64',
+      pythonVersion: '3.12',
+      implementation: 'cpython',
+      freeThreading: false,
+      virtualPackages: [],
+    });
   });
 
   it('platforms with no wheel platform take pure-Python wheels only', () => {
