@@ -45,6 +45,8 @@ export const DEFAULT_INDEX_URL = 'https://pypi.org/simple/';
 export interface PypiIndexClientOptions {
   /** The main index (`index-url`); default PyPI. */
   readonly indexUrl?: string;
+  /** Use no index at all, only `findLinks` (pip's `--no-index`, for air-gapped machines). */
+  readonly noIndex?: boolean;
   /** More indexes (`extra-index-urls`), consulted after the main one as `strategy` says. */
   readonly extraIndexUrls?: readonly string[];
   /** Local folders of wheels and sdists (paths or `file://` URLs). */
@@ -153,7 +155,7 @@ export class PypiIndexClient {
   constructor(options: PypiIndexClientOptions) {
     this.#options = options;
     this.strategy = options.strategy ?? 'first-index';
-    const urls = [options.indexUrl ?? DEFAULT_INDEX_URL, ...(options.extraIndexUrls ?? [])];
+    const urls = options.noIndex ? [] : [options.indexUrl ?? DEFAULT_INDEX_URL, ...(options.extraIndexUrls ?? [])];
     this.#locations = urls.map((url, rank) => indexLocation(url, rank));
     this.indexes = this.#locations.map((location) => location.shown);
     this.#findLinks = (options.findLinks ?? []).map((location) => localPath(location));

@@ -209,6 +209,7 @@ describe('metadata without downloading wheels', () => {
   const source = real[0] ?? { name: 'demo-real', version: '1.0', text: metadataText('demo-real', '1.0', ['idna>=2']) };
   let server: IndexServer;
   let noRanges: IndexServer;
+  let htmlOnly: IndexServer;
   beforeAll(async () => {
     const wheel = buildWheel(source.name, source.version, source.text);
     const padded = buildWheel('padded', '1.0', metadataText('padded', '1.0', ['six']), { padding: 300_000 });
@@ -232,11 +233,17 @@ describe('metadata without downloading wheels', () => {
       { name: 'dynamic-pkg', files: [{ filename: 'dynamic_pkg-2.0.tar.gz', bytes: dynamicSdist }] },
       { name: 'old-pkg', files: [{ filename: 'old_pkg-0.5.tar.gz', bytes: oldSdist }] },
     ];
+    const zipSdist = zipArchive([
+      { name: 'zip_sdist-1.5/setup.py', data: Buffer.from('') },
+      { name: 'zip_sdist-1.5/PKG-INFO', data: Buffer.from('Metadata-Version: 2.3\nName: zip-sdist\nVersion: 1.5\nRequires-Dist: packaging\n\n') },
+    ]);
+    projects.push({ name: 'zip-sdist', files: [{ filename: 'zip_sdist-1.5.zip', bytes: zipSdist }] });
     server = await startIndexServer(projects);
     noRanges = await startIndexServer(projects, { ranges: false });
+    htmlOnly = await startIndexServer(projects, { htmlOnly: true });
   });
   afterAll(async () => {
-    await Promise.all([server.close(), noRanges.close()]);
+    await Promise.all([server.close(), noRanges.close(), htmlOnly.close()]);
   });
 
   function buildWheelFile(name: string, version: string, requires: string[]): { filename: string; bytes: Buffer } {
@@ -255,6 +262,18 @@ describe('metadata without downloading wheels', () => {
     expect(got.metadata.versionText).toBe(source.version);
     expect(got.metadata.requiresDist.length).toBeGreaterThan(0);
     expect(server.requests.some((r) => r.path.endsWith('.whl'))).toBe(false);
+  });
+
+  it('finds the .metadata file from an HTML page (data-core-metadata) too', async () => {
+    const got = await metadataOf(client({ indexUrl: htmlOnly.indexUrl }), source.name);
+    expect(got.source).toBe('metadata-file');
+    expect(await rejection(metadataOf(client({ indexUrl: htmlOnly.indexUrl }), 'bad-hash'))).toBeInstanceOf(PypiCorruptError);
+  });
+
+  it('reads the PKG-INFO of a zip sdist through ranges', async () => {
+    const got = await metadataOf(client({ indexUrl: server.indexUrl }), 'zip-sdist');
+    expect(got.source).toBe('range-requests');
+    expect(got.metadata.requiresDist).toEqual(['packaging']);
   });
 
   it('refuses a .metadata file whose hash does not match the page', async () => {
@@ -359,6 +378,17 @@ describe('caching and offline', () => {
     expect(pages[1]!.ifNoneMatch).toMatch(/^"/);
   });
 
+  it('refresh revalidates a fresh page once', async () => {
+    const cacheDir = tempDir();
+    const first = client({ indexUrl: server.indexUrl, cacheDir });
+    await first.getProject('revalidated');
+    await first.close();
+    const before = server.requests.length;
+    const refreshing = client({ indexUrl: server.indexUrl, cacheDir, refresh: true });
+    await refreshing.getProject('revalidated');
+    expect(server.requests.slice(before).map((r) => r.status)).toEqual([304]);
+  });
+
   it('a cache that cannot be written still answers; flush reports the failure', async () => {
     const { writeFileSync } = await import('node:fs');
     const blocked = join(tempDir(), 'not-a-folder');
@@ -393,6 +423,12 @@ describe('local indexes: find-links folders and file:// indexes', () => {
       const metadata = await c.getMetadata(got.files[0]!);
       expect(metadata.source).toBe('local-file');
       expect(metadata.metadata.requiresDist).toEqual(['numpy']);
+      // With no index at all (pip's --no-index), offline: only the folder, and no request anywhere.
+      const before = empty.requests.length;
+      const alone = client({ indexUrl: empty.indexUrl, noIndex: true, offline: true, findLinks: [folder] });
+      expect((await alone.getProject('air-gapped')).files).toHaveLength(1);
+      expect(await rejection(alone.getProject('numpy'))).toBeInstanceOf(PypiProjectNotFoundError);
+      expect(empty.requests.length).toBe(before);
     } finally {
       await empty.close();
     }
