@@ -14,7 +14,7 @@
  * else the wheel's `*.dist-info/METADATA` read through HTTP range requests into the zip's central
  * directory (zip.ts); else the whole wheel under `maxDownloadBytes` (a server that ignores ranges
  * sends it anyway). An sdist's PKG-INFO is used only when its dependency fields are static (PEP 643);
- * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's sha256 and never refetched.
+ * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's URL and sha256 and never refetched.
  *
  * Every request runs under one concurrency bound; concurrent asks for one page or one file share
  * one fetch.

@@ -389,6 +389,27 @@ describe('caching and offline', () => {
     expect(server.requests.slice(before).map((r) => r.status)).toEqual([304]);
   });
 
+  it('one index cannot plant metadata for another index file in a shared cache by claiming its hash', async () => {
+    const good = buildWheel('shared-name', '1.0', metadataText('shared-name', '1.0', ['good-dep']));
+    const evilText = metadataText('shared-name', '1.0', ['evil-dep']);
+    const goodIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes }] }]);
+    // The same file name and bytes (so the same sha256 on its page), with a .metadata file of its own.
+    const evilIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes, metadata: evilText }] }]);
+    try {
+      const cacheDir = tempDir();
+      const evil = client({ indexUrl: evilIndex.indexUrl, cacheDir });
+      const evilFile = (await evil.getProject('shared-name')).files[0]!;
+      expect((await evil.getMetadata(evilFile)).metadata.requiresDist).toEqual(['evil-dep']);
+      await evil.close();
+      const honest = client({ indexUrl: goodIndex.indexUrl, cacheDir });
+      const file = (await honest.getProject('shared-name')).files[0]!;
+      expect(file.hashes.sha256).toBe(evilFile.hashes.sha256);
+      expect((await honest.getMetadata(file)).metadata.requiresDist).toEqual(['good-dep']);
+    } finally {
+      await Promise.all([goodIndex.close(), evilIndex.close()]);
+    }
+  });
+
   it('a cache that cannot be written still answers; flush reports the failure', async () => {
     const { writeFileSync } = await import('node:fs');
     const blocked = join(tempDir(), 'not-a-folder');
