@@ -17,7 +17,8 @@
  * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's URL and sha256 and never refetched.
  *
  * Every request runs under one concurrency bound; concurrent asks for one page or one file share
- * one fetch.
+ * one fetch. A client remembers each project it read for its lifetime (meant to be one resolve): a
+ * long-lived service makes one per request, sharing the disk cache and, if it likes, the dispatcher.
  */
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';

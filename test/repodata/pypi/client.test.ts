@@ -486,7 +486,9 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, wheel.filename), wheel.bytes);
     writeFileSync(join(dir, 'index.html'), `<!DOCTYPE html><html><body><a href="${wheel.filename}" data-requires-python="&gt;=3.7">${wheel.filename}</a></body></html>`);
-    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    proc.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {
       const port = await new Promise<number>((resolve, reject) => {
         proc.stdout!.on('data', (chunk: Buffer) => {
@@ -495,12 +497,18 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
         });
         proc.on('exit', () => reject(new Error('python3 -m http.server exited')));
       });
-      const c = client({ indexUrl: `http://127.0.0.1:${port}/simple/` });
+      const cacheDir = tempDir();
+      const c = client({ indexUrl: `http://127.0.0.1:${port}/simple/`, cacheDir });
       const got = await c.getProject(meta.name);
       expect(got.files.map((f) => [f.filename, f.requiresPython])).toEqual([[wheel.filename, '>=3.7']]);
       const metadata = await c.getMetadata(got.files[0]!);
       expect(metadata.source).toBe('whole-file');
       expect(metadata.text).toBe(meta.text);
+      await c.close();
+      // http.server sends Last-Modified and no Cache-Control: the next client revalidates with If-Modified-Since.
+      const again = client({ indexUrl: `http://127.0.0.1:${port}/simple/`, cacheDir });
+      expect((await again.getProject(meta.name)).files).toHaveLength(1);
+      expect(log).toMatch(/"GET \/simple\/[^ ]+\/ HTTP\/1\.1" 304/);
     } finally {
       proc.kill();
     }
