@@ -38,6 +38,17 @@ export interface CachedPage {
 
 /** The folder under the cache directory that holds everything this client writes. */
 export const PYPI_CACHE_FOLDER = 'pypi';
+/** Its subfolders (nothing else is written in `pypi/` itself). */
+export const PYPI_CACHE_SUBFOLDERS = ['pages', 'metadata'] as const;
+
+/** The names written in `pypi/pages/` and `pypi/metadata/`: entries and their temp files (`writeThroughTemp`). */
+const PAGE_FILE = /^[0-9a-f]{32}\.page(\.\d+\.[0-9a-f]+\.tmp)?$/;
+const METADATA_FILE = /^[0-9a-f]{32}\.metadata(\.\d+\.[0-9a-f]+\.tmp)?$/;
+
+/** Whether `name` is a file this cache writes in `pypi/<folder>/` (for `cache clean`, which removes only those). */
+export function isPypiCacheFile(folder: (typeof PYPI_CACHE_SUBFOLDERS)[number], name: string): boolean {
+  return (folder === 'pages' ? PAGE_FILE : METADATA_FILE).test(name);
+}
 
 function key(url: string): string {
   return createHash('sha256').update(url).digest('hex').slice(0, 32);

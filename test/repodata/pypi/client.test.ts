@@ -16,6 +16,7 @@ import {
   PypiProjectNotFoundError,
   PypiTooLargeError,
 } from '../../../repodata/pypi/errors.js';
+import { isPypiCacheFile, PYPI_CACHE_SUBFOLDERS } from '../../../repodata/pypi/page-cache.js';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { buildWheel, metadataText, realMetadata, startIndexServer, tarGz, wheelName, zipArchive, type IndexProject, type IndexServer } from '../../helpers/pypi-index.js';
 import { deflateRawSync } from 'node:zlib';
@@ -359,10 +360,17 @@ describe('caching and offline', () => {
     const page = await offline.getProject('cached');
     expect((await offline.getMetadata(page.files[0]!)).source).toBe('cache');
     expect(server.requests.length).toBe(count);
-    // Only our files under <cache>/pypi, no temp file left behind.
+    // Only our files under <cache>/pypi, named as `cache clean` will recognise them, no temp file left behind.
     expect(readdirSync(cacheDir)).toEqual(['pypi']);
-    const written = readdirSync(join(cacheDir, 'pypi'), { recursive: true }) as string[];
-    expect(written.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(join(cacheDir, 'pypi')).sort()).toEqual([...PYPI_CACHE_SUBFOLDERS].sort());
+    for (const folder of PYPI_CACHE_SUBFOLDERS) {
+      const names = readdirSync(join(cacheDir, 'pypi', folder));
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names) expect([name, isPypiCacheFile(folder, name), name.endsWith('.tmp')]).toEqual([name, true, false]);
+    }
+    expect(isPypiCacheFile('pages', `${'a'.repeat(32)}.page.1234.0123456789ab.tmp`)).toBe(true);
+    expect(isPypiCacheFile('pages', 'notes.txt')).toBe(false);
+    expect(isPypiCacheFile('metadata', `${'a'.repeat(32)}.page`)).toBe(false);
   });
 
   it('revalidates a stale page with its ETag (a 304 costs no body)', async () => {
