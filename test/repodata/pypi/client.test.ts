@@ -516,6 +516,8 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
       // http.server sends Last-Modified and no Cache-Control: the next client revalidates with If-Modified-Since.
       const again = client({ indexUrl: `http://127.0.0.1:${port}/simple/`, cacheDir });
       expect((await again.getProject(meta.name)).files).toHaveLength(1);
+      // The server logs each request after answering it, through a pipe: wait for the line.
+      for (let i = 0; i < 100 && !/" 304 /.test(log); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(log).toMatch(/"GET \/simple\/[^ ]+\/ HTTP\/1\.1" 304/);
     } finally {
       proc.kill();
