@@ -145,7 +145,8 @@ export class PypiIndexClient {
   readonly #ownDispatcher: Dispatcher | null;
   readonly #limit: ConcurrencyLimit;
   readonly #pages = new SharedWork<string, ProjectPage | null>();
-  readonly #projects = new Map<string, Promise<PypiProject>>();
+  readonly #projects = new Map<string, PypiProject>();
+  readonly #projectLoads = new SharedWork<string, PypiProject>();
   readonly #metadata = new SharedWork<string, PypiMetadata>();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
@@ -193,6 +194,7 @@ export class PypiIndexClient {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#projectLoads.abortAll(new Error('the client was closed'));
     this.#pages.abortAll(new Error('the client was closed'));
     try {
       await this.flush();
@@ -206,16 +208,15 @@ export class PypiIndexClient {
    * `PypiProjectNotFoundError` when none has it, and the first index's error when one fails (a
    * failing index is never skipped silently: that is how a private project would be shadowed).
    */
-  getProject(name: string, options: { signal?: AbortSignal } = {}): Promise<PypiProject> {
+  async getProject(name: string, options: { signal?: AbortSignal } = {}): Promise<PypiProject> {
     const project = normalizePypiName(name);
-    let pending = this.#projects.get(project);
-    if (pending === undefined) {
-      pending = this.#loadProject(project, options.signal);
-      this.#projects.set(project, pending);
-      // A failure is not remembered: the next ask tries again.
-      pending.catch(() => this.#projects.delete(project));
-    }
-    return pending;
+    const done = this.#projects.get(project);
+    if (done !== undefined) return done;
+    // Concurrent callers share one load, which stops only when all of them gave up; a failure is
+    // not remembered (the next ask tries again).
+    const loaded = await this.#projectLoads.run(project, (shared) => this.#loadProject(project, shared), options.signal);
+    this.#projects.set(project, loaded);
+    return loaded;
   }
 
   /** Several projects at once (under the concurrency bound); the first failure rejects. */

@@ -529,3 +529,20 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
 it('escapes wheel names as PEP 427 says', () => {
   expect(wheelName('Foo.Bar-baz')).toBe('Foo_Bar_baz');
 });
+
+describe('callers that give up', () => {
+  it('one caller aborting does not fail another waiting for the same project', async () => {
+    const slow = await startIndexServer([project('slow', ['1.0'])], { delayMs: 200 });
+    try {
+      const c = client({ indexUrl: slow.indexUrl });
+      const impatient = new AbortController();
+      const first = c.getProject('slow', { signal: impatient.signal });
+      const second = c.getProject('slow');
+      impatient.abort(new Error('gave up'));
+      expect((await rejection(first)).message).toBe('gave up');
+      expect((await second).files).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
