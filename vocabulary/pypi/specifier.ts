@@ -45,8 +45,12 @@ const SPECIFIER_RE = new RegExp(`^${S}*${SPECIFIER_PATTERN}${S}*$`, 'i');
 const OPERATOR_RE = /^(===|~=|==|!=|<=|>=|<|>)/;
 const STRIP_RE = new RegExp(`^${S}+|${S}+$`, 'g');
 
+/** Whether a character code is surely no Python whitespace (printable ASCII). */
+const printable = (code: number) => code > 0x20 && code < 0x7f;
+
 /** Python's `str.strip()`. */
 export function pythonStrip(text: string): string {
+  if (text.length > 0 && printable(text.charCodeAt(0)) && printable(text.charCodeAt(text.length - 1))) return text;
   return text.replace(STRIP_RE, '');
 }
 
@@ -166,8 +170,8 @@ export class PypiSpecifier {
 
 /** Parses one specifier (`>=1.2`); throws `InvalidPypiSpecifierError`. */
 export function parsePypiSpecifier(text: string): PypiSpecifier {
-  if (!SPECIFIER_RE.test(text)) throw new InvalidPypiSpecifierError(text, explain(pythonStrip(text)));
   const stripped = pythonStrip(text);
+  if (!SPECIFIER_RE.test(stripped)) throw new InvalidPypiSpecifierError(text, explain(stripped));
   const op = OPERATOR_RE.exec(stripped)![1] as PypiOperator;
   return new PypiSpecifier(op, pythonStrip(stripped.slice(op.length)));
 }
@@ -244,6 +248,20 @@ export class PypiSpecifierSet {
     // PEP 440: pre-releases only when no final release matched (strings that are no version stay).
     const anyFinal = matched.some((m) => m.version !== undefined && !m.version.isPrerelease);
     return matched.filter((m) => !anyFinal || m.version === undefined || !m.version.isPrerelease).map((m) => m.item);
+  }
+
+  /**
+   * Both sets at once (packaging's `a & b`): every specifier of each. Their pre-release overrides
+   * must agree when both have one; throws `InvalidPypiSpecifierError` otherwise.
+   */
+  and(other: PypiSpecifierSet): PypiSpecifierSet {
+    const mine = this.prereleaseOverride;
+    const theirs = other.prereleaseOverride;
+    if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+      throw new InvalidPypiSpecifierError(`${this},${other}`, 'one set allows pre-releases and the other refuses them');
+    }
+    const prereleases = mine ?? theirs;
+    return new PypiSpecifierSet([...this.specifiers, ...other.specifiers], prereleases === undefined ? {} : { prereleases });
   }
 
   /** The specifiers sorted and joined by commas, as packaging writes a set. */
