@@ -30,6 +30,22 @@ export default tseslint.config(
   // After the solver/ rule: for one file the last matching options win.
   forbid(['solver/core/**/*.ts'], [noPackages, up('src|repodata|vocabulary|conda', 'solver/core knows nothing of conda: it imports only solver/core.')]),
   forbid(['repodata/**/*.ts'], [up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.')]),
+  // The conda side of repodata/ does not depend on the Python index client (only index.ts exports it).
+  {
+    files: ['repodata/**/*.ts'],
+    ignores: ['repodata/pypi/**', 'repodata/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.'), { regex: '^(\\./|(\\.\\./)+)pypi/', message: 'Conda repodata does not import the Python index client (repodata/pypi/).' }] },
+      ],
+    },
+  },
+  // The Python index client: repodata's HTTP, cache and limits, the vocabulary; never the conda vocabulary of records and specs.
+  forbid(['repodata/pypi/**/*.ts'], [
+    up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.'),
+    { regex: '^(\\.\\./)+vocabulary/(match-spec|record|version|version-spec|platform)\\.js$', message: 'repodata/pypi/ uses the Python vocabulary (vocabulary/pypi/), not conda records and specs.' },
+  ]),
   forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
   forbid(['src/exporters/**/*.ts'], [up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/ and src/exporters/.')]),
   forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),

@@ -117,7 +117,7 @@ function rest(chunks: readonly Uint8Array[], skip: number): Uint8Array {
 const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 
 /** Write `target` atomically: a temp file of this process, filled by `fill`, then renamed into place. */
-async function writeThroughTemp(target: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
+export async function writeThroughTemp(target: string, fill: (handle: FileHandle) => Promise<void>): Promise<void> {
   const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   trackTempFile(temp);
   try {

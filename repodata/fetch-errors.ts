@@ -21,6 +21,8 @@ export class RepodataFetchError extends CondaResolveError {
   readonly url: string | null;
   /** The HTTP status, when the server answered. */
   readonly status: number | null;
+  /** What happened, without the channel and URL around it (secrets removed). */
+  readonly detail: string;
 
   constructor(
     channel: string,
@@ -38,6 +40,7 @@ export class RepodataFetchError extends CondaResolveError {
     this.subdir = subdir;
     this.url = url;
     this.status = options.status ?? null;
+    this.detail = redactSecrets(detail);
   }
 }
 

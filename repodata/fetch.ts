@@ -58,6 +58,9 @@ export interface HttpHead {
   readonly credentialsSent: boolean;
   /** The URL that answered (after redirects), with credentials: never print it. */
   readonly url: string;
+  /** `Content-Type` and `Content-Range` (the simple-index client negotiates formats and reads byte ranges). */
+  readonly contentType?: string | null;
+  readonly contentRange?: string | null;
 }
 
 export interface HttpResponse extends HttpHead {
@@ -154,7 +157,14 @@ function bodyRules(context: FetchContext, url: string): BodyTimeRules {
  * GET `url` (which may carry credentials), following redirects. Returns the response of the last
  * hop whatever its status; the caller reads or dumps the body.
  */
-export async function httpGet(context: FetchContext, url: string, options: { validators?: Validators; accept?: string } = {}): Promise<HttpResponse> {
+export interface GetOptions {
+  readonly validators?: Validators;
+  readonly accept?: string;
+  /** Extra request headers (`range`, `accept-encoding`), sent to every hop. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export async function httpGet(context: FetchContext, url: string, options: GetOptions = {}): Promise<HttpResponse> {
   if (context.network === undefined) return httpGetOnce(context, url, options);
   return context.network.get(url, context.signal, (target, authorization) => httpGetOnce(context, target, { ...options, authorization }));
 }
@@ -163,7 +173,7 @@ export async function httpGet(context: FetchContext, url: string, options: { val
 async function httpGetOnce(
   context: FetchContext,
   url: string,
-  options: { validators?: Validators; accept?: string; authorization?: string | undefined },
+  options: GetOptions & { authorization?: string | undefined },
 ): Promise<HttpResponse> {
   const first = splitUserInfo(url);
   const authorization = first.authorization ?? options.authorization ?? null;
@@ -173,6 +183,7 @@ async function httpGetOnce(
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: options.accept ?? '*/*' };
     // Only plain JSON is worth HTTP compression; zstd and msgpack.zst are already compressed.
     headers['accept-encoding'] = current.endsWith('.json') ? 'gzip, br' : 'identity';
+    Object.assign(headers, options.headers);
     if (authorization && new URL(current).origin === first.origin) headers.authorization = authorization;
     if (options.validators?.etag) headers['if-none-match'] = options.validators.etag;
     if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
@@ -210,6 +221,8 @@ async function httpGetOnce(
       retryAfter: headerValue(response.headers, 'retry-after'),
       credentialsSent: Boolean(headers.authorization) || /\/t\/[^/]+\//.test(new URL(current).pathname),
       url: current,
+      contentType: headerValue(response.headers, 'content-type'),
+      contentRange: headerValue(response.headers, 'content-range'),
       body: response.body,
     };
   }

@@ -55,3 +55,23 @@ export {
   RepodataStoreClosedError,
 } from './fetch-errors.js';
 export { ZstdDataError } from './zstd.js';
+
+// Python package indexes (the simple repository API): projects, files and core metadata.
+export { PypiIndexClient, DEFAULT_INDEX_URL } from './pypi/client.js';
+export type { PypiIndexClientOptions, PypiMetadata, MetadataSource } from './pypi/client.js';
+export type { PypiFile, PypiProject, ProjectPage, IndexStrategy, Yanked, CoreMetadataAvailability } from './pypi/types.js';
+export { parseProjectPage, parseHtmlPage, parseJsonPage, PYPI_ACCEPT } from './pypi/pages.js';
+export {
+  PypiError,
+  PypiFetchError,
+  PypiProjectNotFoundError,
+  PypiIndexPageError,
+  PypiIndexUrlError,
+  PypiCorruptError,
+  PypiTooLargeError,
+  PypiNeedsBuildError,
+  PypiOfflineError,
+} from './pypi/errors.js';
+export { selectFile, releaseFiles } from './pypi/select.js';
+export { PypiCache, PYPI_CACHE_FOLDER, PYPI_CACHE_SUBFOLDERS, isPypiCacheFile } from './pypi/page-cache.js';
+export type { SelectOptions } from './pypi/select.js';

@@ -14,6 +14,7 @@ import { CondaResolveError, VOCABULARY_ERROR_CODES, type ErrorCode } from '../vo
 import { redactSecrets } from '../vocabulary/channel.js';
 import { SOLVER_ERROR_CODES } from '../solver/errors.js';
 import { REPODATA_ERROR_CODES } from '../repodata/errors.js';
+import { PYPI_ERROR_CODES } from '../repodata/pypi/errors.js';
 import { PYPI_VOCABULARY_ERROR_CODES } from '../vocabulary/pypi/errors.js';
 import { PYPI_DISTRIBUTION_ERROR_CODES } from '../vocabulary/pypi/distribution-errors.js';
 import { EXPORTER_ERROR_CODES } from './exporters/types.js';
@@ -210,6 +211,16 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_REPODATA_INDEX_UNSUPPORTED: failure('solve-failed'),
   CR_ERR_REPODATA_ZSTD: failure('solve-failed'),
 
+  // the Python package index client (repodata/pypi/)
+  CR_ERR_PYPI_FETCH: failure('solve-failed'),
+  CR_ERR_PYPI_PROJECT_NOT_FOUND: failure('solve-failed'),
+  CR_ERR_PYPI_INDEX_PAGE: failure('solve-failed'),
+  CR_ERR_PYPI_INDEX_URL: failure('solve-failed'),
+  CR_ERR_PYPI_CORRUPT: failure('solve-failed'),
+  CR_ERR_PYPI_TOO_LARGE: failure('solve-failed'),
+  CR_ERR_PYPI_NEEDS_BUILD: failure('solve-failed'),
+  CR_ERR_PYPI_OFFLINE: failure('solve-failed'),
+
   // the service
   CR_ERR_POOL_BUSY: failure('overloaded'),
   CR_ERR_POOL_CLOSED: failure('overloaded'),
@@ -228,6 +239,7 @@ const DESCRIPTIONS: { readonly [C in ErrorCode]: string } = {
   ...PYPI_DISTRIBUTION_ERROR_CODES,
   ...SOLVER_ERROR_CODES,
   ...REPODATA_ERROR_CODES,
+  ...PYPI_ERROR_CODES,
   ...EXPORTER_ERROR_CODES,
   ...SERVICE_ERROR_CODES,
   ...HTTP_DESCRIPTIONS,

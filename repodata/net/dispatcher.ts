@@ -29,6 +29,8 @@ export interface DispatcherSettings {
   readonly tls?: TlsSettings;
   readonly connectTimeoutMs?: number;
   readonly readTimeoutMs?: number;
+  /** Connections per origin; default 16 (the simple-index client asks for more: one host serves every project page). */
+  readonly connections?: number;
   /** A host name resolver (the server's private-address guard). */
   readonly lookup?: NonNullable<Agent.Options['connect']> extends infer C ? (C extends { lookup?: infer L } ? L : never) : never;
 }
@@ -81,7 +83,7 @@ async function createAgent(settings: DispatcherSettings, read: Record<string, un
   // A CA bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
   const tls = typeof read.ca === 'string' ? { ...read, ca: [...(await import('node:tls')).rootCertificates, read.ca] } : read;
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
-  const common = { connections: 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
+  const common = { connections: settings.connections ?? 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
   if (proxy?.http === undefined && proxy?.https === undefined) return new (await loadAgent())(common);
   const EnvHttpProxyAgent = await loadProxyAgent();
