@@ -31,7 +31,7 @@ import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
 import { startReplica, type Replica } from '../cluster/replica.js';
-import { Metrics } from './metrics.js';
+import { allowlistLabel, Metrics } from './metrics.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -94,7 +94,7 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     channelAlias: options.env.CONDA_CHANNEL_ALIAS,
     cwd: options.cwd,
   });
-  const metrics = new Metrics();
+  const metrics = new Metrics({ channelLabel: allowlistLabel(policy.allowlistEntry) });
   const store = new DetachedLoadStore({
     onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),

@@ -4,8 +4,11 @@
  * `/mcp` (DNS rebinding), JSON-RPC batches on `/mcp` against the rate limit, `DELETE /mcp`.
  * Everything goes through `inject()` on the app `serve` builds.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
+import { startChannelServer } from '../helpers/channel-server.js';
+import { call, DEMO_CHANNEL, DEMO_CHANNEL_DIR, injectTestServer, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
 
 let server: InjectedServer;
 beforeAll(async () => {
@@ -127,6 +130,33 @@ describe('/mcp batches', () => {
       expect(statuses[10]).toBe(429);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('/metrics label cardinality', () => {
+  it('labels repodata by the allowlist entry, not by each sub-path a client names', async () => {
+    // A channel server that answers any path with the demo channel's repodata.
+    const channels = await startChannelServer({ root: DEMO_CHANNEL_DIR });
+    channels.intercept = (req, res) => {
+      const subdir = /\/(linux-64|noarch)\/repodata\.json$/.exec(req.url ?? '')?.[1];
+      if (!subdir) return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(join(DEMO_CHANNEL_DIR, subdir, 'repodata.json')));
+      return true;
+    };
+    const allowed = `${channels.url}/allowed`;
+    const local = await injectTestServer({ 'allow-channel': [allowed] });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const answer = await call(local.app, 'POST', '/resolve', { json: { specs: ['python=3.12'], channels: [`${allowed}/sub${i}/x`], platforms: ['linux-64'] } });
+        expect(answer.status).toBe(200);
+      }
+      const text = (await call(local.app, 'GET', '/metrics')).text;
+      const labels = new Set([...text.matchAll(/^conda_resolve_repodata_bytes_total\{channel="([^"]*)"/gm)].map((m) => m[1]));
+      expect([...labels]).toEqual([allowed]);
+    } finally {
+      await local.close();
+      await channels.close();
     }
   });
 });
