@@ -8,10 +8,13 @@
  * line breaks.
  */
 
+// Matching control characters is the point of these expressions.
+/* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const CONTROL_GLOBAL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 /** What a terminal may still be shown of them: tab and newline, which lay text out. */
 const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+/* eslint-enable no-control-regex */
 
 export function hasControlCharacter(text: string): boolean {
   return CONTROL.test(text);
