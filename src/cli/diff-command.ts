@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../lock/diff.js';
 import { readExactRecords } from '../lock/exact-records.js';
-import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeReadable, type CliIO } from './io.js';
 
 export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json] [-e NAME] [-p PLATFORM]...
 
@@ -43,7 +43,8 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
     const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
-    io.stdout.write(values.json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
+    if (values.json) io.stdout.write(`${JSON.stringify(diffJson(diff), null, 2)}\n`);
+    else writeReadable(io, renderDiff(diff));
     return EXIT_OK;
   } catch (error) {
     writeError(io, userMessage(error));

@@ -160,3 +160,14 @@ describe('/metrics label cardinality', () => {
     }
   });
 });
+
+describe('/why-not and credentials', () => {
+  it("redacts the password and token of the tried spec's channel", async () => {
+    const spec = 'https://user:s3cret@repo.example.invalid/t/tk-123456/private::numpy<1.25';
+    const answer = await call(server.app, 'POST', '/why-not', { json: { ...demo, specs: ['python=3.12'], spec } });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('repo.example.invalid');
+    expect(answer.text).not.toContain('s3cret');
+    expect(answer.text).not.toContain('tk-123456');
+  });
+});
