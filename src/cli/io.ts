@@ -23,6 +23,11 @@ export function writeWarning(io: CliIO, message: string): void {
   io.stderr.write(`conda-resolve: warning: ${terminalSafe(message)}\n`);
 }
 
+/** A fact about the run on stderr (`conda-resolve: ...`), such as a plugin loaded. */
+export function writeNote(io: CliIO, message: string): void {
+  io.stderr.write(`conda-resolve: ${terminalSafe(message)}\n`);
+}
+
 /** Text meant to be read (a tree, a table), with control characters escaped; not exporter output. */
 export function writeReadable(io: CliIO, text: string): void {
   io.stdout.write(terminalSafe(text));

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer } from '../helpers/channel-server.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, DEMO_CHANNEL, DEMO_CHANNEL_DIR, injectTestServer, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
 
 let server: InjectedServer;
@@ -169,5 +170,18 @@ describe('/why-not and credentials', () => {
     expect(answer.text).toContain('repo.example.invalid');
     expect(answer.text).not.toContain('s3cret');
     expect(answer.text).not.toContain('tk-123456');
+  });
+});
+
+describe('exporter plugins in serve', () => {
+  it('logs each plugin it loads', async () => {
+    const plugin = join(PROJECT_ROOT, 'fixtures', 'plugins', 'conda-resolve-exporter-toml');
+    const withPlugin = await injectTestServer({}, { CONDA_RESOLVE_PLUGINS: plugin });
+    try {
+      const line = await withPlugin.logged((l) => l.includes('loaded exporter plugin'));
+      expect(JSON.parse(line)).toMatchObject({ level: 30, plugin: 'conda-resolve-exporter-toml', version: '1.4.0', location: plugin, formats: ['toml'] });
+    } finally {
+      await withPlugin.close();
+    }
   });
 });
