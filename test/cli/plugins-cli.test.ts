@@ -25,7 +25,7 @@ describe('exporter plugins in the built CLI', () => {
     const formats = await spawnCli(['formats'], { env });
     expect(formats.stderr).not.toContain('Skipped');
     expect(formats.stderr).toContain(`conda-resolve: loaded exporter plugin conda-resolve-exporter-toml 1.4.0 from ${plugin} (formats: toml)`);
-    expect(formats.stdout).toMatch(/^  - toml\b/m);
+    expect(formats.stdout).toMatch(/^ {2}- toml\b/m);
     const resolved = await spawnCli(['python=3.12', '-c', DEMO, '-p', 'linux-64', '--format', 'toml'], { env });
     expect(resolved.stderr).not.toContain('Skipped');
     expect(resolved.code).toBe(0);
@@ -38,7 +38,7 @@ describe('exporter plugins in the built CLI', () => {
     cpSync(plugin, join(project, 'node_modules', 'conda-resolve-exporter-toml'), { recursive: true });
     const formats = await spawnCli(['formats'], { cwd: project, env: { CONDA_RESOLVE_PLUGINS: undefined } });
     expect(formats.code).toBe(0);
-    expect(formats.stdout).not.toMatch(/^  - toml\b/m);
+    expect(formats.stdout).not.toMatch(/^ {2}- toml\b/m);
     expect(formats.stderr).not.toContain('loaded exporter plugin');
   });
 });
