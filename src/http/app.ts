@@ -20,6 +20,7 @@ import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
+import { limitClientShare } from './client-share.js';
 import { refuseCrossSiteSimplePosts } from './request-guards.js';
 import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
@@ -101,6 +102,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
       maxAge: 600,
     });
   }
+  limitClientShare(app, config);
   if (config.rateLimit) {
     const { max, windowMs } = config.rateLimit;
     void app.register(rateLimit, {

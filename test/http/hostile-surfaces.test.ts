@@ -4,11 +4,14 @@
  * `/mcp` (DNS rebinding), JSON-RPC batches on `/mcp` against the rate limit, `DELETE /mcp`.
  * Everything goes through `inject()` on the app `serve` builds.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { writePigeonChannel } from './helpers/pigeon-channel.js';
 import { call, DEMO_CHANNEL, DEMO_CHANNEL_DIR, injectTestServer, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
 
 let server: InjectedServer;
@@ -120,6 +123,29 @@ describe('/mcp batches', () => {
     const answer = await call(server.app, 'POST', '/mcp', { json: batch, headers: MCP_HEADERS });
     expect(answer.status).toBe(400);
     expect(answer.json<ProblemBody>().detail).toMatch(/one JSON-RPC message per request/);
+  });
+
+  it('keeps one client from filling the solve queue: beyond its share in flight, a 429', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cr-pigeons-'));
+    // A quarter of a queue of 8: two requests at once per address.
+    const limited = await injectTestServer({ 'rate-limit': '1000', 'max-queue': '8', workers: '1', timeout: '2', 'solve-cache': '0' });
+    try {
+      const { specs } = writePigeonChannel(dir, 12);
+      const hard = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'resolve', arguments: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } } };
+      const answers = await Promise.all([
+        call(limited.app, 'POST', '/mcp', { json: hard, headers: MCP_HEADERS }),
+        call(limited.app, 'POST', '/resolve', { json: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } }),
+        call(limited.app, 'POST', '/mcp', { json: hard, headers: MCP_HEADERS }),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([200, 504, 429]);
+      expect(answers[2]!.headers['retry-after']).toBe('1');
+      expect(answers[2]!.json<ProblemBody>().detail).toContain('2 requests from this address are being answered');
+      // Once they are done, the client may ask again.
+      expect((await call(limited.app, 'POST', '/mcp', { json: toolCall(9), headers: MCP_HEADERS })).status).toBe(200);
+    } finally {
+      await limited.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('counts each call against the rate limit: 10 single calls pass, the 11th is a 429', async () => {
