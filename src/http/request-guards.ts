@@ -8,8 +8,9 @@
  *   body forces the preflight, which CORS answers.
  * - `/mcp` checks `Origin` on every request, as the MCP specification's Streamable HTTP transport
  *   requires ("Servers MUST validate the Origin header ... to prevent DNS rebinding attacks"), and,
- *   when the server listens on a loopback address, that `Host` names a loopback address: a rebound
- *   DNS name reaches 127.0.0.1 with the attacker's name in `Host` (and `Origin`).
+ *   when the server listens on a loopback address, that `Host` names a loopback address (or the host
+ *   of a `--cors-origin`): a rebound DNS name reaches 127.0.0.1 with the attacker's name in `Host`
+ *   (and `Origin`). Behind a reverse proxy (`--trust-proxy`) the proxy decides which names reach it.
  * - Routes that read only JSON answer any other media type with a 415 naming the accepted ones,
  *   before the body is read (fastify's own `text/plain` parser would hand them a string).
  */
@@ -79,11 +80,20 @@ export function refuseCrossSiteSimplePosts(app: FastifyInstance, config: ServerC
 
 /** In the `/mcp` scope: the MCP transport's Origin (and, on loopback, Host) validation. */
 export function validateMcpOrigin(scope: FastifyInstance, config: ServerConfig): void {
-  const loopback = isLoopbackHost(config.host);
+  // Behind a reverse proxy (--trust-proxy) the public name arrives in Host: the proxy decides.
+  const checkHost = isLoopbackHost(config.host) && !config.trustProxy;
+  // Hosts of the origins CORS allows are names this server is reached by, too.
+  const corsHosts = new Set(config.corsOrigins.flatMap((origin) => {
+    try {
+      return [new URL(origin).host.toLowerCase()];
+    } catch {
+      return [];
+    }
+  }));
   scope.addHook('onRequest', async (request) => {
     const host = request.headers.host ?? '';
-    if (loopback && !isLoopbackHost(host)) {
-      throw new HttpProblemError('forbidden-origin', `Cannot take an MCP request for host "${originLabel(host)}": this server listens on ${config.host} and answers only for loopback names`);
+    if (checkHost && !isLoopbackHost(host) && !corsHosts.has(host.toLowerCase())) {
+      throw new HttpProblemError('forbidden-origin', `Cannot take an MCP request for host "${originLabel(host)}": this server listens on ${config.host} and answers only for loopback names (behind a reverse proxy, use --trust-proxy)`);
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !originAllowed(origin, request, config)) {

@@ -102,6 +102,18 @@ describe('/mcp Origin and Host (DNS rebinding)', () => {
     expect(answer.json<ProblemBody>().detail).toContain('rebind.attacker.test');
   });
 
+  it('takes the public name a reverse proxy forwards with --trust-proxy, or the host of a --cors-origin', async () => {
+    for (const flags of [{ 'trust-proxy': true }, { 'cors-origin': ['https://resolve.example.org'] }]) {
+      const proxied = await injectTestServer(flags);
+      try {
+        const answer = await call(proxied.app, 'POST', '/mcp', { json: list, headers: { ...MCP_HEADERS, host: 'resolve.example.org' } });
+        expect(answer.status).toBe(200);
+      } finally {
+        await proxied.close();
+      }
+    }
+  });
+
   it('answers clients without an Origin, and pages on its own origin', async () => {
     for (const headers of [MCP_HEADERS, { ...MCP_HEADERS, host: 'localhost:8000', origin: 'http://localhost:8000' }]) {
       const answer = await call(server.app, 'POST', '/mcp', { json: list, headers });
