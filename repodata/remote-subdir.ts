@@ -224,7 +224,7 @@ export class RemoteSubdirs {
   }
 
   #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
-    this.#options.onProgress?.({ channel: channel.name, subdir, phase, ...extra });
+    this.#options.onProgress?.({ channel: channel.name, url: channel.baseUrl, subdir, phase, ...extra });
   }
 
   /** What one response of `fetch` means: a missing format, a revalidated or a new cache state. */

@@ -163,7 +163,7 @@ export class RepodataStore {
     if (await this.#closures.complete(indexes, rootNames, options.signal)) {
       for (const index of indexes) {
         if (index instanceof ShardedSubdirIndex) {
-          this.#options.onProgress?.({ channel: index.channel.name, subdir: index.subdir, phase: 'done', records: index.recordCount });
+          this.#options.onProgress?.({ channel: index.channel.name, url: index.channel.baseUrl, subdir: index.subdir, phase: 'done', records: index.recordCount });
         }
       }
     }
@@ -224,7 +224,7 @@ export class RepodataStore {
   }
 
   #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
-    this.#options.onProgress?.({ channel: channel.name, subdir, phase, ...extra });
+    this.#options.onProgress?.({ channel: channel.name, url: channel.baseUrl, subdir, phase, ...extra });
   }
 
   async #loadLocal(channel: Channel, subdir: string, key: string): Promise<SubdirIndex | null> {

@@ -39,6 +39,8 @@ export interface SubdirIndex {
 /** Progress of loading, for the CLI's progress bar and the server's logs. */
 export interface LoadProgressEvent {
   readonly channel: string;
+  /** The channel's base URL without credentials (what a server's metrics label by its allowlist). */
+  readonly url?: string;
   readonly subdir: string;
   readonly phase: 'fetch' | 'cache' | 'index' | 'shards' | 'done';
   readonly bytes?: number;

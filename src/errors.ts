@@ -186,6 +186,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: failure('export-failed'),
   CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: failure('export-failed'),
+  CR_ERR_EXPORT_CONTROL_CHARACTER: failure('export-failed'),
   CR_ERR_EXPORT_YAML: failure('export-failed'),
   CR_ERR_EXPORT_FAILED: failure('export-failed'),
   CR_ERR_EXPORT_UNSOLVED: failure('solve-failed'),

@@ -19,6 +19,7 @@ export const PROBLEM_KINDS = {
   'too-many-channels': { status: 400, title: 'Too many channels' },
   'unknown-format': { status: 400, title: 'Unknown format' },
   'channel-refused': { status: 400, title: 'Channel not allowed' },
+  'forbidden-origin': { status: 403, title: 'Origin not allowed' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'Request not received in time' },

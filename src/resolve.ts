@@ -16,6 +16,7 @@ import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, type SolveResult } from './native-result.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
+import { timerDelay } from './clock.js';
 
 export interface PlatformResolution {
   readonly platform: string;
@@ -81,7 +82,7 @@ async function resolvePlatform(
   // The time limit covers the whole platform: fetching and indexing repodata as well as solving.
   const started = Date.now();
   const deadline = options.timeoutMs !== undefined ? new AbortController() : null;
-  const timer = deadline ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), options.timeoutMs) : null;
+  const timer = deadline ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), timerDelay(options.timeoutMs!)) : null;
   const signal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
   try {
     options.onPlatform?.(platform, 'load');

@@ -9,10 +9,10 @@
  *   fish: conda-resolve completion fish > ~/.config/fish/completions/conda-resolve.fish
  */
 import { TARGET_SUBDIRS } from '../../vocabulary/platform.js';
-import { loadRegistry } from '../exporters/index.js';
+import { loadRegistry, pluginLoadedLine } from '../exporters/index.js';
 import { parseCommandArgs } from './args.js';
 import { COMMANDS, COMPLETION_OPTIONS, type CommandSpec, type OptionSpec, type ValueKind } from './command-table.js';
-import { EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -50,8 +50,9 @@ export async function completionCommand(argv: readonly string[], io: CliIO): Pro
     writeError(io, `${what}: conda-resolve completion ${SHELLS.join('|')}`);
     return EXIT_USAGE;
   }
-  const { registry, warnings } = await loadRegistry({ env: io.env, cwd: io.cwd });
+  const { registry, warnings, plugins } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);
+  for (const plugin of plugins) writeNote(io, pluginLoadedLine(plugin));
   const words: ValueWords = { platform: TARGET_SUBDIRS, format: registry.allNames(), priority: ['strict', 'flexible', 'disabled'], shell: SHELLS };
   io.stdout.write(completionScript(shell as Shell, words));
   return EXIT_OK;

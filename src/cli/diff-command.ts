@@ -5,12 +5,12 @@
  */
 import { parseCommandArgs } from './args.js';
 import { DIFF_OPTIONS } from './command-table.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../lock/diff.js';
 import { readExactRecords } from '../lock/exact-records.js';
-import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeReadable, type CliIO } from './io.js';
 
 export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json] [-e NAME] [-p PLATFORM]...
 
@@ -43,7 +43,8 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
     const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
-    io.stdout.write(values.json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
+    if (values.json) io.stdout.write(`${JSON.stringify(diffJson(diff), null, 2)}\n`);
+    else writeReadable(io, renderDiff(diff));
     return EXIT_OK;
   } catch (error) {
     writeError(io, userMessage(error));
@@ -54,8 +55,14 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
 async function readExact(path: string, cwd: string, environment: string | undefined): Promise<ExactEnvironments> {
   let content: string;
   try {
+    // Only a regular file: opening a FIFO nobody writes to waits forever (and a device never ends).
+    const info = await stat(resolve(cwd, path));
+    if (!info.isFile() && !info.isDirectory()) {
+      throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": it is ${info.isFIFO() ? 'a FIFO (named pipe)' : info.isSocket() ? 'a socket' : 'a device'}, not a regular file; diff reads lock files and @EXPLICIT files`);
+    }
     content = await readFile(resolve(cwd, path), 'utf8');
   } catch (error) {
+    if (error instanceof InputFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}`);
   }

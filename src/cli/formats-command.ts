@@ -2,8 +2,8 @@
  * `conda-resolve formats`: the formats document (`GET /formats` serves the same one), listed by
  * category as conda's `conda export --help` shows its exporters, or with `--json` as indented JSON.
  */
-import { formatsDocument, loadRegistry, type FormatsDocument } from '../exporters/index.js';
-import { EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { formatsDocument, loadRegistry, pluginLoadedLine, type FormatsDocument } from '../exporters/index.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
 import { parseCommandArgs } from './args.js';
 import { LISTING_OPTIONS } from './command-table.js';
 
@@ -23,8 +23,9 @@ export async function formatsCommand(argv: readonly string[], io: CliIO): Promis
     io.stdout.write('usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n');
     return EXIT_OK;
   }
-  const { registry, warnings } = await loadRegistry({ env: io.env, cwd: io.cwd });
+  const { registry, warnings, plugins } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);
+  for (const plugin of plugins) writeNote(io, pluginLoadedLine(plugin));
   const document = formatsDocument(registry);
   io.stdout.write(values.json ? `${JSON.stringify(document, null, 2)}\n` : listing(document));
   return EXIT_OK;

@@ -9,7 +9,7 @@
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile } from '../request.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeReadable, writeWarning, type CliIO } from './io.js';
 import { parseCommandArgs } from './args.js';
 import { INSPECT_OPTIONS } from './command-table.js';
 import { readInputFile, runLimits, runResolves } from './resolve-command.js';
@@ -109,5 +109,6 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
 }
 
 function write(io: CliIO, json: boolean, data: unknown, text: string): void {
-  io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+  if (json) io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  else writeReadable(io, `${text}\n`);
 }

@@ -6,6 +6,7 @@ import { diffJson, renderDiff } from '../lock/diff.js';
 import type { PreviousLock } from '../lock/previous-lock.js';
 import type { PreparedRequest } from '../request.js';
 import type { Resolution } from '../resolve.js';
+import { terminalSafe } from '../../vocabulary/control-characters.js';
 import { EXIT_FAILED, EXIT_OK, writeError, type CliIO } from './io.js';
 
 export function checkCommand(request: PreparedRequest, io: CliIO, quiet: boolean): number {
@@ -27,5 +28,5 @@ export function requireLock(request: PreparedRequest, option: string): PreviousL
 /** The changes from the lock to the solved platforms (failed platforms are left out), as a table or JSON. */
 export function lockDiffText(request: PreparedRequest, resolution: Resolution, json: boolean): string {
   const diff = resolutionDiff(requireLock(request, '--diff'), resolution);
-  return json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff);
+  return json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : terminalSafe(renderDiff(diff));
 }

@@ -16,7 +16,7 @@ import { workspaceCommand } from './workspace-command.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
 import { parseByteSize } from '../byte-size.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
 import { USAGE } from './usage.js';
 import { writeFileAtomic } from './write-file.js';
 import { createRunReport, type RunReport, type SummaryFacts } from './run-report.js';
@@ -73,6 +73,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
       registry = loaded.registry;
       for (const warning of loaded.warnings) writeWarning(io, warning);
+      for (const plugin of loaded.plugins) writeNote(io, exporters.pluginLoadedLine(plugin));
       if (formatName !== undefined) exporter = registry.get(formatName);
       // --json writes native JSON into -o FILE whatever its name (with --diff, --json is about the changes).
       else if (values.output !== undefined && (!values.json || values.diff)) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);

@@ -5,6 +5,8 @@
 import { parseCommandArgs } from './args.js';
 import { WORKER_OPTIONS } from './command-table.js';
 import { availableParallelism } from 'node:os';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { defaultCacheDir } from '../../repodata/store.js';
 import { userMessage } from '../errors.js';
@@ -55,6 +57,7 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
   let threads: number;
   let level: string;
   let cacheLimits: SolveCacheLimits;
+  let cacheDir: string;
   try {
     url = redisUrl(from(values.redis, 'redis', 'CONDA_RESOLVE_REDIS_URL'));
     if (url === null) throw new ConfigError('conda-resolve worker needs --redis URL (or CONDA_RESOLVE_REDIS_URL): the Redis its replicas use');
@@ -75,6 +78,10 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
     };
     level = (from(values['log-level'], 'log-level', 'CONDA_RESOLVE_LOG_LEVEL')?.value ?? 'info').toLowerCase();
     if (!LEVELS.includes(level)) throw new ConfigError(`Cannot use log level "${level}": expected one of ${LEVELS.join(', ')}`);
+    const cacheSource = from(values['cache-dir'], 'cache-dir', 'CONDA_RESOLVE_CACHE_DIR');
+    cacheDir = resolve(io.cwd, cacheSource?.value ?? defaultCacheDir(io.env));
+    const unusable = cacheDirProblem(cacheDir);
+    if (unusable) throw new ConfigError(`Cannot use ${cacheSource?.from ?? 'the default cache directory'} "${cacheDir}" as the repodata cache: ${unusable}`);
   } catch (error) {
     writeError(io, userMessage(error));
     return EXIT_USAGE;
@@ -92,7 +99,7 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
     try {
       worker = await startSolveWorker({
         redisUrl: url,
-        cacheDir: from(values['cache-dir'], 'cache-dir', 'CONDA_RESOLVE_CACHE_DIR')?.value ?? defaultCacheDir(io.env),
+        cacheDir,
         threads,
         logger,
         cacheLimits,
@@ -115,5 +122,24 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+  }
+}
+
+/**
+ * Why `dir` cannot hold the repodata cache, or null: a worker finds out at start, not on its first
+ * job (every job failing while it looks healthy). The folder is made if missing, then a file is
+ * written in it and removed.
+ */
+function cacheDirProblem(dir: string): string | null {
+  const probe = join(dir, `.conda-resolve-probe-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'it is on a read-only file system', ENOTDIR: 'it is not a folder', EEXIST: 'it is not a folder', ENOENT: 'files cannot be made in it' };
+    return `cannot write in it (${(code && why[code]) ?? code ?? 'unwritable'})`;
   }
 }

@@ -11,6 +11,7 @@ import { Queue, QueueEvents, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Channel } from '../../vocabulary/channel.js';
 import type { SubdirIndex } from '../../repodata/types.js';
+import type { PackageRecord } from '../../vocabulary/record.js';
 import { CondaResolveError } from '../errors.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
 import { bullConnectionOptions, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
@@ -70,6 +71,28 @@ class MissingChannelError extends CondaResolveError {
   }
 }
 
+/**
+ * A cached outcome checked against the request's own indexes: a solved one is served only when
+ * every record is one the request's channels have (same channel, subdir, name and URL), and then
+ * with the indexes' records, so nothing else of the entry is trusted. Anything else is null (a miss).
+ */
+export function fromTheseChannels(outcome: PlatformSolveOutcome, input: Pick<PlatformSolveInput, 'channels'>): PlatformSolveOutcome | null {
+  if (outcome.kind !== 'solved') return outcome;
+  const records: PackageRecord[] = [];
+  for (const cached of outcome.records) {
+    const index = input.channels.find((channel) => channel.name === cached.channel)?.sources.find((source) => source.subdir === cached.subdir);
+    let own: PackageRecord | undefined;
+    try {
+      own = index?.records(cached.name).find((record) => record.url === cached.url && record.fn === cached.fn);
+    } catch {
+      own = undefined; // a sharded index without that name fetched
+    }
+    if (!own) return null;
+    records.push(own);
+  }
+  return { kind: 'solved', records };
+}
+
 export class QueueSolver implements PlatformSolver {
   readonly queue: Queue<SolveJobData, SolveJobResult>;
   readonly #events: QueueEvents;
@@ -108,7 +131,9 @@ export class QueueSolver implements PlatformSolver {
     const key = solveKey(input, (index) => this.#indexes.contentIdentity(index));
     try {
       if (key) {
-        const hit = await this.#link.cached(key);
+        const cached = await this.#link.cached(key);
+        // A malformed entry, or one naming packages the request's channels do not have, is a miss.
+        const hit = cached === null ? null : fromTheseChannels(cached, input);
         this.#on.cache?.(hit !== null);
         if (hit) return hit;
       }

@@ -68,6 +68,7 @@ export class RedisLink {
       connectTimeout: 2000,
     });
     this.client.on('error', (error: Error) => {
+      // The code alone (ECONNREFUSED): a connection error's message carries the address.
       this.#lastError = (error as NodeJS.ErrnoException).code ?? error.message;
     });
     this.client.on('ready', () => {
@@ -79,10 +80,13 @@ export class RedisLink {
     return this.client.status === 'ready';
   }
 
-  /** Why Redis cannot be used now, or null when it can. */
+  /**
+   * Why Redis cannot be used now, or null when it can. Clients see it (503s, /health), so it names
+   * no host or user: logs add `redactRedisUrl(url)`.
+   */
   problem(): string | null {
     if (this.ready) return null;
-    return this.#lastError ? `${this.#lastError} at ${redactRedisUrl(this.url)}` : `not connected to ${redactRedisUrl(this.url)}`;
+    return this.#lastError ?? 'not connected';
   }
 
   assertReady(): void {

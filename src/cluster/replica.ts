@@ -10,7 +10,6 @@ import { redactRedisUrl, RedisLink } from './redis-link.js';
 
 export interface ClusterStatus {
   readonly redis: 'ok' | 'unreachable';
-  readonly url: string;
   readonly detail: string | null;
   /** Jobs waiting for a worker and being solved, across the deployment; null when Redis is away. */
   readonly waiting: number | null;
@@ -35,7 +34,7 @@ export function startReplica(
   const link = new RedisLink(url, { failFast: true });
   let reported = false;
   link.client.on('error', () => {
-    if (!reported) options.onRedisError?.(link.problem() ?? 'error');
+    if (!reported) options.onRedisError?.(`${link.problem() ?? 'error'} at ${redactRedisUrl(url)}`);
     reported = true;
   });
   link.client.on('ready', () => (reported = false));
@@ -45,14 +44,13 @@ export function startReplica(
     redis: link.client,
     async status() {
       const detail = link.problem();
-      if (detail) return { redis: 'unreachable', url: redactRedisUrl(url), detail, waiting: null, active: null, workers: null };
+      if (detail) return { redis: 'unreachable', detail, waiting: null, active: null, workers: null };
       const [counts, workers] = await Promise.all([
         solver.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed').catch(() => null),
         solver.queue.getWorkersCount().catch(() => null),
       ]);
       return {
         redis: counts ? 'ok' : 'unreachable',
-        url: redactRedisUrl(url),
         detail: counts ? null : 'Redis did not answer',
         waiting: counts ? (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0) : null,
         active: counts ? (counts.active ?? 0) : null,

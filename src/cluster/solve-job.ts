@@ -75,11 +75,53 @@ export function encodeOutcome(outcome: PlatformSolveOutcome): string {
   return JSON.stringify(outcome);
 }
 
+/**
+ * An outcome read back from Redis, or null when it is not one: anything there may have been written
+ * by another program (or a person), and a malformed entry must be a miss, never a 500.
+ */
 export function decodeOutcome(text: string): PlatformSolveOutcome | null {
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as { kind?: unknown };
-    return value && (value.kind === 'solved' || value.kind === 'unsatisfiable' || value.kind === 'error') ? (value as PlatformSolveOutcome) : null;
+    value = JSON.parse(text);
   } catch {
     return null;
+  }
+  return isOutcome(value) ? value : null;
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isStringList = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
+const isNullable = (value: unknown, check: (v: unknown) => boolean): boolean => value === null || value === undefined || check(value);
+const isCount = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value);
+
+/** The fields of a `PackageRecord` that the exporters and the native result read. */
+function isRecord(value: unknown): value is PackageRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    [r.name, r.version, r.build, r.channel, r.subdir, r.fn, r.url].every(isString) &&
+    isCount(r.build_number) &&
+    isNullable(r.md5, isString) &&
+    isNullable(r.sha256, isString) &&
+    isNullable(r.size, isCount) &&
+    isNullable(r.timestamp, isCount) &&
+    isStringList(r.depends) &&
+    isStringList(r.constrains) &&
+    isStringList(r.track_features)
+  );
+}
+
+function isOutcome(value: unknown): value is PlatformSolveOutcome {
+  if (typeof value !== 'object' || value === null) return false;
+  const o = value as Record<string, unknown>;
+  switch (o.kind) {
+    case 'solved':
+      return Array.isArray(o.records) && o.records.every(isRecord);
+    case 'unsatisfiable':
+      return isString(o.message) && typeof o.explanation === 'object' && o.explanation !== null;
+    case 'error':
+      return isString(o.code) && isString(o.message);
+    default:
+      return false;
   }
 }

@@ -98,6 +98,17 @@ function isPlainObject(raw: unknown): raw is Record<string, unknown> {
 }
 
 /**
+ * Most entries one list or mapping setting may have. No real configuration comes near it; a
+ * `.condarc` with 60,000 channels made every command spend most of a minute before it could be
+ * stopped (each channel is parsed, expanded and checked against the channel lists).
+ */
+export const MAX_SETTING_ENTRIES = 1000;
+
+function tooMany(count: number, key?: string): { ok: false; reason: string } {
+  return { ok: false, reason: `${count} entries${key === undefined ? '' : ` for "${key}"`}, more than the ${MAX_SETTING_ENTRIES} conda-resolve accepts` };
+}
+
+/**
  * Check one raw value (from YAML, or a variable's text split already) for `key`. `fromText` is true
  * for environment variables, whose booleans and numbers arrive as text.
  */
@@ -122,10 +133,12 @@ export function checkSetting<K extends SettingKey>(key: K, raw: unknown): Checke
     }
     case 'sequence': {
       const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter((s) => s !== '') : stringList(raw);
-      return list === undefined ? { ok: false, reason: 'expected a list of strings' } : ok(list);
+      if (list === undefined) return { ok: false, reason: 'expected a list of strings' };
+      return list.length > MAX_SETTING_ENTRIES ? tooMany(list.length) : ok(list);
     }
     case 'map': {
       if (!isPlainObject(raw)) return { ok: false, reason: 'expected a mapping of names to strings' };
+      if (Object.keys(raw).length > MAX_SETTING_ENTRIES) return tooMany(Object.keys(raw).length);
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(raw)) {
         if (typeof v !== 'string') return { ok: false, reason: `expected a string for "${k}"` };
@@ -135,10 +148,12 @@ export function checkSetting<K extends SettingKey>(key: K, raw: unknown): Checke
     }
     case 'map-of-sequences': {
       if (!isPlainObject(raw)) return { ok: false, reason: 'expected a mapping of names to lists' };
+      if (Object.keys(raw).length > MAX_SETTING_ENTRIES) return tooMany(Object.keys(raw).length);
       const out: Record<string, string[]> = {};
       for (const [k, v] of Object.entries(raw)) {
         const list = stringList(v);
         if (list === undefined) return { ok: false, reason: `expected a list of strings for "${k}"` };
+        if (list.length > MAX_SETTING_ENTRIES) return tooMany(list.length, k);
         out[k] = list;
       }
       return ok(out);

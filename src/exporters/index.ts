@@ -33,6 +33,7 @@ export {
   PLUGIN_MANIFEST_KEY,
   discoverPlugins,
   loadRegistry,
+  pluginLoadedLine,
   type LoadRegistryOptions,
   type LoadedPlugin,
   type LoadedRegistry,

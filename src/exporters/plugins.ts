@@ -13,9 +13,12 @@
  *
  * Where plugins are found:
  * - `node_modules` folders from conda-resolve's own install location upward (a global install sees
- *   global plugins; a project dependency sees the project's), then from the working directory upward;
+ *   global plugins; a project dependency sees the project's);
  * - `CONDA_RESOLVE_PLUGINS`: comma-separated package names, package folders, or module files. A
- *   module named directly may export `api` (a range), which is then checked too.
+ *   module named directly may export `api` (a range), which is then checked too. A name is looked
+ *   for beside conda-resolve, then from the working directory.
+ * Never the working directory's `node_modules` (or a parent's) on their own: a command run in a
+ * checkout of someone else's project would run whatever that project ships (issue 32).
  *
  * A plugin that cannot be loaded or does not export a valid list is skipped with a warning that
  * names it. Warnings are returned, never printed: the caller decides where they go. Two exporters
@@ -34,13 +37,22 @@ import { registerBuiltinExporters } from './builtin.js';
 import { ExporterRegistry, InvalidExporterError, type ExporterDefinition } from './registry.js';
 import { EXPORTER_API_VERSION } from './types.js';
 
+/**
+ * In the CLI's bundle (a script run by code-cache.ts) `import()` is compiled to `require()`, which
+ * cannot load a `file:` URL or an ES module: the launcher passes its own `import` as `__crImport`.
+ */
+declare const __crImport: ((specifier: string) => Promise<unknown>) | undefined;
+function importModule(url: string): Promise<unknown> {
+  return typeof __crImport === 'function' ? __crImport(url) : import(url);
+}
+
 /** The package.json key a plugin declares itself with. */
 export const PLUGIN_MANIFEST_KEY = 'conda-resolve';
 
 export interface LoadRegistryOptions {
   /** Environment variables (`CONDA_RESOLVE_PLUGINS`); default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The working directory whose `node_modules` are searched; default `process.cwd()`. */
+  /** Where relative paths and package names in `CONDA_RESOLVE_PLUGINS` are resolved from; default `process.cwd()`. */
   readonly cwd?: string;
   /** Where conda-resolve is installed (its `node_modules` and those above); default: this package. */
   readonly searchFrom?: string;
@@ -94,6 +106,11 @@ export async function loadRegistry(options: LoadRegistryOptions = {}): Promise<L
   return { registry, warnings, plugins };
 }
 
+/** The line a command logs for a plugin it loaded: code that runs in it, so never silently. */
+export function pluginLoadedLine(plugin: LoadedPlugin): string {
+  return `loaded exporter plugin ${plugin.version ? `${plugin.name} ${plugin.version}` : plugin.name} from ${plugin.location} (formats: ${plugin.exporters.join(', ')})`;
+}
+
 /** Finds plugin packages (and modules named in `CONDA_RESOLVE_PLUGINS`) without loading them. */
 export async function discoverPlugins(
   options: LoadRegistryOptions = {},
@@ -102,7 +119,7 @@ export async function discoverPlugins(
   const cwd = options.cwd ?? process.cwd();
   const searchFrom = options.searchFrom ?? ownPackageRoot();
   const warnings: string[] = [];
-  const folders = nodeModulesFolders([searchFrom, cwd]);
+  const folders = nodeModulesFolders([searchFrom]);
 
   const candidates: PluginCandidate[] = [];
   const seenNames = new Set<string>();
@@ -139,7 +156,7 @@ async function loadPlugin(candidate: PluginCandidate, warnings: string[]): Promi
   if (candidate.api !== null && !apiCompatible(candidate.api, label, warnings)) return null;
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(candidate.modulePath).href)) as Record<string, unknown>;
+    module = (await importModule(pathToFileURL(candidate.modulePath).href)) as Record<string, unknown>;
   } catch (error) {
     warnings.push(`Skipped exporter plugin ${label}: cannot load ${candidate.modulePath}: ${errorMessage(error)}`);
     return null;

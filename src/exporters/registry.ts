@@ -8,6 +8,7 @@
  * registered, built-in or plugin, is looked up and rendered the same way.
  */
 import { basename } from 'node:path';
+import { escapeControlCharacters, hasControlCharacter } from '../../vocabulary/control-characters.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { fnmatch } from './fnmatch.js';
 import { compareCodePoints } from './python-sort.js';
@@ -252,6 +253,32 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : `a value of type ${typeof value}`;
 }
 
+/** The record fields exporters write as they are (one line each in `@EXPLICIT`, a YAML scalar in a lock). */
+const RECORD_TEXT_FIELDS = ['name', 'version', 'build', 'fn', 'url', 'channel', 'subdir', 'md5', 'sha256'] as const;
+
+/**
+ * Refuses, before any exporter runs (plugins included), a record whose identifying text holds a
+ * control character: a newline in a repodata `fn` or `url` would put a line of the channel's choosing
+ * into an explicit file (another URL, another md5). No conda package name or file name has one.
+ */
+function refuseControlCharacters(format: string, environments: readonly ExportEnvironment[]): void {
+  for (const environment of environments) {
+    for (const record of environment.records) {
+      for (const field of RECORD_TEXT_FIELDS) {
+        const value = record[field];
+        if (typeof value === 'string' && hasControlCharacter(value)) {
+          const name = escapeControlCharacters(record.name);
+          throw new ExportError(
+            'CR_ERR_EXPORT_CONTROL_CHARACTER',
+            format,
+            `Cannot export ${format}: the record of "${name}" (${environment.platform}) from ${escapeControlCharacters(record.channel)} has a control character in its ${field}: "${escapeControlCharacters(value.slice(0, 200))}"`,
+          );
+        }
+      }
+    }
+  }
+}
+
 /**
  * Renders one exporter's document: `exportMultiplatform(environments)` when it has it, otherwise
  * each platform on its own, joined with a newline; then trailing whitespace becomes one newline.
@@ -260,6 +287,7 @@ function renderWith(exporter: Exporter, environments: readonly ExportEnvironment
   if (environments.length === 0) {
     throw new ExportError('CR_ERR_EXPORT_NO_ENVIRONMENTS', exporter.name, `Cannot export ${exporter.name}: no platforms to export`);
   }
+  refuseControlCharacters(exporter.name, environments);
   let text: unknown;
   try {
     if (exporter.exportMultiplatform) {

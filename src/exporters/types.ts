@@ -106,6 +106,7 @@ export const EXPORTER_ERROR_CODES = {
   CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: 'explicit: the environment has no packages.',
   CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: 'explicit: requested packages are missing from the environment.',
   CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: 'requirements: the environment carries no requested specs (a solved environment never does).',
+  CR_ERR_EXPORT_CONTROL_CHARACTER: 'A record to export has a control character (a newline, an escape) in its name, version, build, file name, URL, channel, subdir or checksum: the channel is broken or hostile.',
   CR_ERR_EXPORT_YAML: 'An exporter built data the YAML emitter cannot write (a programming error).',
   CR_ERR_EXPORT_FAILED: 'A plugin exporter threw or returned something other than text.',
 } as const;

@@ -20,6 +20,8 @@ import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
+import { limitClientShare } from './client-share.js';
+import { refuseCrossSiteSimplePosts } from './request-guards.js';
 import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
@@ -80,6 +82,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     }
     return undefined;
   });
+  refuseCrossSiteSimplePosts(app, config);
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
     if (deps.lifecycle?.closing) reply.header('connection', 'close');
@@ -99,6 +102,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
       maxAge: 600,
     });
   }
+  limitClientShare(app, config);
   if (config.rateLimit) {
     const { max, windowMs } = config.rateLimit;
     void app.register(rateLimit, {

@@ -54,6 +54,8 @@ export interface ChannelPolicy {
   checkUrl(url: string | URL): Promise<void>;
   /** True when `url` lies under an allowlisted channel (no address checks apply then). */
   isAllowlisted(url: string | URL): boolean;
+  /** The allowlist entry (a normalised URL prefix) `url` lies under, the longest; undefined when none. */
+  allowlistEntry(url: string | URL): string | undefined;
   /**
    * A `lookup` for `net.connect` / undici's `connect` option: resolves as usual but refuses, at
    * connection time, non-public addresses of hosts that are not allowlisted.
@@ -188,16 +190,21 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
   const now = options.now ?? Date.now;
   const dnsCache = new Map<string, { at: number; addresses: Promise<readonly string[]> }>();
 
-  const isAllowlisted = (input: string | URL): boolean => {
+  const allowlistEntry = (input: string | URL): string | undefined => {
     let normalised: string;
     try {
       normalised = normaliseChannelUrl(input);
-      if (pathTrick(new URL(normalised).pathname)) return false;
+      if (pathTrick(new URL(normalised).pathname)) return undefined;
     } catch {
-      return false;
+      return undefined;
     }
-    return prefixes.some((prefix) => normalised === prefix || normalised.startsWith(`${prefix}/`));
+    let found: string | undefined;
+    for (const prefix of prefixes) {
+      if ((normalised === prefix || normalised.startsWith(`${prefix}/`)) && prefix.length > (found?.length ?? -1)) found = prefix;
+    }
+    return found;
   };
+  const isAllowlisted = (input: string | URL): boolean => allowlistEntry(input) !== undefined;
 
   const addressesOf = (hostname: string): Promise<readonly string[]> => {
     const cached = dnsCache.get(hostname);
@@ -274,6 +281,7 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
   return {
     checkUrl,
     isAllowlisted,
+    allowlistEntry,
     lookup,
     allowlist: Object.freeze([...prefixes]),
     allowsAnyPublic,

@@ -185,18 +185,25 @@ function typedProblem(error: CondaResolveError, spec: ErrorSpec): { problem: Pro
 
 /** Installs the error and not-found handlers; `routes` maps a path to its methods (for 405). */
 export function installErrorHandling(app: FastifyInstance, options: { bodyLimit: number; routes: () => ReadonlyMap<string, readonly string[]> }): void {
+  const methodNotAllowed = (request: FastifyRequest): Problem | undefined => {
+    const path = request.url.split('?')[0]!;
+    const methods = options.routes().get(path);
+    return methods ? makeProblem('method-not-allowed', `Cannot ${request.method} ${path}: use ${methods.join(' or ')}`, { allowed_methods: methods }) : undefined;
+  };
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // A body that cannot be read on a method the path does not take (`DELETE /mcp` with an empty
+    // JSON body): the method is what is wrong.
+    const wrongMethod = request.is404 ? methodNotAllowed(request) : undefined;
+    if (wrongMethod) return sendProblem(reply, wrongMethod);
     const { problem, internal, headers } = problemForError(error, options);
     if (internal) request.log.error({ err: error }, 'request failed unexpectedly');
     else request.log.debug({ problem: problem.type, detail: problem.detail }, 'request refused');
     return sendProblem(reply, problem, headers);
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) return sendProblem(reply, wrongMethod);
     const path = request.url.split('?')[0]!;
-    const methods = options.routes().get(path);
-    if (methods) {
-      return sendProblem(reply, makeProblem('method-not-allowed', `Cannot ${request.method} ${path}: use ${methods.join(' or ')}`, { allowed_methods: methods }));
-    }
     return sendProblem(reply, makeProblem('not-found', `Cannot find ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}`));
   });
 }

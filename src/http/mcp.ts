@@ -22,6 +22,7 @@ import { problemForError } from './error-handler.js';
 import { inspectOnServer, type InspectQuestion } from './inspect-run.js';
 import { MAX_WHY_PATHS } from './inspect-schemas.js';
 import { HttpProblemError } from './problem.js';
+import { validateMcpOrigin } from './request-guards.js';
 import { inputFromJson, type ResolveBody } from './resolve-input.js';
 import { admit, boundedError, resolveHere, runWithin, timeLimitDetail } from './routes/resolve.js';
 
@@ -29,7 +30,14 @@ const MAX_NAME_LENGTH = 255;
 const MAX_SEARCH_RESULTS = 200;
 
 export async function mcpRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  validateMcpOrigin(app, context.config);
   app.post('/mcp', async (request, reply) => {
+    // One message per request, so the rate limit counts every tool call and one request cannot
+    // queue a hundred solves. JSON-RPC batches left MCP in its 2025-06-18 revision; the SDK's
+    // clients send one message per POST.
+    if (Array.isArray(request.body) && request.body.length !== 1) {
+      throw new HttpProblemError('invalid-request', `Cannot take a JSON-RPC batch of ${request.body.length} messages: send one JSON-RPC message per request`, { field: 'body' });
+    }
     const server = mcpServer(context, request);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {

@@ -5,8 +5,11 @@
  * Requests by route and status; solve durations (what the solver behind the in-memory cache took:
  * a thread of the pool, or a queued job with `serve --redis`); queue depth and wait; cache lookups
  * and hit ratio per cache (`memory` in this process, `redis` shared by replicas); repodata bytes
- * and load durations per channel, fed by the repodata store's progress events. Channel labels are
- * names with credentials redacted.
+ * and load durations per channel, fed by the repodata store's progress events.
+ *
+ * Channel labels are the allowlist entry a channel lies under, never the request's own string: a
+ * client can name any number of sub-paths of an allowed channel (or, with `*`, of any public host)
+ * and each would be a new series kept forever. Channels on no entry are `local` or `other`.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LoadProgressEvent } from '../../repodata/types.js';
@@ -18,6 +21,18 @@ export const METRICS_MEDIA_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Where the queue gauges read from: the local pool, or the shared queue with --redis. */
 export type QueueDepth = () => Promise<{ readonly queue: 'local' | 'redis'; readonly waiting: number; readonly active: number } | null>;
+
+/** What a channel URL is counted under; its text never holds credentials. */
+export type ChannelLabel = (channel: string) => string;
+
+/** Labels by the allowlist entry (`allowlistEntry` of the channel policy), else `local` or `other`. */
+export function allowlistLabel(allowlistEntry: (url: string) => string | undefined): ChannelLabel {
+  return (channel) => {
+    const entry = allowlistEntry(channel);
+    if (entry !== undefined) return redactSecrets(entry);
+    return channel.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(channel) ? 'local' : 'other';
+  };
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -31,8 +46,11 @@ export class Metrics {
   readonly #loads = new Map<string, { started: number; fetched: number }>();
   #memoryCache: (() => SolveCacheStats) | null = null;
   #queueDepth: QueueDepth | null = null;
+  readonly #channelLabel: ChannelLabel;
 
-  constructor() {
+  /** Without `channelLabel`, channels are labelled by their redacted URL (tests and embedders). */
+  constructor(options: { channelLabel?: ChannelLabel } = {}) {
+    this.#channelLabel = options.channelLabel ?? redactSecrets;
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'conda_resolve_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'method', 'status'], registers });
     this.#solves = new Histogram({
@@ -156,8 +174,9 @@ export class Metrics {
 
   /** The repodata store's `onProgress`: bytes per channel and the time to each `done`. */
   readonly repodata = (event: LoadProgressEvent): void => {
-    const channel = redactSecrets(event.channel);
-    const key = `${channel}\u0000${event.subdir}`;
+    const channel = this.#channelLabel(event.url ?? event.channel);
+    // Loads in flight are keyed by the real channel: two under one label are timed apart.
+    const key = `${event.channel}\u0000${event.subdir}`;
     let load = this.#loads.get(key);
     if (!load) {
       load = { started: performance.now(), fetched: 0 };

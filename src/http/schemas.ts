@@ -236,10 +236,9 @@ export function buildSchemas(limits: SchemaLimits) {
         description: 'With serve --redis: whether Redis answers, and the shared queue (jobs waiting and being solved).',
         type: 'object',
         additionalProperties: false,
-        required: ['status', 'url', 'detail', 'waiting', 'active', 'workers'],
+        required: ['status', 'detail', 'waiting', 'active', 'workers'],
         properties: {
           status: { type: 'string', enum: ['ok', 'unreachable'] },
-          url: { type: 'string' },
           detail: { type: ['string', 'null'] },
           waiting: { type: ['integer', 'null'] },
           active: { type: ['integer', 'null'] },

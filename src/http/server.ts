@@ -17,7 +17,7 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
-import { loadRegistry } from '../exporters/index.js';
+import { loadRegistry, pluginLoadedLine } from '../exporters/index.js';
 import { userMessage } from '../errors.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolver } from '../solving/types.js';
@@ -31,7 +31,7 @@ import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
 import { startReplica, type Replica } from '../cluster/replica.js';
-import { Metrics } from './metrics.js';
+import { allowlistLabel, Metrics } from './metrics.js';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -94,7 +94,7 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     channelAlias: options.env.CONDA_CHANNEL_ALIAS,
     cwd: options.cwd,
   });
-  const metrics = new Metrics();
+  const metrics = new Metrics({ channelLabel: allowlistLabel(policy.allowlistEntry) });
   const store = new DetachedLoadStore({
     onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
@@ -124,8 +124,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
   const cache = config.solveCacheEntries > 0 ? new CachingSolver(backend, { maxEntries: config.solveCacheEntries }) : undefined;
   const solver: PlatformSolver = cache ?? backend;
 
-  const { registry, warnings } = await loadRegistry({ env: options.env, cwd: options.cwd });
+  const { registry, warnings, plugins } = await loadRegistry({ env: options.env, cwd: options.cwd });
   for (const warning of warnings) logger.warn(warning);
+  for (const plugin of plugins) logger.info({ plugin: plugin.name, version: plugin.version, location: plugin.location, formats: plugin.exporters }, pluginLoadedLine(plugin));
 
   const lifecycle: Lifecycle = { closing: false };
   const hostPlatform = hostSubdir(process.platform, process.arch);

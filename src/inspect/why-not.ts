@@ -10,6 +10,7 @@
  *   the higher version, the higher build number, the newer timestamp), then their dependencies
  *   the same way; the first package in that order that differs names the preference.
  */
+import { redactSecrets } from '../../vocabulary/channel.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { parseMatchSpec, type MatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
@@ -50,7 +51,23 @@ export type WhyNotAnswer =
 
 /** Answers per platform, given the current resolution and one with `spec` appended to the request. */
 export function whyNot(current: Resolution, withSpec: Resolution, spec: MatchSpec): WhyNotAnswer[] {
-  return current.platforms.map((now, i) => answerPlatform(now, withSpec.platforms[i]!, spec, current.request));
+  return current.platforms.map((now, i) => withoutSecrets(answerPlatform(now, withSpec.platforms[i]!, spec, current.request)));
+}
+
+/**
+ * The answer with channel tokens and passwords redacted, as every other output has them: the spec
+ * tried (`https://user:pass@host/channel::numpy`) is echoed in the text and the explanation.
+ */
+function withoutSecrets(answer: WhyNotAnswer): WhyNotAnswer {
+  return redactDeep(answer) as WhyNotAnswer;
+}
+
+/** Plain data (strings, arrays, objects) with every string redacted. */
+function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item)]));
+  return value;
 }
 
 /** The spec why-not tries, parsed; a bad one is the user's input error, as a bad requested spec is. */

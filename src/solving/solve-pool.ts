@@ -19,6 +19,7 @@ import { CondaResolveError } from '../../vocabulary/errors.js';
 import { indexKey, shareIndex, type IndexKey, type SharedIndexHandle } from './shared-index.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
 import type { ResultMessage, SolveMessage } from './worker-protocol.js';
+import { timerDelay } from '../clock.js';
 
 export class PoolBusyError extends CondaResolveError {
   constructor(limit: number) {
@@ -211,7 +212,7 @@ export class SolvePool implements PlatformSolver {
     if (timeoutMs !== undefined) {
       killTimer = setTimeout(
         () => this.#kill(slot, () => finish({ kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: timeoutMessage(timeoutMs) })),
-        timeoutMs + this.#killGraceMs,
+        timerDelay(timeoutMs + this.#killGraceMs),
       );
     }
     const message: SolveMessage = {

@@ -3,6 +3,8 @@
  * URL and a bad thread count (in process, through `main`).
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, requireBuild, runCli, tempDir } from '../cli/run-cli.js';
 import { request } from 'undici';
@@ -31,6 +33,17 @@ describe('conda-resolve worker', () => {
     expect(variable.code).toBe(2);
     expect(variable.stderr).toContain('Cannot use CONDA_RESOLVE_REDIS_URL');
   });
+
+  it('refuses at start a cache folder it cannot write in (issue 32)', async () => {
+    const proc = await runCli(['worker', '--redis', 'redis://127.0.0.1:1', '--cache-dir', '/proc/self']);
+    expect(proc.code).toBe(2);
+    expect(proc.stderr).toMatch(/^conda-resolve: error: Cannot use --cache-dir "\/proc\/self" as the repodata cache: cannot write in it \(.+\)\n$/);
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, '');
+    const variable = await runCli(['worker', '--redis', 'redis://127.0.0.1:1'], { env: { CONDA_RESOLVE_CACHE_DIR: file } });
+    expect(variable.code).toBe(2);
+    expect(variable.stderr).toContain(`Cannot use CONDA_RESOLVE_CACHE_DIR "${file}" as the repodata cache: cannot write in it (it is not a folder)`);
+  }, 15_000);
 
   it('refuses a bad thread count and an unknown flag', async () => {
     const threads = await runCli(['worker', '--redis', 'redis://127.0.0.1:1', '--workers', 'two']);

@@ -1,6 +1,7 @@
 /**
- * Plugins: an npm package installed beside conda-resolve (or in the working directory's project)
- * adds exporters with no change to conda-resolve. The fixture packages in fixtures/plugins are
+ * Plugins: an npm package installed beside conda-resolve, or named in CONDA_RESOLVE_PLUGINS, adds
+ * exporters with no change to conda-resolve; one that merely sits in the working directory's
+ * node_modules (or a parent's) is never run (issue 32). The fixture packages in fixtures/plugins are
  * copied into temporary node_modules folders.
  */
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +21,8 @@ let root: string;
 let install: string;
 /** The user's project, where commands run. */
 let project: string;
+/** The node_modules conda-resolve is installed in. */
+let installed: string;
 
 async function installPlugin(nodeModules: string, fixture: string, as = fixture): Promise<void> {
   await mkdir(join(nodeModules, ...as.split('/').slice(0, -1)), { recursive: true });
@@ -28,7 +31,8 @@ async function installPlugin(nodeModules: string, fixture: string, as = fixture)
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'conda-resolve-plugins-'));
-  install = join(root, 'tool', 'node_modules', 'conda-resolve');
+  installed = join(root, 'tool', 'node_modules');
+  install = join(installed, 'conda-resolve');
   project = join(root, 'project');
   await mkdir(install, { recursive: true });
   await mkdir(join(project, 'node_modules'), { recursive: true });
@@ -46,8 +50,20 @@ describe('loadRegistry with plugins', () => {
     expect(plugins).toEqual([]);
   });
 
-  it("adds an exporter from a package in the project's node_modules, which then renders", async () => {
+  it("never runs a package that merely sits in the project's node_modules or a parent's, unless named", async () => {
     await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-toml');
+    await installPlugin(join(project, 'sub', 'node_modules'), 'conda-resolve-exporter-broken');
+    const cwd = join(project, 'sub', 'dir');
+    const unnamed = await loadRegistry({ env: {}, cwd, searchFrom: install });
+    expect(unnamed.plugins).toEqual([]);
+    expect(unnamed.warnings).toEqual([]);
+    expect(unnamed.registry.names()).toEqual(BUILTIN_NAMES);
+    const named = await loadRegistry({ env: { CONDA_RESOLVE_PLUGINS: 'conda-resolve-exporter-toml' }, cwd: project, searchFrom: install });
+    expect(named.registry.has('toml')).toBe(true);
+  });
+
+  it('adds an exporter from a package installed beside conda-resolve, which then renders', async () => {
+    await installPlugin(installed, 'conda-resolve-exporter-toml');
     const { registry, warnings, plugins } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([]);
     expect(plugins).toEqual([
@@ -75,14 +91,14 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('finds scoped plugin packages', async () => {
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-toml', '@acme/conda-resolve-exporter-toml');
+    await installPlugin(installed, 'conda-resolve-exporter-toml', '@acme/conda-resolve-exporter-toml');
     const { registry } = await loadRegistry({ env: {}, cwd: join(project, 'sub', 'dir'), searchFrom: install });
     expect(registry.has('toml')).toBe(true);
   });
 
   it('skips a plugin outside the supported API range with a warning, without loading its code', async () => {
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-future');
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-toml');
+    await installPlugin(installed, 'conda-resolve-exporter-future');
+    await installPlugin(installed, 'conda-resolve-exporter-toml');
     const { registry, warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([
       'Skipped exporter plugin conda-resolve-exporter-future 3.0.0: it needs exporter API ^2.0.0, and this conda-resolve provides 1.0.0',
@@ -91,7 +107,7 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('skips a plugin whose module fails to load, naming it', async () => {
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-broken');
+    await installPlugin(installed, 'conda-resolve-exporter-broken');
     const { registry, warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^Skipped exporter plugin conda-resolve-exporter-broken 0\.0\.1: cannot load .*exporters\.js: /);
@@ -99,7 +115,7 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('skips a plugin that does not export a list of exporters, naming it', async () => {
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-not-a-list');
+    await installPlugin(installed, 'conda-resolve-exporter-not-a-list');
     const { registry, warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([
       'Skipped exporter plugin conda-resolve-exporter-not-a-list 0.2.0: it must export "exporters", a list of exporters, not a value of type object',
@@ -108,7 +124,7 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('skips a plugin with an invalid exporter (neither export nor exportMultiplatform)', async () => {
-    const dir = join(project, 'node_modules', 'conda-resolve-exporter-half');
+    const dir = join(installed, 'conda-resolve-exporter-half');
     await mkdir(dir, { recursive: true });
     await writeFile(
       join(dir, 'package.json'),
@@ -124,7 +140,7 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('skips a package whose declaration lacks the api range', async () => {
-    const dir = join(project, 'node_modules', 'conda-resolve-exporter-noapi');
+    const dir = join(installed, 'conda-resolve-exporter-noapi');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'conda-resolve-exporter-noapi', 'conda-resolve': { exporters: 'x.js' } }));
     const { warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
@@ -134,7 +150,7 @@ describe('loadRegistry with plugins', () => {
   });
 
   it('refuses to start when a plugin claims a name or alias that is taken, naming both', async () => {
-    await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-clash');
+    await installPlugin(installed, 'conda-resolve-exporter-clash');
     const loading = loadRegistry({ env: {}, cwd: project, searchFrom: install });
     await expect(loading).rejects.toBeInstanceOf(DuplicateExporterError);
     await expect(loading).rejects.toThrow(

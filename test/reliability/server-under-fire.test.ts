@@ -11,15 +11,40 @@
  * under this load is bench/reliability.ts's figure.
  */
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
-import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer } from '../helpers/fault-channels.js';
+import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer, type LoadKind } from '../helpers/fault-channels.js';
 import { startServe } from '../http/helpers/serve-process.js';
 import { tempDir } from '../repodata/store-helpers.js';
 
 /** Statuses `/resolve` documents (src/http/openapi.ts). */
 const DOCUMENTED = new Set([200, 400, 413, 415, 429, 500, 503, 504]);
+
+/**
+ * MCP clients (issue 32): a JSON-RPC batch of 100 tool calls in one POST, which once ran every call
+ * past the rate limit and filled the solve queue (refused: 400), and a single tool call (200, a
+ * failed solve being a tool result with isError).
+ */
+function mcpKinds(): LoadKind[] {
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'resolve', arguments: { specs: ['app'], platforms: ['linux-64'] } } });
+  const post = (body: unknown) => (url: string) =>
+    new Promise<number | string>((resolve) => {
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const req = httpRequest(new URL('/mcp', url), { method: 'POST', agent: false, headers }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+      req.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      req.end(JSON.stringify(body));
+    });
+  return [
+    { kind: 'mcp-batch', expect: [400], run: post(Array.from({ length: 100 }, (_, i) => call(i + 1))) },
+    { kind: 'mcp-call', expect: [200], run: post(call(1)) },
+  ];
+}
 
 function rssMb(pid: number): number {
   try {
@@ -64,6 +89,7 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
     const sigtermPoint = new Promise<void>((resolve) => (reachedSigtermPoint = resolve));
 
     const kinds = mixedLoad(faults.base);
+    kinds.push(...mcpKinds());
     const outcomes = Array.from({ length: total }, (_, i) => {
       const kind = kinds[i % kinds.length]!;
       return kind.run(url).then((result) => {

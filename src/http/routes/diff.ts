@@ -12,6 +12,7 @@ import { inputProblem } from '../error-handler.js';
 import { wantsText } from '../lock-answers.js';
 import { HttpProblemError } from '../problem.js';
 import { fileName, splitCommas } from '../resolve-input.js';
+import { acceptOnlyJson } from '../request-guards.js';
 import { JSON_MEDIA_TYPE } from '../schemas.js';
 
 interface ExactFile {
@@ -27,6 +28,7 @@ export interface DiffBody {
 }
 
 export async function diffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  acceptOnlyJson(app);
   app.post<{ Body: DiffBody }>('/diff', { schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema: context.schemas.diffBody } } } } }, async (request, reply) => {
     const { body } = request;
     const environment = body.environment?.trim() || undefined;

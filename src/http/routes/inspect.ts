@@ -8,6 +8,7 @@ import type { AppContext, ResolveNote } from '../app-context.js';
 import { inspectOnServer, type InspectQuestion } from '../inspect-run.js';
 import { buildInspectSchemas } from '../inspect-schemas.js';
 import { inputFromJson, type ResolveBody } from '../resolve-input.js';
+import { acceptOnlyJson } from '../request-guards.js';
 import { JSON_MEDIA_TYPE } from '../schemas.js';
 
 const NATIVE_MEDIA_TYPE = 'application/json; charset=utf-8';
@@ -25,6 +26,7 @@ interface WhyNotBody extends ResolveBody {
 }
 
 export async function inspectRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  acceptOnlyJson(app);
   const schemas = buildInspectSchemas(context.schemas.resolveBody);
   const body = (schema: object) => ({ schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema } } } } });
 

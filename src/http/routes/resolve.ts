@@ -28,6 +28,7 @@ import { changed, lockCheckBody, refuseLockMisuse, wantsText, type DiffChanges }
 import { HttpProblemError, type PlatformFailure } from '../problem.js';
 import { inputFromJson, inputFromQuery, inputFromUpload, type ResolveBody, type ResolveInput, type ResolveQuery } from '../resolve-input.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from '../schemas.js';
+import { timerDelay } from '../../clock.js';
 
 const NATIVE_MEDIA_TYPE = 'application/json; charset=utf-8';
 
@@ -393,7 +394,7 @@ export function runWithin<T>(request: FastifyRequest, reply: FastifyReply | null
     const timer = setTimeout(() => {
       controller.abort(new RequestEndedError('CR_ERR_SOLVE_TIMEOUT', timeLimitDetail(config.requestTimeoutMs)));
       finish({ kind: 'timeout' });
-    }, config.requestTimeoutMs);
+    }, timerDelay(config.requestTimeoutMs));
     // 'close' on the response before it was written means the connection went away. (Not the
     // request's 'close': that fires as soon as its body has been read.)
     const onClose = () => {
