@@ -116,6 +116,8 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
   const replica = config.redisUrl
     ? startReplica(config.redisUrl, store, {
         channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+        // Workers fetch under this replica's policy, redirects and base_url included.
+        policy: { allowed: [...policy.allowlist, ...(policy.allowsAnyPublic ? ['*'] : [])], allowLocal: config.allowLocalChannels },
         onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable'),
         events: { cache: (hit) => metrics.redisLookup(hit), job: (waitMs) => metrics.queueWait(waitMs) },
       })
