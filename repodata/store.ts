@@ -154,11 +154,22 @@ export class RepodataStore {
     rootNames: readonly string[],
     options: LoadOptions = {},
   ): Promise<SubdirIndex[]> {
-    // Every load waits on the signal: through one follower of the caller's signal (follow-signal.ts).
-    const { signal, unlink } = followSignal(options.signal);
+    // Every load waits on one follower of the caller's signal (follow-signal.ts). When one fails
+    // the answer is that failure: the loads still running are left, and stop unless another caller
+    // waits for them (a hostile channel's other subdirs must not decode on for nobody).
+    const { signal, unlink, abort } = followSignal(options.signal);
     let loaded: (SubdirIndex | null)[];
     try {
-      loaded = await Promise.all(channels.flatMap((channel) => subdirs.map((subdir) => this.load(channel, subdir, { ...options, signal }))));
+      loaded = await Promise.all(
+        channels.flatMap((channel) =>
+          subdirs.map((subdir) =>
+            this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
+              abort(error);
+              throw error;
+            }),
+          ),
+        ),
+      );
     } finally {
       unlink();
     }

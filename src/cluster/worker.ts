@@ -19,11 +19,11 @@ import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
+import { RepodataStore } from '../../repodata/store.js';
 import type { CheckUrl } from '../../repodata/url-policy.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { CondaResolveError, userMessage } from '../errors.js';
-import { DetachedLoadStore } from '../solving/detached-store.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolveInput, PlatformSolveOutcome } from '../solving/types.js';
 import { bullConnectionOptions, DEFAULT_CACHE_LIMITS, KEY_PREFIX, QUEUE_NAME, RedisLink, SOLVES_COUNTER, type SolveCacheLimits } from './redis-link.js';
@@ -63,13 +63,13 @@ export interface RunningSolveWorker {
 export async function startSolveWorker(options: SolveWorkerOptions): Promise<RunningSolveWorker | null> {
   const { logger } = options;
   const limits = options.cacheLimits ?? DEFAULT_CACHE_LIMITS;
-  const stores = new Map<string, { store: DetachedLoadStore; agent: Agent }>();
-  const closeStore = async (entry: { store: DetachedLoadStore; agent: Agent }) => {
+  const stores = new Map<string, { store: RepodataStore; agent: Agent }>();
+  const closeStore = async (entry: { store: RepodataStore; agent: Agent }) => {
     await entry.store.close();
     await entry.agent.close();
   };
   /** The store that loads under `data`'s policy, or null when the job carries none. */
-  const storeFor = (data: SolveJobData): DetachedLoadStore | null => {
+  const storeFor = (data: SolveJobData): RepodataStore | null => {
     if (!data.policy) return null;
     const id = JSON.stringify([data.policy.allowed, data.policy.allowLocal, data.channelAlias]);
     let entry = stores.get(id);
@@ -77,7 +77,7 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
       const { checkUrl, lookup } = options.policyFor(data.policy, data.channelAlias);
       // As the server's own client: connections resolve host names through the policy too.
       const agent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup } });
-      entry = { store: new DetachedLoadStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent }), agent };
+      entry = { store: new RepodataStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent }), agent };
       stores.set(id, entry);
       if (stores.size > MAX_POLICIES) {
         const [oldest, old] = stores.entries().next().value!;
@@ -163,7 +163,7 @@ function unpoliced(): { outcome: PlatformSolveOutcome; input: null } {
 }
 
 /** Loads the job's channels here and solves on the pool; failures become an error outcome. */
-async function solveJob(data: SolveJobData, store: DetachedLoadStore, pool: SolvePool): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
+async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePool): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
   try {
     const specs = data.specs.map((text) => parseMatchSpec(text));
     const channels = data.channels.map((channel) => parseChannel(channel.url, { alias: data.channelAlias ?? undefined }));

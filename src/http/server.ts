@@ -14,7 +14,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
+import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { loadRegistry } from '../exporters/index.js';
@@ -27,7 +27,6 @@ import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
 import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
-import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
 import { startReplica, type Replica } from '../cluster/replica.js';
@@ -95,7 +94,7 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     cwd: options.cwd,
   });
   const metrics = new Metrics();
-  const store = new DetachedLoadStore({
+  const store = new RepodataStore({
     onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
