@@ -19,7 +19,7 @@ import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
-import { RepodataStore } from '../../repodata/store.js';
+import { DEFAULT_MAX_REPODATA_BYTES, RepodataStore } from '../../repodata/store.js';
 import type { CheckUrl } from '../../repodata/url-policy.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { parseMatchSpec } from '../../vocabulary/match-spec.js';
@@ -77,7 +77,8 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
       const { checkUrl, lookup } = options.policyFor(data.policy, data.channelAlias);
       // As the server's own client: connections resolve host names through the policy too.
       const agent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup } });
-      entry = { store: new RepodataStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent }), agent };
+      const downloadRules = { maxDecodingBytes: 4 * DEFAULT_MAX_REPODATA_BYTES }; // the server's global decoding budget
+      entry = { store: new RepodataStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent, downloadRules }), agent };
       stores.set(id, entry);
       if (stores.size > MAX_POLICIES) {
         const [oldest, old] = stores.entries().next().value!;

@@ -102,7 +102,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     // Workers read indexes from shared memory.
     indexBytes: 'memory',
     maxRepodataBytes: config.maxRepodataBytes,
-    downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000 },
+    // The global decoding budget: four subdirs at the size cap at once (8 platforms of conda-forge
+    // decode to about 2 GiB), so a hostile channel's bombs cannot fill the disk with temp files.
+    downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000, maxDecodingBytes: 4 * config.maxRepodataBytes },
     checkUrl: (url: URL) => policy.checkUrl(url.href),
     // Connections resolve host names through the policy too, so a host that changes its answer
     // after the check (DNS rebinding) is still refused a private address.

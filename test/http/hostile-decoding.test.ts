@@ -103,3 +103,39 @@ describe('a load nobody waits for any more', () => {
     await until(async () => tempFiles(server!.config.cacheDir!).length === 0, 20_000, 'the temp file to go');
   }, 60_000);
 });
+
+describe('the global decoding budget', () => {
+  it('subdirs decoding at once past it fail saying so; the budget is given back when they end', async () => {
+    const head = stringBomb('{"info":{},"packages":{}}', 0);
+    const held: (() => void)[] = [];
+    let holding = true;
+    channel = await startChannelServer({ root: '/nonexistent' });
+    channel.intercept = (req, res) => {
+      const url = req.url ?? '';
+      if (!url.endsWith('/repodata.json.zst')) {
+        res.writeHead(404).end();
+        return true;
+      }
+      // 3 MiB of spaces after a whole document, then the body waits (holding its share) until released.
+      res.writeHead(200);
+      res.write(head);
+      for (let i = 0; i < 24; i++) res.write(Buffer.from([0x02, 0x00, 0x10, 0x20]));
+      const end = () => res.end(Buffer.from([0x03, 0x00, 0x10, 0x20]));
+      if (holding) held.push(end);
+      else end();
+      return true;
+    };
+    // A 4 MiB size cap: a budget of 16 MiB, which nine subdirs holding 3 MiB each pass.
+    server = await injectTestServer({ 'allow-channel': [`${channel.url}/wide`], 'max-repodata-size': '4MiB' });
+    const answering = call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS } });
+    await until(async () => held.length >= 6, 30_000, 'six subdirs to hold their share');
+    const answer = await answering;
+    holding = false;
+    for (const release of held) release();
+    const errors = answer.json<{ error: string | null }[]>().map((p) => p.error ?? '');
+    expect(errors.some((e) => /more than 16 MiB of repodata is being decoded at once here, this server's decoding budget/.test(e))).toBe(true);
+    // Given back: the same channel, its bodies no longer held, loads within the budget.
+    const again = await call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: ['linux-64', 'osx-arm64'] } });
+    for (const p of again.json<{ error: string | null }[]>()) expect(p.error ?? '').not.toContain('decoding budget');
+  }, 60_000);
+});
