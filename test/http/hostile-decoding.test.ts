@@ -10,25 +10,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { until } from '../cluster/helpers.js';
+import { zstdStringBomb as stringBomb } from '../helpers/hostile-kinds.js';
 import { call, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
 const PLATFORMS = ['linux-64', 'linux-aarch64', 'linux-ppc64le', 'osx-64', 'osx-arm64', 'win-64', 'win-arm64', 'linux-s390x'];
-
-/**
- * A zstd frame: `head` as a raw block, then `mib` MiB of "a" as RLE blocks (4 bytes each). With a
- * head that opens a string, the document is one JSON string of `mib` MiB.
- */
-export function stringBomb(head: string, mib: number): Buffer {
-  const block = (size: number, type: 0 | 1, last: boolean) => {
-    const value = (size << 3) | (type << 1) | (last ? 1 : 0);
-    return Buffer.from([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff]);
-  };
-  const bytes = Buffer.from(head);
-  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]), block(bytes.length, 0, false), bytes];
-  const blocks = mib * 8; // 128 KiB each
-  for (let i = 0; i < blocks; i++) parts.push(block(131072, 1, i === blocks - 1), Buffer.from([0x61]));
-  return Buffer.concat(parts);
-}
 
 const RECORD_HEAD = '{"info":{},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[],"junk":"';
 
