@@ -45,6 +45,8 @@ export interface ManifestEnvironment {
 
 /** The most a manifest may define; each is checked where it is read, and the error names it. */
 export const MANIFEST_LIMITS = {
+  /** Characters of the whole file, checked before it is parsed (scipy's pixi.toml has 21,000). */
+  bytes: 256 * 1024,
   environments: 256,
   features: 256,
   /** `[target.<selector>]` tables of one feature. */
@@ -91,6 +93,9 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
 
 function readManifest(filename: string, content: string): PixiManifest {
   const fail = (message: string) => new InputFileError('CR_ERR_INPUT_MANIFEST', filename, `Cannot read pixi manifest "${filename}": ${message}`);
+  if (content.length > MANIFEST_LIMITS.bytes) {
+    throw fail(`it has ${content.length} characters, more than the ${MANIFEST_LIMITS.bytes} a manifest may have (the limit on bytes)`);
+  }
   let doc: Table;
   try {
     doc = parse(content) as Table;

@@ -105,6 +105,8 @@ describe('a workspace with many environments', () => {
     expect(() => parsePixiManifest('pixi.toml', features)).toThrow(/the limit on features/);
     const targets = `[workspace]\nchannels = ["c"]\nplatforms = ["linux-64"]\n${Array.from({ length: MANIFEST_LIMITS.targets + 1 }, (_, i) => `[target."x${i}-*".dependencies]\nx = "*"`).join('\n')}\n`;
     expect(() => parsePixiManifest('pixi.toml', targets)).toThrow(/target has 65 entries, more than the 64 a manifest may have \(the limit on targets\)/);
+    // The whole file is bounded before it is parsed (a parse of 1 MiB of tables holds the loop for seconds).
+    expect(() => parsePixiManifest('pixi.toml', `${manyEnvironments(1)}${'#'.repeat(MANIFEST_LIMITS.bytes)}\n`)).toThrow(/more than the 262144 a manifest may have \(the limit on bytes\)/);
     try {
       parsePixiManifest('pixi.toml', manyEnvironments(over));
     } catch (error) {
