@@ -9,7 +9,7 @@
  * `local/`, `pypi/` and any folder under them) is made through `makeCacheFolder`.
  */
 import { lstat, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const CACHE_MARKER = 'CACHEDIR.TAG';
 const SIGNATURE = 'Signature: 8a477f597d28d172789f06886806bc55';
@@ -26,7 +26,7 @@ export function isCacheFileName(name: string): boolean {
 
 /** Whether `folder` holds a conda-resolve marker (a regular file, not a link, naming conda-resolve). */
 export async function hasCacheMarker(folder: string): Promise<boolean> {
-  const path = `${folder}/${CACHE_MARKER}`;
+  const path = join(folder, CACHE_MARKER);
   const info = await lstat(path).catch(() => null);
   if (!info?.isFile() || info.size > 4096) return false;
   const text = await readFile(path, 'utf8').catch(() => '');
@@ -35,7 +35,7 @@ export async function hasCacheMarker(folder: string): Promise<boolean> {
 
 async function writeMarker(folder: string): Promise<void> {
   // `wx`: never through a link or over a file someone else put there.
-  const handle = await open(`${folder}/${CACHE_MARKER}`, 'wx').catch(() => null);
+  const handle = await open(join(folder, CACHE_MARKER), 'wx').catch(() => null);
   if (!handle) return;
   try {
     await handle.writeFile(MARKER_TEXT);
@@ -68,10 +68,10 @@ export async function makeCacheFolder(path: string, ownsName: (name: string) => 
     await writeMarker(path).catch(() => undefined);
     return;
   }
-  // Already there: a directory (not a link to one) whose entries are all ours may be adopted.
-  const info = await lstat(path);
-  if (!info.isDirectory()) throw Object.assign(new Error(`${path} is not a directory`), { code: 'ENOTDIR', path });
-  if (await hasCacheMarker(path)) return;
+  // Already there: a link to a folder is used as it is (never marked: cache clean leaves links
+  // alone); a directory whose entries are all ours may be adopted.
+  if (!(await stat(path)).isDirectory()) throw Object.assign(new Error(`${path} is not a directory`), { code: 'ENOTDIR', path });
+  if (!(await lstat(path)).isDirectory() || (await hasCacheMarker(path))) return;
   const entries = await readdir(path).catch(() => null);
   if (entries && entries.every((name) => name === CACHE_MARKER || (isCacheFileName(name) && ownsName(name)))) await writeMarker(path).catch(() => undefined);
 }
