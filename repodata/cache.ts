@@ -30,9 +30,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, readFile as readFileCallback, stat as statCallback } from 'node:fs';
-import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { makeCacheFolder } from './cache-marker.js';
+import { isRepodataCacheFile, isShardCacheFile } from './cache-names.js';
 import { RepodataCacheError } from './fetch-errors.js';
 import { trackTempFile, untrackTempFile } from './temp-files.js';
 
@@ -70,6 +72,8 @@ export interface CacheState {
 export type CacheStateFields = Omit<CacheState, 'version' | 'dataFile' | 'mtimeMs'>;
 
 export { defaultCacheDir } from './cache-dir.js';
+export { CACHE_MARKER, hasCacheMarker, isCacheFileName, makeCacheFolder, makeDirectory } from './cache-marker.js';
+export { isLocalCacheFile, isRepodataCacheFile, isShardCacheFile } from './cache-names.js';
 
 /** How long a state stays fresh: `max-age` from Cache-Control, else the default TTL. */
 export function freshnessMs(cacheControl: string | null, defaultTtlSeconds: number): number {
@@ -192,34 +196,6 @@ function cacheError(what: string, error: unknown): RepodataCacheError {
   return new RepodataCacheError(`${what}: ${reason}`, { cause: error });
 }
 
-/**
- * `mkdir -p` one level at a time. Node 20's `mkdir(path, { recursive: true })` never settles for
- * some paths (`/proc/self/repodata`: ENOENT on a directory whose parent exists sends it round in a
- * loop) and reports a read-only mount as ENOENT; plain `mkdir` calls give the real error at once.
- */
-export async function makeDirectory(path: string): Promise<void> {
-  try {
-    await mkdir(path);
-    return;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'EEXIST') {
-      if ((await stat(path)).isDirectory()) return;
-      throw error;
-    }
-    const parent = dirname(path);
-    if (code !== 'ENOENT' || parent === path) throw error;
-  }
-  // The parent is missing: make it, then try this level once more (a second ENOENT is final).
-  await makeDirectory(dirname(path));
-  try {
-    await mkdir(path);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'EEXIST' && (await stat(path)).isDirectory()) return;
-    throw error;
-  }
-}
-
 export class RepodataCache {
   readonly dir: string;
   readonly entriesDir: string;
@@ -249,8 +225,8 @@ export class RepodataCache {
   async #ensureDirs(): Promise<void> {
     this.#ready ??= (async () => {
       try {
-        await makeDirectory(this.entriesDir);
-        await makeDirectory(this.shardsDir);
+        await makeCacheFolder(this.entriesDir, isRepodataCacheFile);
+        await makeCacheFolder(this.shardsDir, isShardCacheFile);
       } catch (error) {
         this.#ready = undefined;
         const path = (error as { path?: unknown }).path;

@@ -74,6 +74,22 @@ export class RepodataTooLargeError extends RepodataFetchError {
   }
 }
 
+/**
+ * The process's global decoding budget (`DownloadRules.maxDecodingBytes`) ran out: too much
+ * repodata being decoded at once, across every download under way. Retrying later may succeed.
+ */
+export class RepodataDecodingBudgetError extends RepodataFetchError {
+  readonly limitBytes: number;
+
+  constructor(channel: string, subdir: string, limitBytes: number, options: { url?: string | null } = {}) {
+    super(channel, subdir, `more than ${formatBytes(limitBytes)} of repodata is being decoded at once here, this server's decoding budget; retry once fewer downloads are under way`, {
+      url: options.url ?? null,
+      code: 'CR_ERR_REPODATA_TOO_LARGE',
+    });
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** A download took longer than its cap, or the server sent too slowly. */
 export class RepodataTimeoutError extends RepodataFetchError {
   constructor(channel: string, subdir: string, detail: string, options: { url?: string | null } = {}) {

@@ -19,7 +19,7 @@ import type { Agent, Dispatcher } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
 import { redactSecrets } from '../vocabulary/channel.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
-import { RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
+import { RepodataCorruptError, RepodataDecodingBudgetError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
 import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import type { NetworkPolicy } from './net/network.js';
@@ -74,11 +74,20 @@ export interface DownloadRules {
   /** The minimum rate: at least `minBytesPerWindow` in every `rateWindowSeconds`; default 1 KiB in 30 s. */
   readonly minBytesPerWindow?: number;
   readonly rateWindowSeconds?: number;
+  /**
+   * The global decoding budget: decoded bytes of every body being read at once in this process.
+   * A body that takes it past this stops (`RepodataDecodingBudgetError`), so many subdirs of a
+   * hostile channel decoding at once cannot fill the disk with temp files; default no limit.
+   */
+  readonly maxDecodingBytes?: number;
 }
+
+/** Decoded bytes of the bodies being read now, against `DownloadRules.maxDecodingBytes`. */
+let decodingNow = 0;
 
 const MAX_REDIRECTS = 10;
 const USER_AGENT = 'conda-resolve (repodata fetcher; +https://github.com/conda/conda)';
-export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = { maxBodySeconds: 600, minBytesPerWindow: 1024, rateWindowSeconds: 30 };
+export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = { maxBodySeconds: 600, minBytesPerWindow: 1024, rateWindowSeconds: 30, maxDecodingBytes: Number.POSITIVE_INFINITY };
 
 /**
  * A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not
@@ -321,6 +330,9 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   const total = response.contentEncoding && response.contentEncoding !== 'identity' ? null : response.contentLength;
   const raw = response.body;
   const tooLarge = (): RepodataTooLargeError => new RepodataTooLargeError(context.channel, context.subdir, max, { url: response.url, what: options.what });
+  const budget = context.rules?.maxDecodingBytes ?? DEFAULT_DOWNLOAD_RULES.maxDecodingBytes;
+  /** This body's share of `decodingNow`, given back when it ends however it ends. */
+  let counted = 0;
 
   // Count wire bytes as they arrive, before any decoder.
   async function* wire(): AsyncGenerator<Buffer> {
@@ -365,6 +377,9 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   const take = (chunk: Buffer): Promise<void> | void => {
     size += chunk.length;
     if (size > max) throw tooLarge();
+    decodingNow += chunk.length;
+    counted += chunk.length;
+    if (decodingNow > budget) throw new RepodataDecodingBudgetError(context.channel, context.subdir, budget, { url: response.url });
     hash?.update(chunk);
     try {
       const result = options.onData(chunk);
@@ -451,6 +466,9 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
         cause: error,
       }),
     );
+  } finally {
+    decodingNow -= counted;
+    counted = 0;
   }
   if (total !== null && raw.received !== total) {
     throw interrupted(new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url }));

@@ -18,7 +18,8 @@ import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../vocabulary/channel.js';
-import { makeDirectory } from './cache.js';
+import { makeCacheFolder } from './cache-marker.js';
+import { isLocalCacheFile } from './cache-names.js';
 import { corruptFromParse, RepodataCorruptError, RepodataFetchError, RepodataTooLargeError } from './fetch-errors.js';
 import { loadIndexFromCache } from './lazy/cached-repodata.js';
 import type { RepodataIndexTables } from './lazy/span-tables.js';
@@ -82,7 +83,7 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
   const names = sidecarNames(options.cacheDir, found);
   const source = { channel: channelRef(channel), subdir };
   try {
-    await makeDirectory(names.dir);
+    await makeCacheFolder(names.dir, isLocalCacheFile);
   } catch {
     // No cache directory (read-only, or not creatable): index in memory as before.
     return indexWhole(channel, subdir, found, options.maxBytes);

@@ -33,6 +33,7 @@ import { findLocalRepodata, indexLocalRepodata } from './local-channel.js';
 import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { emptyIndex } from './records-index.js';
 import { DEFAULT_STEP_ASIDE_MS, RemoteSubdirs } from './remote-subdir.js';
+import { followSignal } from './follow-signal.js';
 import { ShardClosures } from './sharded/closure.js';
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
@@ -153,7 +154,25 @@ export class RepodataStore {
     rootNames: readonly string[],
     options: LoadOptions = {},
   ): Promise<SubdirIndex[]> {
-    const loaded = await Promise.all(channels.flatMap((channel) => subdirs.map((subdir) => this.load(channel, subdir, options))));
+    // Every load waits on one follower of the caller's signal (follow-signal.ts). When one fails
+    // the answer is that failure: the loads still running are left, and stop unless another caller
+    // waits for them (a hostile channel's other subdirs must not decode on for nobody).
+    const { signal, unlink, abort } = followSignal(options.signal);
+    let loaded: (SubdirIndex | null)[];
+    try {
+      loaded = await Promise.all(
+        channels.flatMap((channel) =>
+          subdirs.map((subdir) =>
+            this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
+              abort(error);
+              throw error;
+            }),
+          ),
+        ),
+      );
+    } finally {
+      unlink();
+    }
     const indexes: SubdirIndex[] = [];
     channels.forEach((channel, c) => {
       const row = loaded.slice(c * subdirs.length, (c + 1) * subdirs.length);

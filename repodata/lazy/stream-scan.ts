@@ -18,7 +18,9 @@
  * the unfinished unit; `heldBytes` says how much input memory that is.
  *
  * A unit is parsed again only once the bytes buffered have doubled, so a single huge value (a
- * many-megabyte record or `removed` list) costs linear time, not quadratic.
+ * many-megabyte record or `removed` list) costs linear time, not quadratic. A unit is never held
+ * past `MAX_UNIT_BYTES`: a single JSON value that large (a hostile channel's gigabyte string) is a
+ * parse error, not memory held until the document ends, several times over for several subdirs.
  */
 import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
@@ -40,6 +42,12 @@ const CLOSE_BRACKET = 0x5d;
 const DEAD = 0xffffffff;
 /** Bytes read at a time when file names are read back. */
 const GATHER_WINDOW = 4 << 20;
+
+/**
+ * The most one unit (one `"file name": {record}` entry, or one top-level value other than the
+ * package sections) may take. conda-forge's largest are its `removed` lists, well under 1 MiB.
+ */
+export const MAX_UNIT_BYTES = 16 * 1024 * 1024;
 
 /** Input is scanned once this much is buffered (fewer restarts of the unit cut by a chunk's end). */
 export const SCAN_BATCH = 256 * 1024;
@@ -318,6 +326,15 @@ export class RepodataStreamScanner {
     }
     this.#append(chunk);
     if (this.#len - this.#pos >= this.#scanAt) this.#scan();
+    if (this.#len - this.#pos > MAX_UNIT_BYTES + this.#batch) {
+      this.#failed = new RepodataParseError(this.#where, `a single JSON value at byte ${this.#base + this.#pos} is larger than ${MAX_UNIT_BYTES / (1024 * 1024)} MiB (no repodata holds one)`, { byteOffset: this.#base + this.#pos });
+      // Nothing of it is needed again: let the buffer go now, not when the scanner does.
+      this.#buf = new Uint8Array(0);
+      this.#bufView = null;
+      this.#len = 0;
+      this.#pos = 0;
+      throw this.#failed;
+    }
   }
 
   /** The document ended: scan the rest and build the tables. */

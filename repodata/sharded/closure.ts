@@ -4,8 +4,8 @@
  * the request) must have its shards fetched. Records of monolithic indexes are followed too: their
  * dependencies may be in a sharded channel.
  */
-import { setMaxListeners } from 'node:events';
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
+import { followSignal } from '../follow-signal.js';
 import { indexIdentity } from '../index-identity.js';
 import type { SubdirIndex } from '../types.js';
 import { ShardedSubdirIndex } from './sharded-subdir.js';
@@ -55,20 +55,8 @@ function indexSetKey(indexes: readonly SubdirIndex[]): string {
  */
 async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], outerSignal: AbortSignal | undefined): Promise<void> {
   const sharded = indexes.filter((index): index is ShardedSubdirIndex => index instanceof ShardedSubdirIndex);
-  // Every shard wait listens to the signal: hundreds at once for a large closure. They listen to
-  // one signal of our own, allowed any number of listeners, that follows the caller's (which
-  // would otherwise print Node's "possible EventTarget memory leak" warning past 10 listeners).
-  let signal: AbortSignal | undefined;
-  let unlink = (): void => undefined;
-  if (outerSignal) {
-    const inner = new AbortController();
-    setMaxListeners(0, inner.signal);
-    const follow = (): void => inner.abort(outerSignal.reason);
-    if (outerSignal.aborted) follow();
-    else outerSignal.addEventListener('abort', follow, { once: true });
-    unlink = () => outerSignal.removeEventListener('abort', follow);
-    signal = inner.signal;
-  }
+  // Every shard wait listens to the signal: hundreds at once for a large closure (follow-signal.ts).
+  const { signal, unlink } = followSignal(outerSignal);
   try {
     await walkClosure(indexes, sharded, roots, signal);
   } finally {

@@ -15,7 +15,9 @@ const USAGE = `usage: conda-resolve cache clean [--dry-run] [--cache-dir DIR] [-
 
 Remove the repodata cache: downloaded repodata.json files, their indexes and CEP 16 shards
 (the repodata/, shards/ and local/ folders of the cache directory, local/ holding the indexes of
-local channels; nothing else in it is touched).
+local channels, and pypi/ when present). Only files the cache wrote go: a folder counts as the
+cache's when it holds the CACHEDIR.TAG the cache wrote there, and in it only files named as the
+cache names them; links below the cache directory are never followed. Nothing else is touched.
 
       --cache-dir DIR   the cache directory (default: CONDA_RESOLVE_CACHE_DIR, else the user
                         cache directory; see conda-resolve info)
@@ -23,6 +25,12 @@ local channels; nothing else in it is touched).
       --json            print the result as JSON
   -h, --help            show this help
 `;
+
+const SKIPPED = {
+  symlink: 'a link (never followed)',
+  'not-a-directory': 'not a folder',
+  unmarked: 'it holds no CACHEDIR.TAG written by conda-resolve, so it is not known to be the cache (an older cache is marked by the next resolve that writes to it)',
+} as const;
 
 export async function cacheCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const [action, ...rest] = argv;
@@ -47,21 +55,29 @@ export async function cacheCommand(argv: readonly string[], io: CliIO): Promise<
   const dir = values['cache-dir'] ?? defaultCacheDir(io.env);
   const dryRun = values['dry-run'] === true;
   let usage: CacheUsage;
+  let removed = { files: 0, bytes: 0 };
   try {
     usage = await cacheUsage(dir);
-    if (!dryRun) await removeCache(usage);
+    if (!dryRun) removed = await removeCache(usage);
   } catch (error) {
     writeError(io, userMessage(error));
     return exitStatusOf(error);
   }
+  // The real run reports what it removed; the dry run what the same plan would remove.
+  const count = dryRun ? { files: usage.files, bytes: usage.bytes } : removed;
   if (values.json) {
-    const parts = usage.parts.map((p) => ({ name: p.name, path: p.path, files: p.files, bytes: p.bytes }));
-    io.stdout.write(`${JSON.stringify({ cache_dir: dir, dry_run: dryRun, removed: !dryRun && usage.files > 0, files: usage.files, bytes: usage.bytes, parts }, null, 2)}\n`);
+    const parts = usage.parts.map((p) => ({ name: p.name, path: p.path, files: p.files, bytes: p.bytes, left_alone: p.skipped ?? (p.others > 0 ? `${p.others} other entries` : null) }));
+    io.stdout.write(`${JSON.stringify({ cache_dir: dir, link_target: usage.linkTarget, dry_run: dryRun, removed: !dryRun && removed.files > 0, files: count.files, bytes: count.bytes, parts }, null, 2)}\n`);
     return EXIT_OK;
   }
-  const lines = [`Cache directory: ${dir}${usage.exists ? '' : ' (does not exist)'}`];
-  for (const p of usage.parts) lines.push(`  ${`${p.name}/`.padEnd(10)} ${String(p.files).padStart(6)} ${p.files === 1 ? 'file ' : 'files'}  ${formatBytes(p.bytes).padStart(10)}`);
-  const amount = `${usage.files} ${usage.files === 1 ? 'file' : 'files'} (${formatBytes(usage.bytes)})`;
+  const where = usage.linkTarget ? ` (a link to ${usage.linkTarget})` : '';
+  const lines = [`Cache directory: ${dir}${where}${usage.exists ? '' : ' (does not exist)'}`];
+  for (const p of usage.parts) {
+    const head = `  ${`${p.name}/`.padEnd(10)} `;
+    if (p.skipped) lines.push(`${head}left alone: ${SKIPPED[p.skipped]}`);
+    else lines.push(`${head}${String(p.files).padStart(6)} ${p.files === 1 ? 'file ' : 'files'}  ${formatBytes(p.bytes).padStart(10)}${p.others > 0 ? `  (${p.others} other ${p.others === 1 ? 'entry' : 'entries'} left alone: not written by the cache)` : ''}`);
+  }
+  const amount = `${count.files} ${count.files === 1 ? 'file' : 'files'} (${formatBytes(count.bytes)})`;
   if (usage.files === 0) lines.push('The repodata cache is empty: nothing to remove.');
   else if (dryRun) lines.push(`Would remove ${amount}; nothing was removed (--dry-run).`);
   else lines.push(`Removed ${amount}.`);

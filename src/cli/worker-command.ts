@@ -12,13 +12,16 @@ import { defaultCacheDir } from '../../repodata/store.js';
 import { userMessage } from '../errors.js';
 import { ConfigError, redisUrl } from '../http/config.js';
 import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from '../cluster/redis-link.js';
+import type { JobPolicy } from '../cluster/solve-job.js';
+import type { WorkerChannelPolicy } from '../cluster/worker.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
 
 export const WORKER_USAGE = `usage: conda-resolve worker --redis URL [--workers N] [--cache-dir DIR] [--solve-cache-ttl SECONDS]
                             [--solve-cache-entries N] [--log-level LEVEL]
 
 Solve for \`conda-resolve serve --redis\` replicas: take solves from the job queue in Redis, load
-channels into this process's own repodata cache, solve on N threads. Run any number, on any
+channels into this process's own repodata cache under the channel policy of the replica that sent
+the job (its allowlist, redirects and base_url included), solve on N threads. Run any number, on any
 machine that reaches Redis and the channels. A worker killed mid-solve loses nothing: its jobs go
 to another worker after about 5 s.
 
@@ -37,6 +40,18 @@ to another worker after about 5 s.
   -h, --help               show this help
 `;
 
+
+/**
+ * A job's channel policy as the replica applies it (src/http/channel-policy.ts), for the worker:
+ * the same allowlist, local channels, address rules and DNS-rebinding check at connection time.
+ */
+export async function replicaPolicies(cwd: string): Promise<(policy: JobPolicy, channelAlias: string | null) => WorkerChannelPolicy> {
+  const { createChannelPolicy } = await import('../http/channel-policy.js');
+  return (policy, channelAlias) => {
+    const made = createChannelPolicy({ allowed: policy.allowed, allowLocal: policy.allowLocal, channelAlias: channelAlias ?? undefined, cwd });
+    return { checkUrl: (url: URL) => made.checkUrl(url.href), lookup: made.lookup };
+  };
+}
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -104,6 +119,7 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
         logger,
         cacheLimits,
         signal: stop.signal,
+        policyFor: await replicaPolicies(io.cwd),
       });
     } catch (error) {
       writeError(io, `cannot start the worker: ${error instanceof Error ? error.message : String(error)}`);

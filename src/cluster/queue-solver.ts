@@ -15,7 +15,7 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import { CondaResolveError } from '../errors.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
 import { bullConnectionOptions, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
-import { decodeOutcome, solveKey, type JobChannel, type SolveJobData, type SolveJobResult } from './solve-job.js';
+import { decodeOutcome, solveKey, type JobChannel, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
 
 export interface IndexSource {
   contentIdentity(index: SubdirIndex): string | null;
@@ -100,14 +100,16 @@ export class QueueSolver implements PlatformSolver {
   readonly #link: RedisLink;
   readonly #indexes: IndexSource;
   readonly #channelAlias: string | null;
+  readonly #policy: JobPolicy | null;
   readonly #on: QueueSolverEvents;
   /** Requests waiting for a job, told when the connection to Redis closes (one listener for all). */
   readonly #waiting = new Set<(error: Error) => void>();
 
-  constructor(link: RedisLink, indexes: IndexSource, options: { channelAlias?: string | undefined; events?: QueueSolverEvents } = {}) {
+  constructor(link: RedisLink, indexes: IndexSource, options: { channelAlias?: string | undefined; policy?: JobPolicy; events?: QueueSolverEvents } = {}) {
     this.#link = link;
     this.#indexes = indexes;
     this.#channelAlias = options.channelAlias || null;
+    this.#policy = options.policy ?? null;
     this.#on = options.events ?? {};
     this.queue = new Queue(QUEUE_NAME, { connection: link.client, prefix: KEY_PREFIX });
     this.queue.on('error', () => undefined);
@@ -180,6 +182,7 @@ export class QueueSolver implements PlatformSolver {
       timeoutMs: input.timeoutMs ?? null,
       deadline: input.timeoutMs !== undefined ? Date.now() + input.timeoutMs : null,
       channelAlias: this.#channelAlias,
+      policy: this.#policy,
     };
   }
 

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { SubdirIndex } from '../../repodata/types.js';
 import type { Channel } from '../../vocabulary/channel.js';
 import { QueueSolver, type QueueSolverEvents } from './queue-solver.js';
+import type { JobPolicy } from './solve-job.js';
 import { redactRedisUrl, RedisLink } from './redis-link.js';
 
 export interface ClusterStatus {
@@ -29,7 +30,7 @@ export interface Replica {
 export function startReplica(
   url: string,
   store: { contentIdentity(index: SubdirIndex): string | null; sourceChannel(index: SubdirIndex): Channel | null },
-  options: { channelAlias?: string | undefined; events?: QueueSolverEvents; onRedisError?: (detail: string) => void },
+  options: { channelAlias?: string | undefined; policy?: JobPolicy; events?: QueueSolverEvents; onRedisError?: (detail: string) => void },
 ): Replica {
   const link = new RedisLink(url, { failFast: true });
   let reported = false;

@@ -21,6 +21,16 @@ export interface JobChannel {
   readonly subdirs: readonly string[];
 }
 
+/**
+ * The replica's channel policy (src/http/channel-policy.ts): its allowlist as URL prefixes (`*` for
+ * any public https channel) and whether local channels are allowed. The worker applies it to every
+ * URL it fetches for the job, redirect targets and `base_url` included, as the replica would.
+ */
+export interface JobPolicy {
+  readonly allowed: readonly string[];
+  readonly allowLocal: boolean;
+}
+
 export interface SolveJobData {
   readonly specs: readonly string[];
   readonly channels: readonly JobChannel[];
@@ -34,6 +44,8 @@ export interface SolveJobData {
   readonly deadline: number | null;
   /** The channel alias the replica parsed names with, so the worker names channels the same way. */
   readonly channelAlias: string | null;
+  /** The replica's channel policy; a job without one is refused (the worker fetches nothing unchecked). */
+  readonly policy?: JobPolicy | null;
 }
 
 export interface SolveJobResult {

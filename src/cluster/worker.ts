@@ -3,21 +3,40 @@
  * repodata store and cache directory, solves on its own worker threads, and puts the outcome in
  * the shared cache before completing the job.
  *
+ * Every URL the worker fetches for a job goes past the replica's channel policy, which the job
+ * carries (redirect targets and `base_url` included, as on the replica): a channel cannot point a
+ * worker where the replica may not go, and a load refused by the policy is the job's error, never
+ * a smaller index. One store per policy (replicas of one deployment share one). An outcome goes to
+ * the shared cache only under the key the replica asked for: a worker that read other repodata than
+ * the replica (a channel that answers each differently) answers that replica but caches nothing.
+ *
  * A worker that dies (SIGKILL, a lost machine) stops renewing its job locks; after `lockMs` another
  * worker's stalled-job check (every `stalledCheckMs`) puts the job back on the queue and it is solved
  * again: nothing a replica waits for is lost.
  */
+import type { LookupFunction } from 'node:net';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { Agent } from 'undici';
+import { DEFAULT_MAX_REPODATA_BYTES, RepodataStore } from '../../repodata/store.js';
+import type { CheckUrl } from '../../repodata/url-policy.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { CondaResolveError, userMessage } from '../errors.js';
-import { DetachedLoadStore } from '../solving/detached-store.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolveInput, PlatformSolveOutcome } from '../solving/types.js';
 import { bullConnectionOptions, DEFAULT_CACHE_LIMITS, KEY_PREFIX, QUEUE_NAME, RedisLink, SOLVES_COUNTER, type SolveCacheLimits } from './redis-link.js';
-import { solveKey, type SolveJobData, type SolveJobResult } from './solve-job.js';
+import { solveKey, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
+
+/** A replica's policy as the worker applies it: the URL check and the connection-time address check. */
+export interface WorkerChannelPolicy {
+  readonly checkUrl: CheckUrl;
+  readonly lookup: LookupFunction;
+}
+
+/** Most policies a worker keeps a store for (one per deployment in practice). */
+const MAX_POLICIES = 8;
 
 export interface SolveWorkerOptions {
   readonly redisUrl: string;
@@ -32,6 +51,8 @@ export interface SolveWorkerOptions {
   readonly stalledCheckMs?: number;
   /** Gives up waiting for Redis at start-up (SIGTERM before Redis ever answered). */
   readonly signal?: AbortSignal;
+  /** Builds the check of a job's channel policy (the CLI uses the server's, src/http/channel-policy.ts). */
+  readonly policyFor: (policy: JobPolicy, channelAlias: string | null) => WorkerChannelPolicy;
 }
 
 export interface RunningSolveWorker {
@@ -42,7 +63,31 @@ export interface RunningSolveWorker {
 export async function startSolveWorker(options: SolveWorkerOptions): Promise<RunningSolveWorker | null> {
   const { logger } = options;
   const limits = options.cacheLimits ?? DEFAULT_CACHE_LIMITS;
-  const store = new DetachedLoadStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory' });
+  const stores = new Map<string, { store: RepodataStore; agent: Agent }>();
+  const closeStore = async (entry: { store: RepodataStore; agent: Agent }) => {
+    await entry.store.close();
+    await entry.agent.close();
+  };
+  /** The store that loads under `data`'s policy, or null when the job carries none. */
+  const storeFor = (data: SolveJobData): RepodataStore | null => {
+    if (!data.policy) return null;
+    const id = JSON.stringify([data.policy.allowed, data.policy.allowLocal, data.channelAlias]);
+    let entry = stores.get(id);
+    if (!entry) {
+      const { checkUrl, lookup } = options.policyFor(data.policy, data.channelAlias);
+      // As the server's own client: connections resolve host names through the policy too.
+      const agent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup } });
+      const downloadRules = { maxDecodingBytes: 4 * DEFAULT_MAX_REPODATA_BYTES }; // the server's global decoding budget
+      entry = { store: new RepodataStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent, downloadRules }), agent };
+      stores.set(id, entry);
+      if (stores.size > MAX_POLICIES) {
+        const [oldest, old] = stores.entries().next().value!;
+        stores.delete(oldest);
+        void closeStore(old).catch(() => undefined);
+      }
+    }
+    return entry.store;
+  };
   const pool = new SolvePool({ size: options.threads, maxQueue: Math.max(64, options.threads * 4) });
   pool.warm();
   const link = new RedisLink(options.redisUrl, { failFast: false });
@@ -51,10 +96,12 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
   const run = async (job: Job<SolveJobData, SolveJobResult>): Promise<SolveJobResult> => {
     const startedAt = Date.now();
     const data = job.data;
-    const outcome = data.deadline !== null && startedAt > data.deadline ? expired(data) : await solveJob(data, store, pool);
-    const key = outcome.input ? solveKey(outcome.input, (index) => store.contentIdentity(index)) : null;
+    const store = storeFor(data);
+    const outcome = data.deadline !== null && startedAt > data.deadline ? expired(data) : store ? await solveJob(data, store, pool) : unpoliced();
+    const key = outcome.input && store ? solveKey(outcome.input, (index) => store.contentIdentity(index)) : null;
     const result: SolveJobResult = { outcome: outcome.outcome, key, startedAt };
-    if (key && outcome.outcome.kind !== 'error') await link.remember(key, outcome.outcome, limits);
+    // Only under the replica's own key (the job id): other repodata than the replica read is no answer to share.
+    if (key && key === job.id && outcome.outcome.kind !== 'error') await link.remember(key, outcome.outcome, limits);
     await link.setJobResult(job.id ?? '', JSON.stringify(result));
     await link.client.incr(SOLVES_COUNTER);
     logger.debug({ job: job.id, kind: outcome.outcome.kind, ms: Date.now() - startedAt }, 'solved');
@@ -91,7 +138,7 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
     connection.disconnect();
     link.client.disconnect();
     void worker.close(true).catch(() => undefined);
-    await Promise.all([pool.close(), store.close()]);
+    await Promise.all([pool.close(), ...[...stores.values()].map(closeStore)]);
     return null;
   }
   logger.info({ redis: link.url.replace(/\/\/[^@/]*@/, '//***@'), threads: options.threads }, 'conda-resolve worker ready');
@@ -101,7 +148,7 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
       await worker.close();
       // BullMQ leaves a connection it was given open: without this the process would not exit.
       connection.disconnect();
-      await Promise.all([pool.close(), store.close(), link.close()]);
+      await Promise.all([pool.close(), ...[...stores.values()].map(closeStore), link.close()]);
     },
   };
 }
@@ -111,8 +158,13 @@ function expired(data: SolveJobData): { outcome: PlatformSolveOutcome; input: nu
   return { outcome: { kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: `Resolve exceeded the time limit of ${seconds} s (waiting for a solver worker)` }, input: null };
 }
 
+function unpoliced(): { outcome: PlatformSolveOutcome; input: null } {
+  const message = 'The job carries no channel policy (sent by an older replica?): a worker fetches nothing it could not check; run replicas and workers of the same version';
+  return { outcome: { kind: 'error', code: 'CR_ERR_CHANNEL_REFUSED', message }, input: null };
+}
+
 /** Loads the job's channels here and solves on the pool; failures become an error outcome. */
-async function solveJob(data: SolveJobData, store: DetachedLoadStore, pool: SolvePool): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
+async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePool): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
   try {
     const specs = data.specs.map((text) => parseMatchSpec(text));
     const channels = data.channels.map((channel) => parseChannel(channel.url, { alias: data.channelAlias ?? undefined }));

@@ -14,7 +14,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { defaultCacheDir, type RepodataStore } from '../../repodata/store.js';
+import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import { loadRegistry, pluginLoadedLine } from '../exporters/index.js';
@@ -27,7 +27,6 @@ import type { Clock, Lifecycle } from './app-context.js';
 import { createChannelPolicy, type ChannelPolicy } from './channel-policy.js';
 import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
-import { DetachedLoadStore } from '../solving/detached-store.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
 import { startReplica, type Replica } from '../cluster/replica.js';
@@ -95,7 +94,7 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     cwd: options.cwd,
   });
   const metrics = new Metrics({ channelLabel: allowlistLabel(policy.allowlistEntry) });
-  const store = new DetachedLoadStore({
+  const store = new RepodataStore({
     onProgress: metrics.repodata,
     cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
     offline: false,
@@ -103,7 +102,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     // Workers read indexes from shared memory.
     indexBytes: 'memory',
     maxRepodataBytes: config.maxRepodataBytes,
-    downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000 },
+    // The global decoding budget: four subdirs at the size cap at once (8 platforms of conda-forge
+    // decode to about 2 GiB), so a hostile channel's bombs cannot fill the disk with temp files.
+    downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000, maxDecodingBytes: 4 * config.maxRepodataBytes },
     checkUrl: (url: URL) => policy.checkUrl(url.href),
     // Connections resolve host names through the policy too, so a host that changes its answer
     // after the check (DNS rebinding) is still refused a private address.
@@ -116,6 +117,8 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
   const replica = config.redisUrl
     ? startReplica(config.redisUrl, store, {
         channelAlias: options.env.CONDA_CHANNEL_ALIAS,
+        // Workers fetch under this replica's policy, redirects and base_url included.
+        policy: { allowed: [...policy.allowlist, ...(policy.allowsAnyPublic ? ['*'] : [])], allowLocal: config.allowLocalChannels },
         onRedisError: (detail) => logger.warn({ detail }, 'Redis unreachable'),
         events: { cache: (hit) => metrics.redisLookup(hit), job: (waitMs) => metrics.queueWait(waitMs) },
       })

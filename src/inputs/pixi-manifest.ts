@@ -6,8 +6,12 @@
  * - the default feature (`[dependencies]`, `[target.<platform>.dependencies]`,
  *   `[system-requirements]`, `[pypi-dependencies]`) and named features (`[feature.<name>.*]`,
  *   which may add channels, restrict platforms and add system requirements);
- * - `[environments]`: `name = ["feat", ...]` or `{ features = [...], no-default-feature = true }`;
- *   `default` is the default feature alone unless the table redefines it.
+ * - `[environments]`: `name = ["feat", ...]` or `{ features = [...], no-default-feature = true,
+ *   platforms = [...] }`; `default` is the default feature alone unless the table redefines it;
+ * - `workspace.platforms` entries as subdir strings or as tables naming a platform with its own
+ *   virtual packages (`{ name = "gpu", platform = "linux-64", cuda = "12.0" }`; pixi's
+ *   docs/workspace/multi_platform_configuration.md): each solves for its subdir with its virtual
+ *   packages, which win over `system-requirements`; features and targets name it by its name.
  *
  * An environment's channels are its features' in the order listed, then the default feature's,
  * each kept at its first place, then ordered by `priority` where a channel gives one (pixi's
@@ -35,7 +39,21 @@ export interface ManifestEnvironment {
   readonly virtualPackages: ReadonlyMap<string, readonly string[]>;
   readonly channelPriority?: string;
   readonly excludeNewer?: string;
+  /** The manifest's name of each platform (subdir) that a table in `workspace.platforms` named otherwise. */
+  readonly platformNames: ReadonlyMap<string, string>;
 }
+
+/** The most a manifest may define; each is checked where it is read, and the error names it. */
+export const MANIFEST_LIMITS = {
+  /** Characters of the whole file, checked before it is parsed (scipy's pixi.toml has 21,000). */
+  bytes: 256 * 1024,
+  environments: 256,
+  features: 256,
+  /** `[target.<selector>]` tables of one feature. */
+  targets: 64,
+  /** Entries of `workspace.platforms`. */
+  platforms: 64,
+} as const;
 
 export interface PixiManifest {
   readonly filename: string;
@@ -63,8 +81,21 @@ export function isPixiManifest(filename: string, content: string): boolean {
   return base.endsWith('.toml') && /^\s*\[tool\.pixi[.\]]/m.test(content);
 }
 
+let lastParsed: { filename: string; content: string; manifest: PixiManifest } | undefined;
+
+/** The manifest of `content`, parsed once: the last one read is kept (a workspace reads it per environment). */
 export function parsePixiManifest(filename: string, content: string): PixiManifest {
+  if (lastParsed && lastParsed.filename === filename && lastParsed.content === content) return lastParsed.manifest;
+  const manifest = readManifest(filename, content);
+  lastParsed = { filename, content, manifest };
+  return manifest;
+}
+
+function readManifest(filename: string, content: string): PixiManifest {
   const fail = (message: string) => new InputFileError('CR_ERR_INPUT_MANIFEST', filename, `Cannot read pixi manifest "${filename}": ${message}`);
+  if (content.length > MANIFEST_LIMITS.bytes) {
+    throw fail(`it has ${content.length} characters, more than the ${MANIFEST_LIMITS.bytes} a manifest may have (the limit on bytes)`);
+  }
   let doc: Table;
   try {
     doc = parse(content) as Table;
@@ -79,6 +110,9 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
   const workspace = root.workspace ?? root.project;
   if (!isTable(workspace)) throw fail(`it has no [${prefix}workspace] (or [${prefix}project]) table`);
   const warnings: string[] = [];
+  const bound = (count: number, limit: keyof typeof MANIFEST_LIMITS, where: string): void => {
+    if (count > MANIFEST_LIMITS[limit]) throw fail(`${where} has ${count} entries, more than the ${MANIFEST_LIMITS[limit]} a manifest may have (the limit on ${limit})`);
+  };
 
   const stringList = (value: unknown, where: string): string[] => {
     if (value === undefined) return [];
@@ -102,10 +136,11 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
     const targetSpecs = new Map<string, InputSpec[]>();
     if (table.target !== undefined) {
       if (!isTable(table.target)) throw fail(`${where}target must be a table`);
+      bound(Object.keys(table.target).length, 'targets', `${where}target`);
       for (const [platform, target] of Object.entries(table.target)) {
         if (!isTable(target)) throw fail(`${where}target.${platform} must be a table`);
-        if (!FAMILIES.includes(platform) && (!isKnownSubdir(platform) || platform === 'noarch')) {
-          throw fail(`${where}target.${platform}: "${platform}" is neither a platform nor one of ${FAMILIES.join(', ')}`);
+        if (!FAMILIES.includes(platform) && (!isKnownSubdir(platform) || platform === 'noarch') && !named.has(platform) && !platform.includes('*')) {
+          throw fail(`${where}target.${platform}: "${platform}" is neither a platform nor one of ${FAMILIES.join(', ')} (nor a name in workspace.platforms)`);
         }
         const list = dependencySpecs(target.dependencies, `${where}target.${platform}.dependencies`, fail);
         if (list.length > 0) targetSpecs.set(platform, list);
@@ -126,6 +161,19 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
     };
   };
 
+  const workspacePlatforms = workspacePlatformList(workspace.platforms, `${prefix}workspace.platforms`, fail);
+  bound(workspacePlatforms.length, 'platforms', `${prefix}workspace.platforms`);
+  const named = new Set(workspacePlatforms.map((p) => p.name));
+  /** The workspace platforms a `platforms` list names: by name, else (a bare subdir) every one of that subdir. */
+  const selectPlatforms = (names: readonly string[]): Set<WorkspacePlatform> => {
+    const chosen = new Set<WorkspacePlatform>();
+    for (const name of names) {
+      const byName = workspacePlatforms.filter((p) => p.name === name);
+      for (const p of byName.length > 0 ? byName : workspacePlatforms.filter((w) => w.subdir === name)) chosen.add(p);
+    }
+    return chosen;
+  };
+
   const defaultFeature = feature('default', { ...root, channels: workspace.channels, platforms: undefined }, prefix);
   if (isPyproject) {
     const project = doc.project;
@@ -140,21 +188,27 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
   const features = new Map<string, Feature>();
   if (root.feature !== undefined) {
     if (!isTable(root.feature)) throw fail(`${prefix}feature must be a table`);
+    bound(Object.keys(root.feature).length, 'features', `${prefix}feature`);
     for (const [name, table] of Object.entries(root.feature)) {
       if (!isTable(table)) throw fail(`${prefix}feature.${name} must be a table`);
       features.set(name, feature(name, table, `${prefix}feature.${name}.`));
     }
   }
 
-  const workspacePlatforms = stringList(workspace.platforms, `${prefix}workspace.platforms`);
-  const definitions = new Map<string, { features: string[]; noDefault: boolean }>([['default', { features: [], noDefault: false }]]);
+  const definitions = new Map<string, { features: string[]; noDefault: boolean; platforms?: string[] }>([['default', { features: [], noDefault: false }]]);
   if (root.environments !== undefined) {
     if (!isTable(root.environments)) throw fail(`${prefix}environments must be a table`);
+    bound(Object.keys(root.environments).length, 'environments', `${prefix}environments`);
     for (const [name, value] of Object.entries(root.environments)) {
       const where = `${prefix}environments.${name}`;
       if (Array.isArray(value)) definitions.set(name, { features: stringList(value, where), noDefault: false });
-      else if (isTable(value)) definitions.set(name, { features: stringList(value.features, `${where}.features`), noDefault: value['no-default-feature'] === true });
-      else throw fail(`${where} must be a list of features or { features = [...] }`);
+      else if (isTable(value)) {
+        definitions.set(name, {
+          features: stringList(value.features, `${where}.features`),
+          noDefault: value['no-default-feature'] === true,
+          ...(value.platforms !== undefined ? { platforms: stringList(value.platforms, `${where}.platforms`) } : {}),
+        });
+      } else throw fail(`${where} must be a list of features or { features = [...] }`);
     }
   }
 
@@ -173,8 +227,21 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       .map((c, order) => ({ ...c, order }))
       .sort((a, b) => b.priority - a.priority || a.order - b.order)
       .map((c) => c.channel);
-    let platforms = workspacePlatforms;
-    for (const f of chosen) if (f.platforms) platforms = platforms.filter((p) => f.platforms!.includes(p));
+    let selected = workspacePlatforms;
+    const narrow = (names: readonly string[]) => {
+      const allowed = selectPlatforms(names);
+      selected = selected.filter((p) => allowed.has(p));
+    };
+    for (const f of chosen) if (f.platforms) narrow(f.platforms);
+    if (definition.platforms) narrow(definition.platforms);
+    // One solve per subdir: two named platforms of one subdir in one environment cannot both be answered.
+    const bySubdir = new Map<string, WorkspacePlatform>();
+    for (const p of selected) {
+      const other = bySubdir.get(p.subdir);
+      if (other) throw fail(`environment "${name}" has two platforms for ${p.subdir} ("${other.name}" and "${p.name}"); conda-resolve solves one platform per subdir in an environment: narrow it with the environment's or a feature's platforms`);
+      bySubdir.set(p.subdir, p);
+    }
+    const platforms = selected.map((p) => p.subdir);
     // Default feature first: the order a reader of the manifest expects.
     const ordered = definition.noDefault ? chosen : [defaultFeature, ...chosen.slice(0, -1)];
     const base = ordered.flatMap((f) => f.specs);
@@ -182,11 +249,14 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
     const virtualPackages = new Map<string, string[]>();
     // A named feature's requirement overrides the default feature's.
     const system = Object.assign({}, ...ordered.map((f) => f.system)) as Table;
-    for (const platform of platforms) {
-      if (ordered.some((f) => [...f.targetSpecs.keys()].some((selector) => selectorRank(selector, platform) !== undefined))) {
-        platformSpecs.set(platform, ordered.flatMap((f) => featureSpecsOn(f, platform)));
+    for (const entry of selected) {
+      const platform = entry.subdir;
+      if (ordered.some((f) => [...f.targetSpecs.keys()].some((selector) => selectorRank(selector, entry) !== undefined))) {
+        platformSpecs.set(platform, ordered.flatMap((f) => featureSpecsOn(f, entry)));
       }
-      const entries = systemRequirements(system, platform, fail);
+      // The platform's own virtual packages win over system-requirements of the same name.
+      const own = new Set(entry.virtualPackages.map((v) => v.split('=')[0]));
+      const entries = [...systemRequirements(system, platform, fail).filter((v) => !own.has(v.split('=')[0])), ...entry.virtualPackages];
       if (entries.length > 0) virtualPackages.set(platform, entries);
     }
     environments.set(name, {
@@ -198,27 +268,128 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       virtualPackages,
       channelPriority: chosen.find((f) => f.channelPriority !== undefined)?.channelPriority ?? text(workspace['channel-priority'], `${prefix}workspace.channel-priority`),
       excludeNewer: text(workspace['exclude-newer'], `${prefix}workspace.exclude-newer`),
+      platformNames: new Map(selected.filter((p) => p.name !== p.subdir).map((p) => [p.subdir, p.name])),
     });
   }
   return { filename, environments, warnings };
 }
 
+/** One entry of `workspace.platforms`: its name, its subdir, and the virtual packages it declares. */
+interface WorkspacePlatform {
+  readonly name: string;
+  readonly subdir: string;
+  /** `__name=version[=build]` entries. */
+  readonly virtualPackages: readonly string[];
+}
+
+/**
+ * pixi's friendly keys of a platform table, in the order its synthesised names list them, with the
+ * virtual package each stands for (pixi: crates/pixi_manifest/src/toml/platform.rs).
+ */
+const FRIENDLY_KEYS: readonly (readonly [key: string, virtual: string, alias?: string])[] = [
+  ['cuda', '__cuda'],
+  ['archspec', '__archspec'],
+  ['glibc', '__glibc'],
+  ['linux', '__linux'],
+  ['macos', '__osx', 'osx'],
+  ['windows', '__win'],
+];
+
+/**
+ * Virtual packages pixi assumes for a subdir; a table declaring one of these values leaves it out
+ * of the synthesised name (pixi's `subdir_default_virtual_packages`).
+ */
+function subdirDefault(subdir: string, key: string): string | undefined {
+  const os = subdir.split('-')[0];
+  if (key === 'glibc' && os === 'linux') return '2.28';
+  if (key === 'linux' && os === 'linux') return '4.18';
+  if (key === 'macos' && os === 'osx') return subdir === 'osx-arm64' ? '11.0' : '10.15';
+  return undefined;
+}
+
+/** `workspace.platforms`: subdir strings, or tables `{ name?, platform?, <virtual package keys> }`. */
+function workspacePlatformList(value: unknown, where: string, fail: (m: string) => Error): WorkspacePlatform[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw fail(`${where} must be a list of platforms (subdir strings or { platform = "...", ... } tables)`);
+  const list = value.map((entry: unknown, i: number): WorkspacePlatform => {
+    const at = `${where}[${i}]`;
+    if (typeof entry === 'string') return { name: entry, subdir: entry, virtualPackages: [] };
+    if (!isTable(entry)) throw fail(`${at} must be a subdir string or a { platform = "...", ... } table`);
+    const name = entry.name;
+    const platform = entry.platform;
+    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9-]+$/.test(name))) throw fail(`${at}.name must be a name of letters, digits and "-"`);
+    if (platform !== undefined && typeof platform !== 'string') throw fail(`${at}.platform must be a subdir string`);
+    const subdir = platform ?? name;
+    if (subdir === undefined) throw fail(`${at} must set "platform" (its subdir) or a "name" that is a subdir`);
+    if (!isKnownSubdir(subdir) || subdir === 'noarch') throw fail(`${at}: "${subdir}" is not a conda subdir${platform === undefined ? '; set "platform" when the name is not one' : ''}`);
+    const versionOf = (key: string, v: unknown): string => {
+      if (typeof v === 'string' && v.trim() !== '' && !/[\s=]/.test(v.trim())) return v.trim();
+      throw fail(`${at}.${key} must be a version string`);
+    };
+    const virtualPackages: string[] = [];
+    const nameParts: string[] = [subdir];
+    for (const [key, virtual, alias] of FRIENDLY_KEYS) {
+      if (alias !== undefined && entry[alias] !== undefined && entry[key] !== undefined) throw fail(`${at}: "${alias}" is another name for "${key}"; set only one`);
+      const raw = entry[key] ?? (alias !== undefined ? entry[alias] : undefined);
+      if (raw === undefined) continue;
+      let shown: string;
+      if (key === 'cuda' && isTable(raw)) {
+        if (raw.driver === undefined) throw fail(`${at}.cuda.arch needs cuda.driver (the CUDA driver version)`);
+        shown = versionOf('cuda.driver', raw.driver);
+        virtualPackages.push(`__cuda=${shown}`);
+        if (raw.arch !== undefined) virtualPackages.push(`__cuda_arch=${versionOf('cuda.arch', raw.arch)}`);
+      } else if (key === 'archspec') {
+        shown = versionOf(key, raw);
+        virtualPackages.push(`__archspec=1=${shown}`);
+      } else {
+        shown = versionOf(key, raw);
+        virtualPackages.push(`${virtual}=${shown}`);
+      }
+      if (subdirDefault(subdir, key) !== shown) nameParts.push(`${key}-${nameSegment(shown)}`);
+    }
+    const known = new Set(['name', 'platform', ...FRIENDLY_KEYS.flatMap(([key, , alias]) => (alias ? [key, alias] : [key]))]);
+    for (const key of Object.keys(entry).sort()) {
+      if (known.has(key)) continue;
+      if (!key.startsWith('__')) throw fail(`${at}.${key} is not a platform field (name, platform, ${FRIENDLY_KEYS.map(([k]) => k).join(', ')}, or a "__name" virtual package)`);
+      const raw = entry[key];
+      // `version[=build]`, as pixi reads a raw virtual package.
+      if (typeof raw !== 'string' || !/^[^\s=]+(=[^\s=]+)?$/.test(raw.trim())) throw fail(`${at}.${key} must be "version" or "version=build"`);
+      const text = raw.trim();
+      virtualPackages.push(`${key}=${text}`);
+      nameParts.push(`${nameSegment(key.replace(/^_+/, ''))}-${nameSegment(text)}`);
+    }
+    return { name: name ?? nameParts.join('-'), subdir, virtualPackages };
+  });
+  const seen = new Set<string>();
+  for (const p of list) {
+    if (seen.has(p.name)) throw fail(`${where} names the platform "${p.name}" twice`);
+    seen.add(p.name);
+  }
+  return list;
+}
+
+/** A value as a part of a synthesised platform name: runs of other characters become one "-". */
+function nameSegment(text: string): string {
+  return text.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
 const FAMILIES = ['unix', 'linux', 'osx', 'win', 'emscripten', 'wasi'];
 
 /**
- * How closely a `[target.<selector>]` fits a platform (pixi: the platform itself, then its family,
- * then `unix`), or undefined when it does not apply.
+ * How closely a `[target.<selector>]` fits a platform (pixi: the platform's name or subdir, a `*`
+ * pattern over its name, then its family, then `unix`), or undefined when it does not apply.
  */
-function selectorRank(selector: string, platform: string): number | undefined {
-  if (selector === platform) return 3;
-  const family = platform.split('-')[0]!;
+function selectorRank(selector: string, platform: WorkspacePlatform): number | undefined {
+  if (selector === platform.name || selector === platform.subdir) return 3;
+  if (selector.includes('*') && wildcard(selector).test(platform.name)) return 2.5;
+  const family = platform.subdir.split('-')[0]!;
   if (selector === family) return 2;
   if (selector === 'unix' && (family === 'linux' || family === 'osx')) return 1;
   return undefined;
 }
 
 /** A feature's specs on a platform: a target's spec for a name replaces less specific ones. */
-function featureSpecsOn(feature: Feature, platform: string): InputSpec[] {
+function featureSpecsOn(feature: Feature, platform: WorkspacePlatform): InputSpec[] {
   const byName = new Map<string, { spec: InputSpec; rank: number }>();
   const put = (spec: InputSpec, rank: number) => {
     const name = specName(spec.spec);
@@ -231,6 +402,11 @@ function featureSpecsOn(feature: Feature, platform: string): InputSpec[] {
     for (const spec of specs) put(spec, rank!);
   }
   return [...byName.values()].map((v) => v.spec);
+}
+
+/** A `*` pattern matched in full, case-sensitive (`*` is its only metacharacter). */
+function wildcard(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`);
 }
 
 function specName(spec: string): string {

@@ -4,9 +4,10 @@
  * and asked for completions, the zsh and fish ones are syntax-checked by their shells when installed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isLocalCacheFile, isRepodataCacheFile, isShardCacheFile, makeCacheFolder } from '../../repodata/cache.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { startChannelServer } from '../helpers/channel-server.js';
 import { runCli, tempDir } from './run-cli.js';
@@ -74,8 +75,8 @@ describe('conda-resolve info', () => {
   it('prints a conda-info-style table with the cache directory and its size after a resolve', async () => {
     const cacheDir = tempDir('cr-cache-');
     const env = isolated();
-    mkdirSync(join(cacheDir, 'shards'));
-    writeFileSync(join(cacheDir, 'shards', 'x.msgpack.zst'), Buffer.alloc(2048));
+    await makeCacheFolder(join(cacheDir, 'shards'), isShardCacheFile);
+    writeFileSync(join(cacheDir, 'shards', `${'e'.repeat(64)}.msgpack.zst`), Buffer.alloc(2048));
     const { code, stdout } = await runCli(['info', '-p', 'win-64'], { env, cacheDir });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^\n {2}conda-resolve version : \d+\.\d+\.\d+\n {8}node\.js version : /);
@@ -95,13 +96,14 @@ describe('conda-resolve cache clean', () => {
   it('removes the repodata cache, not other files in the folder; --dry-run removes nothing', async () => {
     const cacheDir = tempDir('cr-cache-');
     // A real cache: one HTTP-less resolve writes nothing, so the layout is made as the cache writes it.
-    mkdirSync(join(cacheDir, 'repodata'));
-    mkdirSync(join(cacheDir, 'shards'));
-    writeFileSync(join(cacheDir, 'repodata', 'demo-linux-64-abc.state.json'), '{}');
-    writeFileSync(join(cacheDir, 'repodata', 'demo-linux-64-abc.0123.json'), Buffer.alloc(3000));
-    writeFileSync(join(cacheDir, 'shards', 'ff.msgpack.zst'), Buffer.alloc(1000));
-    mkdirSync(join(cacheDir, 'local'));
-    writeFileSync(join(cacheDir, 'local', '0123-4567.index'), Buffer.alloc(100));
+    await makeCacheFolder(join(cacheDir, 'repodata'), isRepodataCacheFile);
+    await makeCacheFolder(join(cacheDir, 'shards'), isShardCacheFile);
+    const key = 'demo-linux-64-0123456789abcdef';
+    writeFileSync(join(cacheDir, 'repodata', `${key}.state.json`), '{}');
+    writeFileSync(join(cacheDir, 'repodata', `${key}.0123456789abcdef.json`), Buffer.alloc(3000));
+    writeFileSync(join(cacheDir, 'shards', `${'f'.repeat(64)}.msgpack.zst`), Buffer.alloc(1000));
+    await makeCacheFolder(join(cacheDir, 'local'), isLocalCacheFile);
+    writeFileSync(join(cacheDir, 'local', '0123456789abcdef-0123456789abcdef.index'), Buffer.alloc(100));
     writeFileSync(join(cacheDir, 'notes.txt'), 'mine');
 
     const dry = await runCli(['cache', 'clean', '--dry-run', '--cache-dir', cacheDir]);
@@ -109,7 +111,7 @@ describe('conda-resolve cache clean', () => {
     expect(dry.stdout).toBe(
       `Cache directory: ${cacheDir}\n  repodata/       2 files     2.9 KiB\n  shards/         1 file       1000 B\n  local/          1 file        100 B\nWould remove 4 files (4.0 KiB); nothing was removed (--dry-run).\n`,
     );
-    expect(readdirSync(join(cacheDir, 'repodata'))).toHaveLength(2);
+    expect(readdirSync(join(cacheDir, 'repodata'))).toHaveLength(3); // with the cache's CACHEDIR.TAG
 
     const done = await runCli(['cache', 'clean', '--json'], { cacheDir });
     expect(JSON.parse(done.stdout)).toMatchObject({ cache_dir: cacheDir, dry_run: false, removed: true, files: 4, bytes: 4102 });

@@ -10,6 +10,8 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLink } from '../../src/cluster/redis-link.js';
 import { startSolveWorker } from '../../src/cluster/worker.js';
+import { replicaPolicies } from '../../src/cli/worker-command.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type ProblemBody } from '../http/helpers/test-server.js';
 import { freePort, REDIS_SERVER, startRedis, until, type RedisProcess } from './helpers.js';
 
@@ -55,7 +57,7 @@ describeRedis('serve --redis with a real Redis', () => {
 
   async function worker(redisUrl: string) {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-worker-'));
-    const running = (await startSolveWorker({ redisUrl, cacheDir, threads: 1, logger: pino({ level: 'silent' }) }))!;
+    const running = (await startSolveWorker({ redisUrl, cacheDir, threads: 1, logger: pino({ level: 'silent' }), policyFor: await replicaPolicies(PROJECT_ROOT) }))!;
     closers.push(async () => {
       await running.close();
       rmSync(cacheDir, { recursive: true, force: true });

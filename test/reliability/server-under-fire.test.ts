@@ -1,7 +1,8 @@
 /**
  * The server as a platform team runs it, on a bad day: 1,000 concurrent requests, some valid, some
  * malformed, some for a channel that never answers, one that trickles a byte a second and two that
- * serve decompression bombs; SIGTERM arrives while they are being answered. Every request that
+ * serve decompression bombs, with hostile pixi manifests and a decompression bomb on 8 platforms at
+ * once beside them (test/helpers/hostile-kinds.ts); SIGTERM arrives while they are being answered. Every request that
  * reached the server gets a status the OpenAPI document lists (never a reset connection), `/health`
  * answers 200 while requests are still waiting, the server's memory stays under 600 MB, and it
  * exits 0.
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
 import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer, type LoadKind } from '../helpers/fault-channels.js';
+import { hostileManifestKinds, multiPlatformBombKinds, startStringBombServer, type StringBombServer } from '../helpers/hostile-kinds.js';
 import { startServe } from '../http/helpers/serve-process.js';
 import { tempDir } from '../repodata/store-helpers.js';
 
@@ -58,19 +60,22 @@ function rssMb(pid: number): number {
 describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM', () => {
   const work = tempDir('fire');
   let faults: FaultServer;
+  let bombs: StringBombServer;
 
   beforeAll(async () => {
     requireBuild();
     faults = await startFaultServer(work.path);
+    bombs = await startStringBombServer();
   });
   afterAll(async () => {
     await faults?.close();
+    await bombs?.close();
     work.remove();
   });
 
   it('answers every request with a documented status, answers /health while requests wait, keeps memory bounded, exits 0', async () => {
     const channels = FAULT_CHANNELS.map((name) => `${faults.base}/${name}`);
-    const args = ['--port', '0', ...channels.flatMap((c) => ['--allow-channel', c]), '--default-channel', channels[0]!];
+    const args = ['--port', '0', ...[...channels, bombs.channel].flatMap((c) => ['--allow-channel', c]), '--default-channel', channels[0]!];
     args.push('--rate-limit', '0', '--timeout', '6', '--workers', '2', '--max-queue', '1000', '--max-repodata-size', '256MiB');
     args.push('--cache-dir', join(work.path, 'cache'));
     const serve = startServe(args);
@@ -88,8 +93,12 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
     let reachedSigtermPoint!: () => void;
     const sigtermPoint = new Promise<void>((resolve) => (reachedSigtermPoint = resolve));
 
-    const kinds = mixedLoad(faults.base);
+    const kinds = [...mixedLoad(faults.base), ...hostileManifestKinds(channels[0]!)];
     kinds.push(...mcpKinds());
+    // Beside them, a few requests for 8 platforms of a channel whose every subdir decodes to one
+    // 256 MiB JSON string (hostile-kinds.ts): each is 9 subdir decodes, so 8 of them, not 1 in 15.
+    const bombKind = multiPlatformBombKinds(bombs.channel)[0]!;
+    const bombRuns = Array.from({ length: 8 }, () => bombKind.run(url).then((result) => ({ kind: bombKind, result })));
     const outcomes = Array.from({ length: total }, (_, i) => {
       const kind = kinds[i % kinds.length]!;
       return kind.run(url).then((result) => {
@@ -105,7 +114,7 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
     await sigtermPoint;
     const health = await Promise.all(healthChecks);
     child.kill('SIGTERM');
-    const results = await Promise.all(outcomes);
+    const results = [...(await Promise.all(outcomes)), ...(await Promise.all(bombRuns))];
     const code = await serve.exit;
     clearInterval(sampler);
 
