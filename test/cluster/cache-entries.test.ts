@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLink } from '../../src/cluster/redis-link.js';
 import { decodeOutcome } from '../../src/cluster/solve-job.js';
 import { startSolveWorker } from '../../src/cluster/worker.js';
+import { replicaPolicies } from '../../src/cli/worker-command.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, DEMO_CHANNEL, injectTestServer, type NativeBody } from '../http/helpers/test-server.js';
 import { REDIS_SERVER, startRedis, until } from './helpers.js';
 
@@ -35,7 +37,7 @@ describeRedis('serve --redis: what the shared solve cache serves', () => {
     const redis = await startRedis();
     closers.push(() => redis.stop());
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-worker-'));
-    const worker = (await startSolveWorker({ redisUrl: redis.url, cacheDir, threads: 1, logger: pino({ level: 'silent' }) }))!;
+    const worker = (await startSolveWorker({ redisUrl: redis.url, cacheDir, threads: 1, logger: pino({ level: 'silent' }), policyFor: await replicaPolicies(PROJECT_ROOT) }))!;
     closers.push(async () => {
       await worker.close();
       rmSync(cacheDir, { recursive: true, force: true });
