@@ -16,6 +16,7 @@
  */
 import { isMapping } from '../exporters/yaml/data.js';
 import { YamlEmitError, type YamlValue } from '../exporters/yaml/index.js';
+import { analyzeScalar, escapeForDoubleQuotes, needsDoubleQuoteEscape } from '../exporters/yaml/scalars.js';
 
 /** The document as serde_yaml writes it, ending in one newline. */
 export function emitSerdeYaml(document: YamlValue): string {
@@ -73,14 +74,16 @@ function scalar(value: YamlValue, key: boolean): string {
     return String(value);
   }
   if (typeof value !== 'string') throw new YamlEmitError(`Cannot emit YAML: unsupported value of type ${typeof value}`);
-  const analysis = analyze(value);
+  // libyaml's `yaml_emitter_analyze_scalar` in block context, with unicode allowed, answers as
+  // ruamel's port of it does.
+  const analysis = analyzeScalar(value);
   // serde_yaml asks for a literal block for text with a line break; libyaml refuses one for a key
   // or text with trailing spaces, and gives double quotes. Locks hold no such text, so double
   // quotes (which read back the same) are written for all of it.
   if (value.includes('\n')) return doubleQuoted(value);
-  if (readsAsOtherType(value)) return analysis.single ? singleQuoted(value) : doubleQuoted(value);
-  if (analysis.plain && !(key && value === '')) return value;
-  return analysis.single ? singleQuoted(value) : doubleQuoted(value);
+  if (readsAsOtherType(value)) return analysis.allowSingleQuoted ? singleQuoted(value) : doubleQuoted(value);
+  if (analysis.allowBlockPlain && !analysis.empty && !(key && value === '')) return value;
+  return analysis.allowSingleQuoted ? singleQuoted(value) : doubleQuoted(value);
 }
 
 /** serde_yaml's `InferScalarStyle`: text plain YAML would read as null, a boolean, an integer or a float. */
@@ -95,113 +98,13 @@ function readsAsOtherType(text: string): boolean {
   return /^[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)$/.test(text);
 }
 
-/** libyaml's `yaml_emitter_analyze_scalar` for block context, with unicode allowed. */
-function analyze(text: string): { plain: boolean; single: boolean } {
-  if (text === '') return { plain: false, single: true };
-  const chars = Array.from(text);
-  let blockIndicators = text.startsWith('---') || text.startsWith('...');
-  let special = false;
-  let lineBreaks = false;
-  let leadingSpace = false;
-  let trailingSpace = false;
-  let leadingBreak = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
-  let previousSpace = false;
-  let previousBreak = false;
-  let precededByWhitespace = true;
-  const blank = (ch: string | undefined) => ch === undefined || ch === ' ' || ch === '\t' || isBreak(ch);
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!;
-    const followedByWhitespace = blank(chars[i + 1]);
-    if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) blockIndicators = true;
-      if ((ch === '?' || ch === ':') && followedByWhitespace) blockIndicators = true;
-      if (ch === '-' && followedByWhitespace) blockIndicators = true;
-    } else {
-      if (ch === ':' && followedByWhitespace) blockIndicators = true;
-      if (ch === '#' && precededByWhitespace) blockIndicators = true;
-    }
-    if (!isPrintable(ch)) special = true;
-    if (isBreak(ch)) lineBreaks = true;
-    if (ch === ' ') {
-      if (i === 0) leadingSpace = true;
-      if (i === chars.length - 1) trailingSpace = true;
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isBreak(ch)) {
-      if (i === 0) leadingBreak = true;
-      if (i === chars.length - 1) trailingBreak = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-    precededByWhitespace = blank(ch);
-  }
-  let plain = !(leadingSpace || leadingBreak || trailingSpace || trailingBreak || lineBreaks || blockIndicators);
-  let single = true;
-  if (breakSpace || spaceBreak || special) {
-    plain = false;
-    single = false;
-  }
-  return { plain, single };
-}
-
-function isBreak(ch: string): boolean {
-  return ch === '\n' || ch === '\r' || ch === '\x85' || ch === '\u2028' || ch === '\u2029';
-}
-
-/** libyaml's `IS_PRINTABLE` (tab is not). */
-function isPrintable(ch: string): boolean {
-  const code = ch.codePointAt(0)!;
-  return (
-    code === 0x0a ||
-    (code >= 0x20 && code <= 0x7e) ||
-    code === 0x85 ||
-    (code >= 0xa0 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd && code !== 0xfeff) ||
-    code >= 0x10000
-  );
-}
-
 function singleQuoted(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '\0': '0',
-  '\x07': 'a',
-  '\b': 'b',
-  '\t': 't',
-  '\n': 'n',
-  '\v': 'v',
-  '\f': 'f',
-  '\r': 'r',
-  '\x1b': 'e',
-  '"': '"',
-  '\\': '\\',
-  '\x85': 'N',
-  '\xa0': '_',
-  '\u2028': 'L',
-  '\u2029': 'P',
-};
-
-/** libyaml's `yaml_emitter_write_double_quoted_scalar` without line breaks (no width). */
+/** libyaml's `yaml_emitter_write_double_quoted_scalar` without line breaks (no width); its escapes are ruamel's. */
 function doubleQuoted(text: string): string {
   let out = '"';
-  for (const ch of text) {
-    const short = ESCAPES[ch];
-    if (short !== undefined) out += `\\${short}`;
-    else if (!isPrintable(ch) || ch === '\ufeff') {
-      const code = ch.codePointAt(0)!;
-      const hex = code.toString(16).toUpperCase();
-      out += code <= 0xff ? `\\x${hex.padStart(2, '0')}` : code <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`;
-    } else out += ch;
-  }
+  for (const ch of text) out += needsDoubleQuoteEscape(ch) ? escapeForDoubleQuotes(ch) : ch;
   return `${out}"`;
 }

@@ -17,7 +17,7 @@ import type { PackageRecord } from '../../../vocabulary/record.js';
 import type { PypiRecord } from '../../../vocabulary/pypi-record.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
-import { DEFAULT_PYPI_INDEX } from './facts.js';
+import { environmentsByName, pypiIndexesOf } from './write-common.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
 import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
@@ -31,16 +31,9 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
 export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
-  // Environments by name (`name` set: a pixi workspace's environments; unset: `default`), written
-  // in name order as rattler-lock does; each lists its platforms sorted and its packages by URL.
-  const groups = new Map<string, ExportEnvironment[]>();
-  for (const environment of environments) {
-    const name = environment.name ?? 'default';
-    groups.set(name, [...(groups.get(name) ?? []), environment]);
-  }
+  // Each environment lists its platforms sorted and its packages by URL.
   const written = new Map<string, YamlValue>();
-  for (const name of sortByKeys([...groups.keys()], (n) => [n])) {
-    const group = groups.get(name)!;
+  for (const [name, group] of environmentsByName(environments)) {
     const platforms = new Map<string, YamlValue[]>();
     for (const platform of sortByKeys(
       group.map((environment) => environment.platform),
@@ -55,7 +48,7 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
     for (const { record, platform } of entries) platforms.get(platform)!.push({ conda: record.url });
     // PyPI packages (pixi's `pypi:` references) follow the conda ones, with the environment's indexes.
     for (const environment of group) for (const record of environment.pypi ?? []) platforms.get(environment.platform)!.push({ pypi: record.url });
-    const indexes = group.find((e) => (e.pypiIndexes ?? []).length > 0)?.pypiIndexes ?? (group.some((e) => (e.pypi ?? []).length > 0) ? [DEFAULT_PYPI_INDEX] : []);
+    const indexes = pypiIndexesOf(group);
     written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), ...(indexes.length > 0 ? { indexes: [...indexes] } : {}), packages: platforms });
   }
   const all = sortByKeys(

@@ -26,6 +26,7 @@ import { entryKey, LOCK_PACKAGE_KINDS, type LockPackageKind, type LockPlatform }
 import { emitSerdeYaml } from '../serde-yaml.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
 import { DEFAULT_PYPI_INDEX, derivedBuildNumber, derivedFields, derivedNoarch } from './facts.js';
+import { environmentsByName, pypiIndexesOf } from './write-common.js';
 
 const FORMAT = 'rattler-lock-v7';
 
@@ -43,18 +44,12 @@ interface Selected {
 export function rattlerLockV7Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
-  const groups = new Map<string, ExportEnvironment[]>();
-  for (const environment of environments) {
-    const name = environment.name ?? 'default';
-    groups.set(name, [...(groups.get(name) ?? []), environment]);
-  }
   const platforms = new Map<string, LockPlatform>();
   const packages = new Map<string, Selected>();
   const written = new Map<string, YamlValue>();
   const allEntries = new Map<string, YamlValue>();
   for (const environment of environments) for (const [key, entry] of environment.lock?.entries ?? []) if (!allEntries.has(key)) allEntries.set(key, entry);
-  for (const name of sortByKeys([...groups.keys()], (n) => [n])) {
-    const group = groups.get(name)!;
+  for (const [name, group] of environmentsByName(environments)) {
     const lock = group.find((e) => e.lock)?.lock;
     const perPlatform = new Map<string, Selected[]>();
     for (const environment of group) {
@@ -78,7 +73,7 @@ export function rattlerLockV7Document(environments: readonly ExportEnvironment[]
     }
     const data = new Map<string, YamlValue>();
     data.set('channels', lock?.channels ?? group[0]!.channels.map((channel) => ({ url: channelUrl(channel) })));
-    const indexes = group.find((e) => (e.pypiIndexes ?? []).length > 0)?.pypiIndexes ?? (group.some((e) => (e.pypi ?? []).length > 0) ? [DEFAULT_PYPI_INDEX] : []);
+    const indexes = pypiIndexesOf(group);
     if (indexes.length > 0) {
       data.set('indexes', [...indexes]);
       if (lock?.findLinks && lock.findLinks.length > 0) data.set('find-links', lock.findLinks);
