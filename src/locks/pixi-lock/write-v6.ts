@@ -14,10 +14,9 @@
  *   ones (by name, then URL) as pixi writes them in version 6.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
-import type { PypiRecord } from '../../../vocabulary/pypi-record.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
-import { environmentsByName, pypiIndexesOf } from './write-common.js';
+import { environmentsByName, pypiEntry, pypiIndexesOf } from './write-common.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
 import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
@@ -69,22 +68,11 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
   for (const record of pypi) {
     if (seen.has(`pypi:${record.url}`)) continue;
     seen.add(`pypi:${record.url}`);
-    packages.push(pypiData(record));
+    packages.push(pypiEntry(record, 6));
   }
   return { version: 6, environments: written, packages };
 }
 
-/** rattler's v6 `PypiPackageDataModel`: name, version, hashes (md5 first), requires_dist, requires_python, editable. */
-function pypiData(record: PypiRecord): YamlValue {
-  const data: Record<string, YamlValue> = { pypi: record.url, name: record.name };
-  if (record.version !== null) data.version = record.version;
-  if (record.md5) data.md5 = record.md5;
-  if (record.sha256) data.sha256 = record.sha256;
-  if (record.requires_dist.length > 0) data.requires_dist = [...record.requires_dist];
-  if (record.requires_python !== null) data.requires_python = record.requires_python;
-  if (record.editable) data.editable = true;
-  return data;
-}
 
 /** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */
 function packageData(record: PackageRecord): YamlValue {

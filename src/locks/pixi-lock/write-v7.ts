@@ -18,15 +18,14 @@
  */
 import { parseChannel } from '../../../vocabulary/channel.js';
 import type { PackageRecord } from '../../../vocabulary/record.js';
-import type { PypiRecord } from '../../../vocabulary/pypi-record.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
 import type { YamlValue } from '../../exporters/yaml/index.js';
 import { entryKey, LOCK_PACKAGE_KINDS, type LockPackageKind, type LockPlatform } from '../facts.js';
 import { emitSerdeYaml } from '../serde-yaml.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
-import { DEFAULT_PYPI_INDEX, derivedBuildNumber, derivedFields, derivedNoarch } from './facts.js';
-import { environmentsByName, pypiIndexesOf } from './write-common.js';
+import { derivedBuildNumber, derivedFields, derivedNoarch } from './facts.js';
+import { environmentsByName, pypiEntry, pypiIndexesOf } from './write-common.js';
 
 const FORMAT = 'rattler-lock-v7';
 
@@ -65,7 +64,7 @@ export function rattlerLockV7Document(environments: readonly ExportEnvironment[]
           id: reference.id,
           entry: () => raw(reference.kind, reference.id) ?? { [reference.kind]: reference.id, name: reference.name },
         })),
-        ...(environment.pypi ?? []).map((record) => ({ kind: 'pypi' as const, id: record.url, entry: () => raw('pypi', record.url) ?? pypiEntry(record) })),
+        ...(environment.pypi ?? []).map((record) => ({ kind: 'pypi' as const, id: record.url, entry: () => raw('pypi', record.url) ?? pypiEntry(record, 7) })),
       ];
       const sorted = sortSelected(selected);
       perPlatform.set(platformName, sorted);
@@ -169,17 +168,6 @@ function condaEntry(record: PackageRecord): YamlValue {
   return entry;
 }
 
-/** rattler's v7 `PypiPackageDataModel`: hashes flattened (md5 first), pypi.org's index left out. */
-function pypiEntry(record: PypiRecord): YamlValue {
-  const entry: Record<string, YamlValue> = { pypi: record.url, name: record.name };
-  if (record.version !== null) entry.version = record.version;
-  if (record.md5) entry.md5 = record.md5;
-  if (record.sha256) entry.sha256 = record.sha256;
-  if (record.index !== null && record.index.replace(/\/+$/, '') !== DEFAULT_PYPI_INDEX) entry.index = record.index;
-  if (record.requires_dist.length > 0) entry.requires_dist = [...record.requires_dist];
-  if (record.requires_python !== null) entry.requires_python = record.requires_python;
-  return entry;
-}
 
 export const rattlerLockV7Exporter: Exporter = {
   name: FORMAT,
