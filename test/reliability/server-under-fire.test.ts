@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
 import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer, type LoadKind } from '../helpers/fault-channels.js';
 import { hostileManifestKinds, multiPlatformBombKinds, startStringBombServer, type StringBombServer } from '../helpers/hostile-kinds.js';
+import { aliasLock } from '../helpers/alias-lock.js';
 import { startServe } from '../http/helpers/serve-process.js';
 import { tempDir } from '../repodata/store-helpers.js';
 
@@ -93,8 +94,12 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
     let reachedSigtermPoint!: () => void;
     const sigtermPoint = new Promise<void>((resolve) => (reachedSigtermPoint = resolve));
 
-    const kinds = [...mixedLoad(faults.base), ...hostileManifestKinds(channels[0]!)];
+    // Issue 32 item 4: a pixi.lock (900 KB) whose records share one `depends` list by alias, which
+    // expanded into a 377 MB answer; refused at the anchor with a 400 now.
+    const aliasLockBody = JSON.stringify({ file: aliasLock(4_500, 2_000), filename: 'pixi.lock' });
+    const kinds: LoadKind[] = [...mixedLoad(faults.base), ...hostileManifestKinds(channels[0]!)];
     kinds.push(...mcpKinds());
+    kinds.push({ kind: 'lock-alias', expect: [400], run: (base: string) => send(base, '/resolve?format=explicit', aliasLockBody) });
     // Beside them, a few requests for 8 platforms of a channel whose every subdir decodes to one
     // 256 MiB JSON string (hostile-kinds.ts): each is 9 subdir decodes, so 8 of them, not 1 in 15.
     const bombKind = multiPlatformBombKinds(bombs.channel)[0]!;

@@ -9,12 +9,16 @@
  *   appears once), in (name, platform) order, with only the fields that have a value, in the order
  *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
  *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
+ * - PyPI packages kept from a lock (conda-lockfiles writes none): `pypi:` references after the
+ *   conda ones, the environment's `indexes` after its channels, and `pypi` entries after the conda
+ *   ones (by name, then URL) as pixi writes them in version 6.
  */
-import type { PackageRecord } from '../../vocabulary/record.js';
-import { requireEnvironments, validateUrls } from './lock-common.js';
-import { sortByKeys } from './python-sort.js';
-import type { ExportEnvironment, Exporter } from './types.js';
-import { emitYaml, type YamlValue } from './yaml/index.js';
+import type { PackageRecord } from '../../../vocabulary/record.js';
+import { requireEnvironments, validateUrls } from '../write-common.js';
+import { sortByKeys } from '../../exporters/python-sort.js';
+import { environmentsByName, pypiEntry, pypiIndexesOf } from './write-common.js';
+import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
+import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
 const FORMAT = 'rattler-lock-v6';
 
@@ -26,16 +30,9 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
 export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
-  // Environments by name (`name` set: a pixi workspace's environments; unset: `default`), written
-  // in name order as rattler-lock does; each lists its platforms sorted and its packages by URL.
-  const groups = new Map<string, ExportEnvironment[]>();
-  for (const environment of environments) {
-    const name = environment.name ?? 'default';
-    groups.set(name, [...(groups.get(name) ?? []), environment]);
-  }
+  // Each environment lists its platforms sorted and its packages by URL.
   const written = new Map<string, YamlValue>();
-  for (const name of sortByKeys([...groups.keys()], (n) => [n])) {
-    const group = groups.get(name)!;
+  for (const [name, group] of environmentsByName(environments)) {
     const platforms = new Map<string, YamlValue[]>();
     for (const platform of sortByKeys(
       group.map((environment) => environment.platform),
@@ -48,7 +45,10 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
       ({ record, platform }) => [record.name, platform],
     );
     for (const { record, platform } of entries) platforms.get(platform)!.push({ conda: record.url });
-    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), packages: platforms });
+    // PyPI packages (pixi's `pypi:` references) follow the conda ones, with the environment's indexes.
+    for (const environment of group) for (const record of environment.pypi ?? []) platforms.get(environment.platform)!.push({ pypi: record.url });
+    const indexes = pypiIndexesOf(group);
+    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), ...(indexes.length > 0 ? { indexes: [...indexes] } : {}), packages: platforms });
   }
   const all = sortByKeys(
     environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
@@ -61,8 +61,18 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
     seen.add(record.url);
     packages.push(packageData(record));
   }
+  const pypi = sortByKeys(
+    environments.flatMap((environment) => environment.pypi ?? []),
+    (record) => [record.name, record.url],
+  );
+  for (const record of pypi) {
+    if (seen.has(`pypi:${record.url}`)) continue;
+    seen.add(`pypi:${record.url}`);
+    packages.push(pypiEntry(record, 6));
+  }
   return { version: 6, environments: written, packages };
 }
+
 
 /** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */
 function packageData(record: PackageRecord): YamlValue {
