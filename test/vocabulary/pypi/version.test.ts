@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparePypiVersions, parsePypiVersion, tryParsePypiVersion, type PypiVersion } from '../../../vocabulary/pypi/version.js';
-import { packagingVectors } from './vectors.js';
+import { HAVE_PACKAGING_VECTORS, packagingVectors } from './vectors.js';
 
 const vectors = <T extends Record<string, unknown>>(test: string) => packagingVectors<T>('test_version', `TestVersion.${test}`);
 
@@ -62,7 +62,7 @@ describe('PEP 440 versions: parts (pypa/packaging vectors)', () => {
 });
 
 describe('PEP 440 versions: ordering', () => {
-  it("orders packaging's VERSIONS list exactly as listed, every pair", () => {
+  it.skipIf(!HAVE_PACKAGING_VECTORS)("orders packaging's VERSIONS list exactly as listed, every pair", () => {
     const list = packagingVectors<{ 0: string }>('test_version', 'VERSIONS').map((row) => parsePypiVersion(row[0]));
     const wrong: string[] = [];
     for (let i = 0; i < list.length; i++) {
