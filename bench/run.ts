@@ -25,6 +25,7 @@ const BENCHMARKS: { name: string; file: string; issue: string; needsShared: bool
   { name: 'reliability', file: 'reliability.ts', issue: 'issue 11: cold runs on python http.server, the server under fire and SIGTERM', needsShared: false },
   { name: 'scale', file: 'scale.ts', issue: 'issue 13: the CLI at conda-forge scale (file://, HTTP json/zst/sharded, cold and warm) vs rattler simpleSolve', needsShared: false },
   { name: 'cluster', file: 'cluster.ts', issue: 'issue 18: serve --redis with one and two workers vs the single process', needsShared: true },
+  { name: 'locks', file: 'locks.ts', issue: 'issue 37: reading and writing a large pixi.lock, whole process, vs parsing it with js-yaml alone', needsShared: false },
 ];
 
 const { values } = parseArgs({ options: { only: { type: 'string' } }, allowPositionals: true, strict: false });

@@ -1,0 +1,224 @@
+/**
+ * Issue 37 benchmark: reading and writing a large pixi.lock, the CLI as a whole process, against the
+ * floor of parsing the same file with js-yaml alone (`node -e` loading js-yaml and calling `load`),
+ * and against `node -e 0`, interleaved in one run.
+ *
+ *   npx tsx bench/locks.ts [--rounds 5] [--lock FILE ...]
+ *
+ * The locks: every `--lock FILE`; without one, every pixi.lock of 400 KB or more in
+ * `$CONDA_RESOLVE_WILD_LOCKS` and `../shared/locks/wild/` (real locks, see
+ * fixtures/locks/wild/SOURCES.md), plus one built here when ../shared is present: 5 environments x
+ * 5 platforms, about 3,000 package entries, from real records of the shared conda-forge-py39 and
+ * defaults-main-2022 snapshots (see `builtLock`), written by our own v7 writer (v6 without one).
+ *
+ * Rows per lock, median wall time and peak RSS over `--rounds` rounds:
+ * - `js-yaml load`: the floor, a Node process that parses the file and nothing else;
+ * - `read + write v7`: `-f pixi.lock --format rattler-lock-v7`, every environment, read and written
+ *   again (the output is checked once to be byte-identical to the input);
+ * - `read + explicit`: `-f pixi.lock -e ENV -p PLATFORM --format explicit` (read, one answer);
+ * - `to conda-lock.yml`: `-f pixi.lock -e ENV --format conda-lock-v1` for the largest environment.
+ * Each row prints its ratio to the js-yaml floor. The CLI runs from dist/ (`npm run build`).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import yaml from 'js-yaml';
+import { BUILTIN_EXPORTERS } from '../src/exporters/index.js';
+import type { ExportEnvironment } from '../src/exporters/types.js';
+import { CHANNELS_DIR, PROJECT_ROOT, SHARED_DIR } from '../test/helpers/shared.js';
+import type { PackageRecord } from '../vocabulary/record.js';
+import { median } from './measure.js';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, lock: { type: 'string', multiple: true } } });
+const rounds = Number(values.rounds);
+const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs');
+if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+const haveTime = existsSync('/usr/bin/time');
+const v7 = BUILTIN_EXPORTERS.find((exporter) => exporter.name === 'rattler-lock-v7');
+const work = mkdtempSync(join(tmpdir(), 'cr-bench-locks-'));
+
+// ---- the locks -------------------------------------------------------------------------------
+
+function realLocks(): string[] {
+  if (values.lock) return values.lock.map((file) => resolve(file));
+  const folders = [process.env.CONDA_RESOLVE_WILD_LOCKS, join(SHARED_DIR, 'locks', 'wild')].filter((f): f is string => !!f && existsSync(f));
+  return folders.flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.lock') && statSync(join(folder, name)).size >= 400 * 1024)
+      .sort()
+      .map((name) => join(folder, name)),
+  );
+}
+
+interface RawRecord {
+  name: string;
+  version: string;
+  build: string;
+  build_number: number;
+  depends?: string[];
+  constrains?: string[];
+  md5?: string;
+  sha256?: string;
+  size?: number;
+  license?: string;
+  license_family?: string;
+  timestamp?: number;
+  noarch?: string;
+}
+
+const PLATFORMS = ['linux-64', 'linux-aarch64', 'osx-64', 'osx-arm64', 'win-64'];
+const ENVIRONMENTS = ['default', 'docs', 'lint', 'py39', 'test'];
+
+/** Every record of one subdir of a shared channel snapshot, by name, newest first. */
+function recordsByName(channel: string, subdir: string, baseUrl: string): Map<string, PackageRecord[]> {
+  const path = join(CHANNELS_DIR, channel, subdir, 'repodata.json');
+  const repodata = JSON.parse(readFileSync(path, 'utf8')) as { packages: Record<string, RawRecord>; 'packages.conda'?: Record<string, RawRecord> };
+  const byName = new Map<string, PackageRecord[]>();
+  for (const [fn, raw] of [...Object.entries(repodata.packages), ...Object.entries(repodata['packages.conda'] ?? {})]) {
+    const record: PackageRecord = {
+      name: raw.name,
+      version: raw.version,
+      build: raw.build,
+      build_number: raw.build_number,
+      channel,
+      subdir,
+      fn,
+      url: `${baseUrl}/${subdir}/${fn}`,
+      md5: raw.md5 ?? null,
+      sha256: raw.sha256 ?? null,
+      size: raw.size ?? null,
+      depends: raw.depends ?? [],
+      constrains: raw.constrains ?? [],
+      track_features: [],
+      features: null,
+      license: raw.license ?? null,
+      license_family: raw.license_family ?? null,
+      noarch: raw.noarch ?? null,
+      timestamp: raw.timestamp ?? null,
+    };
+    byName.set(raw.name, [...(byName.get(raw.name) ?? []), record]);
+  }
+  for (const records of byName.values()) records.sort((a, b) => (b.timestamp ?? 0) - (a.timestamp ?? 0));
+  return new Map([...byName].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * 5 environments x 5 platforms from real records: every conda-forge-py39 name of the platform, the
+ * i-th environment locking its i-th newest build (environments of a workspace pin different
+ * pythons), and a 60% slice of defaults' noarch names, shifted by 10% per environment.
+ */
+function builtLock(): string | undefined {
+  if (!existsSync(join(CHANNELS_DIR, 'conda-forge-py39')) || !existsSync(join(CHANNELS_DIR, 'defaults-main-2022'))) return undefined;
+  const noarch = [...recordsByName('defaults-main-2022', 'noarch', 'https://repo.anaconda.com/pkgs/main').values()];
+  const channels = ['https://conda.anaconda.org/conda-forge/', 'https://repo.anaconda.com/pkgs/main/'];
+  const environments: ExportEnvironment[] = [];
+  for (const platform of PLATFORMS) {
+    const own = [...recordsByName('conda-forge-py39', platform, 'https://conda.anaconda.org/conda-forge').values()];
+    ENVIRONMENTS.forEach((name, i) => {
+      const start = Math.floor((noarch.length * i) / 10);
+      const records = [
+        ...own.map((builds) => builds[Math.min(i, builds.length - 1)]!),
+        ...noarch.slice(start, start + Math.floor(noarch.length * 0.6)).map((builds) => builds[Math.min(i % 2, builds.length - 1)]!),
+      ].sort((a, b) => (a.name < b.name ? -1 : 1));
+      environments.push({ platform, name, channels, records });
+    });
+  }
+  const exporter = v7 ?? BUILTIN_EXPORTERS.find((e) => e.name === 'rattler-lock-v6')!;
+  const text = exporter.exportMultiplatform!(environments, { toolName: 'conda-resolve', toolVersion: 'bench', now: new Date(0) });
+  mkdirSync(join(work, 'built'));
+  const file = join(work, 'built', 'pixi.lock');
+  writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
+  console.log(`built lock: ${ENVIRONMENTS.length} environments x ${PLATFORMS.length} platforms from conda-forge-py39 and defaults-main-2022 records, ${exporter.name}`);
+  return file;
+}
+
+// ---- measuring -------------------------------------------------------------------------------
+
+interface Run {
+  ms: number;
+  rssMb: number | null;
+  stdout: string;
+}
+
+async function run(argv: string[], cwd: string): Promise<Run> {
+  const command = haveTime ? '/usr/bin/time' : process.execPath;
+  const args = haveTime ? ['-f', '%M', process.execPath, ...argv] : argv;
+  const started = process.hrtime.bigint();
+  const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const proc = spawn(command, args, { cwd, env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: join(work, 'cache') } });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    proc.on('error', fail);
+    proc.on('close', (status) => done({ status, stdout, stderr }));
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const lines = child.stderr.trim().split('\n');
+  if (child.status !== 0) throw new Error(`${argv.join(' ')} failed (${child.status}): ${child.stderr}`);
+  return { ms, rssMb: haveTime ? Number(lines.pop()) / 1024 : null, stdout: child.stdout };
+}
+
+interface Row {
+  readonly label: string;
+  readonly argv: string[];
+}
+
+async function measure(file: string): Promise<void> {
+  const text = readFileSync(file, 'utf8');
+  const doc = yaml.load(text) as { version: number; environments: Record<string, { packages?: Record<string, unknown[]> }>; packages: unknown[] };
+  const envs = Object.entries(doc.environments).map(([name, env]) => ({
+    name,
+    platforms: Object.entries(env.packages ?? {}).map(([platform, refs]) => ({ platform, refs: refs.length })),
+  }));
+  const refs = envs.reduce((sum, env) => sum + env.platforms.reduce((s, p) => s + p.refs, 0), 0);
+  const largest = [...envs].sort((a, b) => b.platforms.reduce((s, p) => s + p.refs, 0) - a.platforms.reduce((s, p) => s + p.refs, 0))[0]!;
+  const onePlatform = largest.platforms[0]!.platform;
+  const dir = mkdtempSync(join(work, 'lock-'));
+  writeFileSync(join(dir, 'pixi.lock'), text);
+  console.log(
+    `\n${file}: pixi.lock v${doc.version}, ${(text.length / 1024).toFixed(0)} KiB, ${envs.length} environments, ` +
+      `${doc.packages.length} package entries, ${refs} references`,
+  );
+
+  const base = [cli, '-q', '--offline', '-f', 'pixi.lock'];
+  const rows: Row[] = [
+    { label: 'node -e 0', argv: ['-e', '0'] },
+    { label: 'js-yaml load (floor)', argv: ['-e', `require(${JSON.stringify(join(PROJECT_ROOT, 'node_modules', 'js-yaml'))}).load(require('fs').readFileSync(${JSON.stringify(join(dir, 'pixi.lock'))}, 'utf8'))`] },
+    ...(v7 && doc.version === 7 ? [{ label: 'read + write v7 (all)', argv: [...base, '--format', 'rattler-lock-v7'] }] : []),
+    { label: `read + explicit (${largest.name}, ${onePlatform})`, argv: [...base, '-e', largest.name, '-p', onePlatform, '--format', 'explicit'] },
+    { label: `to conda-lock.yml (${largest.name})`, argv: [...base, '-e', largest.name, '--format', 'conda-lock-v1'] },
+  ];
+
+  // One untimed run of each: warms the page cache and the CLI's code cache, and checks the answers;
+  // a row whose command fails is reported and left out, so one unread lock does not end the run.
+  for (const row of [...rows]) {
+    try {
+      const first = await run(row.argv, dir);
+      if (row.label.startsWith('read + write v7')) console.log(`  v7 written again is ${first.stdout === text ? 'byte-identical' : 'DIFFERENT'} to the input`);
+    } catch (error) {
+      console.log(`  ${row.label}: left out, ${(error as Error).message.split('\n')[0]}`);
+      rows.splice(rows.indexOf(row), 1);
+    }
+  }
+  const samples = new Map<string, Run[]>(rows.map((row) => [row.label, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const row of rows) samples.get(row.label)!.push(await run(row.argv, dir));
+  }
+  const floor = median(samples.get('js-yaml load (floor)')!.map((r) => r.ms));
+  for (const row of rows) {
+    const runs = samples.get(row.label)!;
+    const ms = median(runs.map((r) => r.ms));
+    const rss = runs[0]!.rssMb === null ? '' : `, ${median(runs.map((r) => r.rssMb!)).toFixed(0)} MB peak RSS`;
+    console.log(`  ${row.label.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms${rss}, ${(ms / floor).toFixed(2)}x the js-yaml floor`);
+  }
+}
+
+const locks = realLocks();
+const built = builtLock();
+if (built) locks.push(built);
+if (locks.length === 0) console.log('no lock to measure: give --lock FILE, set CONDA_RESOLVE_WILD_LOCKS, or provide ../shared');
+console.log(`locks benchmark: ${rounds} rounds, ${v7 ? 'rattler-lock-v7 writer present' : 'no rattler-lock-v7 writer yet'}`);
+for (const file of locks) await measure(file);
