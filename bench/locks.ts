@@ -28,6 +28,7 @@ import yaml from 'js-yaml';
 import { BUILTIN_EXPORTERS } from '../src/exporters/index.js';
 import type { ExportEnvironment } from '../src/exporters/types.js';
 import { CHANNELS_DIR, PROJECT_ROOT, SHARED_DIR } from '../test/helpers/shared.js';
+import { loadChannelRecords } from '../test/vocabulary/helpers.js';
 import type { PackageRecord } from '../vocabulary/record.js';
 import { median } from './measure.js';
 
@@ -52,70 +53,35 @@ function realLocks(): string[] {
   );
 }
 
-interface RawRecord {
-  name: string;
-  version: string;
-  build: string;
-  build_number: number;
-  depends?: string[];
-  constrains?: string[];
-  md5?: string;
-  sha256?: string;
-  size?: number;
-  license?: string;
-  license_family?: string;
-  timestamp?: number;
-  noarch?: string;
-}
-
 const PLATFORMS = ['linux-64', 'linux-aarch64', 'osx-64', 'osx-arm64', 'win-64'];
 const ENVIRONMENTS = ['default', 'docs', 'lint', 'py39', 'test'];
 
-/** Every record of one subdir of a shared channel snapshot, by name, newest first. */
-function recordsByName(channel: string, subdir: string, baseUrl: string): Map<string, PackageRecord[]> {
-  const path = join(CHANNELS_DIR, channel, subdir, 'repodata.json');
-  const repodata = JSON.parse(readFileSync(path, 'utf8')) as { packages: Record<string, RawRecord>; 'packages.conda'?: Record<string, RawRecord> };
-  const byName = new Map<string, PackageRecord[]>();
-  for (const [fn, raw] of [...Object.entries(repodata.packages), ...Object.entries(repodata['packages.conda'] ?? {})]) {
-    const record: PackageRecord = {
-      name: raw.name,
-      version: raw.version,
-      build: raw.build,
-      build_number: raw.build_number,
-      channel,
-      subdir,
-      fn,
-      url: `${baseUrl}/${subdir}/${fn}`,
-      md5: raw.md5 ?? null,
-      sha256: raw.sha256 ?? null,
-      size: raw.size ?? null,
-      depends: raw.depends ?? [],
-      constrains: raw.constrains ?? [],
-      track_features: [],
-      features: null,
-      license: raw.license ?? null,
-      license_family: raw.license_family ?? null,
-      noarch: raw.noarch ?? null,
-      timestamp: raw.timestamp ?? null,
-    };
-    byName.set(raw.name, [...(byName.get(raw.name) ?? []), record]);
+/** The records of a shared channel snapshot by subdir, then name, each name's builds in file-name order. */
+function recordsByName(channel: string, label: string): Map<string, Map<string, PackageRecord[]>> {
+  const bySubdir = new Map<string, Map<string, PackageRecord[]>>();
+  const records = loadChannelRecords(join(CHANNELS_DIR, channel), label).sort((a, b) => (a.fn < b.fn ? -1 : 1));
+  for (const record of records) {
+    let byName = bySubdir.get(record.subdir);
+    if (!byName) bySubdir.set(record.subdir, (byName = new Map()));
+    byName.set(record.name, [...(byName.get(record.name) ?? []), record]);
   }
-  for (const records of byName.values()) records.sort((a, b) => (b.timestamp ?? 0) - (a.timestamp ?? 0));
-  return new Map([...byName].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return bySubdir;
 }
 
 /**
  * 5 environments x 5 platforms from real records: every conda-forge-py39 name of the platform, the
- * i-th environment locking its i-th newest build (environments of a workspace pin different
- * pythons), and a 60% slice of defaults' noarch names, shifted by 10% per environment.
+ * i-th environment locking its i-th build (environments of a workspace pin different
+ * pythons), and a 60% slice of defaults' noarch names, shifted by 10% per environment. The
+ * records carry what test/vocabulary/helpers.ts reads of them (no size or timestamp).
  */
 function builtLock(): string | undefined {
   if (!existsSync(join(CHANNELS_DIR, 'conda-forge-py39')) || !existsSync(join(CHANNELS_DIR, 'defaults-main-2022'))) return undefined;
-  const noarch = [...recordsByName('defaults-main-2022', 'noarch', 'https://repo.anaconda.com/pkgs/main').values()];
-  const channels = ['https://conda.anaconda.org/conda-forge/', 'https://repo.anaconda.com/pkgs/main/'];
+  const forge = recordsByName('conda-forge-py39', 'conda-forge');
+  const noarch = [...(recordsByName('defaults-main-2022', 'pkgs/main').get('noarch') ?? new Map<string, PackageRecord[]>()).values()];
+  const channels = ['https://conda.anaconda.org/conda-forge/', 'https://conda.anaconda.org/pkgs/main/'];
   const environments: ExportEnvironment[] = [];
   for (const platform of PLATFORMS) {
-    const own = [...recordsByName('conda-forge-py39', platform, 'https://conda.anaconda.org/conda-forge').values()];
+    const own = [...(forge.get(platform) ?? new Map<string, PackageRecord[]>()).values()];
     ENVIRONMENTS.forEach((name, i) => {
       const start = Math.floor((noarch.length * i) / 10);
       const records = [
