@@ -155,5 +155,13 @@ export function toNative(resolution: Resolution): SolveResult[] {
 /** The environments handed to exporters: no name, no prefix, records sorted by name. */
 export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
   const channels = resolution.request.channels.map((c) => c.name);
-  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels }));
+  const kept = resolution.request.kept;
+  return resolution.platforms.map((p) => ({
+    platform: p.platform,
+    records: p.records ?? [],
+    channels,
+    ...(kept && (kept.pypi.get(p.platform) ?? []).length > 0 ? { pypi: kept.pypi.get(p.platform)! } : {}),
+    ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : {}),
+    ...(kept?.details ? { lock: kept.details } : {}),
+  }));
 }

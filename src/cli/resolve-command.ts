@@ -26,7 +26,7 @@ import { checkResolveArgs, verbosity } from './resolve-habits.js';
 import type { UserSettings } from './user-settings.js';
 import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
 import { exporterForOutput } from './output-format.js';
-import { renderResolution } from '../lock/answer.js';
+import { leftOutWarnings, renderResolution } from '../lock/answer.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 
@@ -132,6 +132,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
+    for (const warning of leftOutWarnings(resolution, exporter.name)) writeWarning(io, warning);
     report.step(`rendered ${exporter.name}`);
     await deliver(text);
     report.step('wrote the result');

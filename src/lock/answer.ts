@@ -35,6 +35,23 @@ export function renderResolution(
   return registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now });
 }
 
+/** The formats that keep a lock's PyPI packages (the native JSON result keeps them too). */
+const FORMATS_KEEPING_PYPI = new Set(['rattler-lock-v6', 'rattler-lock-v7', 'conda-lock-v1']);
+
+/**
+ * What an answer in `format` (undefined: native JSON) leaves out of the lock it was given: the
+ * chosen environment's PyPI packages, on the platforms asked for, when the format cannot hold them.
+ */
+export function leftOutWarnings(resolution: Resolution, format: string | undefined): string[] {
+  const kept = resolution.request.kept;
+  if (!kept || format === undefined || FORMATS_KEEPING_PYPI.has(format)) return [];
+  const count = new Set([...kept.pypi.values()].flat().map((r) => r.url)).size;
+  if (count === 0) return [];
+  return [
+    `${kept.filename}: environment "${kept.environment}": ${count} PyPI package${count === 1 ? '' : 's'} left out of ${format} (pixi.lock, conda-lock.yml and the native JSON result keep them)`,
+  ];
+}
+
 /**
  * Every environment of a workspace in one pixi.lock (`resolutions` in the workspace's environment
  * order, every platform solved): the previous lock's text when no environment changed.
