@@ -1,6 +1,7 @@
 /**
  * What a lock file locks, read with js-yaml alone and none of our reader: per environment and
- * platform, the set of packages as `conda <url>`, `pypi <url or path>` and `source <reference>`.
+ * platform, the set of packages as `conda <url>`, `pypi <url or path>` and `source <reference>` (a
+ * v7 `conda_source`, or a v6 `conda:` that names a path rather than a URL).
  * The round-trip tests compare what our reader and writers keep against this.
  *
  * Formats: pixi.lock v4 to v7 (rattler_lock: environments reference `packages` by `conda:`,
@@ -52,7 +53,8 @@ export function lockContents(text: string): ReadContents {
 
 function referenceKey(ref: unknown): string {
   if (!isMapping(ref)) throw new Error(`a package reference is not a mapping: ${JSON.stringify(ref)}`);
-  if (typeof ref.conda === 'string') return `conda ${ref.conda}`;
+  // A v6 `conda:` that is no URL (`conda: .`, `conda: child-package`) is a package built from source.
+  if (typeof ref.conda === 'string') return ref.conda.includes('://') ? `conda ${ref.conda}` : `source ${ref.conda}`;
   if (typeof ref.pypi === 'string') return `pypi ${ref.pypi}`;
   if (typeof ref.conda_source === 'string') return `source ${ref.conda_source}`;
   throw new Error(`an unknown package reference: ${JSON.stringify(ref)}`);
@@ -80,6 +82,11 @@ export function describeKeys(keys: Iterable<string>): string {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ') || 'nothing';
+}
+
+/** The contents without packages built from source: only a pixi.lock holds those (as references). */
+export function withoutSources(platforms: ReadonlyMap<string, ReadonlySet<string>>): Map<string, Set<string>> {
+  return new Map([...platforms].map(([platform, keys]) => [platform, new Set([...keys].filter((key) => !key.startsWith('source ')))]));
 }
 
 /** One environment's contents as plain data, for `toEqual` with a readable diff. */
