@@ -17,7 +17,8 @@
  *   again (the output is checked once to be byte-identical to the input);
  * - `read + explicit`: `-f pixi.lock -e ENV -p PLATFORM --format explicit` (read, one answer);
  * - `to conda-lock.yml`: `-f pixi.lock -e ENV --format conda-lock-v1` for the largest environment.
- * Each row prints its ratio to the js-yaml floor. The CLI runs from dist/ (`npm run build`).
+ * Each row prints its ratio to the js-yaml floor. The CLI runs from dist/ (`npm run build`). Then
+ * the same work in this process, without start-up: js-yaml's `load`, our reader, our v7 writer.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { parseArgs } from 'node:util';
 import yaml from 'js-yaml';
 import { BUILTIN_EXPORTERS } from '../src/exporters/index.js';
 import type { ExportEnvironment } from '../src/exporters/types.js';
+import { lockExportEnvironments, readLockFile } from '../src/locks/lock-file.js';
 import { CHANNELS_DIR, PROJECT_ROOT, SHARED_DIR } from '../test/helpers/shared.js';
 import { loadChannelRecords } from '../test/vocabulary/helpers.js';
 import type { PackageRecord } from '../vocabulary/record.js';
@@ -174,12 +176,34 @@ async function measure(file: string): Promise<void> {
     for (const row of rows) samples.get(row.label)!.push(await run(row.argv, dir));
   }
   const floor = median(samples.get('js-yaml load (floor)')!.map((r) => r.ms));
+  inProcess(text);
   for (const row of rows) {
     const runs = samples.get(row.label)!;
     const ms = median(runs.map((r) => r.ms));
     const rss = runs[0]!.rssMb === null ? '' : `, ${median(runs.map((r) => r.rssMb!)).toFixed(0)} MB peak RSS`;
     console.log(`  ${row.label.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms${rss}, ${(ms / floor).toFixed(2)}x the js-yaml floor`);
   }
+}
+
+/** The same work inside this process (no start-up): js-yaml's load, our reader, our v7 writer. */
+function inProcess(text: string): void {
+  const time = (fn: () => unknown): number => {
+    const samples: number[] = [];
+    for (let i = 0; i < Math.max(3, rounds); i++) {
+      const started = performance.now();
+      fn();
+      samples.push(performance.now() - started);
+    }
+    return median(samples);
+  };
+  const load = time(() => yaml.load(text));
+  const read = time(() => readLockFile('pixi.lock', text));
+  const lock = readLockFile('pixi.lock', text);
+  const write = v7 ? time(() => v7.exportMultiplatform!(lockExportEnvironments(lock), { toolName: 'conda-resolve', toolVersion: 'bench', now: new Date(0) })) : NaN;
+  console.log(
+    `  in process: js-yaml load ${load.toFixed(0)} ms, our read ${read.toFixed(0)} ms (${(read / load).toFixed(2)}x)` +
+      (v7 ? `, our v7 write of every environment ${write.toFixed(0)} ms (${(write / load).toFixed(2)}x the load)` : ''),
+  );
 }
 
 const locks = realLocks();
