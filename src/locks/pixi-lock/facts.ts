@@ -8,6 +8,9 @@ import { isKnownSubdir } from '../../../vocabulary/platform.js';
 /** The newest pixi.lock version read and written. */
 export const LATEST_PIXI_LOCK_VERSION = 7;
 
+/** pixi's default PyPI index: named when an environment has PyPI packages, left out of an entry's `index`. */
+export const DEFAULT_PYPI_INDEX = 'https://pypi.org/simple';
+
 const ARCHIVE = /^(.+)-([^-]+)-([^-]+)\.(conda|tar\.bz2)$/;
 
 /** What a conda package's location says by itself. */

@@ -25,11 +25,9 @@ import type { YamlValue } from '../../exporters/yaml/index.js';
 import { entryKey, LOCK_PACKAGE_KINDS, type LockPackageKind, type LockPlatform } from '../facts.js';
 import { emitSerdeYaml } from '../serde-yaml.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
-import { derivedBuildNumber, derivedFields, derivedNoarch } from './facts.js';
+import { DEFAULT_PYPI_INDEX, derivedBuildNumber, derivedFields, derivedNoarch } from './facts.js';
 
 const FORMAT = 'rattler-lock-v7';
-/** rattler leaves a PyPI package's index out when it is the default one. */
-const DEFAULT_PYPI_INDEX = 'https://pypi.org/simple';
 
 export function exportRattlerLockV7(environments: readonly ExportEnvironment[]): string {
   return emitSerdeYaml(rattlerLockV7Document(environments));
