@@ -12,76 +12,8 @@ import { InputFileError } from '../../src/errors.js';
 const FIXTURES = join(import.meta.dirname, '../../fixtures/locks');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-/** A v7 lock as pixi writes it: a named platform, PyPI packages, a source package, options. */
-export const V7_WITH_PYPI = `version: 7
-platforms:
-- name: linux-64
-  virtual-packages:
-  - __unix=0=0
-  - __linux=4.18
-  - __glibc=2.28
-- name: p1
-  subdir: osx-arm64
-environments:
-  default:
-    channels:
-    - url: https://conda.anaconda.org/conda-forge/
-    indexes:
-    - https://pypi.org/simple
-    options:
-      strategy: lowest-version
-    packages:
-      linux-64:
-      - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.0-h2628c8c_0_cpython.conda
-      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
-      - conda_source: child-package[87dc0b8a] @ child-package
-      - pypi: ./local-pkg
-      - pypi: https://files.pythonhosted.org/packages/8c/40/requests-2.31.0-py3-none-any.whl
-      - pypi: https://files.pythonhosted.org/packages/aa/bb/urllib3-2.2.1-py3-none-any.whl
-      p1:
-      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
-      - pypi: https://files.pythonhosted.org/packages/aa/bb/urllib3-2.2.1-py3-none-any.whl
-packages:
-- conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.0-h2628c8c_0_cpython.conda
-  sha256: 90553586879bf328f2f9efb8d8faa958ecba822faf379f0a20c3461467b9b955
-  md5: defd5d375853a2caff36a19d2d81a28e
-  depends:
-  - tzdata
-  license: Python-2.0
-  size: 16140836
-  timestamp: 1696321871976
-- conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
-  sha256: 4fde5c3008bf5d2db82f2b50204464314cc3c91c1d953652f7bd01d9e52aefdf
-  md5: 8ac3367aafb1cc0a068483c580af8015
-  license: LicenseRef-Public-Domain
-  purls: []
-  size: 122354
-  timestamp: 1728047496079
-- conda_source: child-package[87dc0b8a] @ child-package
-  version: '0.1'
-  build: pyhbf21a9e_0
-  subdir: noarch
-  variants:
-    c_stdlib_version: '2.28'
-  depends:
-  - python
-- pypi: ./local-pkg
-  name: local-pkg
-- pypi: https://files.pythonhosted.org/packages/8c/40/requests-2.31.0-py3-none-any.whl
-  name: requests
-  version: 2.31.0
-  sha256: 942c5a758f98d790eaed1a29cb6eefc7f0edf3fcb0fce8aea3fbd5951d1cae1b
-  requires_dist:
-  - urllib3>=1.21.1,<3
-  - PySocks>=1.5.6,!=1.5.7 ; extra == 'socks'
-  requires_python: '>=3.7'
-- pypi: https://files.pythonhosted.org/packages/aa/bb/urllib3-2.2.1-py3-none-any.whl
-  name: urllib3
-  version: 2.2.1
-  sha256: 450b20ec296a467077128bff42b73080516e71b56ff59a60a02bef2232c4fa9d
-  index: https://my-index.example.com/simple
-  requires_python: '>=3.8'
-`;
+/** A v7 lock in pixi's layout: a named platform, PyPI packages, a source package, options. */
+const V7_WITH_PYPI = fixture('pypi.v7.pixi.lock');
 
 describe('pixi.lock v7 read', () => {
   const lock = readLockFile('pixi.lock', V7_WITH_PYPI);

@@ -17,6 +17,7 @@ import type { LockDocument } from '../types.js';
 import { lockedRecord, lockError } from '../lock-record.js';
 import { isMapping, loadLockYaml } from '../lock-yaml.js';
 import { condaLockEntryKey, CONDA_LOCK_METADATA_KEYS } from './facts.js';
+import { isUrlLocation } from '../pixi-lock/facts.js';
 
 export function parseCondaLock(filename: string, content: string): LockDocument {
   const doc = loadLockYaml(filename, content);
@@ -75,11 +76,13 @@ function readPackageList(filename: string, doc: Record<string, unknown>, flavour
     for (const key of ['source', 'build', 'category', 'optional'] as const) if (entry[key] !== undefined) kept[key] = entry[key] as YamlValue;
     extras.set(condaLockEntryKey(entry.platform, manager === 'conda' ? 'conda' : 'pip', entry.url), kept);
     if (manager === 'pip' || (flavour === 'pixi' && manager === 'pypi')) {
-      if (version === undefined) throw lockError(filename, `${where}: the pip package "${entry.name}" has no "version" (a locked distribution is pinned)`);
+      // A local source tree (a path, not a URL) has no version; a distribution is pinned.
+      const local = !isUrlLocation(entry.url);
+      if ((version === undefined || version === '') && !local) throw lockError(filename, `${where}: the pip package "${entry.name}" has no "version" (a locked distribution is pinned)`);
       pypi.get(entry.platform)!.push({
         manager: 'pip',
         name: entry.name,
-        version,
+        version: version === undefined || version === '' ? null : version,
         url: entry.url,
         sha256: typeof hash.sha256 === 'string' ? hash.sha256 : null,
         md5: typeof hash.md5 === 'string' ? hash.md5 : null,

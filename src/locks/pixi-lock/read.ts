@@ -205,7 +205,7 @@ function entrySelector(filename: string, where: string, entry: Record<string, un
 }
 
 function readEntry(filename: string, where: string, entry: Record<string, unknown>, selector: Selector, version: number): ReadEntry {
-  if (selector.kind === 'pypi') return { kind: 'pypi', record: pypiRecord(filename, where, entry, selector.id, version) };
+  if (selector.kind === 'pypi') return { kind: 'pypi', record: pypiRecord(filename, where, entry, selector.id) };
   const fields = fieldsOf(filename, where, entry);
   if (selector.kind === 'conda_source') {
     // `name[hash] @ location`: the name is the identifier's head.
@@ -224,13 +224,13 @@ function readEntry(filename: string, where: string, entry: Record<string, unknow
   return { kind: 'record', record: lockedRecord(filename, where, selector.id, fields) };
 }
 
-function pypiRecord(filename: string, where: string, entry: Record<string, unknown>, url: string, version: number): PypiRecord {
+function pypiRecord(filename: string, where: string, entry: Record<string, unknown>, url: string): PypiRecord {
   const text = textField(filename, where, entry);
   const name = text('name');
   if (name === undefined) throw lockError(filename, `${where} has no "name"`);
   const pinned = text('version');
-  // v7 locks a local source tree by path without a version; a distribution always has one.
-  if (pinned === undefined && !(version >= 7 && !isUrlLocation(url))) {
+  // A local source tree is locked by path without a version (v7); a distribution always has one.
+  if (pinned === undefined && isUrlLocation(url)) {
     throw lockError(filename, `${where}: the PyPI package "${name}" has no "version" (a locked distribution is pinned)`);
   }
   const hash = isMapping(entry.hash) ? entry.hash : entry;

@@ -83,7 +83,8 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
 
 /** rattler's v6 `PypiPackageDataModel`: name, version, hashes (md5 first), requires_dist, requires_python, editable. */
 function pypiData(record: PypiRecord): YamlValue {
-  const data: Record<string, YamlValue> = { pypi: record.url, name: record.name, version: record.version ?? '' };
+  const data: Record<string, YamlValue> = { pypi: record.url, name: record.name };
+  if (record.version !== null) data.version = record.version;
   if (record.md5) data.md5 = record.md5;
   if (record.sha256) data.sha256 = record.sha256;
   if (record.requires_dist.length > 0) data.requires_dist = [...record.requires_dist];
