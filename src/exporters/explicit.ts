@@ -4,6 +4,10 @@
  * Four comment lines, `@EXPLICIT`, then one bare package URL per line (no `#md5` suffix, unlike
  * `conda list --explicit --md5`), as `conda export --format explicit` writes it. The URLs follow the
  * environment's record order. The exporter's text has no final newline; the registry adds it.
+ *
+ * Virtual packages (`__osx`, `__glibc`, ...) are never written: they describe the machine, not a
+ * package to install, and `conda create --file` fails on their URLs (older conda-lock files hold
+ * `__osx` with a `file:///var/folders/...` URL). conda-lock's own explicit render drops them too.
  */
 import { requestedName } from './spec-forms.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
@@ -18,7 +22,8 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
     `# platform: ${environment.platform}`,
     `# created-by: ${context.toolName} ${context.toolVersion}`,
   ];
-  if (environment.records.length === 0) {
+  const records = environment.records.filter((record) => !record.name.startsWith('__'));
+  if (records.length === 0) {
     throw new ExportError(
       'CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES',
       FORMAT,
@@ -29,7 +34,7 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
   }
   const requested = environment.requestedSpecs ?? [];
   if (requested.length > 0) {
-    const explicitNames = new Set(environment.records.map((record) => record.name));
+    const explicitNames = new Set(records.map((record) => record.name));
     const missing = [...new Set(requested.map(requestedName))].filter((name) => !explicitNames.has(name)).sort();
     if (missing.length > 0) {
       throw new ExportError(
@@ -41,7 +46,7 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
     }
   }
   lines.push('@EXPLICIT');
-  for (const record of environment.records) {
+  for (const record of records) {
     if (!record.url) {
       throw new ExportError('CR_ERR_EXPORT_NO_URL', FORMAT, `Cannot export '${record.name}': explicit format requires package URLs`);
     }

@@ -218,6 +218,20 @@ describe('explicit', () => {
     );
   });
 
+  it('never writes a virtual package: conda create --file cannot install one', () => {
+    // As conda-lock's pangeo example locks it: __osx with a file:///var/folders/... URL.
+    const osx = record({ name: '__osx', version: '11.0', build: '0', subdir: 'osx-64' });
+    const virtual = { ...osx, url: 'file:///var/folders/wp/0dbcjg8n2y95z6_3_5khb9kr0000gn/T/tmpwlkinwe4/osx-64/__osx-11.0-0.tar.bz2' };
+    const text = exportExplicit(env('osx-64', [record({ name: 'a', subdir: 'osx-64' }), virtual]), CONTEXT);
+    expect(text).not.toContain('__osx');
+    expect(text.split('\n').slice(4)).toEqual(['@EXPLICIT', record({ name: 'a', subdir: 'osx-64' }).url]);
+  });
+
+  it('treats an environment of virtual packages only as one without packages', () => {
+    const glibc = record({ name: '__glibc', version: '2.28', build: '0' });
+    expect(failure(() => exportExplicit(env('linux-64', [glibc]), CONTEXT)).code).toBe('CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES');
+  });
+
   it('refuses a package without a URL', () => {
     expect(failure(() => exportExplicit(env('linux-64', [record({ name: 'a', url: '' })]), CONTEXT)).message).toBe(
       "Cannot export 'a': explicit format requires package URLs",

@@ -199,6 +199,8 @@ function entrySelector(filename: string, where: string, entry: Record<string, un
     return own;
   }
   if (version <= 5 && (entry.kind === 'conda' || entry.kind === 'pypi') && typeof entry.url === 'string') return { kind: entry.kind, id: entry.url };
+  // rattler_lock v4/v5 locate a PyPI package by `url:` or, for a local one, `path:` (its `UrlOrPath`).
+  if (version <= 5 && entry.kind === 'pypi' && typeof entry.path === 'string') return { kind: 'pypi', id: entry.path };
   throw lockError(filename, `${where} has none of "conda", "conda_source" or "pypi"${version <= 5 ? ' (nor "kind" with "url")' : ''}`);
 }
 

@@ -71,7 +71,10 @@ export function rattlerLockV7Document(environments: readonly ExportEnvironment[]
       for (const item of sorted) if (!packages.has(entryKey(item.kind, item.id))) packages.set(entryKey(item.kind, item.id), item);
     }
     const data = new Map<string, YamlValue>();
-    data.set('channels', lock?.channels ?? group[0]!.channels.map((channel) => ({ url: channelUrl(channel) })));
+    // Channel entries as written are kept only from a pixi.lock (`version` set): a conda-lock.yml's
+    // carry `used_env_vars: []`, which rattler_lock never writes, and URLs without pixi's slash.
+    const keptChannels = lock?.version !== undefined ? lock.channels : undefined;
+    data.set('channels', keptChannels ?? group[0]!.channels.map((channel) => ({ url: channelUrl(channel) })));
     const indexes = pypiIndexesOf(group);
     if (indexes.length > 0) {
       data.set('indexes', [...indexes]);
