@@ -23,6 +23,9 @@ export default tseslint.config(
     },
   },
   forbid(['vocabulary/**/*.ts'], [noPackages, up('src|solver|repodata', 'vocabulary/ imports only itself.')]),
+  // After the vocabulary/ rule: Python's words use the conda vocabulary, never the other way round.
+  forbid(['vocabulary/pypi/**/*.ts'], [noPackages, up('src|solver|repodata', 'vocabulary/pypi/ imports only vocabulary/.')]),
+  forbid(['vocabulary/*.ts'], [noPackages, up('src|solver|repodata', 'vocabulary/ imports only itself.'), { regex: '^\\./pypi(/|$)', message: 'The conda vocabulary does not depend on the PyPI one (vocabulary/pypi/ sits on top).' }]),
   forbid(['solver/**/*.ts'], [noPackages, up('src|repodata', 'solver/ imports only solver/ and vocabulary/.')]),
   // After the solver/ rule: for one file the last matching options win.
   forbid(['solver/core/**/*.ts'], [noPackages, up('src|repodata|vocabulary|conda', 'solver/core knows nothing of conda: it imports only solver/core.')]),

@@ -14,6 +14,7 @@ import { CondaResolveError, VOCABULARY_ERROR_CODES, type ErrorCode } from '../vo
 import { redactSecrets } from '../vocabulary/channel.js';
 import { SOLVER_ERROR_CODES } from '../solver/errors.js';
 import { REPODATA_ERROR_CODES } from '../repodata/errors.js';
+import { PYPI_VOCABULARY_ERROR_CODES } from '../vocabulary/pypi/errors.js';
 import { EXPORTER_ERROR_CODES } from './exporters/types.js';
 import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './problem-kinds.js';
 
@@ -132,6 +133,14 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_CHANNEL_INVALID: vocabulary('invalid-channel', 'channels'),
   CR_ERR_PLATFORM_INVALID: vocabulary('invalid-platform', 'platforms'),
   CR_ERR_VIRTUAL_PACKAGE_INVALID: vocabulary('invalid-option', 'virtual_packages'),
+  // Python's vocabulary (vocabulary/pypi/): the pip entries of a request.
+  CR_ERR_PYPI_NAME_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_VERSION_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_SPECIFIER_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_REQUIREMENT_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_MARKER_INVALID: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_MARKER_EVALUATION: vocabulary('invalid-spec', 'specs'),
+  CR_ERR_PYPI_ENVIRONMENT: failure('solve-failed'),
 
   // the request and its input files
   CR_ERR_INPUT_FILE_UNREADABLE: refusal('invalid-file', 'file'),
@@ -209,6 +218,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
 
 const DESCRIPTIONS: { readonly [C in ErrorCode]: string } = {
   ...VOCABULARY_ERROR_CODES,
+  ...PYPI_VOCABULARY_ERROR_CODES,
   ...SOLVER_ERROR_CODES,
   ...REPODATA_ERROR_CODES,
   ...EXPORTER_ERROR_CODES,
