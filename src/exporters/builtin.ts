@@ -3,12 +3,14 @@
  * (seed section 2.3). They are registered like any plugin's, under the plugin name `conda-resolve`.
  */
 import { condaLockV1Exporter } from './conda-lock-v1.js';
+import { cyclonedxJsonExporter } from './cyclonedx-json.js';
 import { environmentJsonExporter } from './environment-json.js';
 import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
 import { rattlerLockV6Exporter } from './rattler-lock-v6.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
 import { requirementsExporter } from './requirements.js';
+import { spdxJsonExporter } from './spdx-json.js';
 import type { Exporter } from './types.js';
 
 export const BUILTIN_EXPORTERS: readonly Exporter[] = [
@@ -18,6 +20,8 @@ export const BUILTIN_EXPORTERS: readonly Exporter[] = [
   requirementsExporter,
   condaLockV1Exporter,
   rattlerLockV6Exporter,
+  cyclonedxJsonExporter,
+  spdxJsonExporter,
 ];
 
 /** Registers the built-in exporters on `registry` (a new one when none is given) and returns it. */

@@ -246,7 +246,7 @@ describe('exporters', () => {
     expect(stdout).toContain('Lockfiles:\n  - conda-lock-v1 (aliases: conda-lock): conda-lock.yml, conda-lock.yaml\n');
     expect(stdout).toContain('  - rattler-lock-v6 (aliases: pixi, pixi-lock-v6): pixi.lock\n');
     const json = JSON.parse((await runCli(['formats', '--json'])).stdout) as { formats: string[] };
-    expect(json.formats).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements']);
+    expect(json.formats).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements', 'spdx-json']);
   });
 });
 

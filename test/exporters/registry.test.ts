@@ -17,14 +17,17 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it('lists the six primary names, sorted', () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements']);
+  it('lists the primary names, sorted', () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements', 'spdx-json']);
   });
 
   it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts', () => {
     expect(registry.allNames()).toEqual([
+      'cdx',
       'conda-lock',
       'conda-lock-v1',
+      'cyclonedx',
+      'cyclonedx-json',
       'env.yml',
       'environment-json',
       'environment-yaml',
@@ -35,6 +38,8 @@ describe('the built-in registry (seed 2.3)', () => {
       'rattler-lock-v6',
       'reqs',
       'requirements',
+      'spdx',
+      'spdx-json',
       'txt',
       'yaml',
       'yml',
@@ -78,9 +83,9 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.format).toBe('toml');
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
-      "Unknown export format 'toml'. Available formats:\n  - conda-lock\n  - conda-lock-v1\n  - env.yml\n  - environment-json\n" +
+      "Unknown export format 'toml'. Available formats:\n  - cdx\n  - conda-lock\n  - conda-lock-v1\n  - cyclonedx\n  - cyclonedx-json\n  - env.yml\n  - environment-json\n" +
         '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - rattler-lock-v6\n  - reqs\n' +
-        '  - requirements\n  - txt\n  - yaml\n  - yml',
+        '  - requirements\n  - spdx\n  - spdx-json\n  - txt\n  - yaml\n  - yml',
     );
   });
 });
@@ -165,6 +170,8 @@ describe('detecting the exporter from an output filename (conda detect_environme
         'Supported filenames:',
         '  - conda-lock.yml       (format: conda-lock-v1)',
         '  - conda-lock.yaml      (format: conda-lock-v1)',
+        '  - *.cdx.json           (format: cyclonedx-json)',
+        '  - bom.json             (format: cyclonedx-json)',
         '  - environment.json     (format: environment-json)',
         '  - environment.yaml     (format: environment-yaml)',
         '  - environment.yml      (format: environment-yaml)',
@@ -172,14 +179,17 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - pixi.lock            (format: rattler-lock-v6)',
         '  - requirements.txt     (format: requirements)',
         '  - spec.txt             (format: requirements)',
+        '  - *.spdx.json          (format: spdx-json)',
         '',
         'Available formats:',
         '  - conda-lock-v1        (aliases: conda-lock)',
+        '  - cyclonedx-json       (aliases: cyclonedx, cdx)',
         '  - environment-json     (aliases: json)',
         '  - environment-yaml     (aliases: yaml, yml, env.yml)',
         '  - explicit',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
         '  - requirements         (aliases: reqs, txt)',
+        '  - spdx-json            (aliases: spdx)',
         '',
         'Use --format FORMAT to choose the export format explicitly, or rename your file to match a supported filename pattern.',
       ].join('\n'),
