@@ -147,6 +147,8 @@ export const SERVE_OPTIONS = {
   'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
   'download-timeout': { type: 'string', help: 'repodata download time limit', value: 'text' },
   condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
+  'osv-db': { type: 'string', help: "POST /audit: OSV's all.zip or a folder of OSV files", value: 'file' },
+  'osv-api': { type: 'string', help: 'POST /audit: an OSV-compatible API URL', value: 'text' },
   redis: { type: 'string', help: 'Redis URL shared by replicas and workers', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;

@@ -78,7 +78,7 @@ function bounded(error: string | null): string | null {
 }
 
 /** A full solve queue or the time limit concern the whole request, as on `/resolve`. */
-function wholeRequestFailures(resolution: Resolution, context: AppContext, note: ResolveNote): void {
+export function wholeRequestFailures(resolution: Resolution, context: AppContext, note: ResolveNote): void {
   const codes = resolution.platforms.map((p) => (p.errorCode ? problemOfCode(p.errorCode) : undefined));
   if (codes.includes('overloaded')) {
     note.outcome = 'overloaded';
