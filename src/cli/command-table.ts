@@ -79,6 +79,7 @@ export const DIFF_OPTIONS = {
   environment: { type: 'string', short: 'e', help: 'the pixi.lock environment to compare', value: 'text' },
   platform: { type: 'string', short: 'p', multiple: true, help: 'compare only these platforms', value: 'platform' },
   json: { type: 'boolean', help: 'print the changes as JSON' },
+  format: { type: 'string', help: 'table (default), json or markdown', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 
