@@ -215,6 +215,16 @@ describe('conda-resolve audit', () => {
       code: 'CR_ERR_AUDIT_DB_TOO_LARGE',
       message: expect.stringContaining('entry "HUGE.json" inflates to 67108864 bytes, more than the limit of 16777216 for one record'),
     });
+    // The same entry with a header that lies (declares 100 bytes): inflating stops at the limit.
+    const lying = Buffer.from(zipSync({ 'LIE.json': new Uint8Array(64 * 1024 * 1024) }, { level: 9 }));
+    lying.writeUInt32LE(100, 22); // local file header: uncompressed size
+    const central = lying.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    lying.writeUInt32LE(100, central + 24); // central directory: uncompressed size
+    writeFileSync(join(dir, 'lying.zip'), lying);
+    await expect(loadOsvDatabase(join(dir, 'lying.zip'))).rejects.toMatchObject({
+      code: 'CR_ERR_AUDIT_DB_TOO_LARGE',
+      message: expect.stringContaining('entry "LIE.json" inflates to more than the limit of 16777216 bytes for one record'),
+    });
     const folder = join(dir, 'huge-folder');
     mkdirSync(folder);
     writeFileSync(join(folder, 'A.json'), '{"id": "A", "modified": "2024-01-01T00:00:00Z"}');
