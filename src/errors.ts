@@ -46,6 +46,7 @@ export const SERVICE_ERROR_CODES = {
   CR_ERR_CONFIG_FILE: 'A configuration file (.condarc, pixi config.toml, .netrc, the auth file) or a CONDA_* variable cannot be used.',
   CR_ERR_CONFIG_VALUE: 'A server setting (flag or CONDA_RESOLVE_* variable) has an invalid value.',
   CR_ERR_OUTPUT_FILE: 'The -o file cannot be written.',
+  CR_ERR_OUTPUT_TOO_LARGE: 'The answer (native JSON or a format\'s text) would be larger than the limit (128 MiB); nothing was sent.',
   CR_ERR_CACHE_DIR: 'The repodata cache directory cannot be read or cleaned (conda-resolve info, conda-resolve cache clean).',
   CR_ERR_POOL_BUSY: 'The solve queue is full.',
   CR_ERR_POOL_CLOSED: 'The solver pool is shutting down.',
@@ -214,6 +215,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_CONFIG_FILE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
   CR_ERR_CONFIG_VALUE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
   CR_ERR_OUTPUT_FILE: failure('internal-error', { exposed: false }),
+  CR_ERR_OUTPUT_TOO_LARGE: failure('answer-too-large'),
   CR_ERR_CACHE_DIR: failure('internal-error', { exposed: false }),
 
   // audit: the database is the operator's setting on a server (its text stays in the log); the

@@ -3,6 +3,7 @@
  * the seed's order, packages sorted by name.
  */
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import type { NativeExplanation } from './explanation-data.js';
 
 export interface NativePackage {
@@ -21,9 +22,22 @@ export interface NativePackage {
   manager: 'conda';
 }
 
+/** A PyPI distribution kept from a lock (`manager: pip`), after the conda packages. */
+export interface NativePypiPackage {
+  name: string;
+  version: string | null;
+  url: string;
+  sha256: string | null;
+  md5: string | null;
+  requires_dist: string[];
+  requires_python: string | null;
+  index: string | null;
+  manager: 'pip';
+}
+
 export interface SolveResult {
   platform: string;
-  packages: NativePackage[];
+  packages: (NativePackage | NativePypiPackage)[];
   error: string | null;
   /** Only on a platform that failed: why no solution exists, as data (null for other failures). */
   explanation?: NativeExplanation | null;
@@ -45,6 +59,20 @@ export function nativePackage(record: PackageRecord): NativePackage {
     depends: [...record.depends],
     constrains: [...record.constrains],
     manager: 'conda',
+  };
+}
+
+export function nativePypiPackage(record: PypiRecord): NativePypiPackage {
+  return {
+    name: record.name,
+    version: record.version,
+    url: record.url,
+    sha256: record.sha256,
+    md5: record.md5,
+    requires_dist: [...record.requires_dist],
+    requires_python: record.requires_python,
+    index: record.index,
+    manager: 'pip',
   };
 }
 

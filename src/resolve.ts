@@ -13,7 +13,7 @@ import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
-import { byName, nativePackage, type SolveResult } from './native-result.js';
+import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 
@@ -145,7 +145,7 @@ class PlatformTimeoutError extends CondaResolveError {
 export function toNative(resolution: Resolution): SolveResult[] {
   return resolution.platforms.map((p) => ({
     platform: p.platform,
-    packages: p.records ? p.records.map(nativePackage) : [],
+    packages: p.records ? [...p.records.map(nativePackage), ...(resolution.request.kept?.pypi.get(p.platform) ?? []).map(nativePypiPackage)] : [],
     error: p.error,
     // After `error`, on failed platforms only: a solved platform keeps its three fields.
     ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
@@ -155,5 +155,13 @@ export function toNative(resolution: Resolution): SolveResult[] {
 /** The environments handed to exporters: no name, no prefix, records sorted by name. */
 export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
   const channels = resolution.request.channels.map((c) => c.name);
-  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels }));
+  const kept = resolution.request.kept;
+  return resolution.platforms.map((p) => ({
+    platform: p.platform,
+    records: p.records ?? [],
+    channels,
+    ...(kept && (kept.pypi.get(p.platform) ?? []).length > 0 ? { pypi: kept.pypi.get(p.platform)! } : {}),
+    ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : {}),
+    ...(kept?.details ? { lock: kept.details } : {}),
+  }));
 }

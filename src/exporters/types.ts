@@ -8,9 +8,11 @@
  */
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import type { PypiRecord } from '../../vocabulary/pypi-record.js';
+import type { LockEnvironmentDetails } from '../locks/facts.js';
 
 /** The version of this API; plugins state the range they support and are checked against it. */
-export const EXPORTER_API_VERSION = '1.0.0';
+export const EXPORTER_API_VERSION = '1.1.0';
 
 /**
  * One solved platform, as exporters see it (conda's `Environment`).
@@ -43,6 +45,18 @@ export interface ExportEnvironment {
    * to write a full conda environment file.
    */
   readonly environmentChannels?: readonly string[];
+  /**
+   * PyPI distributions beside the records (a lock's, kept as locked), sorted by name. The lock
+   * formats write them (`pypi:` entries, `manager: pip`); the others leave them out. API 1.1.
+   */
+  readonly pypi?: readonly PypiRecord[];
+  /** The PyPI indexes of the environment (pixi.lock's `indexes`). API 1.1. */
+  readonly pypiIndexes?: readonly string[];
+  /**
+   * What a lock read back holds beyond records (named platforms, options, packages kept by
+   * reference, each entry as written), so a lock format gives the lock back as it was. API 1.1.
+   */
+  readonly lock?: LockEnvironmentDetails;
 }
 
 /** What an exporter may know about the run that produced the environments. */

@@ -148,6 +148,25 @@ export function buildSchemas(limits: SchemaLimits) {
     },
   } as const;
 
+  const pypiRecord = {
+    title: 'PypiRecord',
+    description: 'A PyPI distribution kept from a lock (pixi.lock `pypi:`, conda-lock.yml `manager: pip`), after the conda packages.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'version', 'url', 'sha256', 'md5', 'requires_dist', 'requires_python', 'index', 'manager'],
+    properties: {
+      name: { type: 'string' },
+      version: { type: ['string', 'null'], description: 'null only for a local source tree locked by path.' },
+      url: { type: 'string', description: 'The wheel or sdist URL, or the path of a local source tree, as the lock writes it.' },
+      sha256: { type: ['string', 'null'] },
+      md5: { type: ['string', 'null'] },
+      requires_dist: { type: 'array', items: { type: 'string' } },
+      requires_python: { type: ['string', 'null'] },
+      index: { type: ['string', 'null'] },
+      manager: { type: 'string', enum: ['pip'] },
+    },
+  } as const;
+
   const solveResult = {
     title: 'SolveResult',
     type: 'object',
@@ -155,7 +174,7 @@ export function buildSchemas(limits: SchemaLimits) {
     required: ['platform', 'packages', 'error'],
     properties: {
       platform: { type: 'string' },
-      packages: { type: 'array', items: packageRecord, description: 'Sorted by name; empty when the platform failed.' },
+      packages: { type: 'array', items: { anyOf: [packageRecord, pypiRecord] }, description: 'Conda packages sorted by name, then PyPI packages kept from a lock; empty when the platform failed.' },
       error: { type: ['string', 'null'], description: 'null when the platform solved, else why it failed.' },
       explanation: EXPLANATION_SCHEMA,
       warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the input had parts that were not solved (pip entries, ...).' },
@@ -290,6 +309,7 @@ export function buildSchemas(limits: SchemaLimits) {
           properties: {
             name: { type: 'string' },
             kind: { type: 'string', enum: [...CHANGE_KINDS], description: '`rebuilt`: same version, another build; `moved`: same build from another channel or URL.' },
+            manager: { type: 'string', enum: ['pip'], description: 'Present for a PyPI package (kept from a lock); its channel is its index or empty.' },
             old: { ...packageSide, description: 'Absent when the package was added.' },
             new: { ...packageSide, description: 'Absent when the package was removed.' },
           },
@@ -380,7 +400,7 @@ export function buildSchemas(limits: SchemaLimits) {
     properties: { changed: { type: 'boolean' }, platforms: { type: 'array', items: platformDiff } },
   } as const;
 
-  return { resolveBody, resolveQuery, rawFileBody, platformDiff, lockDiff, lockCheck, diffBody, diffResult, packageRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
+  return { resolveBody, resolveQuery, rawFileBody, platformDiff, lockDiff, lockCheck, diffBody, diffResult, packageRecord, pypiRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
 }
 
 export type Schemas = ReturnType<typeof buildSchemas>;

@@ -17,11 +17,11 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it('lists the primary names, sorted', () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements', 'spdx-json']);
+  it("lists the primary names (conda's six, pixi.lock v7, the two SBOMs), sorted", () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
   });
 
-  it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts', () => {
+  it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7\'s', () => {
     expect(registry.allNames()).toEqual([
       'cdx',
       'conda-lock',
@@ -35,7 +35,10 @@ describe('the built-in registry (seed 2.3)', () => {
       'json',
       'pixi',
       'pixi-lock-v6',
+      'pixi-lock-v7',
+      'pixi-v7',
       'rattler-lock-v6',
+      'rattler-lock-v7',
       'reqs',
       'requirements',
       'spdx',
@@ -53,14 +56,16 @@ describe('the built-in registry (seed 2.3)', () => {
     ['requirements', ['reqs', 'txt'], 'environment', 'text/plain; charset=utf-8', false, ['requirements.txt', 'spec.txt']],
     ['conda-lock-v1', ['conda-lock'], 'lockfile', 'application/yaml', true, ['conda-lock.yml', 'conda-lock.yaml']],
     ['rattler-lock-v6', ['pixi', 'pixi-lock-v6'], 'lockfile', 'application/yaml', true, ['pixi.lock']],
+    ['rattler-lock-v7', ['pixi-lock-v7', 'pixi-v7'], 'lockfile', 'application/yaml', true, []],
   ])('%s: aliases %j, %s, %s, multi-platform %s', (name, aliases, category, mediaType, multi, filenames) => {
     const exporter = registry.get(name);
     expect(exporter).toMatchObject({ name, aliases, category, mediaType, defaultFilenames: filenames, plugin: 'conda-resolve' });
     expect(typeof exporter.exportMultiplatform === 'function').toBe(multi);
     expect(typeof exporter.export === 'function').toBe(!multi);
     expect(exporter.description.length).toBeGreaterThan(0);
-    // The declared media type is what the default filenames imply.
-    expect(mediaTypeFor(exporter)).toBe(mediaType);
+    // The declared media type is what the default filenames imply (rattler-lock-v7 has none: -o
+    // pixi.lock chooses between v6 and v7 by the lock already there, src/lock/lock-version.ts).
+    if (filenames.length > 0) expect(mediaTypeFor(exporter)).toBe(mediaType);
     for (const alias of aliases) expect(registry.get(alias)).toBe(exporter);
   });
 
@@ -84,7 +89,7 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
       "Unknown export format 'toml'. Available formats:\n  - cdx\n  - conda-lock\n  - conda-lock-v1\n  - cyclonedx\n  - cyclonedx-json\n  - env.yml\n  - environment-json\n" +
-        '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - rattler-lock-v6\n  - reqs\n' +
+        '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - pixi-lock-v7\n  - pixi-v7\n  - rattler-lock-v6\n  - rattler-lock-v7\n  - reqs\n' +
         '  - requirements\n  - spdx\n  - spdx-json\n  - txt\n  - yaml\n  - yml',
     );
   });
@@ -188,6 +193,7 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - environment-yaml     (aliases: yaml, yml, env.yml)',
         '  - explicit',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
+        '  - rattler-lock-v7      (aliases: pixi-lock-v7, pixi-v7)',
         '  - requirements         (aliases: reqs, txt)',
         '  - spdx-json            (aliases: spdx)',
         '',

@@ -12,20 +12,6 @@ import type { PackageRecord } from '../../../vocabulary/record.js';
 import type { ExportEnvironment } from '../types.js';
 import { spdxExpression } from './spdx-license.js';
 
-/** A PyPI distribution beside the conda records (a lock's `pypi:` / `manager: pip` entries). */
-export interface PypiPackageLike {
-  readonly manager: 'pip';
-  readonly name: string;
-  readonly version: string | null;
-  readonly url: string;
-  readonly sha256: string | null;
-  readonly md5: string | null;
-  readonly requires_dist: readonly string[];
-}
-
-/** The environments exporters receive may carry PyPI packages (exporter API 1.1). */
-type EnvironmentWithPypi = ExportEnvironment & { readonly pypi?: readonly PypiPackageLike[] };
-
 export interface SbomPackage {
   /** Unique in the document: the platform, the ecosystem and the name. */
   readonly ref: string;
@@ -80,10 +66,10 @@ function licenseOf(text: string | null): SbomPackage['license'] {
 
 /** The packages of every environment, in platform order then by name, with their edges. */
 export function inventory(environments: readonly ExportEnvironment[]): SbomPackage[] {
-  return environments.flatMap((environment) => platformInventory(environment as EnvironmentWithPypi));
+  return environments.flatMap(platformInventory);
 }
 
-function platformInventory(environment: EnvironmentWithPypi): SbomPackage[] {
+function platformInventory(environment: ExportEnvironment): SbomPackage[] {
   const { platform } = environment;
   const condaRef = (name: string) => `${platform}/conda/${name}`;
   const pypiRef = (name: string) => `${platform}/pypi/${pypiPurlName(name)}`;

@@ -15,12 +15,14 @@ import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { errorSpec, problemOfCode, userMessage } from '../../errors.js';
 import type { Exporter } from '../../exporters/types.js';
 import { parseChannel } from '../../../vocabulary/channel.js';
-import { renderResolution, renderWorkspace, resolutionDiff, WORKSPACE_FORMAT, workspaceAnswers } from '../../lock/answer.js';
+import { renderResolution, renderWorkspace, resolutionDiff, workspaceAnswers } from '../../lock/answer.js';
+import { chosenPixiLockFormat, isPixiLockFormat } from '../../lock/lock-version.js';
 import { lockStaleReasons } from '../../lock/check.js';
 import { renderDiff } from '../../lock/diff.js';
 import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
 import { prepareRequest, TooManySpecsError, type PreparedRequest, type PrepareOptions } from '../../request.js';
 import { resolvePrepared, toNative, type Resolution } from '../../resolve.js';
+import { AnswerTooLargeError, boundedAnswer } from '../../answer-size.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
 import { inputProblem, inputProblemExtras } from '../error-handler.js';
@@ -148,9 +150,12 @@ async function handleWorkspace(
   if (outcome.kind !== 'done') return ended(outcome, platforms, request, reply, context, note);
   const resolutions = outcome.value;
   // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
-  const format = input.format === undefined ? undefined : deps.registry.get(WORKSPACE_FORMAT);
+  // A pixi format named by its alias is that version; otherwise the --lock's, or v7 for a manifest.
+  const named = input.format === undefined ? undefined : deps.registry.get(input.format).name;
+  const formatName = named === undefined ? undefined : isPixiLockFormat(named) ? named : chosenPixiLockFormat({ lock: input.request.lock, files: input.request.files });
+  const format = formatName === undefined ? undefined : deps.registry.get(formatName);
   checkFailures(resolutions.map((resolution, i) => ({ environment: workspace.environments[i]!.name, resolution })), format, input.diff, context, note);
-  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now()), reply, note) : undefined;
+  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now(), formatName!), reply, note) : undefined;
   if (input.diff) {
     const environments = workspaceDiff(workspace, workspaceAnswers(workspace, resolutions));
     return answerDiff({ environments }, format, text, request, reply, note);
@@ -273,6 +278,7 @@ function renderOrFail(render: () => string, reply: FastifyReply, note: ResolveNo
     return render();
   } catch (error) {
     note.outcome = 'failed';
+    if (error instanceof AnswerTooLargeError) throw error;
     if (!(error instanceof CondaResolveError)) reply.log.error({ err: error }, 'exporter failed unexpectedly');
     throw new HttpProblemError('export-failed', userMessage(error, { hidePaths: true }), { field: 'format' });
   }
@@ -352,7 +358,7 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, input: R
       error: result.error === null ? null : boundedError(result.error),
       ...(warnings.length > 0 ? { warnings: [...warnings] } : {}),
     }));
-    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(results));
+    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(boundedAnswer(() => JSON.stringify(results), 'native JSON result'));
   }
   // The previous lock's own text when nothing changed; a pixi.lock of one environment names it.
   const text = renderOrFail(() => renderResolution(context.deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }), reply, note);
