@@ -9,10 +9,10 @@ import { audit, type AuditReport } from '../audit/index.js';
 import { pypiMapping } from '../pypi-mapping/index.js';
 import { exportEnvironments } from '../resolve.js';
 import type { AppContext, ResolveNote } from './app-context.js';
-import { wholeRequestFailures } from './inspect-run.js';
+import { settled, wholeRequestFailures } from './inspect-run.js';
 import { HttpProblemError } from './problem.js';
 import type { ResolveInput } from './resolve-input.js';
-import { admit, boundedError, resolveHere, runWithin, timeLimitDetail } from './routes/resolve.js';
+import { admit, boundedError, resolveHere, runWithin } from './routes/resolve.js';
 
 export interface ServerAudit extends AuditReport {
   /** Platforms that did not solve, and why; their packages were not audited. */
@@ -30,15 +30,8 @@ export async function auditOnServer(input: ResolveInput, context: AppContext, no
   checkAuditConfigured(context);
   const prepared = await admit(input, context, note);
   const outcome = await runWithin(request, reply, context, (signal) => resolveHere(prepared, context, signal, request));
-  if (outcome.kind === 'gone') {
-    note.outcome = 'cancelled';
-    return null;
-  }
-  if (outcome.kind === 'timeout') {
-    note.outcome = 'timeout';
-    throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
-  }
-  const resolution = outcome.value;
+  const resolution = settled(outcome, context, note);
+  if (resolution === null) return null;
   wholeRequestFailures(resolution, context, note);
   const failed = resolution.platforms.filter((p) => p.error !== null).map((p) => ({ platform: p.platform, error: boundedError(p.error!) }));
   note.failed = failed.map((f) => f.platform);

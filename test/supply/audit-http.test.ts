@@ -8,22 +8,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
+import { pythonRecord } from './records.js';
 import { call, injectTestServer, startTestServer, type InjectedServer, type TestServer } from '../http/helpers/test-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { sarifErrors } from './schemas.js';
 
 const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'records');
 
-function record(name: string, version: string): PackageRecord {
-  const fn = `${name}-${version}-pyhd8ed1ab_0.conda`;
-  return {
-    name, version, build: 'pyhd8ed1ab_0', build_number: 0, channel: 'conda-forge', subdir: 'noarch', fn,
-    url: `https://conda.anaconda.org/conda-forge/noarch/${fn}`,
-    md5: null, sha256: null, size: null, depends: [], constrains: [], track_features: [], features: null,
-    license: null, license_family: null, noarch: 'python', timestamp: null,
-  };
-}
+const record = pythonRecord;
 
 const LOCK = registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records: [record('requests', '2.31.0'), record('setuptools', '69.5.1'), record('python', '3.12.3')], channels: ['conda-forge'] }], {
   toolName: 'conda-resolve', toolVersion: '0', now: new Date('2026-01-01T00:00:00Z'),

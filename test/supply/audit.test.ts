@@ -14,7 +14,7 @@ import { auditEnvironments, loadOsvDatabase, osvDatabaseOf, type AuditReport } f
 import { cvss3BaseScore } from '../../src/audit/severity.js';
 import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
 import { pypiMapping } from '../../src/pypi-mapping/index.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
+import { pythonRecord } from './records.js';
 import { runCli } from '../cli/run-cli.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { sarifErrors } from './schemas.js';
@@ -31,15 +31,7 @@ function writeZip(path: string, extra: Record<string, Uint8Array> = {}): string 
   return path;
 }
 
-function record(name: string, version: string, subdir = 'noarch', channel = 'conda-forge'): PackageRecord {
-  const fn = `${name}-${version}-pyhd8ed1ab_0.conda`;
-  return {
-    name, version, build: 'pyhd8ed1ab_0', build_number: 0, channel, subdir, fn,
-    url: `https://conda.anaconda.org/${channel}/${subdir}/${fn}`,
-    md5: null, sha256: null, size: null, depends: [], constrains: [], track_features: [], features: null,
-    license: null, license_family: null, noarch: 'python', timestamp: null,
-  };
-}
+const record = pythonRecord;
 
 const ENVIRONMENT = [
   record('requests', '2.31.0'), // GHSA-9wx4-h78v-vm56: < 2.32.2
