@@ -257,7 +257,7 @@ describe('usage errors exit 2 with a message that says what and where', () => {
       'unknown format',
       [...['-c', 'x'], 'python', '--format', 'toml'],
       "conda-resolve: error: Unknown export format 'toml'. Available formats:\n" +
-        ['conda-lock', 'conda-lock-v1', 'env.yml', 'environment-json', 'environment-yaml', 'explicit', 'json', 'pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7', 'rattler-lock-v6', 'rattler-lock-v7', 'reqs', 'requirements', 'txt', 'yaml', 'yml']
+        ['cdx', 'conda-lock', 'conda-lock-v1', 'cyclonedx', 'cyclonedx-json', 'env.yml', 'environment-json', 'environment-yaml', 'explicit', 'json', 'pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7', 'rattler-lock-v6', 'rattler-lock-v7', 'reqs', 'requirements', 'spdx', 'spdx-json', 'txt', 'yaml', 'yml']
           .map((n) => `  - ${n}`)
           .join('\n') +
         '\n',
