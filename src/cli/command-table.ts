@@ -80,6 +80,7 @@ export const DIFF_OPTIONS = {
   platform: { type: 'string', short: 'p', multiple: true, help: 'compare only these platforms', value: 'platform' },
   json: { type: 'boolean', help: 'print the changes as JSON' },
   format: { type: 'string', help: 'table (default), json or markdown', value: 'text' },
+  requested: { type: 'string', multiple: true, help: 'markdown: a package the request asked for; repeatable', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 

@@ -26,6 +26,8 @@ JSON result, in any mix.
       --format FORMAT      table (default), json, or markdown: per platform, the top-level
                            packages apart from the ones that came with them, in tables (long
                            ones folded in <details>), for a pull request or a job summary
+      --requested NAME     markdown: a package the request asked for (repeatable); without it,
+                           the packages nothing else depends on stand for them
   -h, --help               show this help
 `;
 
@@ -52,7 +54,7 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
     const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
-    if (format === 'markdown') io.stdout.write(renderDiffMarkdown(diff, before!, after!));
+    if (format === 'markdown') io.stdout.write(renderDiffMarkdown(diff, before!, after!, values.requested?.length ? { requested: new Set(values.requested) } : {}));
     else io.stdout.write(format === 'json' ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
     return EXIT_OK;
   } catch (error) {

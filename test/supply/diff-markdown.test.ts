@@ -66,6 +66,9 @@ describe('conda-resolve diff --format markdown', () => {
     expect(stdout).toMatch(/^## Lock changes\n\n### linux-64: /);
     expect(stdout).toContain('### win-64: ');
     expect(stdout).toMatch(/\| python \| upgraded \| 3\.11\.\d+ `[^`]+` \| 3\.12\.\d+ `[^`]+` \|/);
+    // Named as requested, python is apart from what came with it.
+    const asked = await runCli(['diff', old, now, '--format', 'markdown', '--requested', 'python', '--requested', 'requests'], { cwd: dir });
+    expect(asked.stdout).toMatch(/\*\*Requested\*\* \(1 upgraded\)\n\n\| Package \| Change \| Before \| After \|\n\|---\|---\|---\|---\|\n\| python \| upgraded/);
     const bad = await runCli(['diff', old, now, '--format', 'html'], { cwd: dir });
     expect([bad.code, bad.stderr]).toEqual([2, 'conda-resolve: error: --format must be table, json or markdown, not "html"\n']);
   });
