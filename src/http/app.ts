@@ -22,6 +22,7 @@ import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { limitClientShare } from './client-share.js';
 import { refuseCrossSiteSimplePosts } from './request-guards.js';
+import { auditRoutes } from './routes/audit.js';
 import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
@@ -122,6 +123,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   void app.register(async (scope) => inspectRoutes(scope, context));
   void app.register(async (scope) => mcpRoutes(scope, context));
   void app.register(async (scope) => diffRoutes(scope, context));
+  void app.register(async (scope) => auditRoutes(scope, context));
   void app.register(async (scope) => formatsRoutes(scope, context));
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));
