@@ -46,8 +46,18 @@ export default tseslint.config(
     up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.'),
     { regex: '^(\\.\\./)+vocabulary/(match-spec|record|version|version-spec|platform)\\.js$', message: 'repodata/pypi/ uses the Python vocabulary (vocabulary/pypi/), not conda records and specs.' },
   ]),
-  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
-  forbid(['src/exporters/**/*.ts'], [up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/ and src/exporters/.')]),
+  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts', 'src/lock/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
+  forbid(['src/exporters/**/*.ts'], [
+    up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/, src/exporters/ and the lock writers in src/locks/.'),
+    { regex: '^(\\.\\./)+locks/(.*/)?(read|lock-file|lock-record|lock-yaml)(\\.js)?$', message: 'Exporters use the lock writers of src/locks/, never its readers (they need the pipeline).' },
+  ]),
+  // One folder per lock format: its reader (part of the pipeline) beside its writer (an exporter).
+  forbid(['src/locks/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the lock readers.')]),
+  // After the src/locks/ rule: a writer is an exporter, so it follows the exporters' rule.
+  forbid(['src/locks/**/write*.ts', 'src/locks/**/facts.ts', 'src/locks/serde-yaml.ts'], [
+    up('cli|http|solving|inputs', 'Lock writers are exporters: they import only vocabulary/, src/exporters/ and other writers.'),
+    { regex: '(^|/)(read|lock-file|lock-record|lock-yaml)(\\.js)?$', message: 'A lock writer does not import a reader (readers need the pipeline).' },
+  ]),
   forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),
   forbid(['src/cluster/**/*.ts'], [up('cli|http', 'src/cluster/ (Redis queue and cache) sits below the HTTP layer and the CLI.')]),
 );

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import yaml from 'js-yaml';
 import { registerBuiltinExporters } from '../src/exporters/builtin.js';
 import { loadRegistry } from '../src/exporters/plugins.js';
-import { rattlerLockV6Document } from '../src/exporters/rattler-lock-v6.js';
+import { rattlerLockV6Document } from '../src/locks/pixi-lock/write-v6.js';
 import type { ExportEnvironment } from '../src/exporters/types.js';
 import { emitYaml } from '../src/exporters/yaml/index.js';
 import type { PackageRecord } from '../vocabulary/record.js';

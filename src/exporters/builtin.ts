@@ -2,11 +2,11 @@
  * The exporters conda-resolve ships: conda's four built-ins and conda-lockfiles' two lock formats
  * (seed section 2.3). They are registered like any plugin's, under the plugin name `conda-resolve`.
  */
-import { condaLockV1Exporter } from './conda-lock-v1.js';
+import { condaLockV1Exporter } from '../locks/conda-lock/write.js';
 import { environmentJsonExporter } from './environment-json.js';
 import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
-import { rattlerLockV6Exporter } from './rattler-lock-v6.js';
+import { rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
 import { requirementsExporter } from './requirements.js';
 import type { Exporter } from './types.js';

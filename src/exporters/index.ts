@@ -1,6 +1,6 @@
 /**
  * Exporters: the output formats (conda's explicit, environment.yml/json and requirements files,
- * conda-lock.yml v1 and pixi.lock v6), their registry, plugins, and the ruamel-compatible YAML
+ * conda-lock.yml v1 and pixi.lock v6 and v7 from src/locks/), their registry, plugins, and the ruamel-compatible YAML
  * emitter they write with.
  */
 export {
@@ -47,9 +47,9 @@ export {
   type YamlScalar,
   type YamlValue,
 } from './yaml/index.js';
-export { condaLockV1Document, condaLockV1Exporter, exportCondaLockV1, formatCreatedAt } from './conda-lock-v1.js';
+export { condaLockV1Document, condaLockV1Exporter, exportCondaLockV1, formatCreatedAt } from '../locks/conda-lock/write.js';
 export { environmentJsonExporter, exportEnvironmentJson } from './environment-json.js';
 export { environmentYamlExporter, exportEnvironmentYaml } from './environment-yaml.js';
 export { explicitExporter, exportExplicit } from './explicit.js';
-export { exportRattlerLockV6, rattlerLockV6Document, rattlerLockV6Exporter } from './rattler-lock-v6.js';
+export { exportRattlerLockV6, rattlerLockV6Document, rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
 export { exportRequirements, requirementsExporter } from './requirements.js';

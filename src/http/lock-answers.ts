@@ -5,7 +5,7 @@
  * only words it in the API's terms (field names, not flags).
  */
 import type { PlatformDiff } from '../lock/diff.js';
-import { lockFormatOf } from '../inputs/lock-file.js';
+import { lockFormatOf } from '../locks/lock-file.js';
 import type { WorkspaceStaleReason } from '../lock/workspace.js';
 import { HttpProblemError } from './problem.js';
 import type { ResolveInput } from './resolve-input.js';

@@ -7,12 +7,12 @@ import { InputFileError } from '../errors.js';
 import { parseEnvironmentYaml } from './environment-yaml.js';
 import { parseExplicitFile } from './explicit-file.js';
 import { isExplicitFile, parseSpecList } from './spec-list.js';
-import { lockEnvironment, lockFormatOf, readLockFile } from './lock-file.js';
+import { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { isPixiManifest, parsePixiManifest } from './pixi-manifest.js';
 import type { ParsedInputFile, ParseInputOptions } from './types.js';
 
 export type { InputSpec, ManifestDetails, ParsedInputFile, ParseInputOptions } from './types.js';
-export { lockEnvironment, lockFormatOf, readLockFile } from './lock-file.js';
+export { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 export { parseExplicitUrl } from './explicit-file.js';
 
 export const SUPPORTED_FILE_KINDS = 'environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with [tool.pixi]';

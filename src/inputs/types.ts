@@ -1,4 +1,4 @@
-import type { LockedEnvironment } from '../lock/types.js';
+import type { LockedEnvironment } from '../locks/types.js';
 
 /** What one input file contributes to a resolve request. */
 export interface InputSpec {

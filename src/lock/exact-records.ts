@@ -8,8 +8,8 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import { InputFileError } from '../errors.js';
 import { parseExplicitUrl } from '../inputs/explicit-file.js';
 import { isExplicitFile } from '../inputs/spec-list.js';
-import { lockEnvironment, lockFormatOf, readLockFile } from '../inputs/lock-file.js';
-import { lockedRecord } from '../inputs/lock-record.js';
+import { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
+import { lockedRecord } from '../locks/lock-record.js';
 import { byName } from '../native-result.js';
 import type { ExactEnvironments } from './diff.js';
 

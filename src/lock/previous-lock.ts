@@ -8,8 +8,8 @@
 import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { UsageError } from '../errors.js';
-import { lockEnvironment, readLockFile } from '../inputs/lock-file.js';
-import type { LockDocument, LockedEnvironment, LockFormat } from './types.js';
+import { lockEnvironment, readLockFile } from '../locks/lock-file.js';
+import type { LockDocument, LockedEnvironment, LockFormat } from '../locks/types.js';
 
 export interface PreviousLock {
   readonly filename: string;

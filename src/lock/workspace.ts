@@ -7,13 +7,13 @@
  */
 import { UsageError } from '../errors.js';
 import { isPixiManifest, parsePixiManifest } from '../inputs/pixi-manifest.js';
-import { lockFormatOf, readLockFile } from '../inputs/lock-file.js';
+import { lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { prepareRequest, type PrepareOptions, type PreparedRequest, type ResolveRequest } from '../request.js';
 import type { PlatformResolution } from '../resolve.js';
 import { lockStaleReasons, staleText, type StaleReason } from './check.js';
 import { diffEnvironments, type PlatformDiff } from './diff.js';
 import { locksName, previousLockOf, sameAnswer } from './previous-lock.js';
-import type { LockDocument } from './types.js';
+import type { LockDocument } from '../locks/types.js';
 
 export interface WorkspaceEnvironment {
   readonly name: string;

@@ -5,11 +5,11 @@
  */
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { condaLockV1Document, exportCondaLockV1, formatCreatedAt } from '../../src/exporters/conda-lock-v1.js';
+import { condaLockV1Document, exportCondaLockV1, formatCreatedAt } from '../../src/locks/conda-lock/write.js';
 import { exportEnvironmentJson } from '../../src/exporters/environment-json.js';
 import { exportEnvironmentYaml } from '../../src/exporters/environment-yaml.js';
 import { exportExplicit } from '../../src/exporters/explicit.js';
-import { exportRattlerLockV6 } from '../../src/exporters/rattler-lock-v6.js';
+import { exportRattlerLockV6 } from '../../src/locks/pixi-lock/write-v6.js';
 import { exportRequirements } from '../../src/exporters/requirements.js';
 import { dependencyVersion } from '../../src/exporters/spec-forms.js';
 import { ExportError, type ExportEnvironment } from '../../src/exporters/types.js';

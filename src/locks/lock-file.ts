@@ -4,9 +4,9 @@
  * and the one environment of a lock a request uses (`-e NAME`, default `default`).
  */
 import { InputFileError } from '../errors.js';
-import type { LockDocument, LockedEnvironment, LockFormat } from '../lock/types.js';
-import { parseCondaLock } from './conda-lock.js';
-import { parsePixiLock } from './pixi-lock.js';
+import type { LockDocument, LockedEnvironment, LockFormat } from './types.js';
+import { parseCondaLock } from './conda-lock/read.js';
+import { parsePixiLock } from './pixi-lock/read.js';
 
 export function lockFormatOf(filename: string, content: string): LockFormat | undefined {
   const base = (filename.split(/[\\/]/).pop() ?? filename).toLowerCase();

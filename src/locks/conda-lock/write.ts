@@ -10,12 +10,12 @@
  *   (build strings are dropped; `''` when the dependency has no version); `hash` leaves out a
  *   digest the channel does not publish.
  */
-import type { PackageRecord } from '../../vocabulary/record.js';
-import { requireEnvironments, validateUrls } from './lock-common.js';
-import { sortByKeys } from './python-sort.js';
-import { dependencyVersion } from './spec-forms.js';
-import type { ExportContext, ExportEnvironment, Exporter } from './types.js';
-import { emitYaml, type YamlValue } from './yaml/index.js';
+import type { PackageRecord } from '../../../vocabulary/record.js';
+import { requireEnvironments, validateUrls } from '../write-common.js';
+import { sortByKeys } from '../../exporters/python-sort.js';
+import { dependencyVersion } from '../../exporters/spec-forms.js';
+import type { ExportContext, ExportEnvironment, Exporter } from '../../exporters/types.js';
+import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
 const FORMAT = 'conda-lock-v1';
 

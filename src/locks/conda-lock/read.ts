@@ -4,11 +4,11 @@
  * exact records (`dependencies` back into `depends` as "name spec"); pip entries are named in a
  * warning, as `pip:` entries of environment.yml are.
  */
-import type { PackageRecord } from '../../vocabulary/record.js';
-import { byName } from '../native-result.js';
-import type { LockDocument } from '../lock/types.js';
-import { lockedRecord, lockError } from './lock-record.js';
-import { isMapping, loadLockYaml } from './pixi-lock.js';
+import type { PackageRecord } from '../../../vocabulary/record.js';
+import { byName } from '../../native-result.js';
+import type { LockDocument } from '../types.js';
+import { lockedRecord, lockError } from '../lock-record.js';
+import { isMapping, loadLockYaml } from '../pixi-lock/read.js';
 
 export function parseCondaLock(filename: string, content: string): LockDocument {
   const doc = loadLockYaml(filename, content);

@@ -5,7 +5,7 @@
 import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { InputFileError } from '../errors.js';
-import { parseExplicitUrl } from './explicit-file.js';
+import { parseExplicitUrl } from '../inputs/explicit-file.js';
 
 export interface LockEntryFields {
   readonly name?: string;

@@ -10,11 +10,11 @@
  *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
  *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
  */
-import type { PackageRecord } from '../../vocabulary/record.js';
-import { requireEnvironments, validateUrls } from './lock-common.js';
-import { sortByKeys } from './python-sort.js';
-import type { ExportEnvironment, Exporter } from './types.js';
-import { emitYaml, type YamlValue } from './yaml/index.js';
+import type { PackageRecord } from '../../../vocabulary/record.js';
+import { requireEnvironments, validateUrls } from '../write-common.js';
+import { sortByKeys } from '../../exporters/python-sort.js';
+import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
+import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
 const FORMAT = 'rattler-lock-v6';
 

@@ -1,6 +1,6 @@
 /** What the two lock formats share: conda-lockfiles' check that every package has a URL. */
 import type { PackageRecord } from '../../vocabulary/record.js';
-import { ExportError, type ExportEnvironment } from './types.js';
+import { ExportError, type ExportEnvironment } from '../exporters/types.js';
 
 /** conda's `str(PackageRecord)`: `channel/subdir::name==version=build`. */
 export function recordLabel(record: PackageRecord): string {

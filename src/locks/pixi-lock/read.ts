@@ -4,10 +4,10 @@
  * records; pypi packages are named in a warning (a resolve does not install them).
  */
 import yaml from 'js-yaml';
-import type { PackageRecord } from '../../vocabulary/record.js';
-import { byName } from '../native-result.js';
-import type { LockDocument, LockedEnvironment } from '../lock/types.js';
-import { lockedRecord, lockError, type LockEntryFields } from './lock-record.js';
+import type { PackageRecord } from '../../../vocabulary/record.js';
+import { byName } from '../../native-result.js';
+import type { LockDocument, LockedEnvironment } from '../types.js';
+import { lockedRecord, lockError, type LockEntryFields } from '../lock-record.js';
 
 /** Locks of real workspaces reach tens of MB; more than this is not a lock worth parsing here. */
 export const MAX_LOCK_BYTES = 64 * 1024 * 1024;
