@@ -45,8 +45,12 @@ const SPECIFIER_RE = new RegExp(`^${S}*${SPECIFIER_PATTERN}${S}*$`, 'i');
 const OPERATOR_RE = /^(===|~=|==|!=|<=|>=|<|>)/;
 const STRIP_RE = new RegExp(`^${S}+|${S}+$`, 'g');
 
+/** Whether a character code is surely no Python whitespace (printable ASCII). */
+const printable = (code: number) => code > 0x20 && code < 0x7f;
+
 /** Python's `str.strip()`. */
 export function pythonStrip(text: string): string {
+  if (text.length > 0 && printable(text.charCodeAt(0)) && printable(text.charCodeAt(text.length - 1))) return text;
   return text.replace(STRIP_RE, '');
 }
 
@@ -166,8 +170,8 @@ export class PypiSpecifier {
 
 /** Parses one specifier (`>=1.2`); throws `InvalidPypiSpecifierError`. */
 export function parsePypiSpecifier(text: string): PypiSpecifier {
-  if (!SPECIFIER_RE.test(text)) throw new InvalidPypiSpecifierError(text, explain(pythonStrip(text)));
   const stripped = pythonStrip(text);
+  if (!SPECIFIER_RE.test(stripped)) throw new InvalidPypiSpecifierError(text, explain(stripped));
   const op = OPERATOR_RE.exec(stripped)![1] as PypiOperator;
   return new PypiSpecifier(op, pythonStrip(stripped.slice(op.length)));
 }
