@@ -3,6 +3,7 @@
  * the seed's order, packages sorted by name.
  */
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import type { NativeExplanation } from './explanation-data.js';
 
 export interface NativePackage {
@@ -21,9 +22,29 @@ export interface NativePackage {
   manager: 'conda';
 }
 
+/** A PyPI distribution of the answer: every field of `PypiRecord`, then `manager: "pip"`. */
+export interface NativePypiPackage {
+  name: string;
+  version: string;
+  filename: string;
+  url: string;
+  index: string;
+  sha256: string | null;
+  hashes: Record<string, string>;
+  size: number | null;
+  upload_time: string | null;
+  yanked: boolean;
+  requires_dist: string[];
+  requires_python: string | null;
+  extras: string[];
+  depends: string[];
+  manager: 'pip';
+}
+
 export interface SolveResult {
   platform: string;
-  packages: NativePackage[];
+  /** conda records, then PyPI distributions (`manager` tells them apart), each sorted by name. */
+  packages: (NativePackage | NativePypiPackage)[];
   error: string | null;
   /** Only on a platform that failed: why no solution exists, as data (null for other failures). */
   explanation?: NativeExplanation | null;
@@ -45,6 +66,26 @@ export function nativePackage(record: PackageRecord): NativePackage {
     depends: [...record.depends],
     constrains: [...record.constrains],
     manager: 'conda',
+  };
+}
+
+export function nativePypiPackage(record: PypiRecord): NativePypiPackage {
+  return {
+    name: record.name,
+    version: record.version,
+    filename: record.filename,
+    url: record.url,
+    index: record.index,
+    sha256: record.sha256,
+    hashes: { ...record.hashes },
+    size: record.size,
+    upload_time: record.upload_time,
+    yanked: record.yanked,
+    requires_dist: [...record.requires_dist],
+    requires_python: record.requires_python,
+    extras: [...record.extras],
+    depends: [...record.depends],
+    manager: 'pip',
   };
 }
 

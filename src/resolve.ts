@@ -8,12 +8,13 @@ import type { SubdirIndex } from '../repodata/types.js';
 import type { Explanation } from '../solver/index.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
-import { byName, nativePackage, type SolveResult } from './native-result.js';
+import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 
@@ -25,6 +26,8 @@ export interface PlatformResolution {
   readonly errorCode: string | null;
   /** Why no solution exists, as structured data, when the platform is unsatisfiable; else null. */
   readonly explanation: Explanation | null;
+  /** The PyPI distributions installed beside `records` (sorted by name), when the request has PyPI requirements. */
+  readonly pypi?: readonly PypiRecord[];
 }
 
 export interface Resolution {
@@ -145,7 +148,7 @@ class PlatformTimeoutError extends CondaResolveError {
 export function toNative(resolution: Resolution): SolveResult[] {
   return resolution.platforms.map((p) => ({
     platform: p.platform,
-    packages: p.records ? p.records.map(nativePackage) : [],
+    packages: p.records ? [...p.records.map(nativePackage), ...(p.pypi ?? []).map(nativePypiPackage)] : [],
     error: p.error,
     // After `error`, on failed platforms only: a solved platform keeps its three fields.
     ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
@@ -155,5 +158,5 @@ export function toNative(resolution: Resolution): SolveResult[] {
 /** The environments handed to exporters: no name, no prefix, records sorted by name. */
 export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
   const channels = resolution.request.channels.map((c) => c.name);
-  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels }));
+  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels, ...(p.pypi && p.pypi.length > 0 ? { pypiRecords: p.pypi } : {}) }));
 }

@@ -8,6 +8,7 @@
  */
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import type { PypiRecord } from '../../vocabulary/pypi-record.js';
 
 /** The version of this API; plugins state the range they support and are checked against it. */
 export const EXPORTER_API_VERSION = '1.0.0';
@@ -30,6 +31,8 @@ export interface ExportEnvironment {
    * environment formats do not (channel identity lives in the package URLs).
    */
   readonly channels: readonly string[];
+  /** The PyPI distributions installed beside `records` (sorted by name); absent when none. */
+  readonly pypiRecords?: readonly PypiRecord[];
   /** The specs the user asked for (conda's requested packages), as MatchSpec strings. */
   readonly requestedSpecs?: readonly string[];
   /** The environment's name; absent or null for a solved environment. */

@@ -25,7 +25,7 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     const { code, stdout } = await runCli(args, { cacheDir });
     expect(code).toBe(0);
     const [result] = JSON.parse(stdout) as SolveResult[];
-    selected = selectedRecords(files, result!.packages);
+    selected = selectedRecords(files, result!.packages.flatMap((p) => (p.manager === 'conda' ? [p] : [])));
   });
 
   const expectRealEdge = (parent: string, spec: string, child: string): void => realEdge(selected, parent, spec, child);
