@@ -29,6 +29,8 @@
  * `conda-resolve/repodata` (channels, fetching, caching; `RepodataStore` for `options.store`) and
  * `conda-resolve/vocabulary` (versions, match specs, records, platforms).
  */
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { RepodataStore, defaultCacheDir } from '../repodata/store.js';
 import { hostSubdir } from '../vocabulary/platform.js';
 import { CondaResolveError, UsageError, type ErrorCode } from './errors.js';
@@ -125,6 +127,7 @@ export async function resolveEnvironments(request: ResolveRequest, options?: Res
     cwd: opts.cwd ?? process.cwd(),
     hostPlatform: hostSubdir(process.platform, process.arch),
     defaultChannels: opts.defaultChannels ?? ['conda-forge'],
+    readIncluded: (path) => readFileSync(resolvePath(opts.cwd ?? process.cwd(), path), 'utf8'),
   });
   const store =
     opts.store ?? new RepodataStore({ cacheDir: opts.cacheDir ?? defaultCacheDir(env), offline: opts.offline, refresh: opts.refresh, indexBytes: 'positional' });

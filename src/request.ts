@@ -104,6 +104,8 @@ export interface PrepareOptions {
   readonly channelSettings?: ChannelSettings;
   /** Most distinct specs (files' and positional together) a request may have; `MAX_REQUEST_SPECS` when absent. */
   readonly maxSpecs?: number;
+  /** Reads files an input names (pip `-r FILE`), relative to `cwd`; absent (the server): refused. */
+  readonly readIncluded?: (path: string) => string;
 }
 
 /**
@@ -128,7 +130,7 @@ export class TooManySpecsError extends UsageError {
 
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
-  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment }));
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment, ...(options.readIncluded ? { readIncluded: options.readIncluded } : {}) }));
   for (const file of files) warnings.push(...file.warnings);
   const locked = checkLockInput(files, request);
   if ((request.update ?? []).length > 0 && request.lock === undefined) {

@@ -3,6 +3,8 @@
  * take the same flags): the user's configuration (.condarc, network settings) read for them, the
  * `ResolveRequest` they make, and the options `prepareRequest` needs.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import type { InputFile, PrepareOptions, ResolveRequest } from '../request.js';
 import type { CliIO } from './io.js';
@@ -55,5 +57,13 @@ export function requestFromFlags(
 
 /** What `prepareRequest` needs beside the request, on the command line. */
 export function prepareOptionsFor(io: CliIO, user: UserSettings): PrepareOptions {
-  return { env: io.env, cwd: io.cwd, hostPlatform: hostSubdir(process.platform, process.arch), defaultChannels: ['conda-forge'], ...user.prepare };
+  return {
+    env: io.env,
+    cwd: io.cwd,
+    hostPlatform: hostSubdir(process.platform, process.arch),
+    defaultChannels: ['conda-forge'],
+    // pip `-r FILE` lines of an environment file: the CLI reads the user's own disk.
+    readIncluded: (path) => readFileSync(resolve(io.cwd, path), 'utf8'),
+    ...user.prepare,
+  };
 }

@@ -14,14 +14,16 @@
  * rule); its platforms are the workspace's, narrowed by any feature that lists its own; its
  * specs are all its features' specs (several for one name must all hold). `system-requirements`
  * become virtual packages on the platforms they concern (`linux`, `libc` on linux-*, `macos` on
- * osx-*, `cuda` on linux-* and win-*). `pypi-dependencies` and a pyproject's `[project]
- * dependencies` are not solved: each is named in a warning. A pyproject's `requires-python`
+ * osx-*, `cuda` on linux-* and win-*). The PyPI tables (`pypi-dependencies`, `pypi-options`, a
+ * pyproject's `[project]` lists and `[dependency-groups]`) are read by pixi-pypi.ts. A pyproject's `requires-python`
  * becomes a `python` spec when no feature names python, as pixi does.
  */
 import { parse, TomlError } from 'smol-toml';
 import { InputFileError } from '../errors.js';
 import { isKnownSubdir } from '../../vocabulary/platform.js';
 import type { InputSpec } from './types.js';
+import type { CondaPypiMapOverrides, PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
+import { condaPypiMap, mergePypiOptions, pypiDependencies, pypiOptions, pyprojectFeatures, type FeatureOptions } from './pixi-pypi.js';
 
 export interface ManifestEnvironment {
   readonly name: string;
@@ -35,6 +37,11 @@ export interface ManifestEnvironment {
   readonly virtualPackages: ReadonlyMap<string, readonly string[]>;
   readonly channelPriority?: string;
   readonly excludeNewer?: string;
+  /** PyPI requirements on a platform no `[target.*]` table concerns. */
+  readonly pypi?: readonly PypiInputRequirement[];
+  /** The whole PyPI list of each platform where targets change it. */
+  readonly platformPypi?: ReadonlyMap<string, readonly PypiInputRequirement[]>;
+  readonly pypiOptions?: PypiIndexOptions;
 }
 
 export interface PixiManifest {
@@ -42,6 +49,8 @@ export interface PixiManifest {
   /** `default` first, then the others in the manifest's order. */
   readonly environments: ReadonlyMap<string, ManifestEnvironment>;
   readonly warnings: readonly string[];
+  /** `[workspace] conda-pypi-map`, its inline tables. */
+  readonly condaPypiMap?: CondaPypiMapOverrides;
 }
 
 type Table = Record<string, unknown>;
@@ -55,6 +64,10 @@ interface Feature {
   readonly targetSpecs: Map<string, InputSpec[]>;
   readonly system: Table;
   readonly channelPriority?: string;
+  readonly pypi: PypiInputRequirement[];
+  /** `[target.<selector>.pypi-dependencies]`, by selector. */
+  readonly targetPypi: Map<string, PypiInputRequirement[]>;
+  readonly pypiOptions: FeatureOptions | undefined;
 }
 
 export function isPixiManifest(filename: string, content: string): boolean {
@@ -100,6 +113,8 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
     });
     const specs = dependencySpecs(table.dependencies, `${where}dependencies`, fail);
     const targetSpecs = new Map<string, InputSpec[]>();
+    const targetPypi = new Map<string, PypiInputRequirement[]>();
+    const pypiIndexes: string[] = [];
     if (table.target !== undefined) {
       if (!isTable(table.target)) throw fail(`${where}target must be a table`);
       for (const [platform, target] of Object.entries(table.target)) {
@@ -109,10 +124,12 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
         }
         const list = dependencySpecs(target.dependencies, `${where}target.${platform}.dependencies`, fail);
         if (list.length > 0) targetSpecs.set(platform, list);
-        pypiWarnings(target['pypi-dependencies'], `${where}target.${platform}.pypi-dependencies`, filename, warnings);
+        const pypiList = pypiDependencies(target['pypi-dependencies'], `${where}target.${platform}.pypi-dependencies`, filename, fail, warnings, pypiIndexes);
+        if (pypiList.length > 0) targetPypi.set(platform, pypiList);
       }
     }
-    pypiWarnings(table['pypi-dependencies'], `${where}pypi-dependencies`, filename, warnings);
+    const pypi = pypiDependencies(table['pypi-dependencies'], `${where}pypi-dependencies`, filename, fail, warnings, pypiIndexes);
+    const options = pypiOptions(table['pypi-options'], `${where}pypi-options`, fail, warnings, filename);
     const system = table['system-requirements'] ?? {};
     if (!isTable(system)) throw fail(`${where}system-requirements must be a table`);
     return {
@@ -123,6 +140,9 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       targetSpecs,
       system,
       channelPriority: text(table['channel-priority'], `${where}channel-priority`),
+      pypi,
+      targetPypi,
+      pypiOptions: pypiIndexes.length > 0 ? { findLinks: [], ...options, extraIndexUrls: [...pypiIndexes, ...(options?.extraIndexUrls ?? [])] } : options,
     };
   };
 
@@ -130,7 +150,6 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
   if (isPyproject) {
     const project = doc.project;
     if (isTable(project)) {
-      pypiWarnings(project.dependencies, 'project.dependencies', filename, warnings);
       const requiresPython = project['requires-python'];
       if (typeof requiresPython === 'string' && !defaultFeature.specs.some((s) => specName(s.spec) === 'python')) {
         defaultFeature.specs.push({ spec: `python ${requiresPython.replace(/\s+/g, '')}` });
@@ -146,6 +165,8 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
     }
   }
 
+  if (isPyproject) addPyprojectFeatures(doc, defaultFeature, features, filename, fail);
+  const workspacePypiOptions = pypiOptions(workspace['pypi-options'], `${prefix}workspace.pypi-options`, fail, warnings, filename);
   const workspacePlatforms = stringList(workspace.platforms, `${prefix}workspace.platforms`);
   const definitions = new Map<string, { features: string[]; noDefault: boolean }>([['default', { features: [], noDefault: false }]]);
   if (root.environments !== undefined) {
@@ -189,8 +210,12 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       const entries = systemRequirements(system, platform, fail);
       if (entries.length > 0) virtualPackages.set(platform, entries);
     }
+    const pypi = environmentPypi(ordered, platforms);
     environments.set(name, {
       name,
+      ...(pypi.pypi.length > 0 ? { pypi: pypi.pypi } : {}),
+      ...(pypi.platformPypi.size > 0 ? { platformPypi: pypi.platformPypi } : {}),
+      ...optionsField(mergePypiOptions(workspacePypiOptions, ordered.map((f) => f.pypiOptions), fail, name)),
       channels,
       platforms,
       specs: base,
@@ -200,7 +225,56 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
       excludeNewer: text(workspace['exclude-newer'], `${prefix}workspace.exclude-newer`),
     });
   }
-  return { filename, environments, warnings };
+  const pypiMap = condaPypiMap(workspace['conda-pypi-map'], `${prefix}workspace.conda-pypi-map`, filename, fail, warnings);
+  return { filename, environments, warnings, ...(pypiMap ? { condaPypiMap: pypiMap } : {}) };
+}
+
+function optionsField(options: PypiIndexOptions | undefined): { pypiOptions?: PypiIndexOptions } {
+  return options && Object.keys(options).length > 0 ? { pypiOptions: options } : {};
+}
+
+/**
+ * A pyproject's `[project]` lists and dependency groups: the default feature's PyPI requirements,
+ * and features named after extras and groups (new ones when `[tool.pixi.feature]` has none).
+ */
+function addPyprojectFeatures(doc: Table, defaultFeature: Feature, features: Map<string, Feature>, filename: string, fail: (m: string) => Error): void {
+  const condaNames = new Set(defaultFeature.specs.map((s) => specName(s.spec).toLowerCase().replace(/[-_.]+/g, '-')));
+  for (const [name, list] of pyprojectFeatures(doc, condaNames, filename, fail)) {
+    if (name === 'default') {
+      defaultFeature.pypi.push(...list);
+      continue;
+    }
+    const held = features.get(name);
+    if (held) held.pypi.push(...list);
+    else features.set(name, { name, channels: [], platforms: undefined, specs: [], targetSpecs: new Map(), system: {}, pypi: [...list], targetPypi: new Map(), pypiOptions: undefined });
+  }
+}
+
+/** An environment's PyPI requirements, and the whole list of each platform where a target changes it. */
+function environmentPypi(ordered: readonly Feature[], platforms: readonly string[]): { pypi: PypiInputRequirement[]; platformPypi: Map<string, PypiInputRequirement[]> } {
+  const pypi = ordered.flatMap((f) => f.pypi);
+  const platformPypi = new Map<string, PypiInputRequirement[]>();
+  for (const platform of platforms) {
+    if (!ordered.some((f) => [...f.targetPypi.keys()].some((selector) => selectorRank(selector, platform) !== undefined))) continue;
+    platformPypi.set(platform, ordered.flatMap((f) => featurePypiOn(f, platform)));
+  }
+  return { pypi, platformPypi };
+}
+
+/** A feature's PyPI requirements on a platform: a target's requirement for a name replaces less specific ones. */
+function featurePypiOn(feature: Feature, platform: string): PypiInputRequirement[] {
+  const byName = new Map<string, { item: PypiInputRequirement; rank: number }>();
+  const put = (item: PypiInputRequirement, rank: number) => {
+    const name = (/^\s*([A-Za-z0-9._-]+)/.exec(item.requirement)?.[1] ?? item.requirement).toLowerCase().replace(/[-_.]+/g, '-');
+    const held = byName.get(name);
+    if (!held || held.rank <= rank) byName.set(name, { item, rank });
+  };
+  for (const item of feature.pypi) put(item, 0);
+  const targets = [...feature.targetPypi].map(([selector, items]) => ({ rank: selectorRank(selector, platform), items }));
+  for (const { rank, items } of targets.filter((t) => t.rank !== undefined).sort((a, b) => a.rank! - b.rank!)) {
+    for (const item of items) put(item, rank!);
+  }
+  return [...byName.values()].map((v) => v.item);
 }
 
 const FAMILIES = ['unix', 'linux', 'osx', 'win', 'emscripten', 'wasi'];
@@ -254,11 +328,6 @@ function dependencySpecs(value: unknown, where: string, fail: (m: string) => Err
     }
     throw fail(`${where}.${name} must be a version string or a table`);
   });
-}
-
-function pypiWarnings(value: unknown, where: string, filename: string, warnings: string[]): void {
-  const names = Array.isArray(value) ? value.map(String) : isTable(value) ? Object.keys(value) : [];
-  if (names.length > 0) warnings.push(`${filename}: ${where} (${names.join(', ')}) are PyPI packages and were not solved`);
 }
 
 const SYSTEM_KEYS = ['linux', 'libc', 'macos', 'cuda', 'archspec'];

@@ -50,4 +50,9 @@ export interface ManifestDetails {
 export interface ParseInputOptions {
   /** The environment of a lock or pixi manifest (`-e NAME`); `default` when absent. */
   readonly environment?: string;
+  /**
+   * Reads a file an input names (a pip `-r FILE`), its path already relative to that input's
+   * directory. Absent (the server): such a line is refused; no file system is read.
+   */
+  readonly readIncluded?: (path: string) => string;
 }
