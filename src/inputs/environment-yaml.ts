@@ -9,7 +9,7 @@ import type { InputSpec, ParsedInputFile } from './types.js';
 import type { PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
 import { readPipSection, type IncludedFileReader } from './pip-section.js';
 
-const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description']);
+const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description', 'pip-repositories']);
 
 /**
  * The largest environment file read. Real ones are a few kB; js-yaml takes ~50 ms for 256 kB on
@@ -76,6 +76,9 @@ export function parseEnvironmentYaml(filename: string, content: string, readIncl
       }
     });
   }
+  // conda-lock's `pip-repositories`: extra indexes for the pip: section.
+  const repositories = stringList(filename, record, 'pip-repositories');
+  if (repositories.length > 0) pypiOptions = mergeOptions({ extraIndexUrls: repositories }, pypiOptions ?? {});
   return {
     filename,
     kind: 'environment',
