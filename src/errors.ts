@@ -189,6 +189,8 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_EXPORT_NO_URL: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: failure('export-failed'),
+  CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES: failure('export-failed'),
+  CR_ERR_EXPORT_PYLOCK: failure('export-failed'),
   CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: failure('export-failed'),
   CR_ERR_EXPORT_YAML: failure('export-failed'),
   CR_ERR_EXPORT_FAILED: failure('export-failed'),

@@ -6,6 +6,7 @@ import { condaLockV1Exporter } from '../locks/conda-lock/write.js';
 import { environmentJsonExporter } from './environment-json.js';
 import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
+import { pylockExporter } from './pylock.js';
 import { rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
 import { requirementsExporter } from './requirements.js';
@@ -18,6 +19,7 @@ export const BUILTIN_EXPORTERS: readonly Exporter[] = [
   requirementsExporter,
   condaLockV1Exporter,
   rattlerLockV6Exporter,
+  pylockExporter,
 ];
 
 /** Registers the built-in exporters on `registry` (a new one when none is given) and returns it. */

@@ -4,6 +4,9 @@
  * Four comment lines, `@EXPLICIT`, then one bare package URL per line (no `#md5` suffix, unlike
  * `conda list --explicit --md5`), as `conda export --format explicit` writes it. The URLs follow the
  * environment's record order. The exporter's text has no final newline; the registry adds it.
+ * An environment with PyPI distributions is refused, as conda's own exporter refuses one with
+ * external (pip) packages (`conda/plugins/environment_exporters/explicit.py`): an explicit file
+ * cannot name them, and leaving them out would install a different environment.
  */
 import { requestedName } from './spec-forms.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
@@ -25,6 +28,14 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
       'Cannot export explicit format: no explicit packages with installation metadata found. ' +
         "Use 'requirements' format for environments with only requested packages, " +
         'or ensure the environment has been solved and installed.',
+    );
+  }
+  if ((environment.pypiRecords ?? []).length > 0) {
+    throw new ExportError(
+      'CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES',
+      FORMAT,
+      'Cannot export explicit format: environment contains external packages that cannot be represented in explicit format. ' +
+        'Use a different format to include external packages.',
     );
   }
   const requested = environment.requestedSpecs ?? [];

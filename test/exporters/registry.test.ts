@@ -17,8 +17,8 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it('lists the six primary names, sorted', () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements']);
+  it('lists the primary names, sorted', () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'requirements']);
   });
 
   it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts', () => {
@@ -30,8 +30,11 @@ describe('the built-in registry (seed 2.3)', () => {
       'environment-yaml',
       'explicit',
       'json',
+      'pep751',
       'pixi',
       'pixi-lock-v6',
+      'pylock',
+      'pylock.toml',
       'rattler-lock-v6',
       'reqs',
       'requirements',
@@ -79,7 +82,7 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
       "Unknown export format 'toml'. Available formats:\n  - conda-lock\n  - conda-lock-v1\n  - env.yml\n  - environment-json\n" +
-        '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - rattler-lock-v6\n  - reqs\n' +
+        '  - environment-yaml\n  - explicit\n  - json\n  - pep751\n  - pixi\n  - pixi-lock-v6\n  - pylock\n  - pylock.toml\n  - rattler-lock-v6\n  - reqs\n' +
         '  - requirements\n  - txt\n  - yaml\n  - yml',
     );
   });
@@ -169,6 +172,8 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - environment.yaml     (format: environment-yaml)',
         '  - environment.yml      (format: environment-yaml)',
         '  - explicit.txt         (format: explicit)',
+        '  - pylock.toml          (format: pylock)',
+        '  - pylock.*.toml        (format: pylock)',
         '  - pixi.lock            (format: rattler-lock-v6)',
         '  - requirements.txt     (format: requirements)',
         '  - spec.txt             (format: requirements)',
@@ -178,6 +183,7 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - environment-json     (aliases: json)',
         '  - environment-yaml     (aliases: yaml, yml, env.yml)',
         '  - explicit',
+        '  - pylock               (aliases: pylock.toml, pep751)',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
         '  - requirements         (aliases: reqs, txt)',
         '',
