@@ -14,6 +14,9 @@
  * Written by hand (TOML basic strings are JSON strings for the characters written here); key
  * order follows the PEP's example.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { markerEnvironment } from '../../vocabulary/pypi/marker-environment.js';
 import type { PypiRecord } from '../../vocabulary/pypi-record.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
@@ -38,12 +41,27 @@ function datetime(iso: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString().replace(/\.000Z$/, 'Z');
 }
 
+/**
+ * The wheel's hashes; a wheel in a local folder (find-links, a `file://` index) that lists none
+ * gets its sha256 computed from the file, since PEP 751 requires a hash for every file.
+ */
+function hashesOf(wheel: PypiRecord): Readonly<Record<string, string>> {
+  if (Object.keys(wheel.hashes).length > 0 || !wheel.url.startsWith('file:')) return wheel.hashes;
+  try {
+    return { sha256: createHash('sha256').update(readFileSync(fileURLToPath(wheel.url))).digest('hex') };
+  } catch {
+    return {};
+  }
+}
+
 interface Entry {
   readonly name: string;
   readonly version: string;
   readonly record: PypiRecord;
   readonly wheels: Map<string, PypiRecord>;
   readonly markers: string[];
+  /** Every platform's edges: a dependency named by a marker on one platform only is still listed. */
+  readonly depends: Set<string>;
 }
 
 export function exportPylock(environments: readonly ExportEnvironment[], context: ExportContext): string {
@@ -59,9 +77,10 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
     for (const record of environment.pypiRecords!) {
       const key = `${record.name.toLowerCase()}\u0000${record.version}`;
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = { name: record.name, version: record.version, record, wheels: new Map(), markers: [] }));
+      if (!entry) entries.set(key, (entry = { name: record.name, version: record.version, record, wheels: new Map(), markers: [], depends: new Set() }));
       entry.wheels.set(record.filename, record);
       entry.markers.push(markers.get(environment.platform)!);
+      for (const name of record.depends) entry.depends.add(name);
     }
   }
   const pythons = new Set(withPypi.map((e) => e.records.find((r) => r.name === 'python')!.version.split('.').slice(0, 2).join('.')));
@@ -74,7 +93,7 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
     lines.push('', '[[packages]]', `name = ${str(entry.name)}`, `version = ${str(entry.version)}`);
     if (entry.markers.length < all.length) lines.push(`marker = ${str(entry.markers.map((m) => (entry.markers.length > 1 ? `(${m})` : m)).join(' or '))}`);
     if (entry.record.requires_python) lines.push(`requires-python = ${str(entry.record.requires_python)}`);
-    if (entry.record.depends.length > 0) lines.push(`dependencies = [${entry.record.depends.map((d) => `{name = ${str(d)}}`).join(', ')}]`);
+    if (entry.depends.size > 0) lines.push(`dependencies = [${[...entry.depends].sort().map((d) => `{name = ${str(d)}}`).join(', ')}]`);
     lines.push(`index = ${str(entry.record.index)}`);
     for (const wheel of [...entry.wheels.values()].sort((a, b) => (a.filename < b.filename ? -1 : 1))) {
       lines.push('', '[[packages.wheels]]', `name = ${str(wheel.filename)}`);
@@ -82,7 +101,7 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
       if (uploaded) lines.push(`upload-time = ${uploaded}`);
       lines.push(`url = ${str(wheel.url)}`);
       if (wheel.size !== null) lines.push(`size = ${wheel.size}`);
-      const hashes = Object.entries(wheel.hashes).sort(([a], [b]) => (a < b ? -1 : 1));
+      const hashes = Object.entries(hashesOf(wheel)).sort(([a], [b]) => (a < b ? -1 : 1));
       if (hashes.length === 0) throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${wheel.filename} has no hash (PEP 751 requires one)`);
       lines.push(`hashes = {${hashes.map(([k, v]) => `${k} = ${str(v)}`).join(', ')}}`);
     }

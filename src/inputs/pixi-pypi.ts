@@ -102,7 +102,7 @@ export function pypiOptions(value: unknown, where: string, fail: Fail, warnings:
   const links = value['find-links'];
   if (links !== undefined && !Array.isArray(links)) throw fail(`${where}.find-links must be a list of { path } or { url }`);
   const findLinks = ((links ?? []) as unknown[]).map((l, i) => {
-    if (isTable(l) && typeof l.path === 'string') return l.path;
+    if (isTable(l) && typeof l.path === 'string') return relativeTo(l.path, filename);
     if (isTable(l) && typeof l.url === 'string') return l.url;
     throw fail(`${where}.find-links[${i}] must be { path = "..." } or { url = "..." }`);
   });
@@ -232,6 +232,13 @@ export function condaPypiMap(value: unknown, where: string, filename: string, fa
     out[channel] = names;
   }
   return out;
+}
+
+/** pixi: a find-links path is relative to the workspace (the manifest's folder). */
+function relativeTo(path: string, manifest: string): string {
+  if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return path;
+  const slash = Math.max(manifest.lastIndexOf('/'), manifest.lastIndexOf('\\'));
+  return slash < 0 ? path : `${manifest.slice(0, slash + 1)}${path}`;
 }
 
 function buildError(filename: string, at: string, what: string, why: string): InputFileError {
