@@ -132,6 +132,8 @@ export const SERVE_OPTIONS = {
   host: { type: 'string', help: 'address to listen on', value: 'text' },
   port: { type: 'string', help: 'port (0 picks a free one)', value: 'text' },
   'allow-channel': { type: 'string', multiple: true, help: 'channel the server may fetch', value: 'channel' },
+  'allow-index': { type: 'string', multiple: true, help: 'PyPI index the server may fetch, besides pypi.org', value: 'text' },
+  'max-pypi-projects': { type: 'string', help: 'PyPI projects one request may fetch', value: 'text' },
   'allow-local-channels': { type: 'boolean', help: 'allow file:// and local channels' },
   'cache-dir': { type: 'string', help: 'repodata cache directory', value: 'dir' },
   'default-channel': { type: 'string', multiple: true, help: 'channel used when a request names none', value: 'channel' },

@@ -159,6 +159,7 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         NativeResult: schemas.nativeResult,
         SolveResult: schemas.solveResult,
         PackageRecord: schemas.packageRecord,
+        PypiRecord: schemas.pypiRecord,
         Problem: schemas.problem,
         Formats: schemas.formats,
         Platforms: schemas.platforms,
