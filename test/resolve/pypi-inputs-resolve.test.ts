@@ -11,7 +11,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerBuiltinExporters, resolveEnvironments, toNative } from '../../src/index.js';
+import { registerBuiltinExporters, resolveEnvironments, toNative, treeOf, whyOf } from '../../src/index.js';
 import { exportEnvironments } from '../../src/resolve.js';
 import { CONTEXT } from '../exporters/reference-records.js';
 import { buildWheel, metadataText, startIndexServer, type IndexFile, type IndexServer } from '../helpers/pypi-index.js';
@@ -76,6 +76,18 @@ describe('input files with PyPI sections, solved', () => {
     expect(lock.environments).toHaveLength(3);
     expect(lock.packages.find((p) => p.name === 'colorama')!.marker).toBe("sys_platform == 'win32' and platform_machine == 'AMD64'");
     expect(lock.packages.every((p) => p.wheels.every((w) => /^[0-9a-f]{64}$/.test(w.hashes.sha256)))).toBe(true);
+
+    // tree and why follow PyPI edges (Requires-Dist that hold on the platform), from the pip: requirement.
+    expect(treeOf(resolution)[2]!.text).toContain('Flask 3.1.3 pypi [flask>=3.1]\n├─ blinker 1.9.0 pypi [blinker>=1.9.0]\n├─ click 8.4.0 pypi [click>=8.1.3]\n│  └─ colorama 0.4.6 pypi [colorama; platform_system == "Windows"]');
+    expect(treeOf(resolution)[0]!.text).not.toContain('colorama');
+    expect(whyOf(resolution, 'colorama')[2]!.text.split('\n')).toEqual([
+      'colorama 0.4.6 pypi is needed by 1 path:',
+      '1. requested flask>=3.1',
+      '   -> Flask 3.1.3 pypi  (requested flask>=3.1)',
+      '   -> click 8.4.0 pypi  (flask depends on click>=8.1.3)',
+      '   -> colorama 0.4.6 pypi  (click depends on colorama; platform_system == "Windows")',
+    ]);
+    expect(whyOf(resolution, 'colorama')[0]!.text).toBe('colorama is not in the environment');
   });
 
   it('conda-lock test-pypi-resolve-gh449: extras of a pinned requirement (python 3.10)', async () => {
