@@ -8,17 +8,8 @@
 import { tryParseRequirement, type PypiRequirement } from '../../vocabulary/pypi/requirement.js';
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import type { PypiRecord } from '../../vocabulary/pypi-record.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
+import { pypiAsRecord } from '../pypi/as-record.js';
 import type { DependencyGraph, GraphEdge } from './graph.js';
-
-/** A PyPI distribution in the shape the graph keeps (a PackageRecord with build `pypi`). */
-function node(record: PypiRecord): PackageRecord {
-  return {
-    name: record.name, version: record.version, build: 'pypi', build_number: 0, channel: record.index, subdir: 'pypi', fn: record.filename,
-    url: record.url, md5: null, sha256: record.sha256, size: record.size, depends: [...record.requires_dist], constrains: [], track_features: [],
-    features: null, license: null, license_family: null, noarch: null, timestamp: null,
-  };
-}
 
 /** `graph` with the PyPI distributions of the same platform added; `requested` are the root PyPI requirements. */
 export function withPypi(graph: DependencyGraph, pypi: readonly PypiRecord[], requested: readonly PypiRequirement[]): DependencyGraph {
@@ -29,7 +20,7 @@ export function withPypi(graph: DependencyGraph, pypi: readonly PypiRecord[], re
     keyOf.set(name, graph.records.has(name) ? `pypi:${name}` : name);
   }
   const records = new Map(graph.records);
-  for (const record of pypi) records.set(keyOf.get(normalizePypiName(record.name))!, node(record));
+  for (const record of pypi) records.set(keyOf.get(normalizePypiName(record.name))!, pypiAsRecord(record));
   const sorted = new Map([...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const dependencies = new Map(graph.dependencies);
   const dependents = new Map<string, GraphEdge[]>([...sorted.keys()].map((key) => [key, [...(graph.dependents.get(key) ?? [])]]));

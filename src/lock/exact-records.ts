@@ -11,6 +11,7 @@ import { isExplicitFile } from '../inputs/spec-list.js';
 import { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { lockedRecord } from '../locks/lock-record.js';
 import { byName } from '../native-result.js';
+import { pypiAsRecord } from '../pypi/as-record.js';
 import type { ExactEnvironments } from './diff.js';
 
 export function readExactRecords(filename: string, content: string, options: { readonly environment?: string } = {}): ExactEnvironments {
@@ -46,6 +47,13 @@ function explicitRecords(filename: string, content: string): ExactEnvironments {
   return result;
 }
 
+/** A PyPI distribution of the native result, in the record shape `diff` compares (build `pypi`). */
+function pypiRecord(p: Record<string, unknown>, url: string, bad: () => Error): PackageRecord {
+  if (typeof p.name !== 'string' || typeof p.version !== 'string') throw bad();
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return pypiAsRecord({ name: p.name, version: p.version, url, filename: text(p.filename), index: text(p.index), sha256: text(p.sha256) ?? null, size: typeof p.size === 'number' ? p.size : null });
+}
+
 interface NativeShape {
   platform?: unknown;
   packages?: unknown;
@@ -67,6 +75,7 @@ function nativeRecords(filename: string, content: string): ExactEnvironments {
       item.platform,
       (item.packages as Record<string, unknown>[]).map((p, i) => {
         if (typeof p?.url !== 'string') throw bad();
+        if (p.manager === 'pip') return pypiRecord(p, p.url, bad);
         const record = lockedRecord(filename, `${item.platform} package ${i}`, p.url, {
           name: typeof p.name === 'string' ? p.name : undefined,
           version: typeof p.version === 'string' ? p.version : undefined,
