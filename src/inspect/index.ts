@@ -34,7 +34,7 @@ export interface TreeRequest {
 export function treeOf(resolution: Resolution, options: TreeRequest = {}): PlatformTree[] {
   return resolution.platforms.map((p) => {
     if (p.records === null) return { platform: p.platform, error: p.error, roots: [], text: '' };
-    const graph = buildGraph(p.records, requestedSpecs(resolution));
+    const graph = buildGraph(p.records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
     if (options.invert !== undefined) {
       const name = options.invert.toLowerCase();
       const root = invertedTree(graph, name, { depth: options.depth });
@@ -56,7 +56,7 @@ export function whyOf(resolution: Resolution, name: string, limit?: number): Pla
   const wanted = name.toLowerCase();
   return resolution.platforms.map((p) => {
     if (p.records === null) return { platform: p.platform, error: p.error, answer: null, text: '' };
-    const graph = buildGraph(p.records, requestedSpecs(resolution));
+    const graph = buildGraph(p.records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
     const answer = whyPaths(graph, wanted, limit);
     return { platform: p.platform, error: null, answer, text: renderWhy(answer, graph).join('\n') };
   });
