@@ -22,28 +22,29 @@ export interface NativePackage {
   manager: 'conda';
 }
 
-/** A PyPI distribution of the answer: every field of `PypiRecord`, then `manager: "pip"`. */
+/** A PyPI distribution kept from a lock (`manager: pip`), after the conda packages. */
 export interface NativePypiPackage {
   name: string;
-  version: string;
-  filename: string;
+  version: string | null;
   url: string;
-  index: string;
   sha256: string | null;
-  hashes: Record<string, string>;
-  size: number | null;
-  upload_time: string | null;
-  yanked: boolean;
+  md5: string | null;
   requires_dist: string[];
   requires_python: string | null;
-  extras: string[];
-  depends: string[];
+  index: string | null;
+  /** The fields below: a solved distribution (from the index); a lock's kept entries do not have them. */
+  filename?: string;
+  hashes?: Record<string, string>;
+  size?: number | null;
+  upload_time?: string | null;
+  yanked?: boolean;
+  extras?: string[];
+  depends?: string[];
   manager: 'pip';
 }
 
 export interface SolveResult {
   platform: string;
-  /** conda records, then PyPI distributions (`manager` tells them apart), each sorted by name. */
   packages: (NativePackage | NativePypiPackage)[];
   error: string | null;
   /** Only on a platform that failed: why no solution exists, as data (null for other failures). */
@@ -73,18 +74,19 @@ export function nativePypiPackage(record: PypiRecord): NativePypiPackage {
   return {
     name: record.name,
     version: record.version,
-    filename: record.filename,
     url: record.url,
-    index: record.index,
     sha256: record.sha256,
-    hashes: { ...record.hashes },
-    size: record.size,
-    upload_time: record.upload_time,
-    yanked: record.yanked,
+    md5: record.md5,
     requires_dist: [...record.requires_dist],
     requires_python: record.requires_python,
-    extras: [...record.extras],
-    depends: [...record.depends],
+    index: record.index,
+    ...(record.filename !== undefined ? { filename: record.filename } : {}),
+    ...(record.hashes !== undefined ? { hashes: { ...record.hashes } } : {}),
+    ...(record.size !== undefined ? { size: record.size } : {}),
+    ...(record.upload_time !== undefined ? { upload_time: record.upload_time } : {}),
+    ...(record.yanked !== undefined ? { yanked: record.yanked } : {}),
+    ...(record.extras !== undefined ? { extras: [...record.extras] } : {}),
+    ...(record.depends !== undefined ? { depends: [...record.depends] } : {}),
     manager: 'pip',
   };
 }

@@ -14,6 +14,8 @@ import { InputFileError, UsageError } from './errors.js';
 import { parseInputFile, type ParsedInputFile } from './inputs/index.js';
 import { expandChannel, type ChannelSettings } from './config/channels.js';
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { PypiRecord } from '../vocabulary/pypi-record.js';
+import type { LockEnvironmentDetails } from './locks/types.js';
 import { checkLockInput } from './lock/lock-input.js';
 import { readPreviousLock, type PreviousLock } from './lock/previous-lock.js';
 import { parseResolutionStrategy, preparePypi, type CondaPypiMapOverrides, type PreparedPypi, type PypiIndexOptions } from './pypi/request.js';
@@ -67,6 +69,12 @@ export interface PreparedRequest {
   readonly previousLock?: PreviousLock;
   /** Set when the input is a lock file: each platform's records, taken as they are (no solve). */
   readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
+  /**
+   * What a lock holds beside its conda records and a resolve keeps as it is: the PyPI
+   * distributions (from the input lock, or from `--lock` until the PyPI solve re-solves them),
+   * the packages kept by reference, and the lock's details for writing it back.
+   */
+  readonly kept?: KeptFromLock;
   /** The whole root spec list of each platform where a pixi manifest's targets change `specs`. */
   readonly platformSpecs?: ReadonlyMap<string, readonly MatchSpec[]>;
   /** Virtual packages per platform from a pixi manifest's system-requirements, before `virtualPackages`. */
@@ -77,6 +85,18 @@ export interface PreparedRequest {
   readonly pypi?: PreparedPypi;
   /** Which version of each name the solves prefer; `highest` when absent. */
   readonly resolution?: ResolutionStrategy;
+}
+
+/** What a resolve keeps from a lock as it is (see `PreparedRequest.kept`). */
+export interface KeptFromLock {
+  /** The lock's file name and environment, for messages. */
+  readonly filename: string;
+  readonly environment: string;
+  /** Per platform asked for: the PyPI distributions. */
+  readonly pypi: ReadonlyMap<string, readonly PypiRecord[]>;
+  readonly pypiIndexes: readonly string[];
+  /** The lock environment's details (only when the lock is the input, so its records are the answer). */
+  readonly details?: LockEnvironmentDetails;
 }
 
 /** The root specs of one platform. */
@@ -262,7 +282,8 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     virtualPackages: extraVirtual,
     excludeNewer: excludeNewer === undefined ? undefined : parseExcludeNewer(excludeNewer),
     warnings,
-    ...(locked ? { locked: locked.platformsOf(platforms) } : {}),
+    ...(locked ? { locked: locked.platformsOf(platforms), kept: locked.keptOf(platforms) } : {}),
+    ...(!locked && previousLock ? keptFromPreviousLock(previousLock, platforms, warnings) : {}),
     ...(previousLock ? { previousLock } : {}),
     ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
     ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
@@ -270,6 +291,20 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     ...(pypi ? { pypi } : {}),
     ...(resolution !== 'highest' ? { resolution } : {}),
   };
+}
+
+/**
+ * A re-solve with `--lock` keeps the lock's PyPI distributions as they are (the PyPI solve is its
+ * own work): on the platforms asked for, and said in a warning when there are any.
+ */
+function keptFromPreviousLock(lock: PreviousLock, platforms: readonly string[], warnings: string[]): { kept?: KeptFromLock } {
+  const pypi = new Map(platforms.map((p) => [p, lock.environment.pypi.get(p) ?? []] as const));
+  const count = new Set([...pypi.values()].flat().map((r) => r.url)).size;
+  if (count === 0) return {};
+  warnings.push(
+    `${lock.filename}: environment "${lock.environment.name}": ${count} PyPI package${count === 1 ? '' : 's'} kept as locked (a re-solve solves the conda packages; PyPI packages are not re-solved yet)`,
+  );
+  return { kept: { filename: lock.filename, environment: lock.environment.name, pypi, pypiIndexes: lock.environment.pypiIndexes } };
 }
 
 /** ISO 8601 date (`2024-05-01`, midnight UTC) or date-time; the end of that instant is the cut-off. */

@@ -184,7 +184,7 @@ class PlatformTimeoutError extends CondaResolveError {
 export function toNative(resolution: Resolution): SolveResult[] {
   return resolution.platforms.map((p) => ({
     platform: p.platform,
-    packages: p.records ? [...p.records.map(nativePackage), ...(p.pypi ?? []).map(nativePypiPackage)] : [],
+    packages: p.records ? [...p.records.map(nativePackage), ...pypiOf(resolution, p).map(nativePypiPackage)] : [],
     error: p.error,
     // After `error`, on failed platforms only: a solved platform keeps its three fields.
     ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
@@ -194,5 +194,22 @@ export function toNative(resolution: Resolution): SolveResult[] {
 /** The environments handed to exporters: no name, no prefix, records sorted by name. */
 export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
   const channels = resolution.request.channels.map((c) => c.name);
-  return resolution.platforms.map((p) => ({ platform: p.platform, records: p.records ?? [], channels, ...(p.pypi && p.pypi.length > 0 ? { pypiRecords: p.pypi } : {}) }));
+  const kept = resolution.request.kept;
+  const solvedIndexes = resolution.request.pypi ? [resolution.request.pypi.indexUrl, ...resolution.request.pypi.extraIndexUrls] : [];
+  return resolution.platforms.map((p) => {
+    const pypi = pypiOf(resolution, p);
+    return {
+      platform: p.platform,
+      records: p.records ?? [],
+      channels,
+      ...(pypi.length > 0 ? { pypi } : {}),
+      ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : solvedIndexes.length > 0 ? { pypiIndexes: solvedIndexes } : {}),
+      ...(kept?.details ? { lock: kept.details } : {}),
+    };
+  });
+}
+
+/** A platform's PyPI distributions: those the solve chose, else those a lock input keeps. */
+function pypiOf(resolution: Resolution, platform: PlatformResolution): readonly PypiRecord[] {
+  return platform.pypi ?? resolution.request.kept?.pypi.get(platform.platform) ?? [];
 }

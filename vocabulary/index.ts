@@ -4,6 +4,7 @@
  */
 export { CondaResolveError } from './errors.js';
 export type { PackageRecord } from './record.js';
+export { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from './pypi-record.js';
 export {
   Version,
   InvalidVersionError,

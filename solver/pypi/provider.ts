@@ -268,18 +268,20 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
       const edges = new Set(this.#edges.get(ids[i]) ?? []);
       for (const extra of asked) for (const requirement of metadata.requiresDist) if (requirement.marker && evaluate(requirement.marker, s.environment, [extra])) edges.add(normalizePypiName(requirement.name));
       return {
+        manager: 'pip',
         name: metadata.name,
         version: metadata.version,
-        filename: file.filename,
         url: file.url,
-        index: file.index,
         sha256: file.hashes.sha256 ?? null,
+        md5: file.hashes.md5 ?? null,
+        requires_dist: metadata.requiresDist.map(String),
+        requires_python: metadata.requiresPythonText ?? file.requiresPython,
+        index: file.index,
+        filename: file.filename,
         hashes: { ...file.hashes },
         size: file.size,
         upload_time: file.uploadTime,
         yanked: file.yanked !== false,
-        requires_dist: metadata.requiresDist.map(String),
-        requires_python: metadata.requiresPythonText ?? file.requiresPython,
         extras: asked,
         depends: [...edges].sort(),
       } satisfies PypiRecord;

@@ -11,6 +11,7 @@ import type { Explanation } from '../core/explain/types.js';
 import { CoreSolver, type CoreSolverOptions } from '../core/solver.js';
 import { SolveAbortedError, SolveTimeoutError } from '../errors.js';
 import { CondaProvider } from '../conda/provider.js';
+import { lowestFirst } from '../conda/solve.js';
 import type { SpecParser } from '../conda/spec.js';
 import type { SolveRequest } from '../conda/types.js';
 import { vocabularySpecParser } from '../conda/vocabulary-spec.js';
@@ -34,8 +35,6 @@ export function solveMixed(request: MixedSolveRequest, parseSpec: SpecParser = v
       ? { cancellation: { check: () => (request.signal?.aborted ? 'aborted' : Date.now() > deadline ? 'timeout' : null) } }
       : {};
   const rootSpecs = request.specs.map((spec) => parseSpec(spec));
-  const resolution = request.pypi.resolution;
-  const direct = new Set(rootSpecs.map((s) => s.name));
   const condaProvider = new CondaProvider({
     channels: request.channels,
     virtualPackages: request.virtualPackages,
@@ -44,7 +43,7 @@ export function solveMixed(request: MixedSolveRequest, parseSpec: SpecParser = v
     parseSpec,
     rootSpecs,
     locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
-    ...(resolution === 'highest' ? {} : { lowestFirst: (name: string) => resolution === 'lowest' || direct.has(name) }),
+    ...lowestFirst(request.pypi.resolution, rootSpecs),
   });
   const provider = new MixedProvider(condaProvider, request.pypi);
   const condaRoots = request.specs.map((spec, i) => 2 * condaProvider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));

@@ -6,6 +6,7 @@ import { PypiIndexClient } from '../../repodata/pypi/client.js';
 import type { PreparedPypi } from '../pypi/request.js';
 import { readPypiMappings } from './pypi-mapping-file.js';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
@@ -29,7 +30,10 @@ import { checkResolveArgs, verbosity } from './resolve-habits.js';
 import type { UserSettings } from './user-settings.js';
 import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
 import { exporterForOutput } from './output-format.js';
-import { renderResolution } from '../lock/answer.js';
+import { leftOutWarnings, renderResolution } from '../lock/answer.js';
+import { chosenPixiLockFormat, isPixiLockFormat } from '../lock/lock-version.js';
+import { lockExportEnvironments, lockFormatOf, readLockFile } from '../locks/lock-file.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 
@@ -88,9 +92,23 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const condaPypiMap = await readPypiMappings(values['pypi-mapping'], io.cwd);
     const input = requestFromFlags(values, user, { specs: positionals, files, lock, update: values.update, condaPypiMap });
     const prepareOptions = prepareOptionsFor(io, user);
+    // `-o pixi.lock` without --format: the version of the lock there, of --lock or of the input lock, else by the input.
+    if (exporter && values.format === undefined && isPixiLockFormat(exporter.name)) {
+      exporter = registry!.get(chosenPixiLockFormat({ existing: await existingFile(values.output, io.cwd), lock, files }));
+    }
+    // A whole lock in a pixi.lock format (no -e, nothing else asked): every environment, no solve.
+    const wholeLock = exporter && isPixiLockFormat(exporter.name) && files.length === 1 && positionals.length === 0 && values.environment === undefined && lock === undefined && !values.check && !values.diff && (values.channel ?? []).length === 0 ? lockFormatOf(files[0]!.filename, files[0]!.content) : undefined;
+    if (exporter && wholeLock) {
+      const document = readLockFile(files[0]!.filename, files[0]!.content, wholeLock);
+      const text = registry!.render(exporter.name, lockExportEnvironments(document, { platforms: input.platforms }), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      await emit(io, values.output, text, values['dry-run']);
+      return EXIT_OK;
+    }
     // A whole pixi workspace written to one pixi.lock (`pixi lock`): every environment.
     if (isWorkspaceRequest(input, values.format !== undefined || values.output !== undefined ? exporter?.name : undefined)) {
+      const format = exporter && isPixiLockFormat(exporter.name) ? exporter.name : chosenPixiLockFormat({ lock, files });
       return await workspaceCommand(input, prepareOptions, {
+        format,
         values,
         io,
         registry: registry!,
@@ -136,6 +154,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       writeError(io, userMessage(error));
       return EXIT_FAILED;
     }
+    for (const warning of leftOutWarnings(resolution, exporter.name)) writeWarning(io, warning);
     report.step(`rendered ${exporter.name}`);
     await deliver(text);
     report.step('wrote the result');
@@ -146,6 +165,16 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     // The registry says which errors are usage errors (exit 2); anything else failed (exit 1).
     writeError(io, userMessage(error));
     return exitStatusOf(error);
+  }
+}
+
+/** The file at `-o PATH`, when there is one to read (its lock version is kept). */
+async function existingFile(output: string | undefined, cwd: string): Promise<{ filename: string; content: string } | undefined> {
+  if (output === undefined || output === '-') return undefined;
+  try {
+    return { filename: output, content: await readFile(resolve(cwd, output), 'utf8') };
+  } catch {
+    return undefined;
   }
 }
 

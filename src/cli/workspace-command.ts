@@ -6,7 +6,8 @@
 import { UsageError, userMessage } from '../errors.js';
 import type { ExporterRegistry } from '../exporters/index.js';
 import { renderDiff } from '../lock/diff.js';
-import { renderWorkspace, WORKSPACE_FORMAT, workspaceAnswers } from '../lock/answer.js';
+import { renderWorkspace, workspaceAnswers } from '../lock/answer.js';
+import type { PixiLockFormat } from '../lock/lock-version.js';
 import { prepareWorkspace, workspaceDiff, workspaceStaleness, type EnvironmentDiff } from '../lock/workspace.js';
 import type { PrepareOptions, PreparedRequest, ResolveRequest } from '../request.js';
 import type { Resolution } from '../resolve.js';
@@ -19,9 +20,9 @@ export interface WorkspaceDeps {
   readonly run: (requests: readonly PreparedRequest[]) => Promise<Resolution[]>;
   readonly emit: (output: string | undefined, text: string) => Promise<void>;
   readonly now: Date;
+  /** The pixi.lock version written (`src/lock/lock-version.ts`). */
+  readonly format: PixiLockFormat;
 }
-
-const FORMAT = WORKSPACE_FORMAT;
 
 export async function workspaceCommand(input: ResolveRequest, options: PrepareOptions, deps: WorkspaceDeps): Promise<number> {
   const { values, io } = deps;
@@ -47,12 +48,12 @@ export async function workspaceCommand(input: ResolveRequest, options: PrepareOp
   const failed = answers.flatMap((a) => a.platforms.filter((p) => p.error !== null).map((p) => ({ environment: a.name, ...p })));
   if (failed.length > 0) {
     for (const p of failed) writeError(io, `environment "${p.environment}", ${p.platform}: ${p.error}`);
-    writeError(io, `no ${FORMAT} output: ${failed.length === 1 ? 'a platform' : 'platforms'} failed to solve`);
+    writeError(io, `no ${deps.format} output: ${failed.length === 1 ? 'a platform' : 'platforms'} failed to solve`);
     return EXIT_FAILED;
   }
   let text: string;
   try {
-    text = renderWorkspace(deps.registry, workspace, resolutions, deps.now);
+    text = renderWorkspace(deps.registry, workspace, resolutions, deps.now, deps.format);
   } catch (error) {
     writeError(io, userMessage(error));
     return EXIT_FAILED;

@@ -1,6 +1,6 @@
 /**
- * The exporters conda-resolve ships: conda's four built-ins and conda-lockfiles' two lock formats
- * (seed section 2.3). They are registered like any plugin's, under the plugin name `conda-resolve`.
+ * The exporters conda-resolve ships: conda's four built-ins, conda-lockfiles' two lock formats
+ * (seed section 2.3), and pixi.lock version 7 as pixi writes it. They are registered like any plugin's, under the plugin name `conda-resolve`.
  */
 import { condaLockV1Exporter } from '../locks/conda-lock/write.js';
 import { environmentJsonExporter } from './environment-json.js';
@@ -8,6 +8,7 @@ import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
 import { pylockExporter } from './pylock.js';
 import { rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
+import { rattlerLockV7Exporter } from '../locks/pixi-lock/write-v7.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
 import { requirementsExporter } from './requirements.js';
 import type { Exporter } from './types.js';
@@ -19,6 +20,7 @@ export const BUILTIN_EXPORTERS: readonly Exporter[] = [
   requirementsExporter,
   condaLockV1Exporter,
   rattlerLockV6Exporter,
+  rattlerLockV7Exporter,
   pylockExporter,
 ];
 

@@ -30,7 +30,7 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
         'or ensure the environment has been solved and installed.',
     );
   }
-  if ((environment.pypiRecords ?? []).length > 0) {
+  if ((environment.pypi ?? []).length > 0) {
     throw new ExportError(
       'CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES',
       FORMAT,

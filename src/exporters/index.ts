@@ -52,4 +52,5 @@ export { environmentJsonExporter, exportEnvironmentJson } from './environment-js
 export { environmentYamlExporter, exportEnvironmentYaml } from './environment-yaml.js';
 export { explicitExporter, exportExplicit } from './explicit.js';
 export { exportRattlerLockV6, rattlerLockV6Document, rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
+export { exportRattlerLockV7, rattlerLockV7Document, rattlerLockV7Exporter } from '../locks/pixi-lock/write-v7.js';
 export { exportRequirements, requirementsExporter } from './requirements.js';

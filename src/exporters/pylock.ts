@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { markerEnvironment } from '../../vocabulary/pypi/marker-environment.js';
-import type { PypiRecord } from '../../vocabulary/pypi-record.js';
+import { normalizePypiName, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
 
 const FORMAT = 'pylock';
@@ -46,12 +46,27 @@ function datetime(iso: string): string | undefined {
  * gets its sha256 computed from the file, since PEP 751 requires a hash for every file.
  */
 function hashesOf(wheel: PypiRecord): Readonly<Record<string, string>> {
-  if (Object.keys(wheel.hashes).length > 0 || !wheel.url.startsWith('file:')) return wheel.hashes;
+  // A lock's record carries sha256 and md5 only; a solved one every hash the index gives.
+  const given = wheel.hashes ?? Object.fromEntries(Object.entries({ sha256: wheel.sha256, md5: wheel.md5 }).filter((e): e is [string, string] => e[1] !== null));
+  if (Object.keys(given).length > 0 || !wheel.url.startsWith('file:')) return given;
   try {
     return { sha256: createHash('sha256').update(readFileSync(fileURLToPath(wheel.url))).digest('hex') };
   } catch {
     return {};
   }
+}
+
+function fileName(record: PypiRecord): string {
+  return record.filename ?? decodeURIComponent(record.url.split(/[?#]/)[0]!.split('/').pop()!);
+}
+
+/** The solve's edges, or (a lock's record) the names its Requires-Dist gives without an extra. */
+function dependsOf(record: PypiRecord): readonly string[] {
+  if (record.depends) return record.depends;
+  return record.requires_dist.filter((r) => !requirementNeedsExtra(r)).flatMap((r) => {
+    const name = requirementName(r);
+    return name === undefined ? [] : [normalizePypiName(name)];
+  });
 }
 
 interface Entry {
@@ -66,21 +81,24 @@ interface Entry {
 
 export function exportPylock(environments: readonly ExportEnvironment[], context: ExportContext): string {
   if (environments.length === 0) throw new ExportError('CR_ERR_EXPORT_NO_ENVIRONMENTS', FORMAT, 'Cannot export pylock.toml: no platforms');
-  const withPypi = environments.filter((e) => (e.pypiRecords ?? []).length > 0);
+  const withPypi = environments.filter((e) => (e.pypi ?? []).length > 0);
   if (withPypi.length === 0) {
     throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, 'Cannot export pylock.toml: the environment has no PyPI packages (a pylock.toml lists PyPI distributions only)');
   }
-  const markers = new Map(environments.map((e) => [e.platform, (e.pypiRecords ?? []).length > 0 ? platformMarker(e) : undefined] as const));
+  const markers = new Map(environments.map((e) => [e.platform, (e.pypi ?? []).length > 0 ? platformMarker(e) : undefined] as const));
   const all = environments.map((e) => markers.get(e.platform)).filter((m): m is string => m !== undefined);
   const entries = new Map<string, Entry>();
   for (const environment of withPypi) {
-    for (const record of environment.pypiRecords!) {
+    for (const record of environment.pypi!) {
+      if (record.version === null) {
+        throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${record.name} is a local source tree (${record.url}), which a pylock.toml cannot lock without a version`);
+      }
       const key = `${record.name.toLowerCase()}\u0000${record.version}`;
       let entry = entries.get(key);
       if (!entry) entries.set(key, (entry = { name: record.name, version: record.version, record, wheels: new Map(), markers: [], depends: new Set() }));
-      entry.wheels.set(record.filename, record);
+      entry.wheels.set(fileName(record), record);
       entry.markers.push(markers.get(environment.platform)!);
-      for (const name of record.depends) entry.depends.add(name);
+      for (const name of dependsOf(record)) entry.depends.add(name);
     }
   }
   const pythons = new Set(withPypi.map((e) => e.records.find((r) => r.name === 'python')!.version.split('.').slice(0, 2).join('.')));
@@ -94,15 +112,17 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
     if (entry.markers.length < all.length) lines.push(`marker = ${str(entry.markers.map((m) => (entry.markers.length > 1 ? `(${m})` : m)).join(' or '))}`);
     if (entry.record.requires_python) lines.push(`requires-python = ${str(entry.record.requires_python)}`);
     if (entry.depends.size > 0) lines.push(`dependencies = [${[...entry.depends].sort().map((d) => `{name = ${str(d)}}`).join(', ')}]`);
-    lines.push(`index = ${str(entry.record.index)}`);
-    for (const wheel of [...entry.wheels.values()].sort((a, b) => (a.filename < b.filename ? -1 : 1))) {
-      lines.push('', '[[packages.wheels]]', `name = ${str(wheel.filename)}`);
+    // pixi.lock v7 leaves pypi.org out of a package's index.
+    lines.push(`index = ${str(entry.record.index ?? 'https://pypi.org/simple')}`);
+    for (const [filename, wheel] of [...entry.wheels].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      // PEP 751: a wheel is one of `[[packages.wheels]]`, an sdist (a lock may keep one) `[packages.sdist]`.
+      lines.push('', filename.endsWith('.whl') ? '[[packages.wheels]]' : '[packages.sdist]', `name = ${str(filename)}`);
       const uploaded = wheel.upload_time ? datetime(wheel.upload_time) : undefined;
       if (uploaded) lines.push(`upload-time = ${uploaded}`);
       lines.push(`url = ${str(wheel.url)}`);
-      if (wheel.size !== null) lines.push(`size = ${wheel.size}`);
+      if (wheel.size !== undefined && wheel.size !== null) lines.push(`size = ${wheel.size}`);
       const hashes = Object.entries(hashesOf(wheel)).sort(([a], [b]) => (a < b ? -1 : 1));
-      if (hashes.length === 0) throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${wheel.filename} has no hash (PEP 751 requires one)`);
+      if (hashes.length === 0) throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${filename} has no hash (PEP 751 requires one)`);
       lines.push(`hashes = {${hashes.map(([k, v]) => `${k} = ${str(v)}`).join(', ')}}`);
     }
   }

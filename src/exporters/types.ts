@@ -9,9 +9,10 @@
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import type { PypiRecord } from '../../vocabulary/pypi-record.js';
+import type { LockEnvironmentDetails } from '../locks/facts.js';
 
 /** The version of this API; plugins state the range they support and are checked against it. */
-export const EXPORTER_API_VERSION = '1.0.0';
+export const EXPORTER_API_VERSION = '1.1.0';
 
 /**
  * One solved platform, as exporters see it (conda's `Environment`).
@@ -31,8 +32,6 @@ export interface ExportEnvironment {
    * environment formats do not (channel identity lives in the package URLs).
    */
   readonly channels: readonly string[];
-  /** The PyPI distributions installed beside `records` (sorted by name); absent when none. */
-  readonly pypiRecords?: readonly PypiRecord[];
   /** The specs the user asked for (conda's requested packages), as MatchSpec strings. */
   readonly requestedSpecs?: readonly string[];
   /** The environment's name; absent or null for a solved environment. */
@@ -46,6 +45,18 @@ export interface ExportEnvironment {
    * to write a full conda environment file.
    */
   readonly environmentChannels?: readonly string[];
+  /**
+   * PyPI distributions beside the records (a lock's, kept as locked), sorted by name. The lock
+   * formats write them (`pypi:` entries, `manager: pip`); the others leave them out. API 1.1.
+   */
+  readonly pypi?: readonly PypiRecord[];
+  /** The PyPI indexes of the environment (pixi.lock's `indexes`). API 1.1. */
+  readonly pypiIndexes?: readonly string[];
+  /**
+   * What a lock read back holds beyond records (named platforms, options, packages kept by
+   * reference, each entry as written), so a lock format gives the lock back as it was. API 1.1.
+   */
+  readonly lock?: LockEnvironmentDetails;
 }
 
 /** What an exporter may know about the run that produced the environments. */

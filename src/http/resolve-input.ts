@@ -196,7 +196,7 @@ export function fileName(given: string | null | undefined, text: string): string
   return /^(dependencies|channels|name)\s*:/m.test(text) ? 'environment.yml' : 'requirements.txt';
 }
 
-const LOCK_NAMES = { 'rattler-lock-v6': 'pixi.lock', 'conda-lock-v1': 'conda-lock.yml' } as const;
+const LOCK_NAMES = { 'rattler-lock-v6': 'pixi.lock', 'rattler-lock-v7': 'pixi.lock', 'conda-lock-v1': 'conda-lock.yml' } as const;
 
 /** The basename given for `lock`, or `pixi.lock` / `conda-lock.yml` as its content says (`lock` when neither). */
 export function lockFileName(given: string | null | undefined, text: string): string {

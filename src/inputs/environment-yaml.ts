@@ -3,7 +3,7 @@
  * `pip:` list of PyPI requirements and pip options, read by pip-section.ts), and the conda-lock extension `platforms`. `variables` and
  * `prefix` are accepted and ignored. Parsing uses js-yaml; errors carry the line and column.
  */
-import yaml from 'js-yaml';
+import { loadPlainYaml, PlainYamlError } from './plain-yaml.js';
 import { InputFileError } from '../errors.js';
 import type { InputSpec, ParsedInputFile } from './types.js';
 import type { PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
@@ -28,11 +28,10 @@ export function parseEnvironmentYaml(filename: string, content: string, readIncl
   }
   let doc: unknown;
   try {
-    doc = yaml.load(content, { filename, json: false });
+    doc = loadPlainYaml(content, filename, { schema: 'default' });
   } catch (error) {
-    if (error instanceof yaml.YAMLException) {
-      const where = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
-      throw new InputFileError('CR_ERR_INPUT_YAML', filename, `Cannot read environment file "${filename}": ${error.reason}${where}`);
+    if (error instanceof PlainYamlError) {
+      throw new InputFileError('CR_ERR_INPUT_YAML', filename, `Cannot read environment file "${filename}": ${error.message}`);
     }
     throw error;
   }

@@ -37,7 +37,7 @@ export function parseInputFile(filename: string, content: string, options: Parse
 function lockInput(filename: string, content: string, format: Parameters<typeof readLockFile>[2], environment: string | undefined): ParsedInputFile {
   const lock = readLockFile(filename, content, format);
   const locked = lockEnvironment(lock, environment);
-  return { filename, kind: 'lock', specs: [], channels: locked.channels, platforms: [...locked.platforms.keys()], warnings: lock.warnings, locked };
+  return { filename, kind: 'lock', specs: [], channels: locked.channels, platforms: [...locked.platforms.keys()], warnings: locked.warnings, locked };
 }
 
 /** A pixi manifest's environment `name` (default `default`) as an input. */

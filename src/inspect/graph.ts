@@ -7,6 +7,7 @@
  */
 import { tryParseMatchSpec, type MatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { normalizePypiName, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 
 export interface GraphEdge {
   /** The name of the record whose `depends` entry this is; null for a requested spec. */
@@ -29,8 +30,12 @@ export interface DependencyGraph {
   readonly rootWord: 'requested' | 'top-level';
 }
 
-export function buildGraph(records: readonly PackageRecord[], requested: readonly MatchSpec[]): DependencyGraph {
-  const byName = new Map([...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((r) => [r.name, r] as const));
+export function buildGraph(records: readonly PackageRecord[], requested: readonly MatchSpec[], pypi: readonly PypiRecord[] = []): DependencyGraph {
+  // PyPI packages kept from a lock are nodes too, by normalised name, with edges from the
+  // `requires_dist` entries that apply without an extra (markers are not evaluated).
+  const pypiNodes = new Map(pypi.map((r) => [normalizePypiName(r.name), pypiNode(r)] as const));
+  const all = [...records, ...[...pypiNodes.values()].filter((node) => !records.some((r) => r.name === node.name))];
+  const byName = new Map(all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((r) => [r.name, r] as const));
   const roots: GraphEdge[] = [];
   for (const spec of requested) {
     for (const record of byName.values()) {
@@ -41,8 +46,10 @@ export function buildGraph(records: readonly PackageRecord[], requested: readonl
   const dependents = new Map<string, GraphEdge[]>([...byName.keys()].map((name) => [name, roots.filter((edge) => edge.to === name)]));
   for (const record of byName.values()) {
     const out: GraphEdge[] = [];
+    const isPypi = pypiNodes.get(record.name) === record;
     for (const entry of record.depends) {
-      const name = dependencyName(entry);
+      const requirement = isPypi ? requirementName(entry) : undefined;
+      const name = isPypi ? (requirement === undefined || requirementNeedsExtra(entry) ? null : normalizePypiName(requirement)) : dependencyName(entry);
       if (name === null || name === record.name || !byName.has(name)) continue;
       const edge: GraphEdge = { from: record.name, to: name, spec: entry };
       out.push(edge);
@@ -52,6 +59,31 @@ export function buildGraph(records: readonly PackageRecord[], requested: readonl
   }
   if (requested.length === 0) topLevelRoots(byName, dependencies, dependents, roots);
   return { records: byName, roots, dependencies, dependents, rootWord: requested.length === 0 ? 'top-level' : 'requested' };
+}
+
+/** A PyPI package as a graph node: its build is `pypi`, its dependencies its `requires_dist`. */
+function pypiNode(record: PypiRecord): PackageRecord {
+  return {
+    name: normalizePypiName(record.name),
+    version: record.version ?? record.url,
+    build: 'pypi',
+    build_number: 0,
+    channel: record.index ?? 'pypi',
+    subdir: 'pypi',
+    fn: record.url.split('/').pop() ?? record.url,
+    url: record.url,
+    md5: record.md5,
+    sha256: record.sha256,
+    size: null,
+    depends: record.requires_dist,
+    constrains: [],
+    track_features: [],
+    features: null,
+    license: null,
+    license_family: null,
+    noarch: null,
+    timestamp: null,
+  };
 }
 
 /**

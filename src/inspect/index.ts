@@ -68,7 +68,7 @@ export function whyOf(resolution: Resolution, name: string, limit?: number): Pla
 /** One platform's graph: its conda records, and its PyPI distributions with their own edges. */
 function platformGraph(resolution: Resolution, p: PlatformResolution, records: NonNullable<PlatformResolution['records']>): DependencyGraph {
   const pypi = resolution.request.pypi;
-  return withPypi(buildGraph(records, requestedSpecs(resolution)), p.pypi ?? [], pypi && !resolution.request.locked ? pypiRequirementsOn(pypi, p.platform) : []);
+  return withPypi(buildGraph(records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform)), p.pypi ?? [], pypi && !resolution.request.locked ? pypiRequirementsOn(pypi, p.platform) : []);
 }
 
 /** The specs the tree starts from; a lock's records have none (their top-level packages are the roots). */

@@ -17,7 +17,9 @@ export function withPypi(graph: DependencyGraph, pypi: readonly PypiRecord[], re
   const keyOf = new Map<string, string>();
   for (const record of pypi) {
     const name = normalizePypiName(record.name);
-    keyOf.set(name, graph.records.has(name) ? `pypi:${name}` : name);
+    // A node of that name kept from a lock is the same distribution: the solved one replaces it.
+    const held = graph.records.get(name);
+    keyOf.set(name, held && held.build !== 'pypi' ? `pypi:${name}` : name);
   }
   const records = new Map(graph.records);
   for (const record of pypi) records.set(keyOf.get(normalizePypiName(record.name))!, pypiAsRecord(record));
@@ -35,7 +37,7 @@ export function withPypi(graph: DependencyGraph, pypi: readonly PypiRecord[], re
   for (const record of pypi) {
     const from = keyOf.get(normalizePypiName(record.name))!;
     const out: GraphEdge[] = [];
-    for (const name of record.depends) {
+    for (const name of record.depends ?? []) {
       const to = keyOf.get(name);
       if (to === undefined || to === from) continue;
       const spec = record.requires_dist.find((text) => tryParseRequirement(text)?.normalizedName === name) ?? name;

@@ -10,11 +10,10 @@ import type { ExportEnvironment } from '../exporters/types.js';
 import { exportEnvironments, type Resolution } from '../resolve.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { diffEnvironments, type PlatformDiff } from './diff.js';
+import { isPixiLockFormat, type PixiLockFormat } from './lock-version.js';
 import { unchangedLockText, type PreviousLock } from './previous-lock.js';
 import { unchangedWorkspaceText, type PreparedWorkspace } from './workspace.js';
 
-/** The format of a whole workspace's lock (`pixi lock` writes a pixi.lock). */
-export const WORKSPACE_FORMAT = 'rattler-lock-v6';
 
 /**
  * The resolution in `format` (a registry name): the previous lock's text when nothing changed,
@@ -31,20 +30,37 @@ export function renderResolution(
   if (unchanged) return unchanged;
   const environments = exportEnvironments(resolution);
   // A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did.
-  const named: ExportEnvironment[] = format === WORKSPACE_FORMAT && options.environment !== undefined ? environments.map((e) => ({ ...e, name: options.environment })) : environments;
+  const named: ExportEnvironment[] = isPixiLockFormat(format) && options.environment !== undefined ? environments.map((e) => ({ ...e, name: options.environment })) : environments;
   return registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now });
+}
+
+/** The formats that keep a lock's PyPI packages (the native JSON result keeps them too). */
+const FORMATS_KEEPING_PYPI = new Set(['rattler-lock-v6', 'rattler-lock-v7', 'conda-lock-v1']);
+
+/**
+ * What an answer in `format` (undefined: native JSON) leaves out of the lock it was given: the
+ * chosen environment's PyPI packages, on the platforms asked for, when the format cannot hold them.
+ */
+export function leftOutWarnings(resolution: Resolution, format: string | undefined): string[] {
+  const kept = resolution.request.kept;
+  if (!kept || format === undefined || FORMATS_KEEPING_PYPI.has(format)) return [];
+  const count = new Set([...kept.pypi.values()].flat().map((r) => r.url)).size;
+  if (count === 0) return [];
+  return [
+    `${kept.filename}: environment "${kept.environment}": ${count} PyPI package${count === 1 ? '' : 's'} left out of ${format} (pixi.lock, conda-lock.yml and the native JSON result keep them)`,
+  ];
 }
 
 /**
  * Every environment of a workspace in one pixi.lock (`resolutions` in the workspace's environment
  * order, every platform solved): the previous lock's text when no environment changed.
  */
-export function renderWorkspace(registry: ExporterRegistry, workspace: PreparedWorkspace, resolutions: readonly Resolution[], now: Date): string {
+export function renderWorkspace(registry: ExporterRegistry, workspace: PreparedWorkspace, resolutions: readonly Resolution[], now: Date, format: PixiLockFormat): string {
   const answers = workspaceAnswers(workspace, resolutions);
-  const unchanged = unchangedWorkspaceText(workspace, answers, WORKSPACE_FORMAT);
+  const unchanged = unchangedWorkspaceText(workspace, answers, format);
   if (unchanged !== undefined) return unchanged;
   const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) => exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })));
-  return registry.render(WORKSPACE_FORMAT, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now });
+  return registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now });
 }
 
 /** Each environment's name with its platforms' answers. */

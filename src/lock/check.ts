@@ -8,6 +8,7 @@
  */
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
@@ -80,6 +81,27 @@ export function lockStaleReasons(
       if (request.excludeNewer !== undefined && record.timestamp !== null && record.timestamp > request.excludeNewer) {
         reasons.push({ platform, reason: `${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}` });
       }
+    }
+    reasons.push(...pypiStaleReasons(platform, records, locked.pypi.get(platform) ?? []));
+  }
+  return reasons;
+}
+
+/**
+ * The lock's PyPI packages hold together: each requirement that applies without an extra names a
+ * PyPI package of the lock, or a conda package of that name (conda-forge packages PyPI projects
+ * under their own names). Markers are not evaluated, so a requirement with a marker is skipped
+ * (it may be for another platform); PyPI versions are not compared with specifiers until the PyPI
+ * vocabulary arrives.
+ */
+function pypiStaleReasons(platform: string, records: readonly PackageRecord[], pypi: readonly PypiRecord[]): StaleReason[] {
+  const present = new Set([...records.map((r) => normalizePypiName(r.name)), ...pypi.map((r) => normalizePypiName(r.name))]);
+  const reasons: StaleReason[] = [];
+  for (const record of pypi) {
+    for (const requirement of record.requires_dist) {
+      const name = requirementName(requirement);
+      if (name === undefined || requirementNeedsExtra(requirement) || requirement.includes(';')) continue;
+      if (!present.has(normalizePypiName(name))) reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", which the lock does not hold` });
     }
   }
   return reasons;

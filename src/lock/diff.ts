@@ -6,6 +6,7 @@
  */
 import { parseVersion } from '../../vocabulary/version.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { normalizePypiName, type PypiRecord } from '../../vocabulary/pypi-record.js';
 
 export type ChangeKind = 'added' | 'removed' | 'upgraded' | 'downgraded' | 'rebuilt' | 'moved';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'upgraded', 'downgraded', 'rebuilt', 'moved'];
@@ -20,6 +21,8 @@ export interface PackageSide {
 export interface PackageChange {
   readonly name: string;
   readonly kind: ChangeKind;
+  /** `pip` for a PyPI package kept from a lock; absent for conda packages. */
+  readonly manager?: 'pip';
   /** Absent for an added package. */
   readonly old?: PackageSide;
   /** Absent for a removed package. */
@@ -32,12 +35,56 @@ export interface PlatformDiff {
   readonly changes: readonly PackageChange[];
 }
 
-export type ExactEnvironments = ReadonlyMap<string, readonly PackageRecord[]>;
+/** Platform -> its records; a lock's PyPI packages ride along in `pypi` (same platform keys). */
+export type ExactEnvironments = ReadonlyMap<string, readonly PackageRecord[]> & { readonly pypi?: ReadonlyMap<string, readonly PypiRecord[]> };
 
-/** Platforms in OLD's order, then those only NEW has. */
+/** Platforms in OLD's order, then those only NEW has; each platform's conda changes, then its PyPI ones. */
 export function diffEnvironments(before: ExactEnvironments, after: ExactEnvironments): PlatformDiff[] {
   const platforms = [...new Set([...before.keys(), ...after.keys()])];
-  return platforms.map((platform) => ({ platform, changes: diffRecords(before.get(platform) ?? [], after.get(platform) ?? []) }));
+  return platforms.map((platform) => ({
+    platform,
+    changes: [...diffRecords(before.get(platform) ?? [], after.get(platform) ?? []), ...diffPypi(before.pypi?.get(platform) ?? [], after.pypi?.get(platform) ?? [])],
+  }));
+}
+
+/** PyPI packages compared by normalised name: a version change, or the same version from another URL (`moved`). */
+export function diffPypi(before: readonly PypiRecord[], after: readonly PypiRecord[]): PackageChange[] {
+  const oldByName = new Map(before.map((r) => [normalizePypiName(r.name), r]));
+  const newByName = new Map(after.map((r) => [normalizePypiName(r.name), r]));
+  const names = [...new Set([...oldByName.keys(), ...newByName.keys()])].sort();
+  const changes: PackageChange[] = [];
+  for (const key of names) {
+    const a = oldByName.get(key);
+    const b = newByName.get(key);
+    if (a && b && a.url === b.url) continue;
+    const name = (b ?? a)!.name;
+    if (!a) changes.push({ name, kind: 'added', manager: 'pip', new: pypiSide(b!) });
+    else if (!b) changes.push({ name, kind: 'removed', manager: 'pip', old: pypiSide(a) });
+    else {
+      const order = comparePypiVersions(a.version ?? '', b.version ?? '');
+      changes.push({ name, kind: order < 0 ? 'upgraded' : order > 0 ? 'downgraded' : 'moved', manager: 'pip', old: pypiSide(a), new: pypiSide(b) });
+    }
+  }
+  return changes;
+}
+
+function pypiSide(record: PypiRecord): PackageSide {
+  return { version: record.version ?? '', build: '', channel: record.index ?? '', url: record.url };
+}
+
+/**
+ * Release numbers compared numerically, then the rest as text: enough to tell an upgrade from a
+ * downgrade between two pins (full PEP 440 ordering comes with the PyPI vocabulary).
+ */
+function comparePypiVersions(a: string, b: string): number {
+  const parts = (v: string) => (/^\d+(\.\d+)*/.exec(v)?.[0] ?? '').split('.').filter(Boolean).map(Number);
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 export function diffRecords(before: readonly PackageRecord[], after: readonly PackageRecord[]): PackageChange[] {
@@ -94,7 +141,7 @@ export function renderDiff(diff: readonly PlatformDiff[]): string {
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${kind}`);
     lines.push(`${platform}: ${counts.join(', ')}`);
-    const rows = changes.map((c) => [c.kind, c.name, c.old ? describe(c.old, c.new) : '', c.new ? describe(c.new, c.old) : '']);
+    const rows = changes.map((c) => [c.kind, c.manager === 'pip' ? `${c.name} (pypi)` : c.name, c.old ? describe(c.old, c.new) : '', c.new ? describe(c.new, c.old) : '']);
     const width = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
     for (const row of rows) {
       const arrow = row[2] && row[3] ? '->' : '  ';
@@ -106,6 +153,6 @@ export function renderDiff(diff: readonly PlatformDiff[]): string {
 
 /** `version build`, with the channel when the other side's differs. */
 function describe(sideOf: PackageSide, other: PackageSide | undefined): string {
-  const text = `${sideOf.version} ${sideOf.build}`;
+  const text = sideOf.build === '' ? sideOf.version : `${sideOf.version} ${sideOf.build}`;
   return other && other.channel !== sideOf.channel ? `${text} (${sideOf.channel})` : text;
 }

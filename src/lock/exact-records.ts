@@ -5,18 +5,21 @@
  */
 import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import type { PypiRecord } from '../../vocabulary/pypi-record.js';
 import { InputFileError } from '../errors.js';
 import { parseExplicitUrl } from '../inputs/explicit-file.js';
 import { isExplicitFile } from '../inputs/spec-list.js';
 import { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { lockedRecord } from '../locks/lock-record.js';
 import { byName } from '../native-result.js';
-import { pypiAsRecord } from '../pypi/as-record.js';
 import type { ExactEnvironments } from './diff.js';
 
 export function readExactRecords(filename: string, content: string, options: { readonly environment?: string } = {}): ExactEnvironments {
   const format = lockFormatOf(filename, content);
-  if (format) return lockEnvironment(readLockFile(filename, content, format), options.environment).platforms;
+  if (format) {
+    const environment = lockEnvironment(readLockFile(filename, content, format), options.environment);
+    return Object.assign(new Map(environment.platforms), { pypi: environment.pypi });
+  }
   if (isExplicitFile(content)) return explicitRecords(filename, content);
   const trimmed = content.trimStart();
   if (trimmed.startsWith('[')) return nativeRecords(filename, content);
@@ -47,13 +50,6 @@ function explicitRecords(filename: string, content: string): ExactEnvironments {
   return result;
 }
 
-/** A PyPI distribution of the native result, in the record shape `diff` compares (build `pypi`). */
-function pypiRecord(p: Record<string, unknown>, url: string, bad: () => Error): PackageRecord {
-  if (typeof p.name !== 'string' || typeof p.version !== 'string') throw bad();
-  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return pypiAsRecord({ name: p.name, version: p.version, url, filename: text(p.filename), index: text(p.index), sha256: text(p.sha256) ?? null, size: typeof p.size === 'number' ? p.size : null });
-}
-
 interface NativeShape {
   platform?: unknown;
   packages?: unknown;
@@ -69,13 +65,15 @@ function nativeRecords(filename: string, content: string): ExactEnvironments {
   const bad = () => new InputFileError('CR_ERR_INPUT_SHAPE', filename, `Cannot read "${filename}": expected conda-resolve's JSON result, a list of {platform, packages}`);
   if (!Array.isArray(doc)) throw bad();
   const result = new Map<string, PackageRecord[]>();
+  const pypi = new Map<string, PypiRecord[]>();
   for (const item of doc as NativeShape[]) {
     if (typeof item?.platform !== 'string' || !Array.isArray(item.packages)) throw bad();
+    const conda = (item.packages as Record<string, unknown>[]).filter((p) => p?.manager !== 'pip');
+    pypi.set(item.platform, (item.packages as Record<string, unknown>[]).filter((p) => p?.manager === 'pip').map((p) => nativePypi(p, bad)));
     result.set(
       item.platform,
-      (item.packages as Record<string, unknown>[]).map((p, i) => {
+      conda.map((p, i) => {
         if (typeof p?.url !== 'string') throw bad();
-        if (p.manager === 'pip') return pypiRecord(p, p.url, bad);
         const record = lockedRecord(filename, `${item.platform} package ${i}`, p.url, {
           name: typeof p.name === 'string' ? p.name : undefined,
           version: typeof p.version === 'string' ? p.version : undefined,
@@ -88,7 +86,24 @@ function nativeRecords(filename: string, content: string): ExactEnvironments {
       }).sort(byName),
     );
   }
-  return result;
+  return Object.assign(result, { pypi });
+}
+
+/** A `manager: pip` package of the native result. */
+function nativePypi(p: Record<string, unknown>, bad: () => Error): PypiRecord {
+  if (typeof p.url !== 'string' || typeof p.name !== 'string') throw bad();
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    manager: 'pip',
+    name: p.name,
+    version: text(p.version),
+    url: p.url,
+    sha256: text(p.sha256),
+    md5: text(p.md5),
+    requires_dist: Array.isArray(p.requires_dist) ? p.requires_dist.filter((r): r is string => typeof r === 'string') : [],
+    requires_python: text(p.requires_python),
+    index: text(p.index),
+  };
 }
 
 function channelName(text: string): string {

@@ -6,10 +6,13 @@
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { InputFileError, UsageError } from '../errors.js';
 import type { ParsedInputFile } from '../inputs/types.js';
+import type { KeptFromLock } from '../request.js';
 
 export interface LockInput {
   /** The records of the platforms asked for. */
   platformsOf(platforms: readonly string[]): ReadonlyMap<string, readonly PackageRecord[]>;
+  /** What the lock keeps beside the records on those platforms (PyPI packages, references, details). */
+  keptOf(platforms: readonly string[]): KeptFromLock;
 }
 
 export function checkLockInput(
@@ -45,6 +48,15 @@ export function checkLockInput(
         result.set(platform, records);
       }
       return result;
+    },
+    keptOf(platforms) {
+      return {
+        filename: lock.filename,
+        environment: locked.name,
+        pypi: new Map(platforms.map((p) => [p, locked.pypi.get(p) ?? []] as const)),
+        pypiIndexes: locked.pypiIndexes,
+        details: locked.details,
+      };
     },
   };
 }

@@ -14,6 +14,7 @@ import { lockStaleReasons, staleText, type StaleReason } from './check.js';
 import { diffEnvironments, type PlatformDiff } from './diff.js';
 import { locksName, previousLockOf, sameAnswer } from './previous-lock.js';
 import type { LockDocument } from '../locks/types.js';
+import { isPixiLockFormat } from './lock-version.js';
 
 export interface WorkspaceEnvironment {
   readonly name: string;
@@ -37,7 +38,7 @@ export function isWorkspaceRequest(request: ResolveRequest, format: string | und
   if (request.environment !== undefined) return false;
   if (!(request.files ?? []).some((file) => isPixiManifest(file.filename, file.content))) return false;
   const lockFormat = request.lock ? lockFormatOf(request.lock.filename, request.lock.content) : undefined;
-  return (format ?? lockFormat) === 'rattler-lock-v6';
+  return isPixiLockFormat(format ?? lockFormat);
 }
 
 export function prepareWorkspace(request: ResolveRequest, options: PrepareOptions): PreparedWorkspace {

@@ -1,11 +1,13 @@
 /**
  * One locked package as a `PackageRecord`: name, version, build and subdir come from the package
- * URL (as rattler derives them when a lock leaves them out), the rest from the lock's entry.
+ * URL, build number and noarch from the build string (as rattler derives them when a lock leaves
+ * them out, `pixi-lock/facts.ts`), the rest from the lock's entry.
  */
 import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { InputFileError } from '../errors.js';
 import { parseExplicitUrl } from '../inputs/explicit-file.js';
+import { derivedBuildNumber, derivedNoarch } from './pixi-lock/facts.js';
 
 export interface LockEntryFields {
   readonly name?: string;
@@ -44,7 +46,7 @@ export function lockedRecord(filename: string, where: string, url: string, field
     name: fields.name ?? parsed.name,
     version: fields.version ?? parsed.version,
     build,
-    build_number: fields.build_number ?? buildNumberOf(build),
+    build_number: fields.build_number ?? derivedBuildNumber(build) ?? 0,
     channel,
     subdir: fields.subdir ?? parsed.subdir,
     fn,
@@ -58,16 +60,10 @@ export function lockedRecord(filename: string, where: string, url: string, field
     features: fields.features ?? null,
     license: fields.license ?? null,
     license_family: fields.license_family ?? null,
-    noarch: fields.noarch ?? null,
+    noarch: fields.noarch ?? derivedNoarch(fields.subdir ?? parsed.subdir, build),
     timestamp: fields.timestamp ?? null,
   };
   return fields.python_site_packages_path ? { ...record, python_site_packages_path: fields.python_site_packages_path } : record;
-}
-
-/** rattler's rule when a lock has no build_number: the digits after the build string's last `_`. */
-function buildNumberOf(build: string): number {
-  const match = /_(\d+)$/.exec(build);
-  return match ? Number(match[1]) : 0;
 }
 
 export function lockError(filename: string, message: string): InputFileError {

@@ -7,10 +7,11 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 
 export interface PypiRecordFields {
   readonly name: string;
-  readonly version: string;
+  /** null for a local source tree a lock keeps by path (its location stands in). */
+  readonly version: string | null;
   readonly url: string;
   readonly filename?: string;
-  readonly index?: string;
+  readonly index?: string | null;
   readonly sha256?: string | null;
   readonly size?: number | null;
   readonly requires_dist?: readonly string[];
@@ -18,7 +19,7 @@ export interface PypiRecordFields {
 
 export function pypiAsRecord(p: PypiRecordFields): PackageRecord {
   return {
-    name: p.name, version: p.version, build: 'pypi', build_number: 0, channel: p.index ?? '', subdir: 'pypi',
+    name: p.name, version: p.version ?? p.url, build: 'pypi', build_number: 0, channel: p.index ?? '', subdir: 'pypi',
     fn: p.filename ?? p.url.split('/').pop()!, url: p.url, md5: null, sha256: p.sha256 ?? null, size: p.size ?? null,
     depends: [...(p.requires_dist ?? [])], constrains: [], track_features: [], features: null, license: null, license_family: null,
     noarch: null, timestamp: null,

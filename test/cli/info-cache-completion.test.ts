@@ -162,7 +162,7 @@ describe('conda-resolve completion', () => {
     expect(bashComplete(stdout, ['conda-resolve', 'c'], dir)).toEqual(['cache', 'config', 'completion']);
     expect(bashComplete(stdout, ['conda-resolve', 'numpy', '--dr'], dir)).toEqual(['--dry-run']);
     expect(bashComplete(stdout, ['conda-resolve', 'numpy', '-p', 'osx-'], dir)).toEqual(['osx-64', 'osx-arm64']);
-    expect(bashComplete(stdout, ['conda-resolve', '--format', 'pixi'], dir)).toEqual(['pixi', 'pixi-lock-v6']);
+    expect(bashComplete(stdout, ['conda-resolve', '--format', 'pixi'], dir)).toEqual(['pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7']);
     expect(bashComplete(stdout, ['conda-resolve', '-f', 'env'], dir).sort()).toEqual(['environment.yml', 'envs.txt']);
     expect(bashComplete(stdout, ['conda-resolve', 'cache', ''], dir)).toEqual(['clean']);
     expect(bashComplete(stdout, ['conda-resolve', 'info', '--'], dir)).toEqual(expect.arrayContaining(['--platform', '--json', '--cache-dir']));

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { CONTEXT, solvedEnvironments } from './reference-records.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures/plugins');
-const BUILTIN_NAMES = ['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'requirements'];
+const BUILTIN_NAMES = ['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements'];
 
 let root: string;
 /** A folder standing for conda-resolve's install location, with nothing installed above it. */
@@ -85,7 +85,7 @@ describe('loadRegistry with plugins', () => {
     await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-toml');
     const { registry, warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([
-      'Skipped exporter plugin conda-resolve-exporter-future 3.0.0: it needs exporter API ^2.0.0, and this conda-resolve provides 1.0.0',
+      'Skipped exporter plugin conda-resolve-exporter-future 3.0.0: it needs exporter API ^2.0.0, and this conda-resolve provides 1.1.0',
     ]);
     expect(registry.names()).toEqual([...BUILTIN_NAMES, 'toml'].sort());
   });

@@ -28,7 +28,7 @@ function conda(name: string, version: string, subdir: string): PackageRecord {
 
 function wheel(name: string, version: string, filename: string, depends: string[] = []): PypiRecord {
   return {
-    name, version, filename,
+    manager: 'pip', md5: null, name, version, filename,
     url: `https://files.example/packages/${filename}`,
     index: 'https://pypi.org/simple',
     sha256: `${'ab'.repeat(31)}${filename.length.toString(16).padStart(2, '0')}`,
@@ -39,7 +39,7 @@ function wheel(name: string, version: string, filename: string, depends: string[
 }
 
 function env(platform: string, pypi: PypiRecord[]): ExportEnvironment {
-  return { platform, channels: ['conda-forge'], records: [conda('python', '3.12.7', platform), conda('pip', '24.3.1', 'noarch')], pypiRecords: pypi };
+  return { platform, channels: ['conda-forge'], records: [conda('python', '3.12.7', platform), conda('pip', '24.3.1', 'noarch')], pypi };
 }
 
 const RICH = wheel('rich', '13.9.4', 'rich-13.9.4-py3-none-any.whl', ['markdown-it-py', 'pygments']);

@@ -17,11 +17,11 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it('lists the primary names, sorted', () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'requirements']);
+  it('lists the primary names (conda\'s six, pixi.lock v7, pylock), sorted', () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements']);
   });
 
-  it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts', () => {
+  it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7\'s', () => {
     expect(registry.allNames()).toEqual([
       'conda-lock',
       'conda-lock-v1',
@@ -33,9 +33,12 @@ describe('the built-in registry (seed 2.3)', () => {
       'pep751',
       'pixi',
       'pixi-lock-v6',
+      'pixi-lock-v7',
+      'pixi-v7',
       'pylock',
       'pylock.toml',
       'rattler-lock-v6',
+      'rattler-lock-v7',
       'reqs',
       'requirements',
       'txt',
@@ -51,14 +54,16 @@ describe('the built-in registry (seed 2.3)', () => {
     ['requirements', ['reqs', 'txt'], 'environment', 'text/plain; charset=utf-8', false, ['requirements.txt', 'spec.txt']],
     ['conda-lock-v1', ['conda-lock'], 'lockfile', 'application/yaml', true, ['conda-lock.yml', 'conda-lock.yaml']],
     ['rattler-lock-v6', ['pixi', 'pixi-lock-v6'], 'lockfile', 'application/yaml', true, ['pixi.lock']],
+    ['rattler-lock-v7', ['pixi-lock-v7', 'pixi-v7'], 'lockfile', 'application/yaml', true, []],
   ])('%s: aliases %j, %s, %s, multi-platform %s', (name, aliases, category, mediaType, multi, filenames) => {
     const exporter = registry.get(name);
     expect(exporter).toMatchObject({ name, aliases, category, mediaType, defaultFilenames: filenames, plugin: 'conda-resolve' });
     expect(typeof exporter.exportMultiplatform === 'function').toBe(multi);
     expect(typeof exporter.export === 'function').toBe(!multi);
     expect(exporter.description.length).toBeGreaterThan(0);
-    // The declared media type is what the default filenames imply.
-    expect(mediaTypeFor(exporter)).toBe(mediaType);
+    // The declared media type is what the default filenames imply (rattler-lock-v7 has none: -o
+    // pixi.lock chooses between v6 and v7 by the lock already there, src/lock/lock-version.ts).
+    if (filenames.length > 0) expect(mediaTypeFor(exporter)).toBe(mediaType);
     for (const alias of aliases) expect(registry.get(alias)).toBe(exporter);
   });
 
@@ -82,7 +87,7 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
       "Unknown export format 'toml'. Available formats:\n  - conda-lock\n  - conda-lock-v1\n  - env.yml\n  - environment-json\n" +
-        '  - environment-yaml\n  - explicit\n  - json\n  - pep751\n  - pixi\n  - pixi-lock-v6\n  - pylock\n  - pylock.toml\n  - rattler-lock-v6\n  - reqs\n' +
+        '  - environment-yaml\n  - explicit\n  - json\n  - pep751\n  - pixi\n  - pixi-lock-v6\n  - pixi-lock-v7\n  - pixi-v7\n  - pylock\n  - pylock.toml\n  - rattler-lock-v6\n  - rattler-lock-v7\n  - reqs\n' +
         '  - requirements\n  - txt\n  - yaml\n  - yml',
     );
   });
@@ -185,6 +190,7 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - explicit',
         '  - pylock               (aliases: pylock.toml, pep751)',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
+        '  - rattler-lock-v7      (aliases: pixi-lock-v7, pixi-v7)',
         '  - requirements         (aliases: reqs, txt)',
         '',
         'Use --format FORMAT to choose the export format explicitly, or rename your file to match a supported filename pattern.',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dependencyName, type GraphEdge, type TreeNode, type WhyAnswer, type WhyNotAnswer } from '../../src/inspect/index.js';
-import type { SolveResult } from '../../src/native-result.js';
+import type { NativePackage, SolveResult } from '../../src/native-result.js';
 import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { channelFiles, expectRealEdge as realEdge, selectedRecords, type RawRecord } from './channel-files.js';
@@ -25,7 +25,7 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     const { code, stdout } = await runCli(args, { cacheDir });
     expect(code).toBe(0);
     const [result] = JSON.parse(stdout) as SolveResult[];
-    selected = selectedRecords(files, result!.packages.flatMap((p) => (p.manager === 'conda' ? [p] : [])));
+    selected = selectedRecords(files, result!.packages as NativePackage[]);
   });
 
   const expectRealEdge = (parent: string, spec: string, child: string): void => realEdge(selected, parent, spec, child);

@@ -1,6 +1,6 @@
 /**
- * `diff` of native JSON results that carry PyPI distributions (`manager: "pip"`): they are
- * compared by name, version and wheel like conda records, their build shown as `pypi`.
+ * `diff` of native JSON results that carry PyPI distributions (`manager: "pip"`) as a solve
+ * writes them: compared by name and version beside the conda records.
  */
 import { describe, expect, it } from 'vitest';
 import { diffEnvironments } from '../../src/lock/diff.js';
@@ -17,10 +17,10 @@ describe('diff with PyPI packages', () => {
   it('reads them from the native JSON result and names added, removed and changed ones', () => {
     const before = readExactRecords('a.json', JSON.stringify([{ platform: 'linux-64', packages: [conda, pip('click', '8.4.0'), pip('colorama', '0.4.6')], error: null }]));
     const after = readExactRecords('b.json', JSON.stringify([{ platform: 'linux-64', packages: [conda, pip('click', '8.1.7'), pip('rich', '13.9.4')], error: null }]));
-    expect(diffEnvironments(before, after)[0]!.changes.map((c) => `${c.kind} ${c.name} ${c.old?.version ?? ''} ${c.new?.version ?? ''} ${(c.new ?? c.old)!.build}`)).toEqual([
-      'downgraded click 8.4.0 8.1.7 pypi',
-      'removed colorama 0.4.6  pypi',
-      'added rich  13.9.4 pypi',
+    expect(diffEnvironments(before, after)[0]!.changes.map((c) => `${c.kind} ${c.name} ${c.old?.version ?? ''} ${c.new?.version ?? ''} ${c.manager ?? 'conda'}`)).toEqual([
+      'downgraded click 8.4.0 8.1.7 pip',
+      'removed colorama 0.4.6  pip',
+      'added rich  13.9.4 pip',
     ]);
   });
 });

@@ -98,7 +98,7 @@ describe('pixi.lock environments and malformed locks', () => {
     const test = await runCli(['-q', '-f', 'pixi.lock', '-e', 'test', '--format', 'explicit'], { cwd: dir, env });
     expect(test.code).toBe(0);
     expect(test.stdout).toContain('https://conda.anaconda.org/conda-forge/noarch/pytest-8.0.0-pyhd8ed1ab_0.conda\n');
-    expect(test.stderr).toContain('pixi.lock: 1 pypi package in the lock left out');
+    expect(test.stderr).toContain('pixi.lock: environment "test": 1 PyPI package left out of explicit');
     const plain = await runCli(['-q', '-f', 'pixi.lock', '--format', 'explicit'], { cwd: dir, env });
     expect(plain.stdout).not.toContain('pytest');
     const missing = await runCli(['-q', '-f', 'pixi.lock', '-e', 'docs'], { cwd: dir });
@@ -107,9 +107,9 @@ describe('pixi.lock environments and malformed locks', () => {
   });
 
   it.each([
-    ['version: 99\nenvironments: {}\npackages: []\n', 'pixi.lock version 99 is not supported'],
+    ['version: 99\nenvironments: {}\npackages: []\n', 'pixi.lock version 99 is newer than this conda-resolve reads (versions 1 to 7)'],
     ['version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n      - conda: https://x/linux-64/a-1-0.conda\npackages: []\n', 'which "packages" does not list'],
-    ['version: 6\nenvironments: {}\npackages:\n- conda: not a url\n', 'packages[0]: "not a url" is not a conda package URL'],
+    ['version: 6\nenvironments: {}\npackages:\n- conda: https://x/not-a-package\n', 'packages[0] (conda: https://x/not-a-package): "https://x/not-a-package" is not a conda package URL'],
     ['version: 6\nenvironments: [\n', 'Cannot read lock file "pixi.lock"'],
   ])('a malformed pixi.lock is a usage error naming the fault: %#', async (text, message) => {
     const dir = tempDir('cr-lock-');

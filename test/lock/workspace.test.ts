@@ -78,11 +78,13 @@ test = ["test"]
     lock = yaml.load(lockText) as PixiLock;
   });
 
-  it('one pixi.lock v6 with both environments, each platform, each package listed once', () => {
-    expect(lock.version).toBe(6);
+  it('one pixi.lock v7 (a new lock from a pixi manifest) with both environments, each platform, each package listed once', () => {
+    expect(lock.version).toBe(7);
+    expect(lockText).toMatch(/^version: 7\nplatforms:\n- name: linux-64\n- name: osx-arm64\nenvironments:\n/);
     expect(Object.keys(lock.environments)).toEqual(['default', 'test']);
     for (const environment of Object.values(lock.environments)) {
-      expect(environment.channels).toEqual([{ url: forge }]);
+      // pixi writes a channel as its URL with a trailing slash.
+      expect(environment.channels).toEqual([{ url: `${forge}/` }]);
       expect(Object.keys(environment.packages)).toEqual(['linux-64', 'osx-arm64']);
     }
     const listed = lock.packages.map((p) => p.conda);

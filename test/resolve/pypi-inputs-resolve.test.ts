@@ -52,7 +52,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const pins = (packages: readonly { name: string; version: string; manager: string }[]) => packages.filter((p) => p.manager === 'pip').map((p) => `${p.name}==${p.version}`);
+const pins = (packages: readonly { name: string; version: string | null; manager: string }[]) => packages.filter((p) => p.manager === 'pip').map((p) => `${p.name}==${p.version}`);
 
 describe('input files with PyPI sections, solved', () => {
   it("the README's mixed environment.yml: three platforms, colorama on Windows only, pip: pins and pylock.toml", async () => {

@@ -57,7 +57,7 @@ async function resolve(specs: string[], pypi: string[], platforms: string[], ext
   );
 }
 
-const names = (packages: readonly { name: string; version: string; manager: string }[]): string[] => packages.map((p) => `${p.manager === 'pip' ? 'pypi:' : ''}${p.name}==${p.version}`);
+const names = (packages: readonly { name: string; version: string | null; manager: string }[]): string[] => packages.map((p) => `${p.manager === 'pip' ? 'pypi:' : ''}${p.name}==${p.version}`);
 
 describe('resolving conda and PyPI requirements together', () => {
   it('gives each platform its markers, wheels and native PyPI records', async () => {

@@ -33,7 +33,7 @@ function request(specs: string[], pypi: string[], universe: Universe, extra: Par
 function picks(req: MixedSolveRequest): string[] | string {
   const outcome = solveMixed(req);
   if (outcome.kind === 'unsatisfiable') return outcome.message;
-  return [...outcome.records.map((r) => `${r.name}=${r.version}`), ...outcome.pypi.map((p) => `pypi:${p.name}==${p.version}${p.extras.length ? `[${p.extras}]` : ''}`)];
+  return [...outcome.records.map((r) => `${r.name}=${r.version}`), ...outcome.pypi.map((p) => `pypi:${p.name}==${p.version}${p.extras?.length ? `[${p.extras}]` : ''}`)];
 }
 
 describe('one problem over conda and PyPI', () => {

@@ -15,7 +15,8 @@ import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { errorSpec, problemOfCode, userMessage } from '../../errors.js';
 import type { Exporter } from '../../exporters/types.js';
 import { parseChannel, removeCredentials } from '../../../vocabulary/channel.js';
-import { renderResolution, renderWorkspace, resolutionDiff, WORKSPACE_FORMAT, workspaceAnswers } from '../../lock/answer.js';
+import { renderResolution, renderWorkspace, resolutionDiff, workspaceAnswers } from '../../lock/answer.js';
+import { chosenPixiLockFormat, isPixiLockFormat } from '../../lock/lock-version.js';
 import { lockStaleReasons } from '../../lock/check.js';
 import { renderDiff } from '../../lock/diff.js';
 import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
@@ -148,9 +149,12 @@ async function handleWorkspace(
   if (outcome.kind !== 'done') return ended(outcome, platforms, request, reply, context, note);
   const resolutions = outcome.value;
   // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
-  const format = input.format === undefined ? undefined : deps.registry.get(WORKSPACE_FORMAT);
+  // A pixi format named by its alias is that version; otherwise the --lock's, or v7 for a manifest.
+  const named = input.format === undefined ? undefined : deps.registry.get(input.format).name;
+  const formatName = named === undefined ? undefined : isPixiLockFormat(named) ? named : chosenPixiLockFormat({ lock: input.request.lock, files: input.request.files });
+  const format = formatName === undefined ? undefined : deps.registry.get(formatName);
   checkFailures(resolutions.map((resolution, i) => ({ environment: workspace.environments[i]!.name, resolution })), format, input.diff, context, note);
-  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now()), reply, note) : undefined;
+  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now(), formatName!), reply, note) : undefined;
   if (input.diff) {
     const environments = workspaceDiff(workspace, workspaceAnswers(workspace, resolutions));
     return answerDiff({ environments }, format, text, request, reply, note);

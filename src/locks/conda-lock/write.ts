@@ -6,11 +6,17 @@
  *   platforms sorted, `sources: ['']`, `created_at` (UTC, whole seconds) and `created_by` naming
  *   the tool. conda-lock's `git_metadata` and `inputs_metadata` are never written.
  * - `package`: one entry per platform and record (a noarch package appears once per platform),
- *   sorted by platform, then URL. `dependencies` maps each dependency's name to its version spec
+ *   sorted by platform, then URL; PyPI packages (`manager: pip`) after each platform's conda ones. `dependencies` maps each dependency's name to its version spec
  *   (build strings are dropped; `''` when the dependency has no version); `hash` leaves out a
  *   digest the channel does not publish.
+ * - A conda-lock.yml read back (`ExportEnvironment.lock`) keeps what CEP 37 defines beyond
+ *   records: its metadata (content_hash of the platforms written, channels with used_env_vars,
+ *   sources, time, git, inputs and custom metadata) and each entry's source, build, category and
+ *   optional.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
+import { requirementName, requirementNeedsExtra, type PypiRecord } from '../../../vocabulary/pypi-record.js';
+import { condaLockEntryKey } from './facts.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
 import { dependencyVersion } from '../../exporters/spec-forms.js';
@@ -27,28 +33,55 @@ export function exportCondaLockV1(environments: readonly ExportEnvironment[], co
 export function condaLockV1Document(environments: readonly ExportEnvironment[], context: ExportContext): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
+  // A conda-lock.yml read back carries what CEP 37 defines beyond records; it is written back.
+  const kept = environments.find((environment) => environment.lock?.condaLock)?.lock?.condaLock;
+  const extras = (platform: string, manager: 'conda' | 'pip', url: string) => kept?.entries.get(condaLockEntryKey(platform, manager, url));
   const entries = sortByKeys(
-    environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
-    ({ record, platform }) => [platform, record.url],
+    environments.flatMap((environment) => [
+      ...environment.records.map((record) => ({ url: record.url, platform: environment.platform, rank: '0', entry: () => packageEntry(record, environment.platform, extras(environment.platform, 'conda', record.url)) })),
+      // CEP 37: conda packages are installed first; pip entries follow each platform's conda ones.
+      ...(environment.pypi ?? []).map((record) => ({ url: record.url, platform: environment.platform, rank: '1', entry: () => pipEntry(record, environment.platform, extras(environment.platform, 'pip', record.url)) })),
+    ]),
+    ({ platform, rank, url }) => [platform, rank, url],
   );
+  const platforms = sortByKeys(
+    environments.map((environment) => environment.platform),
+    (platform) => [platform],
+  );
+  const metadata = kept?.metadata ?? {};
+  const contentHash = metadata.content_hash;
   return {
     version: 1,
     metadata: {
-      content_hash: {},
-      channels: environments[0].channels.map((url) => ({ url, used_env_vars: [] })),
-      platforms: sortByKeys(
-        environments.map((environment) => environment.platform),
-        (platform) => [platform],
-      ),
-      sources: [''],
-      time_metadata: { created_at: formatCreatedAt(context.now) },
-      custom_metadata: { created_by: `${context.toolName} ${context.toolVersion}` },
+      content_hash: isRecord(contentHash) ? Object.fromEntries(platforms.filter((p) => contentHash[p] !== undefined).map((p) => [p, contentHash[p]!])) : {},
+      channels: (kept ? environments.find((environment) => environment.lock?.condaLock)?.lock?.channels : undefined) ?? environments[0].channels.map((url) => ({ url, used_env_vars: [] })),
+      platforms,
+      sources: metadata.sources ?? [''],
+      time_metadata: 'time_metadata' in metadata ? metadata.time_metadata! : { created_at: formatCreatedAt(context.now) },
+      ...(metadata.git_metadata !== undefined ? { git_metadata: metadata.git_metadata } : {}),
+      ...(metadata.inputs_metadata !== undefined ? { inputs_metadata: metadata.inputs_metadata } : {}),
+      custom_metadata: 'custom_metadata' in metadata ? metadata.custom_metadata! : { created_by: `${context.toolName} ${context.toolVersion}` },
     },
-    package: entries.map(({ record, platform }) => packageEntry(record, platform)),
+    package: entries.map(({ entry }) => entry()),
   };
 }
 
-function packageEntry(record: PackageRecord, platform: string): YamlValue {
+function isRecord(value: YamlValue | undefined): value is Record<string, YamlValue> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map);
+}
+
+/** CEP 37's optional entry fields a lock had (source, build, category, optional), else conda-lockfiles' defaults. */
+function entryTail(extra: YamlValue | undefined): Record<string, YamlValue> {
+  const had = isRecord(extra) ? extra : {};
+  return {
+    ...(had.source !== undefined ? { source: had.source } : {}),
+    ...(had.build !== undefined ? { build: had.build } : {}),
+    category: had.category ?? 'main',
+    optional: had.optional ?? false,
+  };
+}
+
+function packageEntry(record: PackageRecord, platform: string, extra?: YamlValue): YamlValue {
   // A Map keeps dependency order even for names a plain object would reorder; like Python's dict,
   // a repeated name keeps its first position and its last value.
   const dependencies = new Map<string, YamlValue>();
@@ -67,8 +100,34 @@ function packageEntry(record: PackageRecord, platform: string): YamlValue {
     dependencies,
     url: record.url,
     hash,
-    category: 'main',
-    optional: false,
+    ...entryTail(extra),
+  };
+}
+
+/**
+ * A PyPI package as CEP 37's `manager: pip` entry: `dependencies` maps each requirement's name to
+ * the rest of it (the two joined give the PEP 508 requirement back); requirements that apply only
+ * with an extra are not dependencies of the install and are left out.
+ */
+function pipEntry(record: PypiRecord, platform: string, extra?: YamlValue): YamlValue {
+  const dependencies = new Map<string, YamlValue>();
+  for (const requirement of record.requires_dist) {
+    const name = requirementName(requirement);
+    if (name === undefined || requirementNeedsExtra(requirement)) continue;
+    dependencies.set(name, requirement.trim().slice(name.length).trim());
+  }
+  const hash: Record<string, YamlValue> = {};
+  if (record.md5 !== null) hash.md5 = record.md5;
+  if (record.sha256 !== null) hash.sha256 = record.sha256;
+  return {
+    name: record.name,
+    version: record.version ?? '',
+    manager: 'pip',
+    platform,
+    dependencies,
+    url: record.url,
+    hash,
+    ...entryTail(extra),
   };
 }
 

@@ -9,10 +9,15 @@
  *   appears once), in (name, platform) order, with only the fields that have a value, in the order
  *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
  *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
+ * - PyPI packages kept from a lock (conda-lockfiles writes none): `pypi:` references after the
+ *   conda ones, the environment's `indexes` after its channels, and `pypi` entries after the conda
+ *   ones (by name, then URL) as pixi writes them in version 6.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
+import type { PypiRecord } from '../../../vocabulary/pypi-record.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
+import { DEFAULT_PYPI_INDEX } from './facts.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
 import { emitYaml, type YamlValue } from '../../exporters/yaml/index.js';
 
@@ -48,7 +53,10 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
       ({ record, platform }) => [record.name, platform],
     );
     for (const { record, platform } of entries) platforms.get(platform)!.push({ conda: record.url });
-    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), packages: platforms });
+    // PyPI packages (pixi's `pypi:` references) follow the conda ones, with the environment's indexes.
+    for (const environment of group) for (const record of environment.pypi ?? []) platforms.get(environment.platform)!.push({ pypi: record.url });
+    const indexes = group.find((e) => (e.pypiIndexes ?? []).length > 0)?.pypiIndexes ?? (group.some((e) => (e.pypi ?? []).length > 0) ? [DEFAULT_PYPI_INDEX] : []);
+    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), ...(indexes.length > 0 ? { indexes: [...indexes] } : {}), packages: platforms });
   }
   const all = sortByKeys(
     environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
@@ -61,7 +69,28 @@ export function rattlerLockV6Document(environments: readonly ExportEnvironment[]
     seen.add(record.url);
     packages.push(packageData(record));
   }
+  const pypi = sortByKeys(
+    environments.flatMap((environment) => environment.pypi ?? []),
+    (record) => [record.name, record.url],
+  );
+  for (const record of pypi) {
+    if (seen.has(`pypi:${record.url}`)) continue;
+    seen.add(`pypi:${record.url}`);
+    packages.push(pypiData(record));
+  }
   return { version: 6, environments: written, packages };
+}
+
+/** rattler's v6 `PypiPackageDataModel`: name, version, hashes (md5 first), requires_dist, requires_python, editable. */
+function pypiData(record: PypiRecord): YamlValue {
+  const data: Record<string, YamlValue> = { pypi: record.url, name: record.name };
+  if (record.version !== null) data.version = record.version;
+  if (record.md5) data.md5 = record.md5;
+  if (record.sha256) data.sha256 = record.sha256;
+  if (record.requires_dist.length > 0) data.requires_dist = [...record.requires_dist];
+  if (record.requires_python !== null) data.requires_python = record.requires_python;
+  if (record.editable) data.editable = true;
+  return data;
 }
 
 /** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */
