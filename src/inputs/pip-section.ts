@@ -203,7 +203,7 @@ function needsBuild(requirement: string): string | undefined {
 }
 
 /** A find-links or `-r` location relative to the naming file; URLs are kept as they are. */
-function resolveLocal(location: string, relativeTo: string): string {
+export function resolveLocal(location: string, relativeTo: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(location) && !/^[a-z]:[\\/]/i.test(location)) return location;
   if (location.startsWith('/')) return location;
   const slash = Math.max(relativeTo.lastIndexOf('/'), relativeTo.lastIndexOf('\\'));

@@ -18,6 +18,7 @@
  * Read from the parsed document beside pixi-manifest.ts, which gives each environment's features.
  */
 import { InputFileError } from '../errors.js';
+import { resolveLocal } from './pip-section.js';
 import { normalizePypiName as normalizeName } from '../../vocabulary/pypi/name.js';
 import type { CondaPypiMapOverrides, PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
 
@@ -102,7 +103,7 @@ export function pypiOptions(value: unknown, where: string, fail: Fail, warnings:
   const links = value['find-links'];
   if (links !== undefined && !Array.isArray(links)) throw fail(`${where}.find-links must be a list of { path } or { url }`);
   const findLinks = ((links ?? []) as unknown[]).map((l, i) => {
-    if (isTable(l) && typeof l.path === 'string') return relativeTo(l.path, filename);
+    if (isTable(l) && typeof l.path === 'string') return resolveLocal(l.path, filename); // pixi: relative to the workspace (the manifest's folder)
     if (isTable(l) && typeof l.url === 'string') return l.url;
     throw fail(`${where}.find-links[${i}] must be { path = "..." } or { url = "..." }`);
   });
@@ -232,13 +233,6 @@ export function condaPypiMap(value: unknown, where: string, filename: string, fa
     out[channel] = names;
   }
   return out;
-}
-
-/** pixi: a find-links path is relative to the workspace (the manifest's folder). */
-function relativeTo(path: string, manifest: string): string {
-  if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return path;
-  const slash = Math.max(manifest.lastIndexOf('/'), manifest.lastIndexOf('\\'));
-  return slash < 0 ? path : `${manifest.slice(0, slash + 1)}${path}`;
 }
 
 function buildError(filename: string, at: string, what: string, why: string): InputFileError {
