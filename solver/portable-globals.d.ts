@@ -22,3 +22,9 @@ interface URL {
 declare const URL: {
   new (url: string, base?: string): URL;
 };
+
+/** WHATWG Encoding (vocabulary/pypi/core-metadata.ts decodes METADATA bytes). */
+declare class TextDecoder {
+  constructor(label?: string, options?: { readonly fatal?: boolean; readonly ignoreBOM?: boolean });
+  decode(input?: Uint8Array): string;
+}

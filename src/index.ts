@@ -29,6 +29,10 @@
  * `conda-resolve/repodata` (channels, fetching, caching; `RepodataStore` for `options.store`) and
  * `conda-resolve/vocabulary` (versions, match specs, records, platforms).
  */
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { PypiIndexClient } from '../repodata/pypi/client.js';
+import type { PreparedPypi } from './pypi/request.js';
 import { RepodataStore, defaultCacheDir } from '../repodata/store.js';
 import { hostSubdir } from '../vocabulary/platform.js';
 import { CondaResolveError, UsageError, type ErrorCode } from './errors.js';
@@ -125,11 +129,15 @@ export async function resolveEnvironments(request: ResolveRequest, options?: Res
     cwd: opts.cwd ?? process.cwd(),
     hostPlatform: hostSubdir(process.platform, process.arch),
     defaultChannels: opts.defaultChannels ?? ['conda-forge'],
+    readIncluded: (path) => readFileSync(resolvePath(opts.cwd ?? process.cwd(), path), 'utf8'),
   });
   const store =
     opts.store ?? new RepodataStore({ cacheDir: opts.cacheDir ?? defaultCacheDir(env), offline: opts.offline, refresh: opts.refresh, indexBytes: 'positional' });
   // resolvePrepared reports failures (an abort too) per platform and never rejects.
-  const work = resolvePrepared(prepared, { store, solver: opts.solver ?? new InProcessSolver(), env }, { timeoutMs: opts.timeoutMs, signal });
+  const cacheDir = opts.cacheDir ?? defaultCacheDir(env);
+  const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
+    new PypiIndexClient({ indexUrl: pypi.indexUrl, extraIndexUrls: pypi.extraIndexUrls, findLinks: pypi.findLinks, strategy: pypi.indexStrategy, cacheDir, offline: opts.offline, refresh: opts.refresh });
+  const work = resolvePrepared(prepared, { store, solver: opts.solver ?? new InProcessSolver(), env, pypiClient }, { timeoutMs: opts.timeoutMs, signal });
   // A store made here is closed once the work has wound down, also after an abort returned early.
   const settled = opts.store ? work : work.finally(() => store.close());
   if (!signal) return settled;
@@ -182,7 +190,7 @@ export function exportResolution(resolution: Resolution, format: string, options
 // --- Run-time checks of the arguments: callers in JavaScript (or with `any`) get a typed error
 // naming the argument rather than a TypeError from deep inside, or a string read as its letters.
 
-const REQUEST_FIELDS = ['specs', 'files', 'channels', 'platforms', 'channelPriority', 'virtualPackages', 'excludeNewer', 'environment', 'lock', 'update'] as const;
+const REQUEST_FIELDS = ['specs', 'files', 'channels', 'platforms', 'channelPriority', 'virtualPackages', 'excludeNewer', 'environment', 'lock', 'update', 'pypi', 'pypiOptions', 'resolution', 'condaPypiMap'] as const;
 const RESOLVE_OPTION_FIELDS = ['cacheDir', 'offline', 'refresh', 'store', 'solver', 'timeoutMs', 'signal', 'env', 'cwd', 'defaultChannels'] as const;
 
 function describe(value: unknown): string {
@@ -269,6 +277,22 @@ function checkRequest(request: unknown): asserts request is ResolveRequest {
     throw invalid('CR_ERR_INPUT_OPTION', 'request.lock', 'a lock file { filename: "pixi.lock", content }', request.lock);
   }
   checkStrings(request.update, 'request.update', 'CR_ERR_INPUT_OPTION', '["openssl"]');
+  checkStrings(request.pypi, 'request.pypi', 'CR_ERR_INPUT_SPEC', '["requests>=2.31", "rich"]');
+  if (request.pypiOptions !== undefined) {
+    if (!isPlainObject(request.pypiOptions)) throw invalid('CR_ERR_INPUT_OPTION', 'request.pypiOptions', 'an object { indexUrl, extraIndexUrls, findLinks, indexStrategy, prerelease }', request.pypiOptions);
+    const o = checkObject(request.pypiOptions, 'request.pypiOptions', ['indexUrl', 'extraIndexUrls', 'findLinks', 'indexStrategy', 'prerelease'], false);
+    for (const key of ['indexUrl', 'indexStrategy', 'prerelease']) {
+      if (o[key] !== undefined && typeof o[key] !== 'string') throw invalid('CR_ERR_INPUT_OPTION', `request.pypiOptions.${key}`, 'a string', o[key]);
+    }
+    checkStrings(o.extraIndexUrls, 'request.pypiOptions.extraIndexUrls', 'CR_ERR_INPUT_OPTION', '["https://example.org/simple"]');
+    checkStrings(o.findLinks, 'request.pypiOptions.findLinks', 'CR_ERR_INPUT_OPTION', '["./wheels"]');
+  }
+  if (request.resolution !== undefined && typeof request.resolution !== 'string') {
+    throw invalid('CR_ERR_INPUT_OPTION', 'request.resolution', 'one of "highest", "lowest", "lowest-direct"', request.resolution);
+  }
+  if (request.condaPypiMap !== undefined && !isPlainObject(request.condaPypiMap)) {
+    throw invalid('CR_ERR_INPUT_OPTION', 'request.condaPypiMap', 'an object { channel: { condaName: pypiName | null } }', request.condaPypiMap);
+  }
   if (request.channelPriority !== undefined && typeof request.channelPriority !== 'string') {
     throw invalid('CR_ERR_INPUT_OPTION', 'request.channelPriority', 'one of "strict", "flexible", "disabled"', request.channelPriority);
   }

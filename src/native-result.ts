@@ -32,6 +32,14 @@ export interface NativePypiPackage {
   requires_dist: string[];
   requires_python: string | null;
   index: string | null;
+  /** The fields below: a solved distribution (from the index); a lock's kept entries do not have them. */
+  filename?: string;
+  hashes?: Record<string, string>;
+  size?: number | null;
+  upload_time?: string | null;
+  yanked?: boolean;
+  extras?: string[];
+  depends?: string[];
   manager: 'pip';
 }
 
@@ -72,6 +80,13 @@ export function nativePypiPackage(record: PypiRecord): NativePypiPackage {
     requires_dist: [...record.requires_dist],
     requires_python: record.requires_python,
     index: record.index,
+    ...(record.filename !== undefined ? { filename: record.filename } : {}),
+    ...(record.hashes !== undefined ? { hashes: { ...record.hashes } } : {}),
+    ...(record.size !== undefined ? { size: record.size } : {}),
+    ...(record.upload_time !== undefined ? { upload_time: record.upload_time } : {}),
+    ...(record.yanked !== undefined ? { yanked: record.yanked } : {}),
+    ...(record.extras !== undefined ? { extras: [...record.extras] } : {}),
+    ...(record.depends !== undefined ? { depends: [...record.depends] } : {}),
     manager: 'pip',
   };
 }

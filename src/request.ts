@@ -18,6 +18,8 @@ import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import type { LockEnvironmentDetails } from './locks/types.js';
 import { checkLockInput } from './lock/lock-input.js';
 import { readPreviousLock, type PreviousLock } from './lock/previous-lock.js';
+import { parseResolutionStrategy, preparePypi, type CondaPypiMapOverrides, type PreparedPypi, type PypiIndexOptions } from './pypi/request.js';
+import type { ResolutionStrategy } from '../vocabulary/pypi-record.js';
 
 export interface InputFile {
   /** The name as the user gave it; its basename chooses the parser. */
@@ -41,6 +43,14 @@ export interface ResolveRequest {
   readonly lock?: InputFile;
   /** Package names of `lock` to solve afresh (`--update NAME`). */
   readonly update?: readonly string[];
+  /** PEP 508 requirements installed from PyPI (`--pypi`), solved in one problem with the conda specs. */
+  readonly pypi?: readonly string[];
+  /** Where PyPI distributions come from (`--index-url`, `--extra-index-url`, `--index-strategy`, `--pre`). */
+  readonly pypiOptions?: PypiIndexOptions;
+  /** `highest` (default), `lowest` or `lowest-direct`, for conda and PyPI names alike. */
+  readonly resolution?: string;
+  /** conda name -> PyPI name per channel (`--pypi-mapping`, pixi's `conda-pypi-map`), over the default. */
+  readonly condaPypiMap?: CondaPypiMapOverrides;
 }
 
 export interface PreparedRequest {
@@ -71,6 +81,10 @@ export interface PreparedRequest {
   readonly platformVirtualPackages?: ReadonlyMap<string, readonly string[]>;
   /** The pixi manifest environment the request was made from. */
   readonly manifestEnvironment?: string;
+  /** The PyPI part, when the request has PyPI requirements. */
+  readonly pypi?: PreparedPypi;
+  /** Which version of each name the solves prefer; `highest` when absent. */
+  readonly resolution?: ResolutionStrategy;
 }
 
 /** What a resolve keeps from a lock as it is (see `PreparedRequest.kept`). */
@@ -110,6 +124,8 @@ export interface PrepareOptions {
   readonly channelSettings?: ChannelSettings;
   /** Most distinct specs (files' and positional together) a request may have; `MAX_REQUEST_SPECS` when absent. */
   readonly maxSpecs?: number;
+  /** Reads files an input names (pip `-r FILE`), relative to `cwd`; absent (the server): refused. */
+  readonly readIncluded?: (path: string) => string;
 }
 
 /**
@@ -134,7 +150,7 @@ export class TooManySpecsError extends UsageError {
 
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
-  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment }));
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment, ...(options.readIncluded ? { readIncluded: options.readIncluded } : {}) }));
   for (const file of files) warnings.push(...file.warnings);
   const locked = checkLockInput(files, request);
   if ((request.update ?? []).length > 0 && request.lock === undefined) {
@@ -186,7 +202,15 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     for (const spec of request.specs ?? []) if (!texts.has(spec.trim())) texts.set(spec.trim(), undefined);
     platformSpecs.set(platform, [...texts].map(([text, at]) => parseAt(text, at)));
   }
-  if (specs.length === 0 && !locked && ![...platformSpecs.values()].some((list) => list.length > 0)) {
+  const pypi = preparePypi(
+    [...files.flatMap((f) => f.pypi ?? []), ...(request.pypi ?? []).map((requirement) => ({ requirement }))],
+    manifest?.platformPypi,
+    request.pypiOptions ?? {},
+    files.flatMap((f) => (f.pypiOptions ? [f.pypiOptions] : [])),
+    Object.assign({}, ...files.flatMap((f) => (f.condaPypiMap ? [f.condaPypiMap] : [])), request.condaPypiMap ?? {}) as CondaPypiMapOverrides,
+  );
+  const resolution = parseResolutionStrategy(request.resolution);
+  if (specs.length === 0 && !locked && !pypi && ![...platformSpecs.values()].some((list) => list.length > 0)) {
     throw new UsageError(
       'CR_ERR_INPUT_NO_SPECS',
       files.length > 0
@@ -264,6 +288,8 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
     ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
     ...(manifest ? { manifestEnvironment: manifest.environment } : {}),
+    ...(pypi ? { pypi } : {}),
+    ...(resolution !== 'highest' ? { resolution } : {}),
   };
 }
 

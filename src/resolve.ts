@@ -8,6 +8,7 @@ import type { SubdirIndex } from '../repodata/types.js';
 import type { Explanation } from '../solver/index.js';
 import type { Channel } from '../vocabulary/channel.js';
 import type { PackageRecord } from '../vocabulary/record.js';
+import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import { virtualPackages } from '../vocabulary/virtual-packages.js';
 import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
@@ -17,6 +18,13 @@ import { byName, nativePackage, nativePypiPackage, type SolveResult } from './na
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 import { timerDelay } from './clock.js';
+import { PypiIndexClient } from '../repodata/pypi/client.js';
+import { defaultCacheDir } from '../repodata/cache-dir.js';
+import { PypiDataStore } from './pypi/data.js';
+import { condaPypiMapping } from './pypi/mapping.js';
+import { pypiRequirementsOn, type PreparedPypi } from './pypi/request.js';
+import { solvePlatformMixed } from './pypi/solve-platform.js';
+import { normalizePypiName } from '../vocabulary/pypi/name.js';
 
 export interface PlatformResolution {
   readonly platform: string;
@@ -26,6 +34,8 @@ export interface PlatformResolution {
   readonly errorCode: string | null;
   /** Why no solution exists, as structured data, when the platform is unsatisfiable; else null. */
   readonly explanation: Explanation | null;
+  /** The PyPI distributions installed beside `records` (sorted by name), when the request has PyPI requirements. */
+  readonly pypi?: readonly PypiRecord[];
 }
 
 export interface Resolution {
@@ -39,6 +49,13 @@ export interface ResolveDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Replace local paths in error text (the server does; the CLI shows the user their own paths). */
   readonly hidePaths?: boolean;
+  /**
+   * The simple-index client for a request's PyPI part (the CLI's and the server's carry their cache,
+   * network and URL policy); by default one on the cache directory of `env`. Closed after the resolve.
+   */
+  readonly pypiClient?: (pypi: PreparedPypi) => PypiIndexClient;
+  /** Most PyPI projects one request may fetch. */
+  readonly maxPypiProjects?: number;
 }
 
 export interface ResolveOptions {
@@ -59,13 +76,26 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
     const locked = request.locked;
     return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
   }
-  const platforms = await Promise.all(
-    request.platforms.map((platform) => {
-      const rootNames = [...new Set(specsOn(request, platform).map((spec) => spec.name).filter((n) => n !== '' && n !== '*'))];
-      return resolvePlatform(platform, request, rootNames, deps, options);
-    }),
-  );
-  return { request, platforms };
+  const pypi = request.pypi;
+  const client = pypi ? (deps.pypiClient ?? defaultPypiClient(deps.env))(pypi) : undefined;
+  const data = client ? new PypiDataStore(client) : undefined;
+  try {
+    const platforms = await Promise.all(
+      request.platforms.map((platform) => {
+        const names = specsOn(request, platform).map((spec) => spec.name);
+        if (pypi) {
+          // The PyPI side needs the conda pythons, and the conda packages that may provide its roots.
+          const mapping = condaPypiMapping(pypi.mappingOverrides);
+          names.push('python', ...pypiRequirementsOn(pypi, platform).flatMap((r) => mapping.providers(normalizePypiName(r.name))));
+        }
+        const rootNames = [...new Set(names.filter((n) => n !== '' && n !== '*'))];
+        return resolvePlatform(platform, request, rootNames, deps, options, data);
+      }),
+    );
+    return { request, platforms };
+  } finally {
+    await client?.close();
+  }
 }
 
 async function resolvePlatform(
@@ -74,6 +104,7 @@ async function resolvePlatform(
   rootNames: readonly string[],
   deps: ResolveDeps,
   options: ResolveOptions,
+  data: PypiDataStore | undefined,
 ): Promise<PlatformResolution> {
   const fail = (error: string, errorCode: string, explanation: Explanation | null = null): PlatformResolution => {
     options.onPlatform?.(platform, 'failed');
@@ -93,21 +124,24 @@ async function resolvePlatform(
       sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
     }));
     options.onPlatform?.(platform, 'solve');
-    const outcome = await deps.solver.solve(
-      {
-        specs: specsOn(request, platform),
-        channels,
-        virtualPackages: virtualPackages(platform, deps.env, virtualPackagesOn(request, platform)),
-        channelPriority: request.channelPriority,
-        excludeNewer: request.excludeNewer,
-        locked: request.previousLock?.preferredOn(platform),
-        timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
-      },
-      signal,
-    );
+    const input = {
+      specs: specsOn(request, platform),
+      channels,
+      virtualPackages: virtualPackages(platform, deps.env, virtualPackagesOn(request, platform)),
+      channelPriority: request.channelPriority,
+      excludeNewer: request.excludeNewer,
+      locked: request.previousLock?.preferredOn(platform),
+      timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
+    };
+    // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
+    const outcome =
+      request.pypi && data
+        ? await solvePlatformMixed(input, platform, request.pypi, data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects })
+        : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');
-      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null, explanation: null };
+      const pypiRecords = 'pypi' in outcome ? (outcome.pypi as readonly PypiRecord[]) : undefined;
+      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null, explanation: null, ...(pypiRecords ? { pypi: pypiRecords } : {}) };
     }
     if (outcome.kind === 'unsatisfiable') {
       const missing = missingName(outcome.explanation);
@@ -135,6 +169,11 @@ async function resolvePlatform(
   }
 }
 
+function defaultPypiClient(env: Readonly<Record<string, string | undefined>>): (pypi: PreparedPypi) => PypiIndexClient {
+  return (pypi) =>
+    new PypiIndexClient({ indexUrl: pypi.indexUrl, extraIndexUrls: pypi.extraIndexUrls, findLinks: pypi.findLinks, strategy: pypi.indexStrategy, cacheDir: defaultCacheDir(env) });
+}
+
 /** A platform's time limit ran out before its solve could finish (while loading repodata, say). */
 class PlatformTimeoutError extends CondaResolveError {
   constructor(ms: number) {
@@ -146,7 +185,7 @@ class PlatformTimeoutError extends CondaResolveError {
 export function toNative(resolution: Resolution): SolveResult[] {
   return resolution.platforms.map((p) => ({
     platform: p.platform,
-    packages: p.records ? [...p.records.map(nativePackage), ...(resolution.request.kept?.pypi.get(p.platform) ?? []).map(nativePypiPackage)] : [],
+    packages: p.records ? [...p.records.map(nativePackage), ...pypiOf(resolution, p).map(nativePypiPackage)] : [],
     error: p.error,
     // After `error`, on failed platforms only: a solved platform keeps its three fields.
     ...(p.error !== null ? { explanation: p.explanation ? nativeExplanation(p.explanation) : null } : {}),
@@ -157,12 +196,21 @@ export function toNative(resolution: Resolution): SolveResult[] {
 export function exportEnvironments(resolution: Resolution): ExportEnvironment[] {
   const channels = resolution.request.channels.map((c) => c.name);
   const kept = resolution.request.kept;
-  return resolution.platforms.map((p) => ({
-    platform: p.platform,
-    records: p.records ?? [],
-    channels,
-    ...(kept && (kept.pypi.get(p.platform) ?? []).length > 0 ? { pypi: kept.pypi.get(p.platform)! } : {}),
-    ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : {}),
-    ...(kept?.details ? { lock: kept.details } : {}),
-  }));
+  const solvedIndexes = resolution.request.pypi ? [resolution.request.pypi.indexUrl, ...resolution.request.pypi.extraIndexUrls] : [];
+  return resolution.platforms.map((p) => {
+    const pypi = pypiOf(resolution, p);
+    return {
+      platform: p.platform,
+      records: p.records ?? [],
+      channels,
+      ...(pypi.length > 0 ? { pypi } : {}),
+      ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : solvedIndexes.length > 0 ? { pypiIndexes: solvedIndexes } : {}),
+      ...(kept?.details ? { lock: kept.details } : {}),
+    };
+  });
+}
+
+/** A platform's PyPI distributions: those the solve chose, else those a lock input keeps. */
+function pypiOf(resolution: Resolution, platform: PlatformResolution): readonly PypiRecord[] {
+  return platform.pypi ?? resolution.request.kept?.pypi.get(platform.platform) ?? [];
 }

@@ -23,7 +23,26 @@ export interface PypiRecord {
   readonly index: string | null;
   /** pixi.lock v6's `editable: true` (an editable install of a local project). */
   readonly editable?: boolean;
+  // What a solve knows besides (a lock does not record these): every field the index gives.
+  /** The wheel's file name (PEP 427). */
+  readonly filename?: string;
+  /** Every hash the index gives (name -> lowercase hex). */
+  readonly hashes?: Readonly<Record<string, string>>;
+  /** Bytes (PEP 700), or null when the index does not say. */
+  readonly size?: number | null;
+  /** PEP 700 upload time (ISO 8601), or null. */
+  readonly upload_time?: string | null;
+  /** PEP 592: a yanked file is chosen only for an `==` pin. */
+  readonly yanked?: boolean;
+  /** The extras the solve asked of it, sorted. */
+  readonly extras?: readonly string[];
+  /** Normalised names of the requirements that hold on this platform with the solved Python: the solved graph's edges. */
+  readonly depends?: readonly string[];
 }
+
+/** The resolution strategy (uv's names): which version of each name the solve prefers. */
+export type ResolutionStrategy = 'highest' | 'lowest' | 'lowest-direct';
+export const RESOLUTION_STRATEGIES: readonly ResolutionStrategy[] = ['highest', 'lowest', 'lowest-direct'];
 
 /** PEP 503's normalised name: lower case, runs of `-`, `_` and `.` as one `-`. */
 export function normalizePypiName(name: string): string {

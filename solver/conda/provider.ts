@@ -38,6 +38,8 @@ export interface CondaProviderOptions {
   readonly rootSpecs: readonly SolverSpec[];
   /** URLs of locked records, preferred over every other record of their name. */
   readonly locked?: ReadonlySet<string>;
+  /** Whether a name's versions are preferred lowest first (`--resolution lowest`/`lowest-direct`); highest first otherwise. */
+  readonly lowestFirst?: (name: string) => boolean;
 }
 
 interface NameEntry {
@@ -153,6 +155,16 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     const known = this.#versionSetIds.get(key);
     if (known !== undefined) return known;
     return this.#addVersionSet(key, { name, channel: null, matches: (record) => record.name === name, display: () => name });
+  }
+
+  /**
+   * A version set given by a predicate (the PyPI side's `python` ranges, a conda record that provides
+   * a PyPI distribution); `key` identifies it, `display` is how explanations name it.
+   */
+  predicateVersionSet(key: string, name: string, matches: (record: PackageRecord) => boolean, display: string): VersionSetId {
+    const known = this.#versionSetIds.get(`\0pred:${key}`);
+    if (known !== undefined) return known;
+    return this.#addVersionSet(`\0pred:${key}`, { name, channel: null, matches, display: () => display });
   }
 
   #addVersionSet(key: string, spec: SolverSpec): VersionSetId {
@@ -326,7 +338,7 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     if (this.#options.channelPriority === 'flexible' && this.#channelIndex[a] !== this.#channelIndex[b]) {
       return this.#channelIndex[a] - this.#channelIndex[b];
     }
-    const byVersion = fb.version.compare(fa.version);
+    const byVersion = this.#options.lowestFirst?.(this.names[this.#solvableName[a]]) ? fa.version.compare(fb.version) : fb.version.compare(fa.version);
     if (byVersion !== 0) return byVersion;
     return this.records[b].build_number - this.records[a].build_number;
   }

@@ -10,7 +10,7 @@ import type { Cancellation } from '../core/provider.js';
 import { CoreSolver, type CoreSolverOptions, type SolverStats } from '../core/solver.js';
 import { SolveAbortedError, SolveTimeoutError } from '../errors.js';
 import { CondaProvider } from './provider.js';
-import type { SpecParser } from './spec.js';
+import type { SolverSpec, SpecParser } from './spec.js';
 import type { SolveRequest } from './types.js';
 
 export type SolveOutcome =
@@ -37,6 +37,7 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
     parseSpec,
     rootSpecs,
     locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
+    ...lowestFirst(request.resolution, rootSpecs),
   });
   const specVersionSets = request.specs.map((spec, i) => provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));
@@ -67,6 +68,13 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
       return { kind: 'unsatisfiable', explanation, message: renderExplanation(explanation) };
     }
   }
+}
+
+/** The provider option of a resolution strategy: lowest first for every name, or for the root names. */
+export function lowestFirst(resolution: SolveRequest['resolution'], rootSpecs: readonly SolverSpec[]): { lowestFirst?: (name: string) => boolean } {
+  if (resolution === undefined || resolution === 'highest') return {};
+  const direct = new Set(rootSpecs.map((s) => s.name));
+  return { lowestFirst: (name) => resolution === 'lowest' || direct.has(name) };
 }
 
 function makeCancellation(signal: AbortSignal | undefined, timeoutMs: number | undefined, started: number): Cancellation | undefined {

@@ -33,6 +33,8 @@ export interface SolveRequest<Source = RecordSource, Spec = string | MatchSpec> 
   readonly channelPriority?: ChannelPriority;
   /** Milliseconds since the epoch; records with a later timestamp are ignored. */
   readonly excludeNewer?: number;
+  /** Which version of each name is preferred: `highest` (default), `lowest`, or `lowest-direct` (lowest for the root specs' names). */
+  readonly resolution?: 'highest' | 'lowest' | 'lowest-direct';
   /**
    * URLs of previously locked records (rattler's `locked_packages`): a candidate found here sorts
    * before every other record of its name, so each locked package keeps its record unless the

@@ -6,6 +6,7 @@
  * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
  * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
  */
+import { readPypiMappings } from './pypi-mapping-file.js';
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
 import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
 import { prepareRequest, type InputFile } from '../request.js';
@@ -79,7 +80,8 @@ export async function inspectCommand(kind: InspectKind, argv: readonly string[],
       lockFile = undefined;
     }
     const user = settingsForFlags(io, values, files.length > 0);
-    const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile }), prepareOptionsFor(io, user));
+    const condaPypiMap = await readPypiMappings(values['pypi-mapping'], io.cwd);
+    const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile, condaPypiMap }), prepareOptionsFor(io, user));
     if (extra && request.locked) {
       throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
     }

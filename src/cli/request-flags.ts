@@ -3,8 +3,11 @@
  * take the same flags): the user's configuration (.condarc, network settings) read for them, the
  * `ResolveRequest` they make, and the options `prepareRequest` needs.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hostSubdir } from '../../vocabulary/platform.js';
 import type { InputFile, PrepareOptions, ResolveRequest } from '../request.js';
+import type { CondaPypiMapOverrides } from '../pypi/request.js';
 import type { CliIO } from './io.js';
 import { verbosity, type HabitFlags } from './resolve-habits.js';
 import { userSettings, type UserSettings } from './user-settings.js';
@@ -19,6 +22,14 @@ export interface RequestFlags extends HabitFlags {
   readonly environment?: string | undefined;
   readonly 'override-channels'?: boolean | undefined;
   readonly offline?: boolean | undefined;
+  readonly pypi?: string[] | undefined;
+  readonly 'index-url'?: string | undefined;
+  readonly 'extra-index-url'?: string[] | undefined;
+  readonly 'find-links'?: string[] | undefined;
+  readonly 'index-strategy'?: string | undefined;
+  readonly pre?: boolean | undefined;
+  readonly prerelease?: string | undefined;
+  readonly resolution?: string | undefined;
 }
 
 /** The user's settings for these flags; `hasFiles`: input files may name the channels. */
@@ -37,7 +48,14 @@ export function settingsForFlags(io: CliIO, values: RequestFlags, hasFiles: bool
 export function requestFromFlags(
   values: RequestFlags,
   user: UserSettings,
-  parts: { readonly specs: readonly string[]; readonly files: readonly InputFile[]; readonly lock: InputFile | undefined; readonly update?: readonly string[] | undefined },
+  parts: {
+    readonly specs: readonly string[];
+    readonly files: readonly InputFile[];
+    readonly lock: InputFile | undefined;
+    readonly update?: readonly string[] | undefined;
+    /** `--pypi-mapping`, read (`readPypiMappings`). */
+    readonly condaPypiMap?: CondaPypiMapOverrides | undefined;
+  },
 ): ResolveRequest {
   return {
     specs: parts.specs,
@@ -50,10 +68,28 @@ export function requestFromFlags(
     environment: values.environment,
     lock: parts.lock,
     update: parts.update,
+    pypi: values.pypi,
+    pypiOptions: {
+      indexUrl: values['index-url'],
+      extraIndexUrls: values['extra-index-url'],
+      findLinks: values['find-links'],
+      indexStrategy: values['index-strategy'],
+      prerelease: values.pre ? 'allow' : values.prerelease,
+    },
+    resolution: values.resolution,
+    ...(parts.condaPypiMap ? { condaPypiMap: parts.condaPypiMap } : {}),
   };
 }
 
 /** What `prepareRequest` needs beside the request, on the command line. */
 export function prepareOptionsFor(io: CliIO, user: UserSettings): PrepareOptions {
-  return { env: io.env, cwd: io.cwd, hostPlatform: hostSubdir(process.platform, process.arch), defaultChannels: ['conda-forge'], ...user.prepare };
+  return {
+    env: io.env,
+    cwd: io.cwd,
+    hostPlatform: hostSubdir(process.platform, process.arch),
+    defaultChannels: ['conda-forge'],
+    // pip `-r FILE` lines of an environment file: the CLI reads the user's own disk.
+    readIncluded: (path) => readFileSync(resolve(io.cwd, path), 'utf8'),
+    ...user.prepare,
+  };
 }

@@ -2,6 +2,9 @@
  * `conda-resolve [resolve] ...`: parse flags, read files, resolve every platform, print native JSON
  * or an exporter's text to standard output (or `-o FILE`).
  */
+import { PypiIndexClient } from '../../repodata/pypi/client.js';
+import type { PreparedPypi } from '../pypi/request.js';
+import { readPypiMappings } from './pypi-mapping-file.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -88,7 +91,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const user = settingsForFlags(io, values, files.length > 0);
     const lock = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;
     report.step('loaded the exporters, input files and configuration');
-    const input = requestFromFlags(values, user, { specs: positionals, files, lock, update: values.update });
+    const condaPypiMap = await readPypiMappings(values['pypi-mapping'], io.cwd);
+    const input = requestFromFlags(values, user, { specs: positionals, files, lock, update: values.update, condaPypiMap });
     const prepareOptions = prepareOptionsFor(io, user);
     // `-o pixi.lock` without --format: the version of the lock there, of --lock or of the input lock, else by the input.
     if (exporter && values.format === undefined && isPixiLockFormat(exporter.name)) {
@@ -209,7 +213,18 @@ export async function runResolves(
     const resolutions: Resolution[] = [];
     for (const request of requests) {
       const options = { timeoutMs, onPlatform: report.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
-      resolutions.push(await resolvePrepared(request, { store, solver, env: io.env }, options));
+      const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
+        new PypiIndexClient({
+          indexUrl: pypi.indexUrl,
+          extraIndexUrls: pypi.extraIndexUrls,
+          findLinks: pypi.findLinks,
+          strategy: pypi.indexStrategy,
+          cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
+          offline: user.offline,
+          refresh: values.refresh === true,
+          ...net,
+        });
+      resolutions.push(await resolvePrepared(request, { store, solver, env: io.env, pypiClient }, options));
     }
     report.step('loaded the repodata and solved');
     return resolutions;

@@ -33,6 +33,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                (CONDA_RESOLVE_PREWARM, comma-separated)
       --body-limit SIZE        largest request body (CONDA_RESOLVE_BODY_LIMIT; default 1MiB)
       --max-specs N            specs per request (CONDA_RESOLVE_MAX_SPECS; default 200)
+      --allow-index URL        PyPI index requests may use besides https://pypi.org/simple
+                               (CONDA_RESOLVE_ALLOWED_INDEXES)
+      --max-pypi-projects N    PyPI projects one request may fetch (default 500)
       --max-platforms N        platforms per request (CONDA_RESOLVE_MAX_PLATFORMS; default 8)
       --max-channels N         channels per request (CONDA_RESOLVE_MAX_CHANNELS; default 8)
       --timeout SECONDS        time limit per request (CONDA_RESOLVE_TIMEOUT; default 60)

@@ -179,6 +179,7 @@ export class QueueSolver implements PlatformSolver {
       channelPriority: input.channelPriority ?? null,
       excludeNewer: input.excludeNewer ?? null,
       locked: input.locked ?? null,
+      resolution: input.resolution ?? 'highest',
       timeoutMs: input.timeoutMs ?? null,
       deadline: input.timeoutMs !== undefined ? Date.now() + input.timeoutMs : null,
       channelAlias: this.#channelAlias,

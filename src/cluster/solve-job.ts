@@ -39,6 +39,8 @@ export interface SolveJobData {
   readonly excludeNewer: number | null;
   /** URLs of a previous lock's records the solve keeps where it can (`--lock`). */
   readonly locked: readonly string[] | null;
+  /** Absent in jobs of older replicas: `highest`. */
+  readonly resolution?: PlatformSolveInput['resolution'];
   readonly timeoutMs: number | null;
   /** Epoch ms after which nobody waits for the answer: a worker that gets the job later skips it. */
   readonly deadline: number | null;
@@ -78,6 +80,8 @@ export function solveKey(input: PlatformSolveInput, identity: Identity): string 
     input.channelPriority ?? null,
     input.excludeNewer ?? null,
     input.locked ?? null,
+    // Only a non-default strategy changes the key, so keys of older replicas stay valid.
+    ...(input.resolution && input.resolution !== 'highest' ? [input.resolution] : []),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -179,6 +179,7 @@ async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePoo
       ...(data.channelPriority !== null ? { channelPriority: data.channelPriority } : {}),
       ...(data.excludeNewer !== null ? { excludeNewer: data.excludeNewer } : {}),
       ...(data.locked !== null && data.locked !== undefined ? { locked: data.locked } : {}),
+      ...(data.resolution && data.resolution !== 'highest' ? { resolution: data.resolution } : {}),
       ...(remaining !== undefined ? { timeoutMs: data.deadline !== null ? Math.max(1, data.deadline - Date.now()) : remaining } : {}),
     };
     return { outcome: await pool.solve(input), input };

@@ -7,6 +7,7 @@ import { cyclonedxJsonExporter } from './cyclonedx-json.js';
 import { environmentJsonExporter } from './environment-json.js';
 import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
+import { pylockExporter } from './pylock.js';
 import { rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
 import { rattlerLockV7Exporter } from '../locks/pixi-lock/write-v7.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
@@ -24,6 +25,7 @@ export const BUILTIN_EXPORTERS: readonly Exporter[] = [
   rattlerLockV7Exporter,
   cyclonedxJsonExporter,
   spdxJsonExporter,
+  pylockExporter,
 ];
 
 /** Registers the built-in exporters on `registry` (a new one when none is given) and returns it. */

@@ -8,6 +8,10 @@
  * Virtual packages (`__osx`, `__glibc`, ...) are never written: they describe the machine, not a
  * package to install, and `conda create --file` fails on their URLs (older conda-lock files hold
  * `__osx` with a `file:///var/folders/...` URL). conda-lock's own explicit render drops them too.
+ *
+ * An environment with PyPI distributions is refused, as conda's own exporter refuses one with
+ * external (pip) packages (`conda/plugins/environment_exporters/explicit.py`): an explicit file
+ * cannot name them, and leaving them out would install a different environment.
  */
 import { requestedName } from './spec-forms.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
@@ -30,6 +34,14 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
       'Cannot export explicit format: no explicit packages with installation metadata found. ' +
         "Use 'requirements' format for environments with only requested packages, " +
         'or ensure the environment has been solved and installed.',
+    );
+  }
+  if ((environment.pypi ?? []).length > 0) {
+    throw new ExportError(
+      'CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES',
+      FORMAT,
+      'Cannot export explicit format: environment contains external packages that cannot be represented in explicit format. ' +
+        'Use a different format to include external packages.',
     );
   }
   const requested = environment.requestedSpecs ?? [];

@@ -40,6 +40,8 @@ export interface AppDeps {
   readonly solver: PlatformSolver;
   readonly registry: ExporterRegistry;
   readonly policy: ChannelPolicy;
+  /** The simple-index client for a request's PyPI part (the server's cache and network); default one on the default cache directory. */
+  readonly pypiClient?: ResolveDeps['pypiClient'];
   readonly logger: FastifyBaseLogger;
   readonly clock?: Clock;
   /** Environment for `CONDA_CHANNEL_ALIAS` and `CONDA_OVERRIDE_*` (conda's own variables). */

@@ -15,6 +15,8 @@ export interface ServeFlags {
   readonly host?: string;
   readonly port?: string;
   readonly 'allow-channel'?: readonly string[];
+  readonly 'allow-index'?: readonly string[];
+  readonly 'max-pypi-projects'?: string;
   readonly 'allow-local-channels'?: boolean;
   readonly 'cache-dir'?: string;
   readonly 'default-channel'?: readonly string[];
@@ -60,6 +62,10 @@ export interface ServerConfig {
   readonly maxSpecs: number;
   readonly maxPlatforms: number;
   readonly maxChannels: number;
+  /** PyPI indexes requests may use (`https://pypi.org/simple/` and what --allow-index adds), each ending in `/`. */
+  readonly allowedIndexes: readonly string[];
+  /** PyPI projects one request may fetch (pages; each with the metadata of its releases). */
+  readonly maxPypiProjects: number;
   /** Time limit of one resolve request, loading and solving together (504 beyond it). */
   readonly requestTimeoutMs: number;
   /** Per client address; null when disabled. */
@@ -113,6 +119,8 @@ export const CONFIG_DEFAULTS = {
   maxSpecs: 200,
   maxPlatforms: 8,
   maxChannels: 8,
+  maxPypiProjects: 500,
+  allowedIndexes: ['https://pypi.org/simple/'],
   timeoutSeconds: 60,
   rateLimitPerMinute: 300,
   maxQueue: 64,
@@ -130,6 +138,8 @@ export const CONFIG_SOURCES = {
   host: ['--host', 'CONDA_RESOLVE_HOST'],
   port: ['--port', 'CONDA_RESOLVE_PORT'],
   allowedChannels: ['--allow-channel', 'CONDA_RESOLVE_ALLOWED_CHANNELS'],
+  allowedIndexes: ['--allow-index', 'CONDA_RESOLVE_ALLOWED_INDEXES'],
+  maxPypiProjects: ['--max-pypi-projects', 'CONDA_RESOLVE_MAX_PYPI_PROJECTS'],
   allowLocalChannels: ['--allow-local-channels', 'CONDA_RESOLVE_ALLOW_LOCAL_CHANNELS'],
   cacheDir: ['--cache-dir', 'CONDA_RESOLVE_CACHE_DIR'],
   condarc: ['--condarc', 'CONDA_RESOLVE_CONDARC'],
@@ -205,6 +215,9 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
   // A server fetches only what its operator named: the default channels (requests that name no
   // channel use them, so they are always allowed) and what --allow-channel adds to them.
   const allowedChannels = [...new Set([...defaultChannels, ...(pickList('allowedChannels', flags['allow-channel'])?.values ?? [])])];
+  const slash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
+  const allowedIndexes = [...new Set([...CONFIG_DEFAULTS.allowedIndexes, ...(pickList('allowedIndexes', flags['allow-index'])?.values ?? []).map(slash)])];
+  const maxPypiProjects = integer(pick('maxPypiProjects', flags['max-pypi-projects']), CONFIG_DEFAULTS.maxPypiProjects, 1, 100_000);
   const allowLocalChannels = pickBool('allowLocalChannels', flags['allow-local-channels']);
   const cacheDir = pick('cacheDir', flags['cache-dir'])?.value;
 
@@ -232,6 +245,8 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     maxSpecs,
     maxPlatforms,
     maxChannels,
+    allowedIndexes: Object.freeze(allowedIndexes),
+    maxPypiProjects,
     requestTimeoutMs,
     rateLimit: perMinute === 0 ? null : Object.freeze({ max: perMinute, windowMs: 60_000 }),
     workers,

@@ -66,6 +66,12 @@ function requestShape(context: AppContext) {
     channel_priority: z.enum(CHANNEL_PRIORITIES).optional().describe('conda channel priority (default strict).'),
     virtual_packages: z.array(z.string()).max(32).optional().describe('Virtual packages NAME=VERSION[=BUILD], e.g. __glibc=2.17.'),
     exclude_newer: z.string().optional().describe('Ignore packages published after this ISO 8601 date.'),
+    pypi: z.array(z.string().max(MAX_SPEC_LENGTH)).max(maxSpecs).optional().describe('PEP 508 requirements installed from PyPI (wheels), solved with the conda specs in one problem.'),
+    index_url: z.string().max(2048).optional().describe("PyPI index; default and, unless the server allows more, the only one: https://pypi.org/simple."),
+    extra_index_urls: z.array(z.string().max(2048)).max(8).optional().describe("More PyPI indexes (each must be allowed by the server)."),
+    index_strategy: z.enum(['first-index', 'unsafe-first-match', 'unsafe-best-match']).optional().describe('How several PyPI indexes combine (default first-index).'),
+    prerelease: z.enum(['if-necessary-or-explicit', 'allow', 'disallow']).optional().describe('PyPI pre-releases (default PEP 440: if named or nothing else fits).'),
+    resolution: z.enum(['highest', 'lowest', 'lowest-direct']).optional().describe('Preferred versions, conda and PyPI alike (default highest).'),
   };
 }
 

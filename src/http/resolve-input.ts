@@ -47,6 +47,13 @@ export interface ResolveBody {
   readonly check?: boolean | null;
   /** The changes the solve makes against `lock` (`--diff`). */
   readonly diff?: boolean | null;
+  /** PEP 508 requirements installed from PyPI (`--pypi`). */
+  readonly pypi?: readonly string[] | null;
+  readonly index_url?: string | null;
+  readonly extra_index_urls?: readonly string[] | null;
+  readonly index_strategy?: string | null;
+  readonly prerelease?: string | null;
+  readonly resolution?: string | null;
 }
 
 export interface ResolveInput {
@@ -147,6 +154,18 @@ export function inputFromJson(body: ResolveBody, query: ResolveQuery): ResolveIn
     environment: nonEmpty(body.environment)?.trim() ?? fromQueryRequest.environment,
     lock: body.lock === null || body.lock === undefined ? undefined : { filename: lockFileName(body.lock_filename, body.lock), content: body.lock },
     update: fromBody(body.update, splitCommas),
+    ...(body.pypi ? { pypi: [...body.pypi] } : {}),
+    ...(body.index_url || body.extra_index_urls || body.index_strategy || body.prerelease
+      ? {
+          pypiOptions: {
+            indexUrl: nonEmpty(body.index_url ?? undefined),
+            extraIndexUrls: body.extra_index_urls ?? undefined,
+            indexStrategy: nonEmpty(body.index_strategy ?? undefined),
+            prerelease: nonEmpty(body.prerelease ?? undefined),
+          },
+        }
+      : {}),
+    ...(nonEmpty(body.resolution ?? undefined) ? { resolution: body.resolution! } : {}),
   };
   return { request, format: nonEmpty(query.format), hasFile: file !== undefined, check: body.check === true, diff: body.diff === true };
 }

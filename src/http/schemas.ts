@@ -15,6 +15,7 @@ export interface SchemaLimits {
   readonly maxSpecs: number;
   readonly maxPlatforms: number;
   readonly maxChannels: number;
+  readonly maxPypiProjects: number;
 }
 
 /** Media types `POST /resolve` accepts for an environment file sent as the raw body. */
@@ -91,6 +92,17 @@ export function buildSchemas(limits: SchemaLimits) {
       channel_priority: { description: 'conda channel priority.', type: ['string', 'null'], enum: [...CHANNEL_PRIORITIES, null] },
       virtual_packages: listOrString('Virtual packages to add or replace, `NAME=VERSION[=BUILD]`, e.g. `__glibc=2.17`.', 32),
       exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: ['string', 'null'] },
+      pypi: {
+        description: `PEP 508 requirements installed from PyPI (\`requests>=2.31\`, \`rich[jupyter]; python_version >= "3.10"\`), solved in one problem with the conda specs: they may move the conda \`python\`, and a distribution a conda package provides is never installed from PyPI beside it. Wheels only. At most ${limits.maxPypiProjects} projects are fetched per request.`,
+        type: ['array', 'null'],
+        maxItems: limits.maxSpecs,
+        items: { type: 'string', minLength: 1, maxLength: MAX_SPEC_LENGTH },
+      },
+      index_url: { description: 'The PyPI index (PEP 503/691). Default and, unless the server allows more, the only one allowed: `https://pypi.org/simple`.', type: ['string', 'null'], maxLength: 2048 },
+      extra_index_urls: { description: 'More PyPI indexes, consulted as `index_strategy` says; each must pass the server\'s index allowlist.', type: ['array', 'null'], maxItems: 8, items: { type: 'string', maxLength: 2048 } },
+      index_strategy: { description: 'How several indexes combine (uv\'s names): `first-index` (default: the first index that has a project is the only one used), `unsafe-first-match`, `unsafe-best-match`.', type: ['string', 'null'], enum: ['first-index', 'unsafe-first-match', 'unsafe-best-match', null] },
+      prerelease: { description: 'PyPI pre-releases: `if-necessary-or-explicit` (default, PEP 440: when a specifier names one or nothing else fits), `allow` (pip\'s `--pre`), `disallow`.', type: ['string', 'null'], enum: ['if-necessary-or-explicit', 'allow', 'disallow', null] },
+      resolution: { description: 'Which version of each name is preferred, conda and PyPI alike: `highest` (default), `lowest`, `lowest-direct` (lowest for the requested names only).', type: ['string', 'null'], enum: ['highest', 'lowest', 'lowest-direct', null] },
     },
   } as const;
 
@@ -150,20 +162,27 @@ export function buildSchemas(limits: SchemaLimits) {
 
   const pypiRecord = {
     title: 'PypiRecord',
-    description: 'A PyPI distribution kept from a lock (pixi.lock `pypi:`, conda-lock.yml `manager: pip`), after the conda packages.',
+    description: 'A PyPI distribution: one a solve chose (the wheel for the platform and the solved Python, with every field the index page and the wheel\'s core metadata give) or one kept from a lock (pixi.lock `pypi:`, conda-lock.yml `manager: pip`: the fields a lock records).',
     type: 'object',
     additionalProperties: false,
     required: ['name', 'version', 'url', 'sha256', 'md5', 'requires_dist', 'requires_python', 'index', 'manager'],
     properties: {
-      name: { type: 'string' },
+      name: { type: 'string', description: 'As the metadata (or the lock) spells it.' },
       version: { type: ['string', 'null'], description: 'null only for a local source tree locked by path.' },
-      url: { type: 'string', description: 'The wheel or sdist URL, or the path of a local source tree, as the lock writes it.' },
+      url: { type: 'string', description: 'The wheel (or, from a lock, sdist or local path), without credentials.' },
       sha256: { type: ['string', 'null'] },
       md5: { type: ['string', 'null'] },
-      requires_dist: { type: 'array', items: { type: 'string' } },
+      requires_dist: { type: 'array', items: { type: 'string' }, description: '`Requires-Dist`, markers included.' },
       requires_python: { type: ['string', 'null'] },
-      index: { type: ['string', 'null'] },
-      manager: { type: 'string', enum: ['pip'] },
+      index: { type: ['string', 'null'], description: 'The index (or find-links folder) that listed it, without credentials.' },
+      filename: { type: 'string', description: 'Solved only: the wheel file name (PEP 427).' },
+      hashes: { type: 'object', additionalProperties: { type: 'string' }, description: 'Solved only: every hash the index gives, name -> lowercase hex.' },
+      size: { type: ['integer', 'null'], description: 'Solved only: bytes (PEP 700).' },
+      upload_time: { type: ['string', 'null'], description: 'Solved only: ISO 8601 (PEP 700).' },
+      yanked: { type: 'boolean', description: 'Solved only: PEP 592, chosen only for an `==` pin.' },
+      extras: { type: 'array', items: { type: 'string' }, description: 'Solved only: the extras the solve asked of it.' },
+      depends: { type: 'array', items: { type: 'string' }, description: 'Solved only: normalised names of the requirements that hold on this platform with the solved Python.' },
+      manager: { type: 'string', enum: ['pip'], description: '`pip`, conda\'s word for pip-installed packages (`conda` for conda records).' },
     },
   } as const;
 
@@ -174,7 +193,7 @@ export function buildSchemas(limits: SchemaLimits) {
     required: ['platform', 'packages', 'error'],
     properties: {
       platform: { type: 'string' },
-      packages: { type: 'array', items: { anyOf: [packageRecord, pypiRecord] }, description: 'Conda packages sorted by name, then PyPI packages kept from a lock; empty when the platform failed.' },
+      packages: { type: 'array', items: { anyOf: [packageRecord, pypiRecord] }, description: 'Conda packages (`manager` `conda`) sorted by name, then PyPI distributions (`manager` `pip`: solved, or kept from a lock); empty when the platform failed.' },
       error: { type: ['string', 'null'], description: 'null when the platform solved, else why it failed.' },
       explanation: EXPLANATION_SCHEMA,
       warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the input had parts that were not solved (pip entries, ...).' },

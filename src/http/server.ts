@@ -11,6 +11,8 @@
  * (`connection-drain.ts`) and the pool's workers stop. No request a client has sent is reset. A
  * second signal, or the grace period running out, closes what is left.
  */
+import { PypiIndexClient } from '../../repodata/pypi/client.js';
+import type { PreparedPypi } from '../pypi/request.js';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import Agent from 'undici/lib/dispatcher/agent.js';
@@ -133,11 +135,24 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
 
   const lifecycle: Lifecycle = { closing: false };
   const hostPlatform = hostSubdir(process.platform, process.arch);
+  // PyPI: index URLs pass the allowlist per request (routes/resolve.ts); files the pages link to
+  // are fetched through the policy's lookup, which refuses private addresses.
+  const pypiAgent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } });
+  const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
+    new PypiIndexClient({
+      indexUrl: pypi.indexUrl,
+      extraIndexUrls: pypi.extraIndexUrls,
+      strategy: pypi.indexStrategy,
+      cacheDir: config.cacheDir ?? defaultCacheDir(options.env),
+      dispatcher: pypiAgent,
+      downloadRules: { maxBodySeconds: config.downloadTimeoutMs / 1000 },
+    });
   const app = buildApp(config, {
     store,
     solver,
     registry,
     policy,
+    pypiClient,
     logger,
     env: options.env,
     cwd: options.cwd,

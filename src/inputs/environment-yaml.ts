@@ -1,13 +1,15 @@
 /**
  * environment.yml / environment.yaml: `name`, `channels`, `dependencies` (conda specs, plus a
- * `pip:` list that is not solved), and the conda-lock extension `platforms`. `variables` and
+ * `pip:` list of PyPI requirements and pip options, read by pip-section.ts), and the conda-lock extension `platforms`. `variables` and
  * `prefix` are accepted and ignored. Parsing uses js-yaml; errors carry the line and column.
  */
 import { loadPlainYaml, PlainYamlError } from './plain-yaml.js';
 import { InputFileError } from '../errors.js';
 import type { InputSpec, ParsedInputFile } from './types.js';
+import type { PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
+import { readPipSection, type IncludedFileReader } from './pip-section.js';
 
-const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description']);
+const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description', 'pip-repositories']);
 
 /**
  * The largest environment file read. Real ones are a few kB; js-yaml takes ~50 ms for 256 kB on
@@ -15,7 +17,7 @@ const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'pr
  */
 export const MAX_ENVIRONMENT_YAML_BYTES = 256 * 1024;
 
-export function parseEnvironmentYaml(filename: string, content: string): ParsedInputFile {
+export function parseEnvironmentYaml(filename: string, content: string, readIncluded?: IncludedFileReader): ParsedInputFile {
   if (content.length > MAX_ENVIRONMENT_YAML_BYTES || Buffer.byteLength(content) > MAX_ENVIRONMENT_YAML_BYTES) {
     throw new InputFileError(
       'CR_ERR_INPUT_FILE_TOO_LARGE',
@@ -50,6 +52,8 @@ export function parseEnvironmentYaml(filename: string, content: string): ParsedI
   const platforms = stringList(filename, record, 'platforms');
   const lineOf = listItemLines(content);
   const specs: InputSpec[] = [];
+  const pypi: PypiInputRequirement[] = [];
+  let pypiOptions: PypiIndexOptions | undefined;
   const deps = record.dependencies;
   if (deps !== undefined && deps !== null) {
     if (!Array.isArray(deps)) throw shapeError(filename, '"dependencies"', 'a list');
@@ -59,14 +63,38 @@ export function parseEnvironmentYaml(filename: string, content: string): ParsedI
         specs.push({ spec, line: lineOf.get(spec) });
       } else if (item && typeof item === 'object' && !Array.isArray(item) && 'pip' in item) {
         const pip = (item as { pip: unknown }).pip;
-        const count = Array.isArray(pip) ? pip.length : 0;
-        warnings.push(`${filename}: ${count} pip ${count === 1 ? 'entry was' : 'entries were'} not solved (conda-resolve solves conda packages only)`);
+        if (pip === null || pip === undefined) return;
+        if (!Array.isArray(pip)) throw shapeError(filename, '"pip"', 'a list');
+        const section = readPipSection(filename, pip, lineOf, readIncluded);
+        pypi.push(...section.requirements);
+        warnings.push(...section.warnings);
+        // Several pip: lists (rare) merge: later scalars win, lists add up.
+        pypiOptions = mergeOptions(pypiOptions, section.options);
       } else {
         throw shapeError(filename, `"dependencies" item ${index + 1}`, 'a package spec string or a "pip:" list');
       }
     });
   }
-  return { filename, kind: 'environment', specs, channels, platforms, warnings };
+  // conda-lock's `pip-repositories`: extra indexes for the pip: section.
+  const repositories = stringList(filename, record, 'pip-repositories');
+  if (repositories.length > 0) pypiOptions = mergeOptions({ extraIndexUrls: repositories }, pypiOptions ?? {});
+  return {
+    filename,
+    kind: 'environment',
+    specs,
+    channels,
+    platforms,
+    warnings,
+    ...(pypi.length > 0 ? { pypi } : {}),
+    ...(pypiOptions && Object.keys(pypiOptions).length > 0 ? { pypiOptions } : {}),
+  };
+}
+
+function mergeOptions(a: PypiIndexOptions | undefined, b: PypiIndexOptions): PypiIndexOptions {
+  if (!a) return b;
+  const extraIndexUrls = [...(a.extraIndexUrls ?? []), ...(b.extraIndexUrls ?? [])];
+  const findLinks = [...(a.findLinks ?? []), ...(b.findLinks ?? [])];
+  return { ...a, ...b, ...(extraIndexUrls.length > 0 ? { extraIndexUrls } : {}), ...(findLinks.length > 0 ? { findLinks } : {}) };
 }
 
 function stringList(filename: string, record: Record<string, unknown>, key: string): string[] {

@@ -23,7 +23,7 @@ export function parseInputFile(filename: string, content: string, options: Parse
   const lockFormat = lockFormatOf(filename, content);
   if (lockFormat) return lockInput(filename, content, lockFormat, options.environment);
   if (isPixiManifest(filename, content)) return manifestInput(filename, content, options.environment);
-  if (lower.endsWith('.yml') || lower.endsWith('.yaml')) return parseEnvironmentYaml(filename, content);
+  if (lower.endsWith('.yml') || lower.endsWith('.yaml')) return parseEnvironmentYaml(filename, content, options.readIncluded);
   if (isExplicitFile(content)) return parseExplicitFile(filename, content);
   if (lower.endsWith('.txt')) return parseSpecList(filename, content);
   throw new InputFileError(
@@ -59,6 +59,9 @@ function manifestInput(filename: string, content: string, name: string | undefin
     channels: environment.channels,
     platforms: environment.platforms,
     warnings: manifest.warnings,
+    ...(environment.pypi ? { pypi: environment.pypi } : {}),
+    ...(environment.pypiOptions ? { pypiOptions: environment.pypiOptions } : {}),
+    ...(manifest.condaPypiMap ? { condaPypiMap: manifest.condaPypiMap } : {}),
     manifest: {
       environment: wanted,
       environments: [...manifest.environments.keys()],
@@ -66,6 +69,7 @@ function manifestInput(filename: string, content: string, name: string | undefin
       virtualPackages: environment.virtualPackages,
       ...(environment.channelPriority !== undefined ? { channelPriority: environment.channelPriority } : {}),
       ...(environment.excludeNewer !== undefined ? { excludeNewer: environment.excludeNewer } : {}),
+      ...(environment.platformPypi ? { platformPypi: environment.platformPypi } : {}),
     },
   };
 }

@@ -18,14 +18,16 @@
  * rule); its platforms are the workspace's, narrowed by any feature that lists its own; its
  * specs are all its features' specs (several for one name must all hold). `system-requirements`
  * become virtual packages on the platforms they concern (`linux`, `libc` on linux-*, `macos` on
- * osx-*, `cuda` on linux-* and win-*). `pypi-dependencies` and a pyproject's `[project]
- * dependencies` are not solved: each is named in a warning. A pyproject's `requires-python`
+ * osx-*, `cuda` on linux-* and win-*). The PyPI tables (`pypi-dependencies`, `pypi-options`, a
+ * pyproject's `[project]` lists and `[dependency-groups]`) are read by pixi-pypi.ts. A pyproject's `requires-python`
  * becomes a `python` spec when no feature names python, as pixi does.
  */
 import { parse, TomlError } from 'smol-toml';
 import { InputFileError } from '../errors.js';
 import { isKnownSubdir } from '../../vocabulary/platform.js';
 import type { InputSpec } from './types.js';
+import type { CondaPypiMapOverrides, PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
+import { condaPypiMap, mergePypiOptions, pypiDependencies, pypiOptions, pyprojectFeatures, type FeatureOptions } from './pixi-pypi.js';
 
 export interface ManifestEnvironment {
   readonly name: string;
@@ -41,6 +43,11 @@ export interface ManifestEnvironment {
   readonly excludeNewer?: string;
   /** The manifest's name of each platform (subdir) that a table in `workspace.platforms` named otherwise. */
   readonly platformNames: ReadonlyMap<string, string>;
+  /** PyPI requirements on a platform no `[target.*]` table concerns. */
+  readonly pypi?: readonly PypiInputRequirement[];
+  /** The whole PyPI list of each platform where targets change it. */
+  readonly platformPypi?: ReadonlyMap<string, readonly PypiInputRequirement[]>;
+  readonly pypiOptions?: PypiIndexOptions;
 }
 
 /** The most a manifest may define; each is checked where it is read, and the error names it. */
@@ -60,6 +67,8 @@ export interface PixiManifest {
   /** `default` first, then the others in the manifest's order. */
   readonly environments: ReadonlyMap<string, ManifestEnvironment>;
   readonly warnings: readonly string[];
+  /** `[workspace] conda-pypi-map`, its inline tables. */
+  readonly condaPypiMap?: CondaPypiMapOverrides;
 }
 
 type Table = Record<string, unknown>;
@@ -73,6 +82,10 @@ interface Feature {
   readonly targetSpecs: Map<string, InputSpec[]>;
   readonly system: Table;
   readonly channelPriority?: string;
+  readonly pypi: PypiInputRequirement[];
+  /** `[target.<selector>.pypi-dependencies]`, by selector. */
+  readonly targetPypi: Map<string, PypiInputRequirement[]>;
+  readonly pypiOptions: FeatureOptions | undefined;
 }
 
 export function isPixiManifest(filename: string, content: string): boolean {
@@ -134,6 +147,8 @@ function readManifest(filename: string, content: string): PixiManifest {
     });
     const specs = dependencySpecs(table.dependencies, `${where}dependencies`, fail);
     const targetSpecs = new Map<string, InputSpec[]>();
+    const targetPypi = new Map<string, PypiInputRequirement[]>();
+    const pypiIndexes: string[] = [];
     if (table.target !== undefined) {
       if (!isTable(table.target)) throw fail(`${where}target must be a table`);
       bound(Object.keys(table.target).length, 'targets', `${where}target`);
@@ -144,10 +159,12 @@ function readManifest(filename: string, content: string): PixiManifest {
         }
         const list = dependencySpecs(target.dependencies, `${where}target.${platform}.dependencies`, fail);
         if (list.length > 0) targetSpecs.set(platform, list);
-        pypiWarnings(target['pypi-dependencies'], `${where}target.${platform}.pypi-dependencies`, filename, warnings);
+        const pypiList = pypiDependencies(target['pypi-dependencies'], `${where}target.${platform}.pypi-dependencies`, filename, fail, warnings, pypiIndexes);
+        if (pypiList.length > 0) targetPypi.set(platform, pypiList);
       }
     }
-    pypiWarnings(table['pypi-dependencies'], `${where}pypi-dependencies`, filename, warnings);
+    const pypi = pypiDependencies(table['pypi-dependencies'], `${where}pypi-dependencies`, filename, fail, warnings, pypiIndexes);
+    const options = pypiOptions(table['pypi-options'], `${where}pypi-options`, fail, warnings, filename);
     const system = table['system-requirements'] ?? {};
     if (!isTable(system)) throw fail(`${where}system-requirements must be a table`);
     return {
@@ -158,6 +175,9 @@ function readManifest(filename: string, content: string): PixiManifest {
       targetSpecs,
       system,
       channelPriority: text(table['channel-priority'], `${where}channel-priority`),
+      pypi,
+      targetPypi,
+      pypiOptions: pypiIndexes.length > 0 ? { findLinks: [], ...options, extraIndexUrls: [...pypiIndexes, ...(options?.extraIndexUrls ?? [])] } : options,
     };
   };
 
@@ -178,7 +198,6 @@ function readManifest(filename: string, content: string): PixiManifest {
   if (isPyproject) {
     const project = doc.project;
     if (isTable(project)) {
-      pypiWarnings(project.dependencies, 'project.dependencies', filename, warnings);
       const requiresPython = project['requires-python'];
       if (typeof requiresPython === 'string' && !defaultFeature.specs.some((s) => specName(s.spec) === 'python')) {
         defaultFeature.specs.push({ spec: `python ${requiresPython.replace(/\s+/g, '')}` });
@@ -195,6 +214,8 @@ function readManifest(filename: string, content: string): PixiManifest {
     }
   }
 
+  if (isPyproject) addPyprojectFeatures(doc, defaultFeature, features, filename, fail);
+  const workspacePypiOptions = pypiOptions(workspace['pypi-options'], `${prefix}workspace.pypi-options`, fail, warnings, filename);
   const definitions = new Map<string, { features: string[]; noDefault: boolean; platforms?: string[] }>([['default', { features: [], noDefault: false }]]);
   if (root.environments !== undefined) {
     if (!isTable(root.environments)) throw fail(`${prefix}environments must be a table`);
@@ -259,8 +280,12 @@ function readManifest(filename: string, content: string): PixiManifest {
       const entries = [...systemRequirements(system, platform, fail).filter((v) => !own.has(v.split('=')[0])), ...entry.virtualPackages];
       if (entries.length > 0) virtualPackages.set(platform, entries);
     }
+    const pypi = environmentPypi(ordered, selected);
     environments.set(name, {
       name,
+      ...(pypi.pypi.length > 0 ? { pypi: pypi.pypi } : {}),
+      ...(pypi.platformPypi.size > 0 ? { platformPypi: pypi.platformPypi } : {}),
+      ...optionsField(mergePypiOptions(workspacePypiOptions, ordered.map((f) => f.pypiOptions), fail, name)),
       channels,
       platforms,
       specs: base,
@@ -271,7 +296,56 @@ function readManifest(filename: string, content: string): PixiManifest {
       platformNames: new Map(selected.filter((p) => p.name !== p.subdir).map((p) => [p.subdir, p.name])),
     });
   }
-  return { filename, environments, warnings };
+  const pypiMap = condaPypiMap(workspace['conda-pypi-map'], `${prefix}workspace.conda-pypi-map`, filename, fail, warnings);
+  return { filename, environments, warnings, ...(pypiMap ? { condaPypiMap: pypiMap } : {}) };
+}
+
+function optionsField(options: PypiIndexOptions | undefined): { pypiOptions?: PypiIndexOptions } {
+  return options && Object.keys(options).length > 0 ? { pypiOptions: options } : {};
+}
+
+/**
+ * A pyproject's `[project]` lists and dependency groups: the default feature's PyPI requirements,
+ * and features named after extras and groups (new ones when `[tool.pixi.feature]` has none).
+ */
+function addPyprojectFeatures(doc: Table, defaultFeature: Feature, features: Map<string, Feature>, filename: string, fail: (m: string) => Error): void {
+  const condaNames = new Set(defaultFeature.specs.map((s) => specName(s.spec).toLowerCase().replace(/[-_.]+/g, '-')));
+  for (const [name, list] of pyprojectFeatures(doc, condaNames, filename, fail)) {
+    if (name === 'default') {
+      defaultFeature.pypi.push(...list);
+      continue;
+    }
+    const held = features.get(name);
+    if (held) held.pypi.push(...list);
+    else features.set(name, { name, channels: [], platforms: undefined, specs: [], targetSpecs: new Map(), system: {}, pypi: [...list], targetPypi: new Map(), pypiOptions: undefined });
+  }
+}
+
+/** An environment's PyPI requirements, and the whole list of each platform where a target changes it. */
+function environmentPypi(ordered: readonly Feature[], platforms: readonly WorkspacePlatform[]): { pypi: PypiInputRequirement[]; platformPypi: Map<string, PypiInputRequirement[]> } {
+  const pypi = ordered.flatMap((f) => f.pypi);
+  const platformPypi = new Map<string, PypiInputRequirement[]>();
+  for (const platform of platforms) {
+    if (!ordered.some((f) => [...f.targetPypi.keys()].some((selector) => selectorRank(selector, platform) !== undefined))) continue;
+    platformPypi.set(platform.subdir, ordered.flatMap((f) => featurePypiOn(f, platform)));
+  }
+  return { pypi, platformPypi };
+}
+
+/** A feature's PyPI requirements on a platform: a target's requirement for a name replaces less specific ones. */
+function featurePypiOn(feature: Feature, platform: WorkspacePlatform): PypiInputRequirement[] {
+  const byName = new Map<string, { item: PypiInputRequirement; rank: number }>();
+  const put = (item: PypiInputRequirement, rank: number) => {
+    const name = (/^\s*([A-Za-z0-9._-]+)/.exec(item.requirement)?.[1] ?? item.requirement).toLowerCase().replace(/[-_.]+/g, '-');
+    const held = byName.get(name);
+    if (!held || held.rank <= rank) byName.set(name, { item, rank });
+  };
+  for (const item of feature.pypi) put(item, 0);
+  const targets = [...feature.targetPypi].map(([selector, items]) => ({ rank: selectorRank(selector, platform), items }));
+  for (const { rank, items } of targets.filter((t) => t.rank !== undefined).sort((a, b) => a.rank! - b.rank!)) {
+    for (const item of items) put(item, rank!);
+  }
+  return [...byName.values()].map((v) => v.item);
 }
 
 /** One entry of `workspace.platforms`: its name, its subdir, and the virtual packages it declares. */
@@ -430,11 +504,6 @@ function dependencySpecs(value: unknown, where: string, fail: (m: string) => Err
     }
     throw fail(`${where}.${name} must be a version string or a table`);
   });
-}
-
-function pypiWarnings(value: unknown, where: string, filename: string, warnings: string[]): void {
-  const names = Array.isArray(value) ? value.map(String) : isTable(value) ? Object.keys(value) : [];
-  if (names.length > 0) warnings.push(`${filename}: ${where} (${names.join(', ')}) are PyPI packages and were not solved`);
 }
 
 const SYSTEM_KEYS = ['linux', 'libc', 'macos', 'cuda', 'archspec'];

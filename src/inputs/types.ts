@@ -1,4 +1,5 @@
 import type { LockedEnvironment } from '../locks/types.js';
+import type { CondaPypiMapOverrides, PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
 
 /** What one input file contributes to a resolve request. */
 export interface InputSpec {
@@ -23,6 +24,12 @@ export interface ParsedInputFile {
   readonly locked?: LockedEnvironment;
   /** A pixi manifest's chosen environment: what its specs cannot say alone. */
   readonly manifest?: ManifestDetails;
+  /** PyPI requirements (environment.yml `pip:`, `[pypi-dependencies]`), with their file and line. */
+  readonly pypi?: readonly PypiInputRequirement[];
+  /** Index options the file gives (`pip:` `--index-url`/`--extra-index-url`/`--pre`, `[pypi-options]`). */
+  readonly pypiOptions?: PypiIndexOptions;
+  /** pixi's `conda-pypi-map`, read: per channel, conda name -> PyPI name. */
+  readonly condaPypiMap?: CondaPypiMapOverrides;
 }
 
 /** What a pixi manifest's environment adds to its specs, channels and platforms. */
@@ -36,9 +43,16 @@ export interface ManifestDetails {
   readonly virtualPackages: ReadonlyMap<string, readonly string[]>;
   readonly channelPriority?: string;
   readonly excludeNewer?: string;
+  /** The whole PyPI requirement list of each platform where `[target.*]` tables change it. */
+  readonly platformPypi?: ReadonlyMap<string, readonly PypiInputRequirement[]>;
 }
 
 export interface ParseInputOptions {
   /** The environment of a lock or pixi manifest (`-e NAME`); `default` when absent. */
   readonly environment?: string;
+  /**
+   * Reads a file an input names (a pip `-r FILE`), its path already relative to that input's
+   * directory. Absent (the server): such a line is refused; no file system is read.
+   */
+  readonly readIncluded?: (path: string) => string;
 }

@@ -6,7 +6,10 @@
  */
 import type { MatchSpec } from '../../vocabulary/match-spec.js';
 import type { Resolution } from '../resolve.js';
-import { buildGraph } from './graph.js';
+import { buildGraph, type DependencyGraph } from './graph.js';
+import { withPypi } from './pypi-graph.js';
+import { pypiRequirementsOn } from '../pypi/request.js';
+import type { PlatformResolution } from '../resolve.js';
 import { dependencyTree, invertedTree, renderTree, type TreeNode } from './tree.js';
 import { renderWhy, whyPaths, type WhyAnswer } from './why.js';
 
@@ -34,7 +37,7 @@ export interface TreeRequest {
 export function treeOf(resolution: Resolution, options: TreeRequest = {}): PlatformTree[] {
   return resolution.platforms.map((p) => {
     if (p.records === null) return { platform: p.platform, error: p.error, roots: [], text: '' };
-    const graph = buildGraph(p.records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
+    const graph = platformGraph(resolution, p, p.records);
     if (options.invert !== undefined) {
       const name = options.invert.toLowerCase();
       const root = invertedTree(graph, name, { depth: options.depth });
@@ -56,10 +59,16 @@ export function whyOf(resolution: Resolution, name: string, limit?: number): Pla
   const wanted = name.toLowerCase();
   return resolution.platforms.map((p) => {
     if (p.records === null) return { platform: p.platform, error: p.error, answer: null, text: '' };
-    const graph = buildGraph(p.records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
+    const graph = platformGraph(resolution, p, p.records);
     const answer = whyPaths(graph, wanted, limit);
     return { platform: p.platform, error: null, answer, text: renderWhy(answer, graph).join('\n') };
   });
+}
+
+/** One platform's graph: its conda records, and its PyPI distributions with their own edges. */
+function platformGraph(resolution: Resolution, p: PlatformResolution, records: NonNullable<PlatformResolution['records']>): DependencyGraph {
+  const pypi = resolution.request.pypi;
+  return withPypi(buildGraph(records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform)), p.pypi ?? [], pypi && !resolution.request.locked ? pypiRequirementsOn(pypi, p.platform) : []);
 }
 
 /** The specs the tree starts from; a lock's records have none (their top-level packages are the roots). */

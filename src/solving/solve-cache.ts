@@ -124,6 +124,7 @@ export class CachingSolver implements PlatformSolver {
       input.channelPriority,
       input.excludeNewer ?? null,
       input.locked ?? null,
+      input.resolution ?? 'highest',
     ]);
   }
 }

@@ -229,6 +229,7 @@ export class SolvePool implements PlatformSolver {
         channelPriority: input.channelPriority,
         excludeNewer: input.excludeNewer,
         locked: input.locked,
+        ...(input.resolution ? { resolution: input.resolution } : {}),
         timeoutMs,
       },
     };

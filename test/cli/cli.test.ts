@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS_DIR, describeShared } from '../helpers/shared.js';
 import { CLI, DEMO, requireBuild, runCli, spawnCli, tempDir } from './run-cli.js';
+import { PROJECT_ROOT } from '../helpers/shared.js';
 import type { NativeExplanation } from '../../src/explanation-data.js';
 
 const DEMO_URL = pathToFileURL(DEMO).href;
@@ -109,16 +110,18 @@ describe('native JSON', () => {
     expect(explanation.tree).toMatchObject({ spec: 'python 3.9.*', together: { spec: 'numpy >=2' } });
   });
 
-  it('combines an environment file with positional specs, and warns about pip entries', async () => {
+  it('combines an environment file with positional specs, and solves its pip entries', async () => {
     const dir = tempDir();
     const file = join(dir, 'environment.yml');
-    writeFileSync(file, ['name: demo', 'channels:', `  - ${DEMO_URL}`, 'dependencies:', '  - python=3.10', '  - pip:', '      - rich', ''].join('\n'));
-    const { code, stdout, stderr } = await runCli(['-f', file, '-p', 'linux-64', 'requests']);
+    writeFileSync(file, ['name: demo', 'channels:', `  - ${DEMO_URL}`, 'dependencies:', '  - python=3.10', '  - pip:', '      - flask', ''].join('\n'));
+    const index = pathToFileURL(join(PROJECT_ROOT, 'fixtures/pypi/simple')).href;
+    const { code, stdout, stderr } = await runCli(['-f', file, '-p', 'linux-64', '--index-url', index, 'requests']);
+    expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stderr).toBe(`conda-resolve: warning: ${file}: 1 pip entry was not solved (conda-resolve solves conda packages only)\n`);
     const names = (JSON.parse(stdout) as NativeResult[])[0]!.packages.map((p) => `${p.name} ${p.version}`);
     expect(names).toContain('python 3.10.14');
     expect(names).toContain('requests 2.32.3');
+    expect(names).toContain('Flask 3.1.3');
   });
 
   it('re-resolves an explicit file to the same packages', async () => {

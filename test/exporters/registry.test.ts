@@ -17,8 +17,8 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it("lists the primary names (conda's six, pixi.lock v7, the two SBOMs), sorted", () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
+  it("lists the primary names (conda's six, pixi.lock v7, the two SBOMs, pylock), sorted", () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
   });
 
   it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7\'s', () => {
@@ -33,10 +33,13 @@ describe('the built-in registry (seed 2.3)', () => {
       'environment-yaml',
       'explicit',
       'json',
+      'pep751',
       'pixi',
       'pixi-lock-v6',
       'pixi-lock-v7',
       'pixi-v7',
+      'pylock',
+      'pylock.toml',
       'rattler-lock-v6',
       'rattler-lock-v7',
       'reqs',
@@ -88,9 +91,7 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.format).toBe('toml');
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
-      "Unknown export format 'toml'. Available formats:\n  - cdx\n  - conda-lock\n  - conda-lock-v1\n  - cyclonedx\n  - cyclonedx-json\n  - env.yml\n  - environment-json\n" +
-        '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - pixi-lock-v7\n  - pixi-v7\n  - rattler-lock-v6\n  - rattler-lock-v7\n  - reqs\n' +
-        '  - requirements\n  - spdx\n  - spdx-json\n  - txt\n  - yaml\n  - yml',
+      "Unknown export format 'toml'. Available formats:\n  - cdx\n  - conda-lock\n  - conda-lock-v1\n  - cyclonedx\n  - cyclonedx-json\n  - env.yml\n  - environment-json\n  - environment-yaml\n  - explicit\n  - json\n  - pep751\n  - pixi\n  - pixi-lock-v6\n  - pixi-lock-v7\n  - pixi-v7\n  - pylock\n  - pylock.toml\n  - rattler-lock-v6\n  - rattler-lock-v7\n  - reqs\n  - requirements\n  - spdx\n  - spdx-json\n  - txt\n  - yaml\n  - yml",
     );
   });
 });
@@ -181,6 +182,8 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - environment.yaml     (format: environment-yaml)',
         '  - environment.yml      (format: environment-yaml)',
         '  - explicit.txt         (format: explicit)',
+        '  - pylock.toml          (format: pylock)',
+        '  - pylock.*.toml        (format: pylock)',
         '  - pixi.lock            (format: rattler-lock-v6)',
         '  - requirements.txt     (format: requirements)',
         '  - spec.txt             (format: requirements)',
@@ -192,6 +195,7 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - environment-json     (aliases: json)',
         '  - environment-yaml     (aliases: yaml, yml, env.yml)',
         '  - explicit',
+        '  - pylock               (aliases: pylock.toml, pep751)',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
         '  - rattler-lock-v7      (aliases: pixi-lock-v7, pixi-v7)',
         '  - requirements         (aliases: reqs, txt)',

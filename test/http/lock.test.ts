@@ -346,14 +346,11 @@ linux-only-tool = "*"
 [feature.sci.dependencies]
 numpy = "<2"
 ${extra}
-[pypi-dependencies]
-requests = ">=2"
-
 [environments]
 sci = ["sci"]
 `;
 
-  it('one environment (`environment`, default `default`) answers native JSON or a format, with pypi entries warned', async () => {
+  it('one environment (`environment`, default `default`) answers native JSON or a format', async () => {
     const plain = await post({ file: manifest(), filename: 'pixi.toml' });
     expect(plain.status).toBe(200);
     const body = plain.json<NativeBody[]>();
@@ -361,7 +358,7 @@ sci = ["sci"]
     expect(nativeVersions(body, 'linux-64')).toHaveProperty('linux-only-tool');
     expect(nativeVersions(body, 'osx-arm64')).not.toHaveProperty('linux-only-tool');
     expect(nativeVersions(body, 'linux-64')).not.toHaveProperty('numpy');
-    expect(body[0]!.warnings).toEqual(['pixi.toml: pypi-dependencies (requests) are PyPI packages and were not solved']);
+    expect(body[0]!.warnings).toBeUndefined();
     const sci = await post({ file: manifest(), filename: 'pixi.toml', environment: 'sci' }, '?format=explicit');
     expect(sci.status).toBe(200);
     expect(sci.text).toContain('/numpy-1.26.4-');

@@ -142,11 +142,14 @@ describe('resolve: native JSON', () => {
     expect(names).toEqual(expect.arrayContaining(['python', 'requests', 'idna']));
   });
 
-  it('pip entries of an environment file become warnings at the end of each result', async () => {
-    const file = 'dependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - some-wheel==1.0\n';
-    const body = (await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } })).json<NativeBody[]>();
-    expect(Object.keys(body[0]!)).toEqual(['platform', 'packages', 'error', 'warnings']);
-    expect(body[0]!.warnings!.join(' ')).toContain('pip');
+  it('a pip entry that needs a build (-e .) is refused, naming the line', async () => {
+    const file = 'dependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - -e .\n';
+    const answer = await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    expect(answer.status).toBe(400);
+    expect(answer.json<ProblemBody>()).toMatchObject({
+      type: 'urn:conda-resolve:problem:invalid-spec',
+      detail: expect.stringContaining('Cannot resolve pip entry "-e ." (environment.yml, line 5): an editable install builds the project'),
+    });
   });
 
   it('partial failure: the failed platform has an error and no packages, the others solve, status 200', async () => {

@@ -13,7 +13,7 @@ function failure(fn: () => unknown): InputFileError {
 }
 
 describe('environment.yml', () => {
-  it('reads name, channels, dependencies and platforms, and warns about pip entries', () => {
+  it('reads name, channels, dependencies, platforms and the pip: section', () => {
     const parsed = parseInputFile(
       'environment.yml',
       ['name: demo', 'channels:', '  - conda-forge', '  - nodefaults', 'dependencies:', '  - python=3.9', '  - "numpy >=1.26"', '  - pip', '  - pip:', '      - requests==2.32.3', 'platforms: [linux-64, osx-arm64]', ''].join('\n'),
@@ -26,7 +26,8 @@ describe('environment.yml', () => {
       { spec: 'numpy >=1.26', line: 7 },
       { spec: 'pip', line: 8 },
     ]);
-    expect(parsed.warnings).toEqual(['environment.yml: 1 pip entry was not solved (conda-resolve solves conda packages only)']);
+    expect(parsed.warnings).toEqual([]);
+    expect(parsed.pypi).toEqual([{ requirement: 'requests==2.32.3', at: 'environment.yml, line 10', file: 'environment.yml' }]);
   });
 
   it('accepts .yaml names and an empty document', () => {

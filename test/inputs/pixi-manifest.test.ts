@@ -104,8 +104,9 @@ describe('pixi.toml', () => {
     expect(l.channels).toEqual([]);
   });
 
-  it('pypi-dependencies are named in a warning, not solved', () => {
-    expect(manifest.warnings).toEqual(['pixi.toml: pypi-dependencies (flask) are PyPI packages and were not solved']);
+  it('pypi-dependencies are read as PyPI requirements', () => {
+    expect(manifest.warnings).toEqual([]);
+    expect(manifest.environments.get('default')!.pypi?.map((r) => r.requirement)).toEqual(['flask']);
   });
 
   it('as an input file: -e picks the environment; an unknown one names those defined', () => {
@@ -134,12 +135,13 @@ platforms = ["linux-64"]
 numpy = "*"
 `;
 
-  it('is recognised by content; requires-python becomes a python spec; project.dependencies are warned', () => {
+  it('is recognised by content; requires-python becomes a python spec; project.dependencies are PyPI requirements', () => {
     expect(isPixiManifest('pyproject.toml', text)).toBe(true);
     expect(isPixiManifest('pyproject.toml', '[project]\nname = "x"\n')).toBe(false);
     const m = parsePixiManifest('pyproject.toml', text);
     expect(m.environments.get('default')!.specs.map((s) => s.spec)).toEqual(['numpy', 'python >=3.10']);
-    expect(m.warnings).toEqual(['pyproject.toml: project.dependencies (requests, rich) are PyPI packages and were not solved']);
+    expect(m.warnings).toEqual([]);
+    expect(m.environments.get('default')!.pypi?.map((r) => r.requirement)).toEqual(['requests', 'rich']);
   });
 });
 

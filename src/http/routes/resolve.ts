@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { errorSpec, problemOfCode, userMessage } from '../../errors.js';
 import type { Exporter } from '../../exporters/types.js';
-import { parseChannel } from '../../../vocabulary/channel.js';
+import { parseChannel, removeCredentials } from '../../../vocabulary/channel.js';
 import { renderResolution, renderWorkspace, resolutionDiff, workspaceAnswers } from '../../lock/answer.js';
 import { chosenPixiLockFormat, isPixiLockFormat } from '../../lock/lock-version.js';
 import { lockStaleReasons } from '../../lock/check.js';
@@ -246,6 +246,16 @@ async function checkChannels(input: ResolveInput, prepared: PreparedRequest, con
   }
   const field = input.hasFile && !input.request.channels?.length ? 'file' : 'channels';
   for (const channel of prepared.channels) await refuse(channel.baseUrl, field);
+  // PyPI indexes: only those the operator allows (https://pypi.org/simple/ unless --allow-index adds more).
+  const pypi = prepared.pypi;
+  if (pypi) {
+    if (pypi.findLinks.length > 0) throw new HttpProblemError('channel-refused', 'Cannot use find-links on this server: it reads no local folder', { field: 'find_links' });
+    const allowed = new Set(context.config.allowedIndexes);
+    for (const [url, where] of [[pypi.indexUrl, 'index_url'], ...pypi.extraIndexUrls.map((u) => [u, 'extra_index_urls'])] as const) {
+      const normal = url.endsWith('/') ? url : `${url}/`;
+      if (!allowed.has(normal)) throw new HttpProblemError('channel-refused', `Cannot use the PyPI index ${removeCredentials(url)}: this server allows ${[...allowed].join(', ')}`, { field: where });
+    }
+  }
 }
 
 function answerCheck(
@@ -428,7 +438,7 @@ export function resolveHere(prepared: PreparedRequest, context: AppContext, sign
   const { config, deps } = context;
   return resolvePrepared(
     prepared,
-    { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true },
+    { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true, maxPypiProjects: config.maxPypiProjects, ...(deps.pypiClient ? { pypiClient: deps.pypiClient } : {}) },
     { signal, timeoutMs: config.requestTimeoutMs },
   ).catch((error: unknown) => {
     // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.

@@ -1,0 +1,179 @@
+/**
+ * The PyPI data of one resolve, fetched before and between solves (the solver does no I/O): project
+ * pages turned into releases with their wheels, and core metadata per release. A discovery walk
+ * fetches, concurrently, the pages of every name reachable from the requirements and the metadata
+ * of the release each is likely to get, so the first solve usually has all it needs; what a solve
+ * reaches beyond that it asks for (`PypiDataNeeded`), and the walk goes on from there.
+ */
+import { PypiIndexClient } from '../../repodata/pypi/client.js';
+import { PypiProjectNotFoundError } from '../../repodata/pypi/errors.js';
+import type { PypiFile, PypiProject } from '../../repodata/pypi/types.js';
+import type { PypiData, PypiProjectData, PypiRelease, PypiReleaseMetadata, PypiWheel } from '../../solver/pypi/types.js';
+import { requiresDistOf } from '../../vocabulary/pypi/core-metadata.js';
+import { parseDistributionFileName } from '../../vocabulary/pypi/distribution-file-name.js';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
+import type { PypiRequirement } from '../../vocabulary/pypi/requirement.js';
+import type { PypiSpecifierSet } from '../../vocabulary/pypi/specifier.js';
+import { bestWheel, type TargetTags } from '../../vocabulary/pypi/tags.js';
+import type { ResolutionStrategy } from '../../vocabulary/pypi-record.js';
+import { UsageError } from '../errors.js';
+
+/** More projects than this in one resolve is refused (the server sets its own bound). */
+export const MAX_PYPI_PROJECTS = 2_000;
+
+export class TooManyPypiProjectsError extends UsageError {
+  constructor(limit: number) {
+    super('CR_ERR_PYPI_TOO_MANY_PROJECTS', `Cannot resolve: the PyPI requirements reach more than ${limit} projects, the limit of one request`);
+  }
+}
+
+export interface DiscoveryOptions {
+  /** Tags of the target's possible pythons: a release is likely when one of its wheels fits one of them. */
+  readonly tags: readonly TargetTags[];
+  readonly resolution: ResolutionStrategy;
+  /** `true`: pre-releases count as likely picks too. */
+  readonly prereleases: boolean | undefined;
+  readonly maxProjects: number;
+  readonly signal?: AbortSignal;
+}
+
+export class PypiDataStore implements PypiData {
+  readonly #client: PypiIndexClient;
+  readonly #projects = new Map<string, PypiProjectData | null>();
+  readonly #raw = new Map<string, PypiProject>();
+  readonly #metadata = new Map<string, PypiReleaseMetadata>();
+  readonly #pending = new Map<string, Promise<void>>();
+  /** Projects fetched, for the per-request bound. */
+  #count = 0;
+
+  constructor(client: PypiIndexClient) {
+    this.#client = client;
+  }
+
+  get client(): PypiIndexClient {
+    return this.#client;
+  }
+
+  project(name: string): PypiProjectData | null | undefined {
+    return this.#projects.get(name);
+  }
+
+  metadata(name: string, version: string): PypiReleaseMetadata | undefined {
+    return this.#metadata.get(`${name}==${version}`);
+  }
+
+  /**
+   * Fetches the pages of `names` and the metadata of `releases`, then walks on: for each project
+   * fetched, the metadata of its likely release, and the projects that release requires.
+   */
+  async discover(names: Iterable<string>, releases: Iterable<{ name: string; version: string }>, wanted: ReadonlyMap<string, readonly PypiRequirement[]>, options: DiscoveryOptions): Promise<void> {
+    const specs = new Map<string, PypiSpecifierSet[]>();
+    const addSpec = (requirement: PypiRequirement): string => {
+      const name = normalizePypiName(requirement.name);
+      const list = specs.get(name) ?? [];
+      list.push(requirement.specifier);
+      specs.set(name, list);
+      return name;
+    };
+    for (const list of wanted.values()) for (const r of list) addSpec(r);
+    const work: Promise<void>[] = [];
+    const visitRelease = (name: string, version: string): Promise<void> =>
+      this.#once(`m:${name}==${version}`, async () => {
+        await this.#fetchMetadata(name, version, options);
+        const metadata = this.#metadata.get(`${name}==${version}`);
+        if (!metadata) return;
+        await Promise.all(metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))));
+      });
+    const visitProject = (name: string): Promise<void> =>
+      this.#once(`p:${name}`, async () => {
+        await this.#fetchProject(name, options);
+        const project = this.#projects.get(name);
+        if (!project) return;
+        const likely = this.#likely(project, specs.get(name) ?? [], options);
+        if (likely) await visitRelease(name, likely.text);
+      });
+    for (const name of names) work.push(visitProject(normalizePypiName(name)));
+    for (const { name, version } of releases) {
+      work.push(visitRelease(name, version));
+    }
+    await Promise.all(work);
+  }
+
+  #once(key: string, task: () => Promise<void>): Promise<void> {
+    let pending = this.#pending.get(key);
+    if (!pending) {
+      pending = task();
+      this.#pending.set(key, pending);
+    }
+    return pending;
+  }
+
+  async #fetchProject(name: string, options: DiscoveryOptions): Promise<void> {
+    if (this.#projects.has(name)) return;
+    if (++this.#count > options.maxProjects) throw new TooManyPypiProjectsError(options.maxProjects);
+    try {
+      const project = await this.#client.getProject(name, { signal: options.signal });
+      this.#raw.set(name, project);
+      this.#projects.set(name, releasesOf(project));
+    } catch (error) {
+      if (error instanceof PypiProjectNotFoundError) this.#projects.set(name, null);
+      else throw error;
+    }
+  }
+
+  async #fetchMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
+    const key = `${name}==${version}`;
+    if (this.#metadata.has(key)) return;
+    if (!this.#projects.has(name)) await this.#fetchProject(name, options);
+    const release = this.#projects.get(name)?.releases.find((r) => r.text === version);
+    if (!release) return;
+    // Wheels of one release carry the same metadata (as pip and uv assume): read the one the
+    // newest python prefers, else any.
+    const wheel = options.tags.map((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })))).find((w) => w !== undefined) ?? release.wheels[0];
+    const read = await this.#client.getMetadata(wheel.file as PypiFile, { signal: options.signal, project: name });
+    const metadata = read.metadata;
+    this.#metadata.set(key, {
+      name: metadata.displayName,
+      version: metadata.versionText,
+      requiresDist: requiresDistOf(metadata),
+      requiresPython: metadata.requiresPythonSpecifier ?? null,
+      requiresPythonText: metadata.requiresPython ?? null,
+    });
+  }
+
+  /** The release a project will likely get: the preferred version the specifiers allow with a wheel for one of the pythons. */
+  #likely(project: PypiProjectData, specs: readonly PypiSpecifierSet[], options: DiscoveryOptions): PypiRelease | undefined {
+    const lowest = options.resolution !== 'highest';
+    const ordered = [...project.releases].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
+    const fits = (release: PypiRelease): boolean =>
+      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined);
+    return ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits);
+  }
+}
+
+/** A project's wheels grouped by release (sdists left out: conda-resolve never builds). */
+export function releasesOf(project: PypiProject): PypiProjectData {
+  const byVersion = new Map<string, { release: Omit<PypiRelease, 'wheels' | 'yanked'>; wheels: PypiWheel[] }>();
+  for (const file of project.files) {
+    let name;
+    try {
+      name = parseDistributionFileName(file.filename, { project: project.name });
+    } catch {
+      continue;
+    }
+    if (name?.kind !== 'wheel' || name.name !== project.name) continue;
+    const key = name.version.toString();
+    let entry = byVersion.get(key);
+    if (!entry) {
+      entry = { release: { version: name.version, text: name.versionText }, wheels: [] };
+      byVersion.set(key, entry);
+    }
+    entry.wheels.push({ file, name });
+  }
+  const releases: PypiRelease[] = [];
+  for (const { release, wheels } of byVersion.values()) {
+    const live = wheels.filter((w) => w.file.yanked === false);
+    releases.push({ ...release, wheels: live.length > 0 ? live : wheels, yanked: live.length === 0 });
+  }
+  return { name: project.name, releases };
+}

@@ -1,0 +1,82 @@
+/**
+ * One platform's solve over conda and PyPI: discover the PyPI data the requirements reach, solve,
+ * and when the search reaches data not fetched yet, fetch it (and walk on from it) and solve again.
+ * Each solve is fast next to a round trip, and the walk fetches ahead, so there are few rounds.
+ */
+import { solveMixed, type MixedSolveOutcome } from '../../solver/pypi/solve.js';
+import { PypiDataNeeded } from '../../solver/pypi/types.js';
+import { pythonInterpreter } from '../../vocabulary/pypi/marker-environment.js';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
+import { tagTargetOf, targetTags, type TargetTags } from '../../vocabulary/pypi/tags.js';
+import type { ResolutionStrategy } from '../../vocabulary/pypi-record.js';
+import type { PlatformSolveInput } from '../solving/types.js';
+import { MAX_PYPI_PROJECTS, type PypiDataStore } from './data.js';
+import { condaPypiMapping } from './mapping.js';
+import { pypiRequirementsOn, type PreparedPypi } from './request.js';
+
+/** Rounds of fetch-and-solve before giving up (each round fetches everything the last solve reached). */
+const MAX_ROUNDS = 500;
+
+export interface MixedPlatformOptions {
+  readonly resolution: ResolutionStrategy;
+  readonly signal?: AbortSignal;
+  readonly maxProjects?: number;
+}
+
+export async function solvePlatformMixed(input: PlatformSolveInput, platform: string, pypi: PreparedPypi, data: PypiDataStore, options: MixedPlatformOptions): Promise<MixedSolveOutcome> {
+  const requirements = pypiRequirementsOn(pypi, platform);
+  const mapping = condaPypiMapping(pypi.mappingOverrides);
+  const prereleases = pypi.prerelease === 'allow' ? true : pypi.prerelease === 'disallow' ? false : undefined;
+  const discovery = {
+    tags: pythonTags(input, platform),
+    resolution: options.resolution,
+    prereleases,
+    maxProjects: options.maxProjects ?? MAX_PYPI_PROJECTS,
+    signal: options.signal,
+  };
+  const wanted = new Map([['', requirements]]);
+  await data.discover(
+    requirements.map((r) => normalizePypiName(r.name)),
+    [],
+    wanted,
+    discovery,
+  );
+  for (let round = 0; ; round++) {
+    try {
+      return solveMixed({
+        ...input,
+        signal: options.signal,
+        pypi: {
+          platform,
+          virtualPackages: input.virtualPackages,
+          requirements,
+          data,
+          prereleases,
+          resolution: options.resolution,
+          providedBy: (record) => mapping.providedBy(record),
+          providers: (name) => mapping.providers(name),
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof PypiDataNeeded) || round >= MAX_ROUNDS) throw error;
+      await data.discover(error.projects, error.releases, wanted, discovery);
+    }
+  }
+}
+
+/** The wheel tags of the pythons the channels have for the platform, newest first (for discovery). */
+function pythonTags(input: PlatformSolveInput, platform: string): TargetTags[] {
+  const seen = new Map<string, TargetTags>();
+  const records = input.channels.flatMap((channel) => channel.sources.flatMap((source) => source.records('python')));
+  records.sort((a, b) => (a.version < b.version ? 1 : -1));
+  for (const record of records) {
+    try {
+      const interpreter = pythonInterpreter(record);
+      const key = `${interpreter.implementationName}${interpreter.pythonVersion}${interpreter.freeThreaded}`;
+      if (!seen.has(key)) seen.set(key, targetTags(tagTargetOf(platform, interpreter, input.virtualPackages)));
+    } catch {
+      // Not an interpreter the tags can describe.
+    }
+  }
+  return [...seen.values()];
+}
