@@ -92,13 +92,15 @@ packages:
 `;
 
 describe('pixi.lock environments and malformed locks', () => {
-  it('-e NAME picks a pixi environment; pypi entries are named in a warning', async () => {
+  it('-e NAME picks a pixi environment; one with pypi entries cannot be an explicit file', async () => {
     const dir = tempDir('cr-lock-');
     writeFileSync(join(dir, 'pixi.lock'), PIXI_TWO_ENVS);
-    const test = await runCli(['-q', '-f', 'pixi.lock', '-e', 'test', '--format', 'explicit'], { cwd: dir, env });
+    const test = await runCli(['-q', '-f', 'pixi.lock', '-e', 'test', '--format', 'environment-yaml'], { cwd: dir, env });
     expect(test.code).toBe(0);
-    expect(test.stdout).toContain('https://conda.anaconda.org/conda-forge/noarch/pytest-8.0.0-pyhd8ed1ab_0.conda\n');
-    expect(test.stderr).toContain('pixi.lock: environment "test": 1 PyPI package left out of explicit');
+    expect(test.stdout).toContain('pytest=8.0.0=pyhd8ed1ab_0');
+    const explicit = await runCli(['-q', '-f', 'pixi.lock', '-e', 'test', '--format', 'explicit'], { cwd: dir, env });
+    expect(explicit.code).not.toBe(0);
+    expect(explicit.stderr).toContain('external packages');
     const plain = await runCli(['-q', '-f', 'pixi.lock', '--format', 'explicit'], { cwd: dir, env });
     expect(plain.stdout).not.toContain('pytest');
     const missing = await runCli(['-q', '-f', 'pixi.lock', '-e', 'docs'], { cwd: dir });
