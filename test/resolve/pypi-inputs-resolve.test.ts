@@ -16,9 +16,13 @@ import { exportEnvironments } from '../../src/resolve.js';
 import { CONTEXT } from '../exporters/reference-records.js';
 import { buildWheel, metadataText, startIndexServer, type IndexFile, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
+import { thirdPartyPath, thirdPartyText } from '../helpers/third-party.js';
 
 const ROOT = resolvePath(new URL('../..', import.meta.url).pathname);
-const real = (name: string) => readFileSync(join(ROOT, 'test/inputs/fixtures/real', name), 'utf8');
+// Real files from conda/conda-lock and prefix-dev/pixi (test/THIRD-PARTY-DATA.md), in ../shared/third-party: absent, their tests skip.
+const REAL: Record<string, string> = {"conda-lock-test-git.yml": "conda-lock/tests/test-git/environment.yml", "conda-lock-test-local-pip.yml": "conda-lock/tests/test-local-pip/environment.yml", "conda-lock-test-pip-full-url.yml": "conda-lock/tests/test-pip-full-url/environment.yml", "conda-lock-test-pip-hash-checking.yml": "conda-lock/tests/test-pip-hash-checking/environment.yml", "conda-lock-test-pip-repositories.yml": "conda-lock/tests/test-pip-repositories/environment.yaml", "conda-lock-test-pypi-resolve-gh449.yml": "conda-lock/tests/test-pypi-resolve-gh449/environment.yml", "pixi-pypi-custom-registry.toml": "pixi/examples/pypi-custom-registry/pixi.toml", "pixi-pypi-find-links.toml": "pixi/examples/pypi-find-links/pixi.toml", "pixi-pypi-source-deps.toml": "pixi/examples/pypi-source-deps/pixi.toml", "pixi-pypi.toml": "pixi/examples/pypi/pixi.toml", "pyproject-docker.toml": "pixi/examples/docker/pyproject.toml"};
+const real = (name: string): string => thirdPartyText(REAL[name]!) ?? '';
+const haveReal = (...names: string[]): boolean => names.every((name) => thirdPartyPath(REAL[name]!) !== undefined);
 
 function wheel(name: string, version: string, requires: string[] = [], extra = ''): IndexFile {
   const text = metadataText(name, version, requires, extra);
@@ -90,7 +94,7 @@ describe('input files with PyPI sections, solved', () => {
     expect(whyOf(resolution, 'colorama')[0]!.text).toBe('colorama is not in the environment');
   });
 
-  it('conda-lock test-pypi-resolve-gh449: extras of a pinned requirement (python 3.10)', async () => {
+  it.skipIf(!haveReal('conda-lock-test-pypi-resolve-gh449.yml'))('conda-lock test-pypi-resolve-gh449: extras of a pinned requirement (python 3.10)', async () => {
     const content = real('conda-lock-test-pypi-resolve-gh449.yml').replace('  - defaults', `  - ${channel}`);
     const resolution = await resolveEnvironments(
       { files: [{ filename: 'environment.yml', content }], platforms: ['linux-64'], pypiOptions: { indexUrl: server.indexUrl } },
@@ -102,7 +106,7 @@ describe('input files with PyPI sections, solved', () => {
     expect(pins(linux!.packages)).toEqual(['dnspython==2.4.0', 'email_validator==2.0.0', 'idna==3.4', 'pydantic==1.10.10', 'python-dotenv==1.0.0', 'typing_extensions==4.7.1']);
   });
 
-  it('pixi examples/pypi-find-links: requests==2.31.0 with python 3.12.* on the three platforms the local channel has', async () => {
+  it.skipIf(!haveReal('pixi-pypi-find-links.toml'))('pixi examples/pypi-find-links: requests==2.31.0 with python 3.12.* on the three platforms the local channel has', async () => {
     const content = real('pixi-pypi-find-links.toml').replace('channels = ["conda-forge"]', `channels = [${JSON.stringify(channel)}]`).replace('find-links = [{ path = "./links" }]', '').replace('"osx-64", ', '');
     const resolution = await resolveEnvironments(
       { files: [{ filename: 'pixi.toml', content }], pypiOptions: { indexUrl: server.indexUrl } },
