@@ -4,9 +4,10 @@
  * any cache of ours) and warm (later runs, the zip in the OS page cache), against a floor in the
  * same run: Python's zipfile and json reading every record and matching the same 300 names.
  *
- * The database is generated in a temporary directory (not committed) from the shapes of the real
- * records in fixtures/osv/records: each record is a real one with its id, package name and version
- * range changed, so sizes and nesting are those of GitHub's advisories. Packages are the first names
+ * The database is generated in a temporary directory (not committed) from the shapes of our test
+ * records in fixtures/osv/own: each record is one of them with its id, package name and version
+ * range changed, so the nesting is that of OSV records (they are shorter than GitHub's advisories,
+ * whose `details` run to a few KB). Packages are the first names
  * of the bundled conda-forge PyPI mapping; 1 in 20 records hits a locked package.
  *
  *   npx tsx bench/audit.ts [--records N] [--rounds N]
@@ -47,9 +48,9 @@ try {
   const lock = join(dir, 'pixi.lock');
   writeFileSync(lock, registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records, channels: ['conda-forge'] }], { toolName: 'conda-resolve', toolVersion: '0', now: new Date() }));
 
-  // The database: real record shapes with new ids, names and ranges.
-  const shapes = readdirSync(join(ROOT, 'fixtures', 'osv', 'records'))
-    .map((f) => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'osv', 'records', f), 'utf8')) as { affected?: { package: { name: string; ecosystem: string }; ranges?: { events: object[] }[] }[]; withdrawn?: string })
+  // The database: our test records' shapes with new ids, names and ranges.
+  const shapes = readdirSync(join(ROOT, 'fixtures', 'osv', 'own'))
+    .map((f) => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'osv', 'own', f), 'utf8')) as { affected?: { package: { name: string; ecosystem: string }; ranges?: { events: object[] }[] }[]; withdrawn?: string })
     .filter((r) => r.withdrawn === undefined && r.affected?.[0]?.package.ecosystem === 'PyPI');
   const files: Record<string, Uint8Array> = {};
   const encoder = new TextEncoder();

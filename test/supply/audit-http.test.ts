@@ -1,6 +1,6 @@
 /**
  * `POST /audit` and the MCP `audit` tool on a server started with `--osv-db`: a lock sent as the
- * request's file is audited against the real OSV records of fixtures/osv, with the same channel
+ * request's file is audited against our hand-written OSV records of fixtures/osv/own, with the same channel
  * policy as `/resolve`; SARIF is valid; a server without a database answers 404.
  */
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { call, injectTestServer, startTestServer, type InjectedServer, type Test
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { sarifErrors } from './schemas.js';
 
-const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'records');
+const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 
 const record = pythonRecord;
 
@@ -34,8 +34,8 @@ describe('POST /audit', () => {
     expect(answer.status).toBe(200);
     const report = answer.json<{ platforms: { findings: { name: string; id: string; severity: string }[]; notCovered: { name: string }[] }[]; database: { source: string }; failed: unknown[] }>();
     expect(report.platforms[0]!.findings.map((f) => [f.name, f.id, f.severity])).toEqual([
-      ['setuptools', 'GHSA-cx63-2mw6-8hw5', 'HIGH'],
-      ['requests', 'GHSA-9wx4-h78v-vm56', 'MODERATE'],
+      ['setuptools', 'CR-TEST-0005', 'HIGH'],
+      ['requests', 'CR-TEST-0001', 'MODERATE'],
     ]);
     expect(report.platforms[0]!.notCovered.map((n) => n.name)).toEqual(['python']);
     expect(report.database.source).toBe('osv-db');
@@ -91,7 +91,7 @@ describe('the MCP audit tool', () => {
     expect(tools.map((t) => t.name)).toContain('audit');
     const answer = (await client.callTool({ name: 'audit', arguments: { file: LOCK, filename: 'pixi.lock' } })) as { isError?: boolean; content: { text: string }[] };
     expect(answer.isError).toBeUndefined();
-    expect(answer.content[0]!.text).toContain('GHSA-cx63-2mw6-8hw5');
+    expect(answer.content[0]!.text).toContain('CR-TEST-0005');
     expect(JSON.parse(answer.content[1]!.text).summary.findings).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `conda-resolve audit` against a small OSV database of real records (fixtures/osv, sources in its
+ * `conda-resolve audit` against a small OSV database of hand-written records (fixtures/osv/own, described in its
  * README): PyPI ranges with `fixed` and `last_affected`, a withdrawn record ignored, an ecosystem
  * we do not map, conda packages checked under their PyPI names, packages nothing can check listed
  * as not covered; the zip as OSV publishes it, bad databases refused clearly, SARIF valid.
@@ -19,7 +19,7 @@ import { runCli } from '../cli/run-cli.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { sarifErrors } from './schemas.js';
 
-const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'records');
+const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 const dir = mkdtempSync(join(tmpdir(), 'cr-audit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,11 +34,11 @@ function writeZip(path: string, extra: Record<string, Uint8Array> = {}): string 
 const record = pythonRecord;
 
 const ENVIRONMENT = [
-  record('requests', '2.31.0'), // GHSA-9wx4-h78v-vm56: < 2.32.2
-  record('urllib3', '2.2.1'), // GHSA-34jh-p97f-mpxf: second range 2.0.0 .. 2.2.2
-  record('jinja2', '3.1.4'), // GHSA-h75v-3vvj-5mfj: fixed in 3.1.4 -> not affected
-  record('py', '1.11.0'), // GHSA-w596-4wvx-j9j6: last_affected 1.11.0 -> affected
-  record('cryptography', '3.3.1', 'linux-64'), // PYSEC-2021-63 is withdrawn -> not reported
+  record('requests', '2.31.0'), // CR-TEST-0001: < 2.32.2
+  record('urllib3', '2.2.1'), // CR-TEST-0002: second range 2.0.0 .. 2.2.2
+  record('jinja2', '3.1.4'), // CR-TEST-0003: fixed in 3.1.4 -> not affected
+  record('py', '1.11.0'), // CR-TEST-0004: last_affected 1.11.0 -> affected
+  record('cryptography', '3.3.1', 'linux-64'), // CR-TEST-0009 is withdrawn -> not reported
   record('python', '3.12.3', 'linux-64'), // not a PyPI package: not covered
   record('__glibc', '2.28', '@', '@'), // virtual: left out
 ];
@@ -77,14 +77,14 @@ describe('OSV ranges', () => {
   });
 });
 
-describe('auditing environments against real OSV records', () => {
+describe('auditing environments against the OSV test records', () => {
   let report: AuditReport;
   const run = async () => (report ??= auditEnvironments([{ platform: 'linux-64', records: ENVIRONMENT }], await loadOsvDatabase(RECORDS), pypiMapping()));
 
   it('finds the advisories whose ranges cover the versions, and only those', async () => {
     const r = await run();
     const found = r.platforms[0]!.findings.map((f) => `${f.name} ${f.id} ${f.severity}`);
-    expect(found.sort()).toEqual(['py GHSA-w596-4wvx-j9j6 MODERATE', 'requests GHSA-9wx4-h78v-vm56 MODERATE', 'urllib3 GHSA-34jh-p97f-mpxf MODERATE']);
+    expect(found.sort()).toEqual(['py CR-TEST-0004 MODERATE', 'requests CR-TEST-0001 MODERATE', 'urllib3 CR-TEST-0002 MODERATE']);
     expect(r.database).toEqual({ source: RECORDS, records: 9, withdrawn: 1 });
     const urllib3 = r.platforms[0]!.findings.find((f) => f.name === 'urllib3')!;
     expect(urllib3.fixed).toEqual(['2.2.2']);
@@ -118,7 +118,7 @@ describe('auditing environments against real OSV records', () => {
 
   it('checks PyPI packages of a lock under their own names', async () => {
     const r = auditEnvironments([{ platform: 'linux-64', records: [], pypi: [{ name: 'Jinja2', version: '3.1.3' }] }], await loadOsvDatabase(RECORDS), pypiMapping());
-    expect(r.platforms[0]!.findings.map((f) => [f.ecosystem, f.name, f.id])).toEqual([['pypi', 'Jinja2', 'GHSA-h75v-3vvj-5mfj']]);
+    expect(r.platforms[0]!.findings.map((f) => [f.ecosystem, f.name, f.id])).toEqual([['pypi', 'Jinja2', 'CR-TEST-0003']]);
   });
 });
 
@@ -140,7 +140,7 @@ describe('conda-resolve audit', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`OSV database: ${zip} (9 records, 1 withdrawn, ignored)`);
     expect(stdout).toContain('linux-64: 5 of 6 packages checked, 3 advisories for 3 packages');
-    expect(stdout).toMatch(/MODERATE {2}requests 2\.31\.0 {2}GHSA-9wx4-h78v-vm56 {2}fixed in 2\.32\.2 {2}Requests `Session` object/);
+    expect(stdout).toMatch(/MODERATE {2}requests 2\.31\.0 {2}CR-TEST-0001 {2}fixed in 2\.32\.2 {2}requests: a Session that once sent verify=False/);
     expect(stdout).toContain('    not a PyPI package in the conda-forge mapping, and OSV has no conda ecosystem: python 3.12.3');
   });
 
@@ -158,7 +158,7 @@ describe('conda-resolve audit', () => {
     expect((await runCli(['audit', '-f', lock, '--db', zip, '--format', 'sarif', '-o', out], { cwd: dir })).code).toBe(0);
     const sarif = JSON.parse(readFileSync(out, 'utf8')) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[] };
     expect(sarifErrors(sarif)).toBeNull();
-    const result = sarif.runs[0]!.results.find((r) => r.ruleId === 'GHSA-9wx4-h78v-vm56')!;
+    const result = sarif.runs[0]!.results.find((r) => r.ruleId === 'CR-TEST-0001')!;
     expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toBe('pixi.lock');
     const line = readFileSync(lock, 'utf8').split('\n')[result.locations[0]!.physicalLocation.region.startLine - 1];
     expect(line).toContain('requests-2.31.0-pyhd8ed1ab_0.conda');

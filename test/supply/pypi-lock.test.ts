@@ -1,7 +1,7 @@
 /**
  * A pixi.lock v7 with PyPI entries (fixtures/locks/pypi.v7.pixi.lock): the SBOMs list its PyPI
  * packages with `pkg:pypi` purls and their requires_dist edges, and the audit checks them under
- * their own names (requests and urllib3 against the real OSV records of fixtures/osv).
+ * their own names (requests and urllib3 against our hand-written OSV records of fixtures/osv/own).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cyclonedxErrors, spdxErrors } from './schemas.js';
 
 const LOCK = join(PROJECT_ROOT, 'fixtures', 'locks', 'pypi.v7.pixi.lock');
-const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'records');
+const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 
 describe('a lock with PyPI packages', () => {
   it('puts them into both SBOMs as pypi purls, valid against the schemas', async () => {
@@ -38,8 +38,8 @@ describe('a lock with PyPI packages', () => {
     const report = JSON.parse(stdout) as AuditReport;
     const linux = report.platforms.find((p) => p.platform === 'linux-64')!;
     expect(linux.findings.map((f) => [f.ecosystem, f.name, f.id]).sort()).toEqual([
-      ['pypi', 'requests', 'GHSA-9wx4-h78v-vm56'],
-      ['pypi', 'urllib3', 'GHSA-34jh-p97f-mpxf'],
+      ['pypi', 'requests', 'CR-TEST-0001'],
+      ['pypi', 'urllib3', 'CR-TEST-0002'],
     ]);
     // The local source tree has no version: listed, not passed.
     expect(linux.notCovered.map((n) => [n.ecosystem, n.name, n.reason])).toContainEqual(['pypi', expect.any(String), 'a source tree without a version']);
