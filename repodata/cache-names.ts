@@ -28,3 +28,11 @@ export function isLocalCacheFile(name: string): boolean {
   return LOCAL_FILE.test(name);
 }
 
+
+/** `<url digest>.{json,state.json}` and their temp files (src/pypi-mapping/remote.ts). */
+const PYPI_MAPPING_FILE = /^[0-9a-f]{16}\.(state\.)?json(\.\d+\.[0-9a-f]+\.tmp)?$/;
+
+/** Whether `name` is a file the cache writes in `pypi-mapping/`. */
+export function isPypiMappingCacheFile(name: string): boolean {
+  return PYPI_MAPPING_FILE.test(name);
+}

@@ -73,7 +73,7 @@ export type CacheStateFields = Omit<CacheState, 'version' | 'dataFile' | 'mtimeM
 
 export { defaultCacheDir } from './cache-dir.js';
 export { CACHE_MARKER, hasCacheMarker, isCacheFileName, makeCacheFolder, makeDirectory } from './cache-marker.js';
-export { isLocalCacheFile, isRepodataCacheFile, isShardCacheFile } from './cache-names.js';
+export { isLocalCacheFile, isPypiMappingCacheFile, isRepodataCacheFile, isShardCacheFile } from './cache-names.js';
 
 /** How long a state stays fresh: `max-age` from Cache-Control, else the default TTL. */
 export function freshnessMs(cacheControl: string | null, defaultTtlSeconds: number): number {

@@ -103,7 +103,9 @@ function subjects(environment: AuditEnvironment, mapping: PypiMapping): Subject[
         ? answer.names
         : answer.kind === 'none'
           ? `not a PyPI package in the ${record.channel} mapping, and OSV has no conda ecosystem`
-          : `no conda-to-PyPI mapping for channel ${record.channel} (give one with --pypi-mapping)`;
+          : answer.kind === 'unavailable'
+            ? `the ${record.channel} PyPI mapping could not be had (${answer.reason}); give one with --pypi-mapping ${record.channel}=FILE`
+            : `no conda-to-PyPI mapping for channel ${record.channel} (give one with --pypi-mapping)`;
     return { ecosystem: 'conda', name: record.name, version: record.version, file: record.fn || null, pypiNames };
   });
   const pypi = (environment.pypi ?? []).map(

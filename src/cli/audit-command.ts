@@ -11,7 +11,9 @@ import { relative, resolve as resolvePath, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { audit, failsAt, parseSeverity, renderAuditTable, renderSarif, type AuditEnvironment, type Severity } from '../audit/index.js';
 import { exitStatusOf, userMessage, UsageError } from '../errors.js';
-import { parseMappingFile, pypiMapping, PypiMappingError, type UserMapping } from '../pypi-mapping/index.js';
+import { defaultCacheDir } from '../../repodata/cache-dir.js';
+import { isCondaForge, parseMappingFile, pypiMapping, PypiMappingError, type DefaultMapping, type UserMapping } from '../pypi-mapping/index.js';
+import { DEFAULT_PYPI_MAPPING_URL, loadRemoteMapping, PYPI_MAPPING_URL_ENV } from '../pypi-mapping/remote.js';
 import { prepareRequest, type InputFile } from '../request.js';
 import { exportEnvironments } from '../resolve.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -21,6 +23,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO 
 import { readInputFile, runLimits, runResolves } from './resolve-command.js';
 import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
 import { verbosity } from './resolve-habits.js';
+import type { UserSettings } from './user-settings.js';
 import { createRunReport } from './run-report.js';
 import { writeFileAtomic } from './write-file.js';
 
@@ -30,8 +33,9 @@ export const AUDIT_USAGE = `usage: conda-resolve audit [SPEC...] [resolve option
 Check every package of every platform against known vulnerabilities (OSV). Solve the request as
 \`conda-resolve resolve\` does (-c, -p, -f, --channel-priority, ...), or read the lock given with -f.
 PyPI packages are checked as themselves; conda packages under the PyPI names their channel's
-mapping gives them (conda-forge's is built in). OSV has no conda ecosystem: packages nothing can
-check are listed as not covered.
+mapping gives them (conda-forge's is prefix-dev/parselmouth's, fetched and cached as pixi does;
+with --offline only a cached copy). OSV has no conda ecosystem: packages nothing can check are
+listed as not covered.
 
       --db PATH              OSV's all.zip (osv-vulnerabilities.storage.googleapis.com/PyPI/all.zip)
                              or a folder of OSV JSON files; configuration: osv_db
@@ -40,6 +44,8 @@ check are listed as not covered.
                              conda name -> PyPI name(s) JSON (pixi's conda-pypi-map or parselmouth's
                              format) for CHANNEL (default: every channel of the request); repeatable;
                              configuration: pypi_mappings
+      --pypi-mapping-url URL where to fetch conda-forge's mapping (parselmouth's compressed_mapping.json
+                             or a copy of it); variable: CONDA_RESOLVE_PYPI_MAPPING_URL
       --format FORMAT        table (default), json or sarif (SARIF 2.1.0, for code scanning)
       --json                 the same as --format json
   -o, --output FILE          write the report to FILE (atomically) instead of standard output
@@ -98,13 +104,15 @@ export async function auditCommand(argv: readonly string[], io: CliIO): Promise<
     }
     const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile }), prepareOptionsFor(io, user));
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
-    const mapping = pypiMapping({ user: await userMappings(values['pypi-mapping'] ?? [], config.pypi_mappings ?? {}, request.channels.map((c) => c.name), io.cwd) });
+    const users = await userMappings(values['pypi-mapping'] ?? [], config.pypi_mappings ?? {}, request.channels.map((c) => c.name), io.cwd);
     const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
     const [resolution] = await runResolves([request], values, io, user, report, limits.timeoutMs, limits.maxRepodataBytes);
     if (!resolution) throw new Error('no resolution');
     const failed = resolution.platforms.filter((p) => p.error !== null);
     for (const platform of failed) writeError(io, `${platform.platform}: ${platform.error}`);
     const environments: AuditEnvironment[] = exportEnvironments(resolution).filter((e) => !failed.some((f) => f.platform === e.platform));
+    const condaForge = await defaultMapping(environments, users, values, user, io);
+    const mapping = pypiMapping({ user: users, condaForge });
     const network = osvApi !== undefined ? await user.network([]) : {};
     const result = await audit(environments, { source: { db: db === undefined ? undefined : resolvePath(io.cwd, db), osvApi }, mapping, api: { dispatcher: network.dispatcher } });
     let text: string;
@@ -122,6 +130,36 @@ export async function auditCommand(argv: readonly string[], io: CliIO): Promise<
   } catch (error) {
     writeError(io, userMessage(error));
     return exitStatusOf(error);
+  }
+}
+
+/**
+ * conda-forge's default mapping, fetched (or read from the cache) only when a conda-forge package
+ * is to be audited and no user's file replaces it; a failure becomes the reason those packages
+ * are not covered (audit.ts), with a warning.
+ */
+async function defaultMapping(
+  environments: readonly AuditEnvironment[],
+  users: readonly UserMapping[],
+  values: { readonly 'pypi-mapping-url'?: string | undefined; readonly 'cache-dir'?: string | undefined },
+  user: UserSettings,
+  io: CliIO,
+): Promise<DefaultMapping | undefined> {
+  if (users.some((u) => isCondaForge(u.channel))) return undefined;
+  if (!environments.some((e) => e.records.some((r) => isCondaForge(r.channel)))) return undefined;
+  const url = values['pypi-mapping-url'] ?? io.env[PYPI_MAPPING_URL_ENV] ?? DEFAULT_PYPI_MAPPING_URL;
+  const cacheDir = values['cache-dir'] ?? defaultCacheDir(io.env);
+  const net = user.offline ? {} : await user.network(undefined);
+  try {
+    const loaded = await loadRemoteMapping({ url, cacheDir, offline: user.offline, ...net });
+    if (!loaded.ok) {
+      writeWarning(io, `conda-forge packages are not covered: ${loaded.reason} (give a mapping with --pypi-mapping conda-forge=FILE)`);
+      return { unavailable: loaded.reason };
+    }
+    if (loaded.warning) writeWarning(io, loaded.warning);
+    return { table: loaded.table, source: loaded.source, date: loaded.date };
+  } finally {
+    await net.dispatcher?.close();
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the repodata cache holds on disk, and removing it. The cache directory belongs to the user
  * (`--cache-dir` may name any folder, `/usr` included), so only what the cache wrote is ever counted
- * as ours and removed: a part folder (`repodata/`, `shards/`, `local/`, `pypi/`) that carries the
+ * as ours and removed: a part folder (`repodata/`, `shards/`, `local/`, `pypi/`, `pypi-mapping/`) that carries the
  * marker the cache writes when it makes the folder (repodata/cache-marker.ts), and in it only files
  * named as that part names its files. Links are never followed below the cache directory itself,
  * nor removed. One plan serves `--dry-run` and the real run, so both report the same files.
@@ -9,7 +9,7 @@
 import { lstat, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CACHE_MARKER, hasCacheMarker, isCacheFileName } from '../../repodata/cache-marker.js';
-import { isLocalCacheFile, isRepodataCacheFile, isShardCacheFile } from '../../repodata/cache-names.js';
+import { isLocalCacheFile, isPypiMappingCacheFile, isRepodataCacheFile, isShardCacheFile } from '../../repodata/cache-names.js';
 import { CondaResolveError } from '../errors.js';
 
 /** The cache directory could not be read or a part of it removed; names the path and why. */
@@ -25,13 +25,15 @@ export class CacheDirError extends CondaResolveError {
 
 /**
  * The folders the cache writes and the names of the files it writes in each. `pypi/` (the PyPI
- * index cache) is listed only when present; its files are any cache file name (isCacheFileName).
+ * index cache) and `pypi-mapping/` (src/pypi-mapping/remote.ts) are listed only when present; `pypi/`'s
+ * files are any cache file name (isCacheFileName).
  */
 const PARTS = [
   { name: 'repodata', owns: isRepodataCacheFile, always: true },
   { name: 'shards', owns: isShardCacheFile, always: true },
   { name: 'local', owns: isLocalCacheFile, always: true },
   { name: 'pypi', owns: isCacheFileName, always: false },
+  { name: 'pypi-mapping', owns: isPypiMappingCacheFile, always: false },
 ] as const;
 
 export const CACHE_PARTS = PARTS.map((p) => p.name);

@@ -110,6 +110,7 @@ export const AUDIT_OPTIONS = {
   db: { type: 'string', help: "OSV database: OSV's all.zip or a folder of OSV JSON files", value: 'file' },
   'osv-api': { type: 'string', help: 'URL of an OSV-compatible API (e.g. https://api.osv.dev)', value: 'text' },
   'pypi-mapping': { type: 'string', multiple: true, help: 'conda-to-PyPI names: [CHANNEL=]FILE, repeatable', value: 'file' },
+  'pypi-mapping-url': { type: 'string', help: "where to fetch conda-forge's conda-to-PyPI mapping (default: parselmouth's)", value: 'text' },
   format: { type: 'string', help: 'table (default), json or sarif', value: 'text' },
   output: { type: 'string', short: 'o', help: 'write the report to this file', value: 'file' },
   'fail-on': { type: 'string', help: 'exit 1 for a finding at LOW, MODERATE, HIGH or CRITICAL or above', value: 'text' },
@@ -171,6 +172,7 @@ export const SERVE_OPTIONS = {
   condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
   'osv-db': { type: 'string', help: "POST /audit: OSV's all.zip or a folder of OSV files", value: 'file' },
   'osv-api': { type: 'string', help: 'POST /audit: an OSV-compatible API URL', value: 'text' },
+  'pypi-mapping': { type: 'string', help: "POST /audit: conda-forge's conda-to-PyPI mapping file", value: 'file' },
   redis: { type: 'string', help: 'Redis URL shared by replicas and workers', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;

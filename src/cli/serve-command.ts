@@ -70,6 +70,10 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                folder of OSV JSON files, read once (CONDA_RESOLVE_OSV_DB)
       --osv-api URL            or asks this OSV-compatible API (CONDA_RESOLVE_OSV_API); without
                                either, /audit answers 404
+      --pypi-mapping FILE      POST /audit maps conda-forge packages to PyPI names with this file
+                               (parselmouth's compressed_mapping.json or pixi's conda-pypi-map
+                               format; CONDA_RESOLVE_SERVE_PYPI_MAPPING); the server fetches none,
+                               so without it conda-forge packages are reported as not covered
   -h, --help                   show this help
 `;
 

@@ -39,8 +39,8 @@ export interface UserSettings {
   checkRequest(request: PreparedRequest, cwd: string): string[];
   /** The configured channels `--override-channels` left out (looked at only to explain a missing name). */
   unrequestedChannels(cwd: string): Channel[];
-  /** The HTTP client and network policy for these channels (none when all are local). */
-  network(channels: readonly Channel[]): Promise<{ dispatcher?: Dispatcher; network?: NetworkPolicy }>;
+  /** The HTTP client and network policy for these channels (none when all are local; always for `undefined`). */
+  network(channels: readonly Channel[] | undefined): Promise<{ dispatcher?: Dispatcher; network?: NetworkPolicy }>;
 }
 
 export function userSettings(io: CliIO, flags: UserFlags): UserSettings {
@@ -74,7 +74,7 @@ export function userSettings(io: CliIO, flags: UserFlags): UserSettings {
       return texts.map((t) => tryParseChannel(t, { alias: channelSettings.alias, cwd })).filter((c): c is Channel => c !== null);
     },
     async network(channels) {
-      if (channels.every((c) => c.kind === 'file')) return {};
+      if (channels?.every((c) => c.kind === 'file')) return {};
       const settings = networkSettings(config, io.env, { log });
       const [{ createNetworkDispatcher, TlsFileError }, { NetworkPolicy }] = await Promise.all([
         import('../../repodata/net/dispatcher.js'),

@@ -39,6 +39,7 @@ export interface ServeFlags {
   readonly redis?: string;
   readonly 'osv-db'?: string;
   readonly 'osv-api'?: string;
+  readonly 'pypi-mapping'?: string;
 }
 
 export interface PrewarmTarget {
@@ -104,6 +105,8 @@ export interface ServerConfig {
   /** `POST /audit`'s OSV database (all.zip or a folder), or an OSV API's URL; without either, 404. */
   readonly osvDb?: string | undefined;
   readonly osvApi?: string | undefined;
+  /** `POST /audit`'s conda-forge conda-to-PyPI mapping file; the server fetches none. */
+  readonly pypiMapping?: string | undefined;
 }
 
 export class ConfigError extends CondaResolveError {
@@ -162,6 +165,7 @@ export const CONFIG_SOURCES = {
   redis: ['--redis', 'CONDA_RESOLVE_REDIS_URL'],
   osvDb: ['--osv-db', 'CONDA_RESOLVE_OSV_DB'],
   osvApi: ['--osv-api', 'CONDA_RESOLVE_OSV_API'],
+  pypiMapping: ['--pypi-mapping', 'CONDA_RESOLVE_SERVE_PYPI_MAPPING'],
 } as const;
 
 type Source = keyof typeof CONFIG_SOURCES;
@@ -268,6 +272,7 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     redisUrl: redisUrl(pick('redis', flags.redis)),
     osvDb: pick('osvDb', flags['osv-db'])?.value,
     osvApi: osvApiUrl(pick('osvApi', flags['osv-api'])),
+    pypiMapping: pick('pypiMapping', flags['pypi-mapping'])?.value,
   });
 }
 

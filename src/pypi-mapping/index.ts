@@ -1,16 +1,12 @@
 /**
  * Which PyPI distributions a conda package provides (conda-forge's `requests` is PyPI's
- * `requests`, `pytorch` is `torch`), per channel. The default for conda-forge is data derived from
- * prefix-dev/parselmouth's published mapping (data/pypi-mapping/conda-forge.json, with its source,
- * commit and date inside); a user's mapping file adds to it or replaces it for a channel.
+ * `requests`, `pytorch` is `torch`), per channel. The default for conda-forge is prefix-dev/parselmouth's
+ * published mapping, fetched at run time (remote.ts); a user's mapping file replaces it for a channel.
  *
  * A mapping file is JSON: conda name -> PyPI name, a list of PyPI names, or null (provides none).
  * That is both pixi's `conda-pypi-map` format (name -> name) and parselmouth's compressed one
  * (name -> list or null).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 
 export const PYPI_MAPPING_ERROR_CODES = {
@@ -38,7 +34,9 @@ export type MappingAnswer =
   /** The channel's mapping knows the package provides no PyPI distribution, or does not list it. */
   | { readonly kind: 'none' }
   /** No mapping for the package's channel. */
-  | { readonly kind: 'no-mapping' };
+  | { readonly kind: 'no-mapping' }
+  /** The channel's default mapping could not be had (offline without a cached copy, a network error). */
+  | { readonly kind: 'unavailable'; readonly reason: string };
 
 /** Where a channel's mapping came from, for reports. */
 export interface MappingSource {
@@ -58,41 +56,7 @@ export function normalizeName(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
-type ChannelTable = ReadonlyMap<string, readonly string[]>;
-
-interface BundledMapping {
-  source: string;
-  date: string;
-  same: string[];
-  renamed: Record<string, string[]>;
-}
-
-let bundled: ChannelTable | undefined;
-let bundledSource: MappingSource | undefined;
-
-/** The data folder at the package root, from src/pypi-mapping/, dist/src/pypi-mapping/ or a bundle. */
-function dataFile(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'data', 'pypi-mapping', 'conda-forge.json');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new PypiMappingError('conda-forge.json', 'Cannot find the bundled conda-forge PyPI mapping (data/pypi-mapping/conda-forge.json) beside conda-resolve');
-    dir = parent;
-  }
-}
-
-function condaForge(): { table: ChannelTable; source: MappingSource } {
-  if (!bundled) {
-    const data = JSON.parse(readFileSync(dataFile(), 'utf8')) as BundledMapping;
-    const table = new Map<string, readonly string[]>();
-    for (const name of data.same) table.set(name, [normalizeName(name)]);
-    for (const [name, names] of Object.entries(data.renamed)) table.set(name, names.map(normalizeName));
-    bundled = table;
-    bundledSource = { channel: 'conda-forge', source: data.source, date: data.date, packages: table.size };
-  }
-  return { table: bundled, source: bundledSource! };
-}
+export type ChannelTable = ReadonlyMap<string, readonly string[]>;
 
 /** Reads a mapping file's text (pixi's or parselmouth's format); `file` names it in errors. */
 export function parseMappingFile(file: string, text: string): ChannelTable {
@@ -122,17 +86,26 @@ export interface UserMapping {
   readonly table: ChannelTable;
 }
 
+/** The default conda-forge mapping as loaded (remote.ts), or why there is none. */
+export type DefaultMapping =
+  | { readonly table: ChannelTable; readonly source: string; readonly date?: string }
+  | { readonly unavailable: string };
+
 /**
- * The mapping to use: the bundled conda-forge default (unless `noDefault`), then each user's file
- * for its channel. Channels are compared by the name users give them (`conda-forge`, or a URL).
+ * The mapping to use: conda-forge's default when given (a loaded table, or the reason it could
+ * not be had), then each user's file for its channel. Channels are compared by the name users give
+ * them (`conda-forge`, or a URL).
  */
-export function pypiMapping(options: { readonly user?: readonly UserMapping[]; readonly noDefault?: boolean } = {}): PypiMapping {
+export function pypiMapping(options: { readonly user?: readonly UserMapping[]; readonly condaForge?: DefaultMapping | undefined } = {}): PypiMapping {
   const tables = new Map<string, ChannelTable>();
   const sources: MappingSource[] = [];
-  if (!options.noDefault) {
-    const { table, source } = condaForge();
-    tables.set('conda-forge', table);
-    sources.push(source);
+  let unavailable: string | undefined;
+  const given = options.condaForge;
+  if (given && 'table' in given) {
+    tables.set('conda-forge', given.table);
+    sources.push({ channel: 'conda-forge', source: given.source, ...(given.date ? { date: given.date } : {}), packages: given.table.size });
+  } else if (given) {
+    unavailable = given.unavailable;
   }
   for (const user of options.user ?? []) {
     tables.set(channelKey(user.channel), user.table);
@@ -143,12 +116,18 @@ export function pypiMapping(options: { readonly user?: readonly UserMapping[]; r
   return {
     sources,
     lookup(channel, condaName) {
-      const table = tables.get(channelKey(channel));
-      if (!table) return { kind: 'no-mapping' };
+      const key = channelKey(channel);
+      const table = tables.get(key);
+      if (!table) return unavailable !== undefined && key === 'conda-forge' ? { kind: 'unavailable', reason: unavailable } : { kind: 'no-mapping' };
       const names = table.get(condaName);
       return names && names.length > 0 ? { kind: 'pypi', names } : { kind: 'none' };
     },
   };
+}
+
+/** Whether `channel` is conda-forge (by name or by its anaconda.org URL). */
+export function isCondaForge(channel: string): boolean {
+  return channelKey(channel) === 'conda-forge';
 }
 
 /** `https://conda.anaconda.org/conda-forge/` and `conda-forge` are the same channel. */

@@ -1,7 +1,9 @@
 /**
  * `POST /audit` and the MCP `audit` tool on a server started with `--osv-db`: a lock sent as the
  * request's file is audited against our hand-written OSV records of fixtures/osv/own, with the same channel
- * policy as `/resolve`; SARIF is valid; a server without a database answers 404.
+ * policy as `/resolve`; SARIF is valid; a server without a database answers 404. conda-forge
+ * packages are mapped to PyPI names by the operator's file (`--pypi-mapping`, our hand-made
+ * fixture here): the server fetches none.
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +13,7 @@ import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
 import { pythonRecord } from './records.js';
 import { call, injectTestServer, startTestServer, type InjectedServer, type TestServer } from '../http/helpers/test-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { MAPPING_FIXTURE } from './mapping-server.js';
 import { sarifErrors } from './schemas.js';
 
 const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
@@ -24,7 +27,7 @@ const body = { file: LOCK, filename: 'pixi.lock' };
 
 let server: InjectedServer;
 beforeAll(async () => {
-  server = await injectTestServer({ 'osv-db': RECORDS, 'allow-channel': ['conda-forge'] });
+  server = await injectTestServer({ 'osv-db': RECORDS, 'pypi-mapping': MAPPING_FIXTURE, 'allow-channel': ['conda-forge'] });
 });
 afterAll(async () => server?.close());
 
@@ -48,6 +51,18 @@ describe('POST /audit', () => {
     expect(sarifErrors(sarif.json())).toBeNull();
     const table = await call(server.app, 'POST', '/audit', { json: body, headers: { accept: 'text/plain' } });
     expect(table.text).toContain('linux-64: 2 of 3 packages checked, 2 advisories for 2 packages');
+  });
+
+  it('without a mapping file from the operator, reports conda-forge packages as not covered, fetching nothing', async () => {
+    const bare = await injectTestServer({ 'osv-db': RECORDS, 'allow-channel': ['conda-forge'] });
+    try {
+      const report = (await call(bare.app, 'POST', '/audit', { json: body })).json<{ platforms: { findings: unknown[]; notCovered: { name: string; reason: string }[] }[] }>();
+      expect(report.platforms[0]!.findings).toEqual([]);
+      expect(report.platforms[0]!.notCovered.map((n) => n.name)).toEqual(['python', 'requests', 'setuptools']);
+      expect(report.platforms[0]!.notCovered[0]!.reason).toContain('this server has none; its operator gives one with serve --pypi-mapping FILE');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('applies the channel policy of /resolve', async () => {
@@ -77,7 +92,7 @@ describe('the MCP audit tool', () => {
   let listening: TestServer;
   let client: Client;
   beforeAll(async () => {
-    listening = await startTestServer({ 'osv-db': RECORDS, 'allow-channel': ['conda-forge'] });
+    listening = await startTestServer({ 'osv-db': RECORDS, 'pypi-mapping': MAPPING_FIXTURE, 'allow-channel': ['conda-forge'] });
     client = new Client({ name: 'conda-resolve-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${listening.url}/mcp`)));
   });

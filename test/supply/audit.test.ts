@@ -8,16 +8,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, strToU8 } from 'fflate';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { affects } from '../../src/audit/affected.js';
 import { auditEnvironments, loadOsvDatabase, osvDatabaseOf, type AuditReport } from '../../src/audit/index.js';
 import { cvss3BaseScore } from '../../src/audit/severity.js';
 import { registerBuiltinExporters } from '../../src/exporters/builtin.js';
-import { pypiMapping } from '../../src/pypi-mapping/index.js';
+import { parseMappingFile, pypiMapping } from '../../src/pypi-mapping/index.js';
 import { pythonRecord } from './records.js';
 import { runCli } from '../cli/run-cli.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { sarifErrors } from './schemas.js';
+import { MAPPING_FIXTURE, serveMapping, type MappingServer } from './mapping-server.js';
 
 const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 const dir = mkdtempSync(join(tmpdir(), 'cr-audit-'));
@@ -32,6 +33,10 @@ function writeZip(path: string, extra: Record<string, Uint8Array> = {}): string 
 }
 
 const record = pythonRecord;
+
+/** Our hand-made conda-forge mapping (fixtures/pypi-mapping), in place of the one fetched at run time. */
+const condaForge = { table: parseMappingFile(MAPPING_FIXTURE, readFileSync(MAPPING_FIXTURE, 'utf8')), source: 'fixture' };
+const withConda = (): ReturnType<typeof pypiMapping> => pypiMapping({ condaForge });
 
 const ENVIRONMENT = [
   record('requests', '2.31.0'), // CR-TEST-0001: < 2.32.2
@@ -79,7 +84,7 @@ describe('OSV ranges', () => {
 
 describe('auditing environments against the OSV test records', () => {
   let report: AuditReport;
-  const run = async () => (report ??= auditEnvironments([{ platform: 'linux-64', records: ENVIRONMENT }], await loadOsvDatabase(RECORDS), pypiMapping()));
+  const run = async () => (report ??= auditEnvironments([{ platform: 'linux-64', records: ENVIRONMENT }], await loadOsvDatabase(RECORDS), withConda()));
 
   it('finds the advisories whose ranges cover the versions, and only those', async () => {
     const r = await run();
@@ -123,6 +128,16 @@ describe('auditing environments against the OSV test records', () => {
 });
 
 describe('conda-resolve audit', () => {
+  // conda-forge's mapping is fetched at run time: from our server here (CONDA_RESOLVE_PYPI_MAPPING_URL).
+  let mappingServer: MappingServer;
+  beforeAll(async () => {
+    mappingServer = await serveMapping();
+    process.env.CONDA_RESOLVE_PYPI_MAPPING_URL = mappingServer.url;
+  });
+  afterAll(async () => {
+    delete process.env.CONDA_RESOLVE_PYPI_MAPPING_URL;
+    await mappingServer.close();
+  });
   const lock = join(dir, 'pixi.lock');
   writeFileSync(
     lock,
