@@ -19,7 +19,7 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { serveMapping, type MappingServer } from './mapping-server.js';
 import { pythonRecord } from './records.js';
 
-const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'records');
+const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 const dir = mkdtempSync(join(tmpdir(), 'cr-mapping-'));
 let server: MappingServer;
 const dispatcher = new Agent();
