@@ -95,6 +95,12 @@ describe('resolving conda and PyPI requirements together', () => {
     expect(linux!.error).toContain('python 3.11');
   });
 
+  it('applies --resolution to a conda-only request too', async () => {
+    const [lowest] = toNative(await resolve(['python'], [], ['linux-64'], { resolution: 'lowest' }));
+    expect(names(lowest!.packages)).toEqual(['python==3.10.14', 'python_abi==3.10']);
+    await expect(resolve(['python'], [], ['linux-64'], { resolution: 'newest' })).rejects.toMatchObject({ code: 'CR_ERR_INPUT_OPTION' });
+  });
+
   it('refuses a bad PyPI requirement before fetching anything', async () => {
     await expect(resolve(['python'], ['app >>> 1'], ['linux-64'])).rejects.toMatchObject({ code: 'CR_ERR_INPUT_SPEC' });
   });
