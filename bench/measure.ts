@@ -10,6 +10,18 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Median milliseconds of `rounds` runs of `run`, after one warm-up run. */
+export function medianTime(rounds: number, run: () => unknown): number {
+  run();
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now();
+    run();
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
 /**
  * This process's peak RSS in MB. On Linux, VmHWM of /proc/self/status: `getrusage`'s maxrss
  * survives fork+exec and would report the parent's high-water mark for a small child.

@@ -17,7 +17,7 @@ import { pythonPackaging, runPythonPackaging } from '../test/helpers/python-pack
 import { pypiVersionString, specifierFor } from '../test/vocabulary/pypi/arbitraries.js';
 import { parsePypiSpecifierSet } from '../vocabulary/pypi/specifier.js';
 import { comparePypiVersions, parsePypiVersion, tryParsePypiVersion, type PypiVersion } from '../vocabulary/pypi/version.js';
-import { median } from './measure.js';
+import { medianTime } from './measure.js';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '3' } } });
 const COUNT = Number(values.count);
@@ -40,16 +40,7 @@ const anchor = versionText.map((text) => {
 });
 const specifiers = fc.sample(fc.array(anchor.chain(specifierFor), { minLength: 1, maxLength: 3 }).map((s) => s.join(', ')), { numRuns: COUNT, seed: SEED + 1 });
 
-function time(run: () => void): number {
-  run();
-  const samples: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const start = performance.now();
-    run();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
+const time = (run: () => void) => medianTime(ROUNDS, run);
 
 let parsedVersions: PypiVersion[] = [];
 let sets: ReturnType<typeof parsePypiSpecifierSet>[] = [];

@@ -18,7 +18,7 @@ import { parseRepodata } from '../repodata/parse.js';
 import type { ChannelRef } from '../repodata/types.js';
 import { parseMatchSpec } from '../vocabulary/match-spec.js';
 import type { PackageRecord } from '../vocabulary/record.js';
-import { median } from './measure.js';
+import { medianTime } from './measure.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = resolve(ROOT, process.env.CONDA_RESOLVE_SHARED_DIR ?? '../shared');
@@ -73,17 +73,7 @@ function snapshots(): Snapshot[] {
   return out;
 }
 
-/** Median milliseconds of `rounds` runs of `run`, after one warm-up run. */
-function time(rounds: number, run: () => unknown): number {
-  run();
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    run();
-    samples.push(performance.now() - started);
-  }
-  return median(samples);
-}
+const time = medianTime;
 
 const decoder = new TextDecoder();
 

@@ -121,17 +121,19 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 /** The value of a quoted string as Python's `ast.literal_eval` reads it; undefined when Python refuses it. */
 export function decodePythonString(quoted: string): string | undefined {
   const body = quoted.slice(1, -1);
-  if (/[\n\r\0]/.test(body.replaceAll('\\\n', ''))) return undefined;
   let out = '';
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
+    if (c === '\n' || c === '\r' || c === '\0') return undefined; // a line break ends a one-line literal
     if (c !== '\\') {
       out += c;
       continue;
     }
     const e = body[i + 1];
     if (e === undefined) return undefined; // the backslash escapes the closing quote
-    if (e in SIMPLE_ESCAPES) {
+    if (e === '\r') {
+      i += body[i + 2] === '\n' ? 2 : 1; // a backslash before a line break continues the line
+    } else if (e in SIMPLE_ESCAPES) {
       out += SIMPLE_ESCAPES[e];
       i++;
     } else if (/[0-7]/.test(e)) {

@@ -250,6 +250,20 @@ export class PypiSpecifierSet {
     return matched.filter((m) => !anyFinal || m.version === undefined || !m.version.isPrerelease).map((m) => m.item);
   }
 
+  /**
+   * Both sets at once (packaging's `a & b`): every specifier of each. Their pre-release overrides
+   * must agree when both have one; throws `InvalidPypiSpecifierError` otherwise.
+   */
+  and(other: PypiSpecifierSet): PypiSpecifierSet {
+    const mine = this.prereleaseOverride;
+    const theirs = other.prereleaseOverride;
+    if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+      throw new InvalidPypiSpecifierError(`${this},${other}`, 'one set allows pre-releases and the other refuses them');
+    }
+    const prereleases = mine ?? theirs;
+    return new PypiSpecifierSet([...this.specifiers, ...other.specifiers], prereleases === undefined ? {} : { prereleases });
+  }
+
   /** The specifiers sorted and joined by commas, as packaging writes a set. */
   toString(): string {
     return this.specifiers

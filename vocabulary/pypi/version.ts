@@ -96,6 +96,19 @@ export class PypiVersion implements PypiVersionParts {
     return this.dev !== undefined;
   }
 
+  /** The first three release numbers (0 when absent), as packaging's `major`, `minor`, `micro`. */
+  get major(): PypiNumber {
+    return this.release[0] ?? 0;
+  }
+
+  get minor(): PypiNumber {
+    return this.release[1] ?? 0;
+  }
+
+  get micro(): PypiNumber {
+    return this.release[2] ?? 0;
+  }
+
   /** The version without its local label. */
   get public(): PypiVersion {
     return this.local === undefined ? this : this.with({ local: undefined });

@@ -4,6 +4,7 @@
  * sets over them; markers over every PEP 508 variable and operator.
  */
 import fc from 'fast-check';
+import { MARKER_VARIABLES, type MarkerVariable } from '../../../vocabulary/pypi/markers.js';
 
 const sep = fc.constantFrom('', '', '.', '-', '_');
 export const pypiNumber = fc.oneof(
@@ -63,19 +64,10 @@ export function specifierFor(version: { text: string; normalized: string; releas
 }
 
 export const MARKER_VALUE_POOL = ['3.8', '3.12', '3.12.4', '3', '3.*', '3.13.0rc1', '2.7', 'dog', 'linux', 'win32', 'posix', 'nt', 'x86_64', 'AMD64', 'cpython', 'CPython', 'lin', '', '5.10', 'test', 'docs-extra', '1!2', '==3'];
-export const MARKER_ENV_VARIABLES = [
-  'implementation_name',
-  'implementation_version',
-  'os_name',
-  'platform_machine',
-  'platform_release',
-  'platform_system',
-  'platform_version',
-  'python_full_version',
-  'platform_python_implementation',
-  'python_version',
-  'sys_platform',
-] as const;
+/** The variables of an environment (the set-valued `extras`/`dependency_groups` and `extra` aside). */
+export const MARKER_ENV_VARIABLES = MARKER_VARIABLES.filter(
+  (v): v is Exclude<MarkerVariable, 'extra' | 'extras' | 'dependency_groups'> => v !== 'extra' && v !== 'extras' && v !== 'dependency_groups',
+);
 const MARKER_VARIABLE_SPELLINGS = [...MARKER_ENV_VARIABLES, 'os.name', 'sys.platform', 'platform.machine', 'python_implementation', 'extra'];
 const MARKER_OPERATORS = ['==', '!=', '<', '<=', '>', '>=', '~=', '===', 'in', 'not in'];
 
@@ -109,3 +101,23 @@ export const markerEnvironmentValues = fc.record({
   ...Object.fromEntries(MARKER_ENV_VARIABLES.map((name) => [name, fc.constantFrom(...MARKER_VALUE_POOL.filter((v) => v !== '' || name === 'platform_release'))])),
   extra: fc.constantFrom('', 'test', 'docs-extra'),
 }) as fc.Arbitrary<Record<(typeof MARKER_ENV_VARIABLES)[number] | 'extra', string>>;
+
+const anchorVersion = pypiVersionString.map((text) => text.trim()).filter((text) => /^[0-9vV]/.test(text));
+
+/** A PEP 508 requirement: names, extras, specifiers (in parentheses or not) or a URL, a marker; sometimes broken. */
+export const requirementString = fc
+  .tuple(
+    fc.constantFrom('requests', 'Typing_Extensions', 'zope.interface', 'a', 'pkg-1', 'café', '-bad', 'x_'),
+    fc.option(fc.array(fc.constantFrom('socks', 'Security', 'test_utils', 'a.b', ''), { maxLength: 3 }).map((e) => `[${e.join(', ')}]`), { freq: 3 }),
+    fc.oneof(
+      fc.constant(''),
+      fc.array(fc.tuple(fc.constantFrom('==', '!=', '>=', '<', '~=', '===', '>', '<='), anchorVersion).map(([op, v]) => `${op}${v}`), { minLength: 1, maxLength: 3 }).chain((specs) =>
+        fc.constantFrom(specs.join(','), ` (${specs.join(', ')})`, ` ${specs.join(' , ')}`),
+      ),
+      fc.constantFrom(' @ https://example.com/pkg-1.0.tar.gz', '@ file:///tmp/x.whl', ' @ git+https://github.com/a/b.git@v1.0'),
+    ),
+    fc.option(markerString.map((m) => `; ${m}`), { freq: 3 }),
+    // No trailing line break: packaging 26.2 accepts one, later versions (and we) refuse it.
+    fc.constantFrom('', '', ' ', '\t', ';', ' #'),
+  )
+  .map(([name, extras, spec, marker, tail]) => `${name}${extras ?? ''}${spec}${spec.includes('@') && marker ? ' ' : ''}${marker ?? ''}${tail}`);

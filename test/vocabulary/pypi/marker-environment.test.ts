@@ -2,23 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { virtualPackageList } from '../../../vocabulary/virtual-packages.js';
 import { markerEnvironment, pythonInterpreter, type RecordLike } from '../../../vocabulary/pypi/marker-environment.js';
 import { evaluateMarker } from '../../../vocabulary/pypi/markers.js';
+import { LINUX_CPYTHON_312 } from './vectors.js';
 
 const python = (version: string, build = 'h9e4cc4f_0_cpython', depends: string[] = []): RecordLike => ({ name: 'python', version, build, depends });
 
 describe('the marker environment of a conda target', () => {
   it('linux-64 with CPython 3.12.4 and the default virtual packages', () => {
     expect(markerEnvironment({ platform: 'linux-64', python: python('3.12.4'), virtualPackages: virtualPackageList('linux-64') })).toEqual({
-      implementation_name: 'cpython',
-      implementation_version: '3.12.4',
-      os_name: 'posix',
-      platform_machine: 'x86_64',
+      ...LINUX_CPYTHON_312,
       platform_release: '4.18',
-      platform_system: 'Linux',
-      platform_version: '',
-      python_full_version: '3.12.4',
-      platform_python_implementation: 'CPython',
-      python_version: '3.12',
-      sys_platform: 'linux',
     });
   });
 

@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decodePythonString, evaluateMarker, parseMarker, tryParseMarker, type MarkerEnvironment } from '../../../vocabulary/pypi/markers.js';
-import { packagingVectors } from './vectors.js';
+import { LINUX_CPYTHON_312, packagingVectors } from './vectors.js';
 
 const vectors = <T extends Record<string, unknown>>(test: string) => packagingVectors<T>('test_markers', `TestMarker.${test}`);
 
-/** CPython 3.12.4 on linux-64, as computed for a conda target. */
-const LINUX: MarkerEnvironment = {
-  implementation_name: 'cpython',
-  implementation_version: '3.12.4',
-  os_name: 'posix',
-  platform_machine: 'x86_64',
-  platform_release: '',
-  platform_system: 'Linux',
-  platform_version: '',
-  python_full_version: '3.12.4',
-  platform_python_implementation: 'CPython',
-  python_version: '3.12',
-  sys_platform: 'linux',
-};
+const LINUX = LINUX_CPYTHON_312;
 
 describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
   const valid = [...vectors<{ marker_string: string }>('test_parses_valid'), ...vectors<{ marker_string: string }>('test_parses_pep345_valid')];
@@ -61,6 +48,10 @@ describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
     expect(decodePythonString(String.raw`'a\x41\u00e9\101\n\q'`)).toBe('aAéA\n\\q');
     expect(decodePythonString(String.raw`"C:\"`)).toBeUndefined();
     expect(decodePythonString(String.raw`"\x"`)).toBeUndefined();
+    expect(decodePythonString("'a\\\nb'")).toBe('ab');
+    expect(decodePythonString("'a\\\r\nb'")).toBe('ab');
+    expect(decodePythonString("'a\\\\\nb'")).toBeUndefined(); // an escaped backslash, then a bare line break
+    expect(decodePythonString("'a\rb'")).toBeUndefined();
     expect(() => parseMarker(String.raw`os_name == "\x"`)).toThrow('Invalid quoted string');
     for (const lineBreak of ['\n', '\r', '\r\n']) expect(tryParseMarker(`python_version >= "3"${lineBreak}`)).toBeUndefined();
     expect(String(parseMarker('python_version >= "3" \t'))).toBe('python_version >= "3"');

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { pythonPackaging, runPythonPackaging, type PythonPackaging } from '../../helpers/python-packaging.js';
 import { evaluateMarker, parseMarker, type MarkerEnvironment } from '../../../vocabulary/pypi/markers.js';
 import { parsePypiSpecifierSet } from '../../../vocabulary/pypi/specifier.js';
+import { tryParseRequirement } from '../../../vocabulary/pypi/requirement.js';
 import { comparePypiVersions, parsePypiVersion, tryParsePypiVersion } from '../../../vocabulary/pypi/version.js';
-import { markerEnvironmentValues, markerString, pypiVersionString, specifierFor, versionLikeString } from './arbitraries.js';
+import { markerEnvironmentValues, markerString, pypiVersionString, requirementString, specifierFor, versionLikeString } from './arbitraries.js';
 
 const packaging = pythonPackaging();
 const seed = Number(process.env.PYPI_ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -129,5 +130,26 @@ for case in data:
       }
     });
     expect(mismatches(cases, ours, python)).toEqual([]);
+  });
+
+  it('reads requirements as packaging does (2,000 requirement strings, valid and not)', () => {
+    const texts = sample(requirementString, 2000, 4);
+    const python = runPythonPackaging<unknown[]>(
+      oracle(),
+      `out = []
+for t in data:
+    try:
+        r = R.Requirement(t)
+    except (R.InvalidRequirement, S.InvalidSpecifier):  # 26.2 lets the second through (fixed later)
+        out.append("invalid")
+        continue
+    out.append([r.name, sorted(r.extras), str(r.specifier), r.url, r.marker is not None])`,
+      texts,
+    );
+    const ours = texts.map((t) => {
+      const r = tryParseRequirement(t);
+      return r ? [r.name, r.extras, String(r.specifier), r.url ?? null, r.marker !== undefined] : 'invalid';
+    });
+    expect(mismatches(texts, ours, python)).toEqual([]);
   });
 });

@@ -105,6 +105,14 @@ describe('PEP 508 requirements', () => {
     expect(String(req)).toBe('pip @ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; sys_platform == "linux"');
   });
 
+  // packaging's test_normalized_requirements (tests/test_requirements.py).
+  it.each([
+    ['mariadb>=1.0.1; extra == "mariadb_connector"', 'mariadb>=1.0.1; extra == "mariadb-connector"'],
+    ['mariadb>=1.0.1; python_version >= "3" and extra == "mariadb_connector"', 'mariadb>=1.0.1; python_version >= "3" and extra == "mariadb-connector"'],
+  ])('writes %s with the extra normalised', (text, normalized) => {
+    expect(String(parseRequirement(text))).toBe(normalized);
+  });
+
   it('accepts empty extras and an empty specifier', () => {
     expect(parseRequirement('name[]').extras).toEqual([]);
     expect(parseRequirement('name()').specifier.isEmpty).toBe(true);

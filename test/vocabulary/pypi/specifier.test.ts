@@ -162,6 +162,14 @@ describe('PEP 440 specifiers: the pre-release rule', () => {
     expect(parsePypiSpecifierSet('>=1.0').filter(versions, { prereleases: true })).toEqual(versions);
     expect(parsePypiSpecifierSet('>=1.6').filter(versions, { prereleases: false })).toEqual([]);
   });
+  it('combines two sets, keeping one pre-release choice', () => {
+    const both = parsePypiSpecifierSet('>=1.0').and(parsePypiSpecifierSet('<2,!=1.5', { prereleases: true }));
+    expect(String(both)).toBe('!=1.5,<2,>=1.0');
+    expect(both.prereleaseOverride).toBe(true);
+    expect(both.filter(['0.9', '1.5', '1.6a1', '2.0'])).toEqual(['1.6a1']);
+    expect(() => parsePypiSpecifierSet('>1', { prereleases: false }).and(parsePypiSpecifierSet('<3', { prereleases: true }))).toThrow('one set allows pre-releases and the other refuses them');
+  });
+
   it('filters any items through a key', () => {
     const records = [{ v: '1.0' }, { v: '3.0' }];
     expect(parsePypiSpecifierSet('>1').filter(records, { key: (r) => r.v })).toEqual([{ v: '3.0' }]);

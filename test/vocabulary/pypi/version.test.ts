@@ -104,6 +104,11 @@ describe('PEP 440 versions: ordering', () => {
     expect(String(parsePypiVersion('1.0+Ubuntu-007'))).toBe('1.0+ubuntu.7');
   });
 
+  it('gives major, minor and micro as packaging does', () => {
+    const v = parsePypiVersion('2!3.14rc1');
+    expect([v.major, v.minor, v.micro]).toEqual([3, 14, 0]);
+  });
+
   it('names the text in the error', () => {
     expect(() => parsePypiVersion('1.0 beta')).toThrow('Cannot parse Python package version "1.0 beta": not a PEP 440 version');
   });
