@@ -10,13 +10,14 @@
  * fresh cache (no request at all) and from a stale one (every page revalidated, 304s).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PypiIndexClient } from '../repodata/pypi/client.js';
 import type { PypiProject } from '../repodata/pypi/types.js';
+import { requiresDistOf } from '../vocabulary/pypi/core-metadata.js';
 import { normalizePypiName } from '../vocabulary/pypi/name.js';
 import { buildWheel, metadataText, startIndexServer, type IndexProject } from '../test/helpers/pypi-index.js';
 import { comparePypiVersions, parsePypiVersion } from '../vocabulary/pypi/version.js';
@@ -66,7 +67,7 @@ async function walk(client: PypiIndexClient): Promise<{ projects: number; ms: nu
       return best === null || comparePypiVersions(version, best.version) > 0 ? { file, version } : best;
     }, null as null | { file: PypiProject['files'][number]; version: ReturnType<typeof parsePypiVersion> });
     const { metadata } = await client.getMetadata(newest!.file);
-    await Promise.all(metadata.requiresDist.map((requirement) => visit(normalizePypiName(/^[A-Za-z0-9][A-Za-z0-9._-]*/.exec(requirement)![0]))));
+    await Promise.all(requiresDistOf(metadata).map((requirement) => visit(normalizePypiName(requirement.name))));
   };
   await visit('lvl0-pkg0');
   const used = process.cpuUsage(cpu);
@@ -86,57 +87,61 @@ if (process.argv.includes('--serve')) {
 }
 
 async function main(): Promise<void> {
-const child = fork(fileURLToPath(import.meta.url), ['--serve', '--delay', String(DELAY)], { execArgv: process.execArgv });
-const ask = <T>(message: string | null, field: string): Promise<T> =>
-  new Promise((resolve) => {
-    const on = (reply: Record<string, T>): void => {
-      if (field in reply) {
-        child.off('message', on);
-        resolve(reply[field]!);
-      }
-    };
-    child.on('message', on);
-    if (message !== null) child.send(message);
-  });
-const server = { indexUrl: await ask<string>(null, 'indexUrl'), count: () => ask<number>('count', 'count') };
-const floor = 2 * DEPTH * DELAY;
-console.log(`60 projects, ${DEPTH} levels (${LEVELS.join(', ')}), ${DELAY} ms per answer; floor 2 x ${DEPTH} x ${DELAY} ms = ${floor} ms (page then metadata at each level)`);
-const cpu: Record<string, number[]> = { cold: [], fresh: [], stale: [] };
-const cold: number[] = [];
-const fresh: number[] = [];
-const stale: number[] = [];
-let requests = { cold: 0, fresh: 0, stale: 0 };
-for (let round = 0; round < ROUNDS; round++) {
-  const cacheDir = mkdtempSync(join(tmpdir(), 'bench-pypi-'));
-  try {
-    let now = Date.now();
-    const run = async (into: number[], key: keyof typeof requests): Promise<void> => {
-      const client = new PypiIndexClient({ indexUrl: server.indexUrl, cacheDir, now: () => now });
-      const before = await server.count();
-      const { projects, ms, cpuMs } = await walk(client);
-      cpu[key]!.push(cpuMs);
-      await client.close();
-      if (projects !== 60) throw new Error(`walked ${projects} projects, not 60`);
-      into.push(ms);
-      requests = { ...requests, [key]: (await server.count()) - before };
-    };
-    await run(cold, 'cold');
-    await run(fresh, 'fresh');
-    now += 3600_000;
-    await run(stale, 'stale');
-  } finally {
-    rmSync(cacheDir, { recursive: true, force: true });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--delay', String(DELAY)], { execArgv: process.execArgv });
+  const ask = <T>(message: string | null, field: string): Promise<T> =>
+    new Promise((resolve) => {
+      const on = (reply: Record<string, T>): void => {
+        if (field in reply) {
+          child.off('message', on);
+          resolve(reply[field]!);
+        }
+      };
+      child.on('message', on);
+      if (message !== null) child.send(message);
+    });
+  const server = { indexUrl: await ask<string>(null, 'indexUrl'), count: () => ask<number>('count', 'count') };
+  const floor = 2 * DEPTH * DELAY;
+  console.log(`60 projects, ${DEPTH} levels (${LEVELS.join(', ')}), ${DELAY} ms per answer; floor 2 x ${DEPTH} x ${DELAY} ms = ${floor} ms (page then metadata at each level)`);
+  const cpu: Record<string, number[]> = { cold: [], fresh: [], stale: [] };
+  const cold: number[] = [];
+  const fresh: number[] = [];
+  const stale: number[] = [];
+  let requests = { cold: 0, fresh: 0, stale: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'bench-pypi-'));
+    try {
+      let now = Date.now();
+      const run = async (into: number[], key: keyof typeof requests): Promise<void> => {
+        const client = new PypiIndexClient({ indexUrl: server.indexUrl, cacheDir, now: () => now });
+        const before = await server.count();
+        const { projects, ms, cpuMs } = await walk(client);
+        cpu[key]!.push(cpuMs);
+        await client.close();
+        if (projects !== 60) throw new Error(`walked ${projects} projects, not 60`);
+        into.push(ms);
+        requests = { ...requests, [key]: (await server.count()) - before };
+      };
+      await run(cold, 'cold');
+      await run(fresh, 'fresh');
+      now += 3600_000;
+      await run(stale, 'stale');
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   }
-}
-child.send('close');
-const line = (what: string, times: number[], count: number): string =>
-  `${what.padEnd(34)} median ${median(times).toFixed(0).padStart(5)} ms  (${times.map((t) => t.toFixed(0)).join(', ')})  ${count} requests  ${(median(times) / floor).toFixed(2)}x the floor`;
-// CPU of this process (client and the in-process index server) during the walk: on a loaded machine
-// the walk waits for a core, and wall time minus the floor is mostly that.
-const cpuLine = (key: string): string => `  cpu ${median(cpu[key]!).toFixed(0)} ms`;
-console.log(line('cold (empty cache)', cold, requests.cold) + cpuLine('cold'));
-console.log(line('fresh cache (max-age=600)', fresh, requests.fresh) + cpuLine('fresh'));
-console.log(line('stale cache (revalidated, 304s)', stale, requests.stale) + cpuLine('stale'));
-const ratio = median(cold) / floor;
-console.log(`cold walk: ${ratio.toFixed(2)}x the latency floor (target <= 1.5x): ${ratio <= 1.5 ? 'met' : 'NOT met'}`);
+  child.send('close');
+  // Each mode against its own floor: a stale cache revalidates pages (one answer per level), the metadata is cached.
+  const line = (what: string, times: number[], count: number, modeFloor: number): string =>
+    `${what.padEnd(34)} median ${median(times).toFixed(0).padStart(5)} ms  (${times.map((t) => t.toFixed(0)).join(', ')})  ${count} requests` +
+    (modeFloor > 0 ? `  ${(median(times) / modeFloor).toFixed(2)}x its floor of ${modeFloor} ms` : '');
+  // CPU of the client process during the walk: on a loaded machine the walk waits for a core, and
+  // wall time minus the floor is mostly that.
+  const cpuLine = (key: string): string => `  cpu ${median(cpu[key]!).toFixed(0)} ms`;
+  console.log(line('cold (empty cache)', cold, requests.cold, floor) + cpuLine('cold'));
+  console.log(line('fresh cache (max-age=600)', fresh, requests.fresh, 0) + cpuLine('fresh'));
+  console.log(line('stale cache (revalidated, 304s)', stale, requests.stale, DEPTH * DELAY) + cpuLine('stale'));
+  const ratio = median(cold) / floor;
+  console.log(
+    `cold walk: median ${ratio.toFixed(2)}x, best ${(Math.min(...cold) / floor).toFixed(2)}x the latency floor (target <= 1.5x): ${ratio <= 1.5 ? 'met' : 'NOT met'}; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+  );
 }

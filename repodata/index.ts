@@ -73,4 +73,5 @@ export {
   PypiOfflineError,
 } from './pypi/errors.js';
 export { selectFile, releaseFiles } from './pypi/select.js';
+export { PypiCache, PYPI_CACHE_FOLDER, PYPI_CACHE_SUBFOLDERS, isPypiCacheFile } from './pypi/page-cache.js';
 export type { SelectOptions } from './pypi/select.js';

@@ -14,10 +14,11 @@
  * else the wheel's `*.dist-info/METADATA` read through HTTP range requests into the zip's central
  * directory (zip.ts); else the whole wheel under `maxDownloadBytes` (a server that ignores ranges
  * sends it anyway). An sdist's PKG-INFO is used only when its dependency fields are static (PEP 643);
- * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's sha256 and never refetched.
+ * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's URL and sha256 and never refetched.
  *
  * Every request runs under one concurrency bound; concurrent asks for one page or one file share
- * one fetch.
+ * one fetch. A client remembers each project it read for its lifetime (meant to be one resolve): a
+ * long-lived service makes one per request, sharing the disk cache and, if it likes, the dispatcher.
  */
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
@@ -45,6 +46,8 @@ export const DEFAULT_INDEX_URL = 'https://pypi.org/simple/';
 export interface PypiIndexClientOptions {
   /** The main index (`index-url`); default PyPI. */
   readonly indexUrl?: string;
+  /** Use no index at all, only `findLinks` (pip's `--no-index`, for air-gapped machines). */
+  readonly noIndex?: boolean;
   /** More indexes (`extra-index-urls`), consulted after the main one as `strategy` says. */
   readonly extraIndexUrls?: readonly string[];
   /** Local folders of wheels and sdists (paths or `file://` URLs). */
@@ -142,7 +145,8 @@ export class PypiIndexClient {
   readonly #ownDispatcher: Dispatcher | null;
   readonly #limit: ConcurrencyLimit;
   readonly #pages = new SharedWork<string, ProjectPage | null>();
-  readonly #projects = new Map<string, Promise<PypiProject>>();
+  readonly #projects = new Map<string, PypiProject>();
+  readonly #projectLoads = new SharedWork<string, PypiProject>();
   readonly #metadata = new SharedWork<string, PypiMetadata>();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
@@ -153,7 +157,7 @@ export class PypiIndexClient {
   constructor(options: PypiIndexClientOptions) {
     this.#options = options;
     this.strategy = options.strategy ?? 'first-index';
-    const urls = [options.indexUrl ?? DEFAULT_INDEX_URL, ...(options.extraIndexUrls ?? [])];
+    const urls = options.noIndex ? [] : [options.indexUrl ?? DEFAULT_INDEX_URL, ...(options.extraIndexUrls ?? [])];
     this.#locations = urls.map((url, rank) => indexLocation(url, rank));
     this.indexes = this.#locations.map((location) => location.shown);
     this.#findLinks = (options.findLinks ?? []).map((location) => localPath(location));
@@ -190,6 +194,7 @@ export class PypiIndexClient {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#projectLoads.abortAll(new Error('the client was closed'));
     this.#pages.abortAll(new Error('the client was closed'));
     try {
       await this.flush();
@@ -203,16 +208,15 @@ export class PypiIndexClient {
    * `PypiProjectNotFoundError` when none has it, and the first index's error when one fails (a
    * failing index is never skipped silently: that is how a private project would be shadowed).
    */
-  getProject(name: string, options: { signal?: AbortSignal } = {}): Promise<PypiProject> {
+  async getProject(name: string, options: { signal?: AbortSignal } = {}): Promise<PypiProject> {
     const project = normalizePypiName(name);
-    let pending = this.#projects.get(project);
-    if (pending === undefined) {
-      pending = this.#loadProject(project, options.signal);
-      this.#projects.set(project, pending);
-      // A failure is not remembered: the next ask tries again.
-      pending.catch(() => this.#projects.delete(project));
-    }
-    return pending;
+    const done = this.#projects.get(project);
+    if (done !== undefined) return done;
+    // Concurrent callers share one load, which stops only when all of them gave up; a failure is
+    // not remembered (the next ask tries again).
+    const loaded = await this.#projectLoads.run(project, (shared) => this.#loadProject(project, shared), options.signal);
+    this.#projects.set(project, loaded);
+    return loaded;
   }
 
   /** Several projects at once (under the concurrency bound); the first failure rejects. */

@@ -3,9 +3,9 @@
  *   pages/<key>.page         one project page of one index: a JSON header line (URL without
  *                            credentials, ETag, Last-Modified, Cache-Control, Content-Type, when it
  *                            was validated), then the body as the index sent it
- *   metadata/<key>.metadata  a file's core metadata (METADATA / PKG-INFO), keyed by the file's
- *                            sha256 when the index gave one, else by its URL; never revalidated (a
- *                            published file does not change)
+ *   metadata/<key>.metadata  a file's core metadata (METADATA / PKG-INFO), keyed by the file's URL
+ *                            and the sha256 its index gives; never revalidated (a published file
+ *                            does not change)
  * `<key>` hashes the URL with its credentials, so two tokens never share a private index's page.
  * Every write goes to a temp file renamed into place (repodata/cache.ts `writeThroughTemp`): a
  * reader sees the old entry or the new one, never half of one, and a failed fetch leaves the
@@ -38,6 +38,17 @@ export interface CachedPage {
 
 /** The folder under the cache directory that holds everything this client writes. */
 export const PYPI_CACHE_FOLDER = 'pypi';
+/** Its subfolders (nothing else is written in `pypi/` itself). */
+export const PYPI_CACHE_SUBFOLDERS = ['pages', 'metadata'] as const;
+
+/** The names written in `pypi/pages/` and `pypi/metadata/`: entries and their temp files (`writeThroughTemp`). */
+const PAGE_FILE = /^[0-9a-f]{32}\.page(\.\d+\.[0-9a-f]+\.tmp)?$/;
+const METADATA_FILE = /^[0-9a-f]{32}\.metadata(\.\d+\.[0-9a-f]+\.tmp)?$/;
+
+/** Whether `name` is a file this cache writes in `pypi/<folder>/` (for `cache clean`, which removes only those). */
+export function isPypiCacheFile(folder: (typeof PYPI_CACHE_SUBFOLDERS)[number], name: string): boolean {
+  return (folder === 'pages' ? PAGE_FILE : METADATA_FILE).test(name);
+}
 
 function key(url: string): string {
   return createHash('sha256').update(url).digest('hex').slice(0, 32);
@@ -122,9 +133,13 @@ export class PypiCache {
     return now >= header.fetchedAt && now - header.fetchedAt < freshnessMs(header.cacheControl, defaultTtlSeconds);
   }
 
-  /** The metadata key of a file: its sha256 when known (shared across indexes and mirrors), else its URL. */
+  /**
+   * The metadata key of a file: its URL (without credentials) and the sha256 its index gives. Not the
+   * hash alone: the wheel itself is never downloaded, so an index could claim another index's hash and
+   * plant its own metadata for that file in a shared cache.
+   */
   static metadataKey(file: { readonly url: string; readonly hashes: Readonly<Record<string, string>> }): string {
-    return file.hashes.sha256 ? `sha256-${file.hashes.sha256}` : `url-${key(file.url)}`;
+    return key(`${removeCredentials(file.url)}\0${file.hashes.sha256 ?? ''}`);
   }
 
   async readMetadata(metadataKey: string): Promise<Buffer | null> {

@@ -74,12 +74,20 @@ function lastSegment(url: URL): string {
   }
 }
 
+/**
+ * A link resolved against the page: http(s), or `file:` only on a page that is itself a local file.
+ * An index on the network must not make the client read files of this machine (the HTTP service
+ * reads indexes its clients name).
+ */
 function resolve(href: string, base: string): URL | null {
+  let url: URL;
   try {
-    return new URL(href, base);
+    url = new URL(href, base);
   } catch {
     return null;
   }
+  if (url.protocol === 'https:' || url.protocol === 'http:') return url;
+  return url.protocol === 'file:' && base.startsWith('file:') ? url : null;
 }
 
 /** A PEP 503 HTML page. */
@@ -111,7 +119,7 @@ export function parseHtmlPage(html: string, context: PageContext): ProjectPage {
     if (href === undefined) continue;
     anchors++;
     const url = resolve(href, base);
-    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:' && url.protocol !== 'file:')) continue;
+    if (url === null) continue;
     const filename = lastSegment(url) || tag.text;
     if (!isDistributionFilename(filename)) continue;
     const hashes = parseHashPair(url.hash.slice(1)) ?? {};
@@ -190,7 +198,8 @@ export function parseJsonPage(text: string, context: PageContext): ProjectPage {
       return;
     }
     const url = resolve(entry.url, context.url);
-    if (url === null) return bad(`files[${position}] has an invalid URL`);
+    // A URL that is not one (or a local file named by a remote index) is left out, as pip skips a bad link.
+    if (url === null) return;
     url.hash = '';
     const yanked: Yanked = entry.yanked === true ? true : typeof entry.yanked === 'string' ? (entry.yanked === '' ? true : entry.yanked) : false;
     files.push({

@@ -16,6 +16,7 @@ import {
   PypiProjectNotFoundError,
   PypiTooLargeError,
 } from '../../../repodata/pypi/errors.js';
+import { isPypiCacheFile, PYPI_CACHE_SUBFOLDERS } from '../../../repodata/pypi/page-cache.js';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { buildWheel, metadataText, realMetadata, startIndexServer, tarGz, wheelName, zipArchive, type IndexProject, type IndexServer } from '../../helpers/pypi-index.js';
 import { deflateRawSync } from 'node:zlib';
@@ -209,6 +210,7 @@ describe('metadata without downloading wheels', () => {
   const source = real[0] ?? { name: 'demo-real', version: '1.0', text: metadataText('demo-real', '1.0', ['idna>=2']) };
   let server: IndexServer;
   let noRanges: IndexServer;
+  let htmlOnly: IndexServer;
   beforeAll(async () => {
     const wheel = buildWheel(source.name, source.version, source.text);
     const padded = buildWheel('padded', '1.0', metadataText('padded', '1.0', ['six']), { padding: 300_000 });
@@ -232,11 +234,17 @@ describe('metadata without downloading wheels', () => {
       { name: 'dynamic-pkg', files: [{ filename: 'dynamic_pkg-2.0.tar.gz', bytes: dynamicSdist }] },
       { name: 'old-pkg', files: [{ filename: 'old_pkg-0.5.tar.gz', bytes: oldSdist }] },
     ];
+    const zipSdist = zipArchive([
+      { name: 'zip_sdist-1.5/setup.py', data: Buffer.from('') },
+      { name: 'zip_sdist-1.5/PKG-INFO', data: Buffer.from('Metadata-Version: 2.3\nName: zip-sdist\nVersion: 1.5\nRequires-Dist: packaging\n\n') },
+    ]);
+    projects.push({ name: 'zip-sdist', files: [{ filename: 'zip_sdist-1.5.zip', bytes: zipSdist }] });
     server = await startIndexServer(projects);
     noRanges = await startIndexServer(projects, { ranges: false });
+    htmlOnly = await startIndexServer(projects, { htmlOnly: true });
   });
   afterAll(async () => {
-    await Promise.all([server.close(), noRanges.close()]);
+    await Promise.all([server.close(), noRanges.close(), htmlOnly.close()]);
   });
 
   function buildWheelFile(name: string, version: string, requires: string[]): { filename: string; bytes: Buffer } {
@@ -255,6 +263,18 @@ describe('metadata without downloading wheels', () => {
     expect(got.metadata.versionText).toBe(source.version);
     expect(got.metadata.requiresDist.length).toBeGreaterThan(0);
     expect(server.requests.some((r) => r.path.endsWith('.whl'))).toBe(false);
+  });
+
+  it('finds the .metadata file from an HTML page (data-core-metadata) too', async () => {
+    const got = await metadataOf(client({ indexUrl: htmlOnly.indexUrl }), source.name);
+    expect(got.source).toBe('metadata-file');
+    expect(await rejection(metadataOf(client({ indexUrl: htmlOnly.indexUrl }), 'bad-hash'))).toBeInstanceOf(PypiCorruptError);
+  });
+
+  it('reads the PKG-INFO of a zip sdist through ranges', async () => {
+    const got = await metadataOf(client({ indexUrl: server.indexUrl }), 'zip-sdist');
+    expect(got.source).toBe('range-requests');
+    expect(got.metadata.requiresDist).toEqual(['packaging']);
   });
 
   it('refuses a .metadata file whose hash does not match the page', async () => {
@@ -340,10 +360,17 @@ describe('caching and offline', () => {
     const page = await offline.getProject('cached');
     expect((await offline.getMetadata(page.files[0]!)).source).toBe('cache');
     expect(server.requests.length).toBe(count);
-    // Only our files under <cache>/pypi, no temp file left behind.
+    // Only our files under <cache>/pypi, named as `cache clean` will recognise them, no temp file left behind.
     expect(readdirSync(cacheDir)).toEqual(['pypi']);
-    const written = readdirSync(join(cacheDir, 'pypi'), { recursive: true }) as string[];
-    expect(written.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(join(cacheDir, 'pypi')).sort()).toEqual([...PYPI_CACHE_SUBFOLDERS].sort());
+    for (const folder of PYPI_CACHE_SUBFOLDERS) {
+      const names = readdirSync(join(cacheDir, 'pypi', folder));
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names) expect([name, isPypiCacheFile(folder, name), name.endsWith('.tmp')]).toEqual([name, true, false]);
+    }
+    expect(isPypiCacheFile('pages', `${'a'.repeat(32)}.page.1234.0123456789ab.tmp`)).toBe(true);
+    expect(isPypiCacheFile('pages', 'notes.txt')).toBe(false);
+    expect(isPypiCacheFile('metadata', `${'a'.repeat(32)}.page`)).toBe(false);
   });
 
   it('revalidates a stale page with its ETag (a 304 costs no body)', async () => {
@@ -357,6 +384,38 @@ describe('caching and offline', () => {
     const pages = server.requests.filter((r) => r.path === '/simple/revalidated/');
     expect(pages.map((r) => r.status)).toEqual([200, 304]);
     expect(pages[1]!.ifNoneMatch).toMatch(/^"/);
+  });
+
+  it('refresh revalidates a fresh page once', async () => {
+    const cacheDir = tempDir();
+    const first = client({ indexUrl: server.indexUrl, cacheDir });
+    await first.getProject('revalidated');
+    await first.close();
+    const before = server.requests.length;
+    const refreshing = client({ indexUrl: server.indexUrl, cacheDir, refresh: true });
+    await refreshing.getProject('revalidated');
+    expect(server.requests.slice(before).map((r) => r.status)).toEqual([304]);
+  });
+
+  it('one index cannot plant metadata for another index file in a shared cache by claiming its hash', async () => {
+    const good = buildWheel('shared-name', '1.0', metadataText('shared-name', '1.0', ['good-dep']));
+    const evilText = metadataText('shared-name', '1.0', ['evil-dep']);
+    const goodIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes }] }]);
+    // The same file name and bytes (so the same sha256 on its page), with a .metadata file of its own.
+    const evilIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes, metadata: evilText }] }]);
+    try {
+      const cacheDir = tempDir();
+      const evil = client({ indexUrl: evilIndex.indexUrl, cacheDir });
+      const evilFile = (await evil.getProject('shared-name')).files[0]!;
+      expect((await evil.getMetadata(evilFile)).metadata.requiresDist).toEqual(['evil-dep']);
+      await evil.close();
+      const honest = client({ indexUrl: goodIndex.indexUrl, cacheDir });
+      const file = (await honest.getProject('shared-name')).files[0]!;
+      expect(file.hashes.sha256).toBe(evilFile.hashes.sha256);
+      expect((await honest.getMetadata(file)).metadata.requiresDist).toEqual(['good-dep']);
+    } finally {
+      await Promise.all([goodIndex.close(), evilIndex.close()]);
+    }
   });
 
   it('a cache that cannot be written still answers; flush reports the failure', async () => {
@@ -393,6 +452,12 @@ describe('local indexes: find-links folders and file:// indexes', () => {
       const metadata = await c.getMetadata(got.files[0]!);
       expect(metadata.source).toBe('local-file');
       expect(metadata.metadata.requiresDist).toEqual(['numpy']);
+      // With no index at all (pip's --no-index), offline: only the folder, and no request anywhere.
+      const before = empty.requests.length;
+      const alone = client({ indexUrl: empty.indexUrl, noIndex: true, offline: true, findLinks: [folder] });
+      expect((await alone.getProject('air-gapped')).files).toHaveLength(1);
+      expect(await rejection(alone.getProject('numpy'))).toBeInstanceOf(PypiProjectNotFoundError);
+      expect(empty.requests.length).toBe(before);
     } finally {
       await empty.close();
     }
@@ -429,7 +494,9 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, wheel.filename), wheel.bytes);
     writeFileSync(join(dir, 'index.html'), `<!DOCTYPE html><html><body><a href="${wheel.filename}" data-requires-python="&gt;=3.7">${wheel.filename}</a></body></html>`);
-    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    proc.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {
       const port = await new Promise<number>((resolve, reject) => {
         proc.stdout!.on('data', (chunk: Buffer) => {
@@ -438,12 +505,20 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
         });
         proc.on('exit', () => reject(new Error('python3 -m http.server exited')));
       });
-      const c = client({ indexUrl: `http://127.0.0.1:${port}/simple/` });
+      const cacheDir = tempDir();
+      const c = client({ indexUrl: `http://127.0.0.1:${port}/simple/`, cacheDir });
       const got = await c.getProject(meta.name);
       expect(got.files.map((f) => [f.filename, f.requiresPython])).toEqual([[wheel.filename, '>=3.7']]);
       const metadata = await c.getMetadata(got.files[0]!);
       expect(metadata.source).toBe('whole-file');
       expect(metadata.text).toBe(meta.text);
+      await c.close();
+      // http.server sends Last-Modified and no Cache-Control: the next client revalidates with If-Modified-Since.
+      const again = client({ indexUrl: `http://127.0.0.1:${port}/simple/`, cacheDir });
+      expect((await again.getProject(meta.name)).files).toHaveLength(1);
+      // The server logs each request after answering it, through a pipe: wait for the line.
+      for (let i = 0; i < 100 && !/" 304 /.test(log); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(log).toMatch(/"GET \/simple\/[^ ]+\/ HTTP\/1\.1" 304/);
     } finally {
       proc.kill();
     }
@@ -453,4 +528,21 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
 // `wheelName` is part of the helper's contract (PEP 427 escaping).
 it('escapes wheel names as PEP 427 says', () => {
   expect(wheelName('Foo.Bar-baz')).toBe('Foo_Bar_baz');
+});
+
+describe('callers that give up', () => {
+  it('one caller aborting does not fail another waiting for the same project', async () => {
+    const slow = await startIndexServer([project('slow', ['1.0'])], { delayMs: 200 });
+    try {
+      const c = client({ indexUrl: slow.indexUrl });
+      const impatient = new AbortController();
+      const first = c.getProject('slow', { signal: impatient.signal });
+      const second = c.getProject('slow');
+      impatient.abort(new Error('gave up'));
+      expect((await rejection(first)).message).toBe('gave up');
+      expect((await second).files).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
 });

@@ -126,3 +126,14 @@ describe('PEP 691 JSON pages', () => {
     expect(() => parseJsonPage(body, context)).toThrow(message);
   });
 });
+
+describe('links to local files', () => {
+  it('an HTTP index cannot point the client at files on this machine; a file:// index can', () => {
+    const html = '<html><body><a href="file:///etc/secret-1.0.tar.gz">x</a><a href="ok-1.0.tar.gz">ok</a></body></html>';
+    expect(parseHtmlPage(html, context).files.map((f) => f.url)).toEqual(['https://example.org/simple/foo-bar/ok-1.0.tar.gz']);
+    const json = JSON.stringify({ meta: { 'api-version': '1.0' }, files: [{ filename: 'secret-1.0.tar.gz', url: 'file:///etc/secret-1.0.tar.gz', hashes: {} }] });
+    expect(parseJsonPage(json, context).files).toEqual([]);
+    const local = { ...context, url: 'file:///srv/simple/foo-bar/index.html' };
+    expect(parseHtmlPage(html, local).files.map((f) => f.url)).toEqual(['file:///etc/secret-1.0.tar.gz', 'file:///srv/simple/foo-bar/ok-1.0.tar.gz']);
+  });
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PypiCorruptError, PypiTooLargeError } from '../../../repodata/pypi/errors.js';
@@ -15,7 +16,34 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
+/** A zip written by Python's zipfile (zip64 records forced), or null without python3. */
+function pythonZip(): Buffer | null {
+  try {
+    const script = [
+      'import io, sys, zipfile',
+      'b = io.BytesIO()',
+      'with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:',
+      '    z.writestr("demo/__init__.py", "x = 1\\n" * 1000)',
+      '    with z.open("demo-1.0.dist-info/METADATA", "w", force_zip64=True) as f:',
+      '        f.write(b"Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\nRequires-Dist: idna\\n")',
+      'sys.stdout.buffer.write(b.getvalue())',
+    ].join('\n');
+    return execFileSync('python3', ['-c', script]);
+  } catch {
+    return null;
+  }
+}
+
+const written = pythonZip();
+
 describe('reading a zip member through byte ranges', () => {
+  it.skipIf(written === null)('reads a zip that Python wrote, with a zip64 extra field in the local header only', async () => {
+    const source = bufferSource(written!);
+    const entries = await readCentralDirectory(source, label);
+    const entry = entries.find((e) => e.name === 'demo-1.0.dist-info/METADATA')!;
+    expect((await readZipMember(source, entry, 1 << 20, label)).toString()).toMatch(/Requires-Dist: idna/);
+  });
+
   it('finds METADATA in a wheel and reads it with a tail read and at most one more', async () => {
     const metadata = 'Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n';
     const wheel = buildWheel('demo', '1.0', metadata, { padding: 200_000 });
