@@ -24,6 +24,7 @@ const BENCHMARKS: { name: string; file: string; issue: string; needsShared: bool
   { name: 'http-load', file: 'http-load.ts', issue: 'issue 6: the HTTP service under load', needsShared: true },
   { name: 'reliability', file: 'reliability.ts', issue: 'issue 11: cold runs on python http.server, the server under fire and SIGTERM', needsShared: false },
   { name: 'scale', file: 'scale.ts', issue: 'issue 13: the CLI at conda-forge scale (file://, HTTP json/zst/sharded, cold and warm) vs rattler simpleSolve', needsShared: false },
+  { name: 'audit', file: 'audit.ts', issue: 'issue 36: audit of a 300-package lock against a 50,000-record OSV zip vs python zipfile+json', needsShared: false },
   { name: 'cluster', file: 'cluster.ts', issue: 'issue 18: serve --redis with one and two workers vs the single process', needsShared: true },
   { name: 'pypi-index', file: 'pypi-index.ts', issue: 'issue 33: the simple-index client walking 60 projects on an index 50 ms away, against the latency floor', needsShared: false },
   { name: 'pypi', file: 'pypi.ts', issue: 'issue 34: conda python+numpy with 40 PyPI requirements (index 50 ms away), CLI cold and warm vs pip install --dry-run --report', needsShared: true },

@@ -18,6 +18,8 @@ import { PYPI_ERROR_CODES } from '../repodata/pypi/errors.js';
 import { PYPI_VOCABULARY_ERROR_CODES } from '../vocabulary/pypi/errors.js';
 import { PYPI_DISTRIBUTION_ERROR_CODES } from '../vocabulary/pypi/distribution-errors.js';
 import { EXPORTER_ERROR_CODES } from './exporters/types.js';
+import { AUDIT_ERROR_CODES } from './audit/errors.js';
+import { PYPI_MAPPING_ERROR_CODES } from './pypi-mapping/index.js';
 import { httpProblemCode, PROBLEM_KINDS, type HttpProblemCode, type ProblemKind } from './problem-kinds.js';
 
 export { CondaResolveError, type ErrorCode };
@@ -47,6 +49,7 @@ export const SERVICE_ERROR_CODES = {
   CR_ERR_CONFIG_FILE: 'A configuration file (.condarc, pixi config.toml, .netrc, the auth file) or a CONDA_* variable cannot be used.',
   CR_ERR_CONFIG_VALUE: 'A server setting (flag or CONDA_RESOLVE_* variable) has an invalid value.',
   CR_ERR_OUTPUT_FILE: 'The -o file cannot be written.',
+  CR_ERR_OUTPUT_TOO_LARGE: 'The answer (native JSON or a format\'s text) would be larger than the limit (128 MiB); nothing was sent.',
   CR_ERR_CACHE_DIR: 'The repodata cache directory cannot be read or cleaned (conda-resolve info, conda-resolve cache clean).',
   CR_ERR_POOL_BUSY: 'The solve queue is full.',
   CR_ERR_POOL_CLOSED: 'The solver pool is shutting down.',
@@ -231,7 +234,18 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   CR_ERR_CONFIG_FILE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
   CR_ERR_CONFIG_VALUE: failure('internal-error', { exposed: false, exit: EXIT_USAGE }),
   CR_ERR_OUTPUT_FILE: failure('internal-error', { exposed: false }),
+  CR_ERR_OUTPUT_TOO_LARGE: failure('answer-too-large'),
   CR_ERR_CACHE_DIR: failure('internal-error', { exposed: false }),
+
+  // audit: the database is the operator's setting on a server (its text stays in the log); the
+  // CLI's user sees it, exit 1 (the audit could not be done)
+  CR_ERR_AUDIT_NO_DATABASE: failure('internal-error', { exposed: false }),
+  CR_ERR_AUDIT_DB_UNREADABLE: failure('internal-error', { exposed: false }),
+  CR_ERR_AUDIT_DB_CORRUPT: failure('internal-error', { exposed: false }),
+  CR_ERR_AUDIT_DB_TOO_LARGE: failure('internal-error', { exposed: false }),
+  CR_ERR_AUDIT_RECORD_INVALID: failure('internal-error', { exposed: false }),
+  CR_ERR_AUDIT_API: failure('internal-error', { exposed: false }),
+  CR_ERR_PYPI_MAPPING_FILE: failure('internal-error', { exposed: false }),
   ...HTTP_PRESENTATION,
 };
 
@@ -244,6 +258,8 @@ const DESCRIPTIONS: { readonly [C in ErrorCode]: string } = {
   ...PYPI_ERROR_CODES,
   ...EXPORTER_ERROR_CODES,
   ...SERVICE_ERROR_CODES,
+  ...AUDIT_ERROR_CODES,
+  ...PYPI_MAPPING_ERROR_CODES,
   ...HTTP_DESCRIPTIONS,
 };
 

@@ -23,6 +23,7 @@ export const PROBLEM_KINDS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'Request not received in time' },
   'payload-too-large': { status: 413, title: 'Request body too large' },
+  'answer-too-large': { status: 413, title: 'Answer too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'expectation-failed': { status: 417, title: 'Expectation not supported' },
   'rate-limited': { status: 429, title: 'Too many requests' },

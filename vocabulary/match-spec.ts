@@ -877,6 +877,17 @@ export function tryParseMatchSpec(input: string): MatchSpec | null {
   }
 }
 
+/**
+ * The package name a `depends` entry names (`numpy >=1.26` -> `numpy`), or null when it names none:
+ * the dependency graph's edges (trees, why, SBOMs) follow these names.
+ */
+export function dependencyName(entry: string): string | null {
+  const parsed = tryParseMatchSpec(entry);
+  if (parsed?.nameIsExact) return parsed.name;
+  const word = entry.trim().split(/[\s=<>!~]/)[0];
+  return word ? word.toLowerCase() : null;
+}
+
 /** Build a spec from fields (values as they would appear in brackets), e.g. `{name: 'numpy', version: '>=1.26'}`. */
 export function matchSpecFromFields(fields: MatchSpecFields): MatchSpec {
   const entries = Object.entries(fields).filter(([key, value]) => key !== 'name' && value !== undefined) as [string, string][];

@@ -97,7 +97,23 @@ export const DIFF_OPTIONS = {
   environment: { type: 'string', short: 'e', help: 'the pixi.lock environment to compare', value: 'text' },
   platform: { type: 'string', short: 'p', multiple: true, help: 'compare only these platforms', value: 'platform' },
   json: { type: 'boolean', help: 'print the changes as JSON' },
+  format: { type: 'string', help: 'table (default), json or markdown', value: 'text' },
+  requested: { type: 'string', multiple: true, help: 'markdown: a package the request asked for; repeatable', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
+} as const satisfies OptionTable;
+
+const { depth: _depth, invert: _invert, ...SOLVE_OPTIONS } = INSPECT_OPTIONS;
+
+/** `audit`: the resolve options `tree` reads, and its own. */
+export const AUDIT_OPTIONS = {
+  ...SOLVE_OPTIONS,
+  db: { type: 'string', help: "OSV database: OSV's all.zip or a folder of OSV JSON files", value: 'file' },
+  'osv-api': { type: 'string', help: 'URL of an OSV-compatible API (e.g. https://api.osv.dev)', value: 'text' },
+  'pypi-mapping': { type: 'string', multiple: true, help: 'conda-to-PyPI names: [CHANNEL=]FILE, repeatable', value: 'file' },
+  format: { type: 'string', help: 'table (default), json or sarif', value: 'text' },
+  output: { type: 'string', short: 'o', help: 'write the report to this file', value: 'file' },
+  'fail-on': { type: 'string', help: 'exit 1 for a finding at LOW, MODERATE, HIGH or CRITICAL or above', value: 'text' },
+  json: { type: 'boolean', help: 'the report as JSON (--format json)' },
 } as const satisfies OptionTable;
 
 export const INFO_OPTIONS = {
@@ -153,6 +169,8 @@ export const SERVE_OPTIONS = {
   'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
   'download-timeout': { type: 'string', help: 'repodata download time limit', value: 'text' },
   condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
+  'osv-db': { type: 'string', help: "POST /audit: OSV's all.zip or a folder of OSV files", value: 'file' },
+  'osv-api': { type: 'string', help: 'POST /audit: an OSV-compatible API URL', value: 'text' },
   redis: { type: 'string', help: 'Redis URL shared by replicas and workers', value: 'text' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
@@ -186,6 +204,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'tree', help: 'the solved environment as a dependency tree', options: INSPECT_OPTIONS },
   { name: 'why', help: 'every path from a requested spec to a package', options: INSPECT_OPTIONS },
   { name: 'why-not', help: 'why the solution does not have a spec, or what would change', options: INSPECT_OPTIONS },
+  { name: 'audit', help: 'known vulnerabilities (OSV) of a solve or a lock', options: AUDIT_OPTIONS },
   { name: 'formats', help: 'the exporters', options: LISTING_OPTIONS },
   { name: 'serve', help: 'run the HTTP service', options: SERVE_OPTIONS },
   { name: 'worker', help: 'solve jobs from the Redis queue of serve --redis replicas', options: WORKER_OPTIONS },

@@ -9,10 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
 import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../lock/diff.js';
+import { renderDiffMarkdown } from '../lock/diff-markdown.js';
 import { readExactRecords } from '../lock/exact-records.js';
 import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
 
-export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json] [-e NAME] [-p PLATFORM]...
+export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json | --format markdown] [-e NAME] [-p PLATFORM]...
 
 Show what changed between two environments with exact packages, per platform: packages added,
 removed, upgraded, downgraded, rebuilt (same version, another build) and moved (same build from
@@ -22,6 +23,11 @@ JSON result, in any mix.
   -e, --environment NAME   the pixi.lock environment to compare (default: default)
   -p, --platform PLATFORM  compare only these platforms; repeatable
       --json               print the changes as JSON
+      --format FORMAT      table (default), json, or markdown: per platform, the top-level
+                           packages apart from the ones that came with them, in tables (long
+                           ones folded in <details>), for a pull request or a job summary
+      --requested NAME     markdown: a package the request asked for (repeatable); without it,
+                           the packages nothing else depends on stand for them
   -h, --help               show this help
 `;
 
@@ -40,10 +46,16 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
     writeError(io, `diff takes two files, OLD and NEW (got ${positionals.length}); see conda-resolve diff --help`);
     return EXIT_USAGE;
   }
+  const format = values.json ? 'json' : (values.format ?? 'table');
+  if (!['table', 'json', 'markdown'].includes(format) || (values.json && values.format !== undefined && values.format !== 'json')) {
+    writeError(io, `--format must be table, json or markdown${values.json ? ' (and agree with --json)' : ''}, not "${values.format}"`);
+    return EXIT_USAGE;
+  }
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
     const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
-    io.stdout.write(values.json ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
+    if (format === 'markdown') io.stdout.write(renderDiffMarkdown(diff, before!, after!, values.requested?.length ? { requested: new Set(values.requested) } : {}));
+    else io.stdout.write(format === 'json' ? `${JSON.stringify(diffJson(diff), null, 2)}\n` : renderDiff(diff));
     return EXIT_OK;
   } catch (error) {
     writeError(io, userMessage(error));

@@ -52,6 +52,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const { diffCommand } = await import('./diff-command.js');
       return diffCommand(rest, io);
     }
+    case 'audit': {
+      const { auditCommand } = await import('./audit-command.js');
+      return auditCommand(rest, io);
+    }
     case 'tree':
     case 'why':
     case 'why-not': {

@@ -34,6 +34,7 @@ import { leftOutWarnings, renderResolution } from '../lock/answer.js';
 import { chosenPixiLockFormat, isPixiLockFormat } from '../lock/lock-version.js';
 import { lockExportEnvironments, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { boundedAnswer } from '../answer-size.js';
 import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
 
 
@@ -100,7 +101,8 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     const wholeLock = exporter && isPixiLockFormat(exporter.name) && files.length === 1 && positionals.length === 0 && values.environment === undefined && lock === undefined && !values.check && !values.diff && (values.channel ?? []).length === 0 ? lockFormatOf(files[0]!.filename, files[0]!.content) : undefined;
     if (exporter && wholeLock) {
       const document = readLockFile(files[0]!.filename, files[0]!.content, wholeLock);
-      const text = registry!.render(exporter.name, lockExportEnvironments(document, { platforms: input.platforms }), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) });
+      const environments = lockExportEnvironments(document, { platforms: input.platforms });
+      const text = boundedAnswer(() => registry!.render(exporter!.name, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) }), `${exporter.name} text`);
       await emit(io, values.output, text, values['dry-run']);
       return EXIT_OK;
     }
@@ -135,7 +137,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
       if (values.diff) await emit(io, undefined, lockDiffText(request, resolution, values.json === true));
     };
     if (!exporter) {
-      const text = `${JSON.stringify(toNative(resolution), null, 2)}\n`;
+      const text = `${boundedAnswer(() => JSON.stringify(toNative(resolution), null, 2), 'native JSON result')}\n`;
       await deliver(text);
       report.step('wrote the result');
       for (const p of failed) writeError(io, `${p.platform}: ${p.error}`);

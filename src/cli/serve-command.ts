@@ -66,6 +66,10 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
       --redis URL              share the solve cache, job queue and rate limit with other replicas
                                through Redis; solves then run on conda-resolve worker processes
                                (CONDA_RESOLVE_REDIS_URL; default: none, this process solves)
+      --osv-db PATH            POST /audit checks against this OSV database: OSV's all.zip or a
+                               folder of OSV JSON files, read once (CONDA_RESOLVE_OSV_DB)
+      --osv-api URL            or asks this OSV-compatible API (CONDA_RESOLVE_OSV_API); without
+                               either, /audit answers 404
   -h, --help                   show this help
 `;
 

@@ -10,6 +10,7 @@ export const USAGE = `usage: conda-resolve [resolve] [SPEC...] [-c CHANNEL]... [
        conda-resolve completion bash|zsh|fish
        conda-resolve config [--json]
        conda-resolve diff OLD NEW [--json]   (see conda-resolve diff --help)
+       conda-resolve audit [SPEC...] --db PATH   (see conda-resolve audit --help)
        conda-resolve tree|why NAME|why-not SPEC [SPEC...] [resolve options]   (see conda-resolve tree --help)
        conda-resolve formats [--json]
        conda-resolve serve [--host HOST] [--port PORT] [...]   (see conda-resolve serve --help)

@@ -26,6 +26,11 @@ export const SETTINGS = {
   denylist_channels: 'sequence',
   // pixi's table (channel URL prefix -> mirror URLs), also accepted in a .condarc of ours.
   mirrors: 'map-of-sequences',
+  // conda-resolve audit: the OSV database (a zip or folder), or an OSV-compatible API, and
+  // conda-to-PyPI mapping files by channel.
+  osv_db: 'string',
+  osv_api: 'string',
+  pypi_mappings: 'map',
 } as const satisfies Record<string, SettingKind>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -53,6 +58,9 @@ export interface SettingValues {
   allowlist_channels: string[];
   denylist_channels: string[];
   mirrors: Record<string, string[]>;
+  osv_db: string;
+  osv_api: string;
+  pypi_mappings: Record<string, string>;
 }
 
 /** conda's defaults for the keys that have one (the others are unset). */

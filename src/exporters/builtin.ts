@@ -3,6 +3,7 @@
  * (seed section 2.3), and pixi.lock version 7 as pixi writes it. They are registered like any plugin's, under the plugin name `conda-resolve`.
  */
 import { condaLockV1Exporter } from '../locks/conda-lock/write.js';
+import { cyclonedxJsonExporter } from './cyclonedx-json.js';
 import { environmentJsonExporter } from './environment-json.js';
 import { environmentYamlExporter } from './environment-yaml.js';
 import { explicitExporter } from './explicit.js';
@@ -10,6 +11,7 @@ import { rattlerLockV6Exporter } from '../locks/pixi-lock/write-v6.js';
 import { rattlerLockV7Exporter } from '../locks/pixi-lock/write-v7.js';
 import { BUILTIN_PLUGIN, ExporterRegistry } from './registry.js';
 import { requirementsExporter } from './requirements.js';
+import { spdxJsonExporter } from './spdx-json.js';
 import type { Exporter } from './types.js';
 
 export const BUILTIN_EXPORTERS: readonly Exporter[] = [
@@ -20,6 +22,8 @@ export const BUILTIN_EXPORTERS: readonly Exporter[] = [
   condaLockV1Exporter,
   rattlerLockV6Exporter,
   rattlerLockV7Exporter,
+  cyclonedxJsonExporter,
+  spdxJsonExporter,
 ];
 
 /** Registers the built-in exporters on `registry` (a new one when none is given) and returns it. */

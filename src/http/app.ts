@@ -20,6 +20,7 @@ import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
+import { auditRoutes } from './routes/audit.js';
 import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
 import { formatsRoutes } from './routes/formats.js';
@@ -118,6 +119,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
   void app.register(async (scope) => inspectRoutes(scope, context));
   void app.register(async (scope) => mcpRoutes(scope, context));
   void app.register(async (scope) => diffRoutes(scope, context));
+  void app.register(async (scope) => auditRoutes(scope, context));
   void app.register(async (scope) => formatsRoutes(scope, context));
   void app.register(async (scope) => metaRoutes(scope, context));
   void app.register(async (scope) => docsRoutes(scope, context));

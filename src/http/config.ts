@@ -37,6 +37,8 @@ export interface ServeFlags {
   readonly 'download-timeout'?: string;
   readonly condarc?: string;
   readonly redis?: string;
+  readonly 'osv-db'?: string;
+  readonly 'osv-api'?: string;
 }
 
 export interface PrewarmTarget {
@@ -99,6 +101,9 @@ export interface ServerConfig {
   readonly condarc?: string | undefined;
   /** `redis://` URL of the shared solve cache, job queue and rate limit; null runs alone. */
   readonly redisUrl: string | null;
+  /** `POST /audit`'s OSV database (all.zip or a folder), or an OSV API's URL; without either, 404. */
+  readonly osvDb?: string | undefined;
+  readonly osvApi?: string | undefined;
 }
 
 export class ConfigError extends CondaResolveError {
@@ -155,6 +160,8 @@ export const CONFIG_SOURCES = {
   maxRepodataBytes: ['--max-repodata-size', 'CONDA_RESOLVE_MAX_REPODATA_SIZE'],
   downloadTimeout: ['--download-timeout', 'CONDA_RESOLVE_DOWNLOAD_TIMEOUT'],
   redis: ['--redis', 'CONDA_RESOLVE_REDIS_URL'],
+  osvDb: ['--osv-db', 'CONDA_RESOLVE_OSV_DB'],
+  osvApi: ['--osv-api', 'CONDA_RESOLVE_OSV_API'],
 } as const;
 
 type Source = keyof typeof CONFIG_SOURCES;
@@ -259,7 +266,16 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     shutdownGraceMs: requestTimeoutMs + 5000,
     condarc: pick('condarc', flags.condarc)?.value,
     redisUrl: redisUrl(pick('redis', flags.redis)),
+    osvDb: pick('osvDb', flags['osv-db'])?.value,
+    osvApi: osvApiUrl(pick('osvApi', flags['osv-api'])),
   });
+}
+
+/** An http(s) URL, or undefined when unset. */
+function osvApiUrl(source: { value: string; from: string } | undefined): string | undefined {
+  if (!source) return undefined;
+  if (!/^https?:\/\/[^/\s]+/.test(source.value)) throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected an http(s) URL such as https://api.osv.dev`);
+  return source.value;
 }
 
 /** A `redis://` or `rediss://` URL, or null when unset. */

@@ -14,7 +14,7 @@ import type { AppContext, ResolveNote } from './app-context.js';
 import { inputProblem, inputProblemExtras } from './error-handler.js';
 import { HttpProblemError } from './problem.js';
 import type { ResolveInput } from './resolve-input.js';
-import { admit, boundedError, resolveHere, runWithin, timeLimitDetail } from './routes/resolve.js';
+import { admit, boundedError, resolveHere, runWithin, timeLimitDetail, type Bounded } from './routes/resolve.js';
 
 export type InspectQuestion =
   | { readonly kind: 'tree'; readonly depth?: number; readonly invert?: string }
@@ -39,15 +39,9 @@ export async function inspectOnServer(
   const outcome = await runWithin(request, reply, context, (signal): Promise<(Resolution | undefined)[]> =>
     Promise.all([resolveHere(prepared, context, signal, request), extra ? resolveHere(withAddedSpec(prepared, extra), context, signal, request) : undefined]),
   );
-  if (outcome.kind === 'gone') {
-    note.outcome = 'cancelled';
-    return null;
-  }
-  if (outcome.kind === 'timeout') {
-    note.outcome = 'timeout';
-    throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
-  }
-  const [current, withSpec] = outcome.value as [Resolution, Resolution | undefined];
+  const value = settled(outcome, context, note);
+  if (value === null) return null;
+  const [current, withSpec] = value as [Resolution, Resolution | undefined];
   wholeRequestFailures(current, context, note);
   if (withSpec) wholeRequestFailures(withSpec, context, note);
   const failed = current.platforms.filter((p) => p.error !== null).map((p) => p.platform);
@@ -77,8 +71,21 @@ function bounded(error: string | null): string | null {
   return error === null ? null : boundedError(error);
 }
 
+/** The work's value; null when the client went away; the time limit as a 504 problem. */
+export function settled<T>(outcome: Bounded<T>, context: AppContext, note: ResolveNote): T | null {
+  if (outcome.kind === 'gone') {
+    note.outcome = 'cancelled';
+    return null;
+  }
+  if (outcome.kind === 'timeout') {
+    note.outcome = 'timeout';
+    throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
+  }
+  return outcome.value;
+}
+
 /** A full solve queue or the time limit concern the whole request, as on `/resolve`. */
-function wholeRequestFailures(resolution: Resolution, context: AppContext, note: ResolveNote): void {
+export function wholeRequestFailures(resolution: Resolution, context: AppContext, note: ResolveNote): void {
   const codes = resolution.platforms.map((p) => (p.errorCode ? problemOfCode(p.errorCode) : undefined));
   if (codes.includes('overloaded')) {
     note.outcome = 'overloaded';

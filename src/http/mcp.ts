@@ -1,7 +1,7 @@
 /**
  * `POST /mcp`: the Model Context Protocol over the Streamable HTTP transport of the official SDK,
  * stateless (a server and transport per request, no session: every call carries what it needs).
- * Tools: `resolve`, `tree`, `why`, `why_not`, `list_formats`, `search_packages`. Each tool's input
+ * Tools: `resolve`, `tree`, `why`, `why_not`, `audit`, `list_formats`, `search_packages`. Each tool's input
  * is the `/resolve` body (as a JSON schema the client lists) plus its own fields, and passes the
  * same admission as `/resolve`: limits, validation, channel policy, the time limit. A refused or
  * failed call is a tool result with `isError` and the problem's safe text, never a stack.
@@ -18,6 +18,8 @@ import { exportEnvironments, toNative } from '../resolve.js';
 import { searchPackages } from '../search-packages.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { AppContext, ResolveNote } from './app-context.js';
+import { renderAuditTable } from '../audit/index.js';
+import { auditOnServer } from './audit-run.js';
 import { problemForError } from './error-handler.js';
 import { inspectOnServer, type InspectQuestion } from './inspect-run.js';
 import { MAX_WHY_PATHS } from './inspect-schemas.js';
@@ -133,6 +135,23 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
     },
     ({ spec, ...args }) => inspect({ kind: 'why-not', spec }, args),
   );
+
+  if (context.config.osvDb || context.config.osvApi) {
+    server.registerTool(
+      'audit',
+      {
+        description:
+          'Solve (or read the lock given as `file`), then check every package against known vulnerabilities (OSV): PyPI packages, and conda packages under their PyPI names. Packages nothing can check are listed as not covered.',
+        inputSchema: shape,
+      },
+      (args) =>
+        tool(context, request, async (note) => {
+          const report = await auditOnServer(inputFromJson(args as ResolveBody, {}), context, note, request, null);
+          if (report === null) throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
+          return [renderAuditTable(report), JSON.stringify(report)];
+        }),
+    );
+  }
 
   server.registerTool(
     'list_formats',

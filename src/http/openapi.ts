@@ -3,6 +3,7 @@
  * validate with (`schemas.ts`): components hold those objects themselves, and query parameters are
  * the query schema's properties, so the document and the validation cannot disagree.
  */
+import { auditBodySchema } from './routes/audit.js';
 import { TOOL_VERSION } from '../version.js';
 import type { ServerConfig } from './config.js';
 import { buildInspectSchemas } from './inspect-schemas.js';
@@ -133,6 +134,27 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           },
         },
       },
+      '/audit': {
+        post: {
+          summary: 'Known vulnerabilities of a solve or a lock (OSV)',
+          operationId: 'audit',
+          description:
+            "Solves the request (or reads the lock given as `file`) as `/resolve` does, with its limits and channel policy, then checks every package against the server's OSV database (`serve --osv-db` or `--osv-api`): PyPI packages, and conda packages under their PyPI names. Packages nothing can check are listed in `notCovered`. `report: sarif` gives SARIF 2.1.0; `Accept: text/plain` the table.",
+          requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/AuditBody' } } } },
+          responses: {
+            200: {
+              description: 'The audit report (`conda-resolve audit --json`, plus `failed` platforms), SARIF, or the table.',
+              content: { [JSON_MEDIA_TYPE]: { schema: { type: 'object' } }, 'application/sarif+json': { schema: { type: 'object' } }, 'text/plain': { schema: { type: 'string' } } },
+            },
+            400: problemResponse('Bad input, as for `/resolve`.'),
+            404: problemResponse('The server has no OSV database.'),
+            413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
+            429: problemResponse('Rate limited; see Retry-After.'),
+            503: problemResponse('The solve queue is full.'),
+            504: problemResponse('The time limit was reached.'),
+          },
+        },
+      },
       '/formats': { get: { summary: 'The exporter registry', operationId: 'formats', responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') } } },
       '/platforms': { get: { summary: 'Target platforms and their virtual packages', operationId: 'platforms', responses: { 200: jsonResponse('Platforms.', 'Platforms') } } },
       '/version': { get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } } },
@@ -154,6 +176,7 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
         LockDiff: schemas.lockDiff,
         PlatformDiff: schemas.platformDiff,
         DiffBody: schemas.diffBody,
+        AuditBody: auditBodySchema(schemas.resolveBody as { properties: Record<string, unknown> }),
         DiffResult: schemas.diffResult,
         EnvironmentFile: schemas.rawFileBody,
         NativeResult: schemas.nativeResult,

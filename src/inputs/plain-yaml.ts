@@ -48,7 +48,11 @@ export function loadPlainYaml(content: string, filename: string, options: { read
       listener(event, state) {
         // js-yaml's state carries the anchor of the node just read (not in its type declarations).
         const anchor = (state as unknown as { anchor?: string | null }).anchor;
-        if (event === 'close' && anchor !== null && anchor !== undefined) throw new AnchorFound(anchor, state.line + 1);
+        if (event === 'close' && anchor !== null && anchor !== undefined) {
+          // The node ends here; the anchor stands before it.
+          const at = content.lastIndexOf(`&${anchor}`, state.position);
+          throw new AnchorFound(anchor, at < 0 ? state.line + 1 : lineOf(content, at));
+        }
       },
     });
   } catch (error) {
@@ -62,4 +66,11 @@ export function loadPlainYaml(content: string, filename: string, options: { read
     }
     throw error;
   }
+}
+
+/** The 1-based line of an offset. */
+function lineOf(content: string, offset: number): number {
+  let line = 1;
+  for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) line++;
+  return line;
 }

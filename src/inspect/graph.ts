@@ -5,7 +5,9 @@
  * the spec as the user wrote it), so every answer built on the graph can be checked against the
  * channel's files. Dependencies on virtual packages (`__glibc`) have no record and no edge.
  */
-import { tryParseMatchSpec, type MatchSpec } from '../../vocabulary/match-spec.js';
+import { dependencyName, type MatchSpec } from '../../vocabulary/match-spec.js';
+
+export { dependencyName };
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 
@@ -126,14 +128,6 @@ function topLevelRoots(
     const below = walk(name, down);
     if ([...walk(name, up)].every((above) => below.has(above))) addRoot(name);
   }
-}
-
-/** The package name a `depends` entry is about; its first word when it does not parse. */
-export function dependencyName(entry: string): string | null {
-  const parsed = tryParseMatchSpec(entry);
-  if (parsed?.nameIsExact) return parsed.name;
-  const word = entry.trim().split(/[\s=<>!~]/)[0];
-  return word ? word.toLowerCase() : null;
 }
 
 /** "numpy 2.0.0 py312h..._0": how a record is named in trees and paths. */

@@ -9,6 +9,7 @@ import type { ExporterRegistry } from '../exporters/index.js';
 import type { ExportEnvironment } from '../exporters/types.js';
 import { exportEnvironments, type Resolution } from '../resolve.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { boundedAnswer } from '../answer-size.js';
 import { diffEnvironments, type PlatformDiff } from './diff.js';
 import { isPixiLockFormat, type PixiLockFormat } from './lock-version.js';
 import { unchangedLockText, type PreviousLock } from './previous-lock.js';
@@ -31,7 +32,7 @@ export function renderResolution(
   const environments = exportEnvironments(resolution);
   // A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did.
   const named: ExportEnvironment[] = isPixiLockFormat(format) && options.environment !== undefined ? environments.map((e) => ({ ...e, name: options.environment })) : environments;
-  return registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now });
+  return boundedAnswer(() => registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now }), `${format} text`);
 }
 
 /** The formats that keep a lock's PyPI packages (the native JSON result keeps them too). */
@@ -60,7 +61,7 @@ export function renderWorkspace(registry: ExporterRegistry, workspace: PreparedW
   const unchanged = unchangedWorkspaceText(workspace, answers, format);
   if (unchanged !== undefined) return unchanged;
   const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) => exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })));
-  return registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now });
+  return boundedAnswer(() => registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now }), `${format} text`);
 }
 
 /** Each environment's name with its platforms' answers. */

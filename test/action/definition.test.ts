@@ -18,7 +18,7 @@ const scripts = action.steps.flatMap((step) => (step.run === undefined ? [] : [{
 
 describe('action.yml declares seed 4.3 exactly', () => {
   it('has the inputs and defaults of the seed, and no command input', () => {
-    expect(Object.keys(action.inputs).sort()).toEqual(['channels', 'endpoint', 'file', 'format', 'mode', 'output', 'platforms', 'specs']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['audit', 'audit-db', 'audit-fail-on', 'channels', 'endpoint', 'file', 'format', 'mode', 'output', 'platforms', 'relock', 'specs']);
     expect(Object.fromEntries(Object.entries(action.inputs).map(([name, def]) => [name, def.default]))).toEqual({
       mode: 'local',
       file: undefined,
@@ -28,6 +28,10 @@ describe('action.yml declares seed 4.3 exactly', () => {
       format: undefined,
       output: undefined,
       endpoint: undefined,
+      audit: undefined,
+      'audit-db': undefined,
+      'audit-fail-on': undefined,
+      relock: undefined,
     });
     for (const def of Object.values(action.inputs)) expect(def.required).toBe(false);
   });
@@ -36,6 +40,8 @@ describe('action.yml declares seed 4.3 exactly', () => {
     expect(action.outputs).toEqual({
       solved: expect.objectContaining({ value: '${{ steps.output.outputs.solved }}' }),
       result: expect.objectContaining({ value: '${{ steps.output.outputs.result }}' }),
+      diff: expect.objectContaining({ value: '${{ steps.relock.outputs.diff }}' }),
+      changed: expect.objectContaining({ value: '${{ steps.relock.outputs.changed }}' }),
     });
     const output = action.steps.find((s) => s.id === 'output');
     expect(output?.if).toBe('always()');
@@ -61,7 +67,7 @@ describe('action.yml declares seed 4.3 exactly', () => {
   it('passes inputs to scripts only through env:', () => {
     for (const step of action.steps) {
       expect(step.run ?? '').not.toContain('${{');
-      for (const value of Object.values(step.env ?? {})) expect(value).toMatch(/^\$\{\{ (inputs\.[a-z]+|steps\.[a-z]+\.outputs\.[a-z-]+) \}\}$/);
+      for (const value of Object.values(step.env ?? {})) expect(value).toMatch(/^\$\{\{ (inputs\.[a-z-]+|steps\.[a-z]+\.outputs\.[a-z_-]+) \}\}$/);
     }
   });
 

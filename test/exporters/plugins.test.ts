@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { CONTEXT, solvedEnvironments } from './reference-records.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures/plugins');
-const BUILTIN_NAMES = ['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements'];
+const BUILTIN_NAMES = ['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json'];
 
 let root: string;
 /** A folder standing for conda-resolve's install location, with nothing installed above it. */

@@ -17,14 +17,17 @@ import { CONTEXT, solvedEnvironments } from './reference-records.js';
 const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
-  it('lists the seven primary names (conda\'s six and pixi.lock v7), sorted', () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements']);
+  it("lists the primary names (conda's six, pixi.lock v7, the two SBOMs), sorted", () => {
+    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
   });
 
   it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7\'s', () => {
     expect(registry.allNames()).toEqual([
+      'cdx',
       'conda-lock',
       'conda-lock-v1',
+      'cyclonedx',
+      'cyclonedx-json',
       'env.yml',
       'environment-json',
       'environment-yaml',
@@ -38,6 +41,8 @@ describe('the built-in registry (seed 2.3)', () => {
       'rattler-lock-v7',
       'reqs',
       'requirements',
+      'spdx',
+      'spdx-json',
       'txt',
       'yaml',
       'yml',
@@ -83,9 +88,9 @@ describe('the built-in registry (seed 2.3)', () => {
     expect(unknown.format).toBe('toml');
     expect(unknown.available).toEqual(registry.allNames());
     expect(unknown.message).toBe(
-      "Unknown export format 'toml'. Available formats:\n  - conda-lock\n  - conda-lock-v1\n  - env.yml\n  - environment-json\n" +
+      "Unknown export format 'toml'. Available formats:\n  - cdx\n  - conda-lock\n  - conda-lock-v1\n  - cyclonedx\n  - cyclonedx-json\n  - env.yml\n  - environment-json\n" +
         '  - environment-yaml\n  - explicit\n  - json\n  - pixi\n  - pixi-lock-v6\n  - pixi-lock-v7\n  - pixi-v7\n  - rattler-lock-v6\n  - rattler-lock-v7\n  - reqs\n' +
-        '  - requirements\n  - txt\n  - yaml\n  - yml',
+        '  - requirements\n  - spdx\n  - spdx-json\n  - txt\n  - yaml\n  - yml',
     );
   });
 });
@@ -170,6 +175,8 @@ describe('detecting the exporter from an output filename (conda detect_environme
         'Supported filenames:',
         '  - conda-lock.yml       (format: conda-lock-v1)',
         '  - conda-lock.yaml      (format: conda-lock-v1)',
+        '  - *.cdx.json           (format: cyclonedx-json)',
+        '  - bom.json             (format: cyclonedx-json)',
         '  - environment.json     (format: environment-json)',
         '  - environment.yaml     (format: environment-yaml)',
         '  - environment.yml      (format: environment-yaml)',
@@ -177,15 +184,18 @@ describe('detecting the exporter from an output filename (conda detect_environme
         '  - pixi.lock            (format: rattler-lock-v6)',
         '  - requirements.txt     (format: requirements)',
         '  - spec.txt             (format: requirements)',
+        '  - *.spdx.json          (format: spdx-json)',
         '',
         'Available formats:',
         '  - conda-lock-v1        (aliases: conda-lock)',
+        '  - cyclonedx-json       (aliases: cyclonedx, cdx)',
         '  - environment-json     (aliases: json)',
         '  - environment-yaml     (aliases: yaml, yml, env.yml)',
         '  - explicit',
         '  - rattler-lock-v6      (aliases: pixi, pixi-lock-v6)',
         '  - rattler-lock-v7      (aliases: pixi-lock-v7, pixi-v7)',
         '  - requirements         (aliases: reqs, txt)',
+        '  - spdx-json            (aliases: spdx)',
         '',
         'Use --format FORMAT to choose the export format explicitly, or rename your file to match a supported filename pattern.',
       ].join('\n'),

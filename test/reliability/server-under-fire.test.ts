@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
-import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer } from '../helpers/fault-channels.js';
+import { FAULT_CHANNELS, mixedLoad, send, startFaultServer, type FaultServer, type LoadKind } from '../helpers/fault-channels.js';
+import { aliasLock } from '../helpers/alias-lock.js';
 import { startServe } from '../http/helpers/serve-process.js';
 import { tempDir } from '../repodata/store-helpers.js';
 
@@ -63,7 +64,10 @@ describe('conda-resolve serve under 1,000 mixed concurrent requests and SIGTERM'
     let reachedSigtermPoint!: () => void;
     const sigtermPoint = new Promise<void>((resolve) => (reachedSigtermPoint = resolve));
 
-    const kinds = mixedLoad(faults.base);
+    // Issue 32 item 4: a pixi.lock (900 KB) whose records share one `depends` list by alias, which
+    // expanded into a 377 MB answer; refused at the anchor with a 400 now.
+    const aliasLockBody = JSON.stringify({ file: aliasLock(4_500, 2_000), filename: 'pixi.lock' });
+    const kinds: LoadKind[] = [...mixedLoad(faults.base), { kind: 'lock-alias', expect: [400], run: (base: string) => send(base, '/resolve?format=explicit', aliasLockBody) }];
     const outcomes = Array.from({ length: total }, (_, i) => {
       const kind = kinds[i % kinds.length]!;
       return kind.run(url).then((result) => {

@@ -22,6 +22,7 @@ import { renderDiff } from '../../lock/diff.js';
 import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
 import { prepareRequest, TooManySpecsError, type PreparedRequest, type PrepareOptions } from '../../request.js';
 import { resolvePrepared, toNative, type Resolution } from '../../resolve.js';
+import { AnswerTooLargeError, boundedAnswer } from '../../answer-size.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
 import { inputProblem, inputProblemExtras } from '../error-handler.js';
@@ -287,6 +288,7 @@ function renderOrFail(render: () => string, reply: FastifyReply, note: ResolveNo
     return render();
   } catch (error) {
     note.outcome = 'failed';
+    if (error instanceof AnswerTooLargeError) throw error;
     if (!(error instanceof CondaResolveError)) reply.log.error({ err: error }, 'exporter failed unexpectedly');
     throw new HttpProblemError('export-failed', userMessage(error, { hidePaths: true }), { field: 'format' });
   }
@@ -366,7 +368,7 @@ function answer(resolution: Resolution, exporter: Exporter | undefined, input: R
       error: result.error === null ? null : boundedError(result.error),
       ...(warnings.length > 0 ? { warnings: [...warnings] } : {}),
     }));
-    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(results));
+    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(boundedAnswer(() => JSON.stringify(results), 'native JSON result'));
   }
   // The previous lock's own text when nothing changed; a pixi.lock of one environment names it.
   const text = renderOrFail(() => renderResolution(context.deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }), reply, note);
