@@ -27,6 +27,7 @@ const BENCHMARKS: { name: string; file: string; issue: string; needsShared: bool
   { name: 'audit', file: 'audit.ts', issue: 'issue 36: audit of a 300-package lock against a 50,000-record OSV zip vs python zipfile+json', needsShared: false },
   { name: 'cluster', file: 'cluster.ts', issue: 'issue 18: serve --redis with one and two workers vs the single process', needsShared: true },
   { name: 'pypi-index', file: 'pypi-index.ts', issue: 'issue 33: the simple-index client walking 60 projects on an index 50 ms away, against the latency floor', needsShared: false },
+  { name: 'pypi', file: 'pypi.ts', issue: 'issue 34: conda python+numpy with 40 PyPI requirements (index 50 ms away), CLI cold and warm vs pip install --dry-run --report', needsShared: true },
   { name: 'pypi-versions', file: 'pypi-versions.ts', issue: "issue 33: PEP 440 versions and specifiers vs Python's packaging", needsShared: false },
   { name: 'locks', file: 'locks.ts', issue: 'issue 37: reading and writing a large pixi.lock, whole process, vs parsing it with js-yaml alone', needsShared: false },
 ];

@@ -29,16 +29,7 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
   if (request.signal?.aborted) throw new SolveAbortedError();
   // Each root spec is parsed here once (or arrives parsed) and keyed by its text as written.
   const rootSpecs = request.specs.map((spec) => parseSpec(spec));
-  const provider = new CondaProvider({
-    channels: request.channels,
-    virtualPackages: request.virtualPackages,
-    channelPriority: request.channelPriority ?? 'strict',
-    excludeNewer: request.excludeNewer,
-    parseSpec,
-    rootSpecs,
-    locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
-    ...lowestFirst(request.resolution, rootSpecs),
-  });
+  const provider = condaProviderFor(request, parseSpec, rootSpecs, request.resolution);
   const specVersionSets = request.specs.map((spec, i) => provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));
   const options: CoreSolverOptions = { cancellation };
@@ -70,6 +61,20 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
   }
 }
 
+/** The conda provider of a request whose root specs are parsed already. */
+export function condaProviderFor(request: SolveRequest, parseSpec: SpecParser, rootSpecs: readonly SolverSpec[], resolution: SolveRequest['resolution']): CondaProvider {
+  return new CondaProvider({
+    channels: request.channels,
+    virtualPackages: request.virtualPackages,
+    channelPriority: request.channelPriority ?? 'strict',
+    excludeNewer: request.excludeNewer,
+    parseSpec,
+    rootSpecs,
+    locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
+    ...lowestFirst(resolution, rootSpecs),
+  });
+}
+
 /** The provider option of a resolution strategy: lowest first for every name, or for the root names. */
 export function lowestFirst(resolution: SolveRequest['resolution'], rootSpecs: readonly SolverSpec[]): { lowestFirst?: (name: string) => boolean } {
   if (resolution === undefined || resolution === 'highest') return {};
@@ -77,7 +82,7 @@ export function lowestFirst(resolution: SolveRequest['resolution'], rootSpecs: r
   return { lowestFirst: (name) => resolution === 'lowest' || direct.has(name) };
 }
 
-function makeCancellation(signal: AbortSignal | undefined, timeoutMs: number | undefined, started: number): Cancellation | undefined {
+export function makeCancellation(signal: AbortSignal | undefined, timeoutMs: number | undefined, started: number): Cancellation | undefined {
   if (!signal && timeoutMs === undefined) return undefined;
   const deadline = timeoutMs === undefined ? Infinity : started + timeoutMs;
   return {

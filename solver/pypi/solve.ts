@@ -10,8 +10,7 @@ import { renderExplanation } from '../core/explain/render.js';
 import type { Explanation } from '../core/explain/types.js';
 import { CoreSolver, type CoreSolverOptions } from '../core/solver.js';
 import { SolveAbortedError, SolveTimeoutError } from '../errors.js';
-import { CondaProvider } from '../conda/provider.js';
-import { lowestFirst } from '../conda/solve.js';
+import { condaProviderFor, makeCancellation } from '../conda/solve.js';
 import type { SpecParser } from '../conda/spec.js';
 import type { SolveRequest } from '../conda/types.js';
 import { vocabularySpecParser } from '../conda/vocabulary-spec.js';
@@ -29,22 +28,10 @@ export interface MixedSolveRequest extends SolveRequest {
 export function solveMixed(request: MixedSolveRequest, parseSpec: SpecParser = vocabularySpecParser): MixedSolveOutcome {
   const started = Date.now();
   if (request.signal?.aborted) throw new SolveAbortedError();
-  const deadline = request.timeoutMs === undefined ? Infinity : started + request.timeoutMs;
-  const options: CoreSolverOptions =
-    request.signal || request.timeoutMs !== undefined
-      ? { cancellation: { check: () => (request.signal?.aborted ? 'aborted' : Date.now() > deadline ? 'timeout' : null) } }
-      : {};
+  const cancellation = makeCancellation(request.signal, request.timeoutMs, started);
+  const options: CoreSolverOptions = cancellation ? { cancellation } : {};
   const rootSpecs = request.specs.map((spec) => parseSpec(spec));
-  const condaProvider = new CondaProvider({
-    channels: request.channels,
-    virtualPackages: request.virtualPackages,
-    channelPriority: request.channelPriority ?? 'strict',
-    excludeNewer: request.excludeNewer,
-    parseSpec,
-    rootSpecs,
-    locked: request.locked && request.locked.length > 0 ? new Set(request.locked) : undefined,
-    ...lowestFirst(request.pypi.resolution, rootSpecs),
-  });
+  const condaProvider = condaProviderFor(request, parseSpec, rootSpecs, request.pypi.resolution);
   const provider = new MixedProvider(condaProvider, request.pypi);
   const condaRoots = request.specs.map((spec, i) => 2 * condaProvider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => 2 * condaProvider.anyOf(name));

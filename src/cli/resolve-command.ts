@@ -222,6 +222,8 @@ export async function runResolves(
           cacheDir: values['cache-dir'] ?? defaultCacheDir(io.env),
           offline: user.offline,
           refresh: values.refresh === true,
+          // Discovery asks a whole level at once (40 roots are 40 pages, then 40 metadata files).
+          concurrency: 64,
           ...net,
         });
       resolutions.push(await resolvePrepared(request, { store, solver, env: io.env, pypiClient }, options));

@@ -1,14 +1,14 @@
 /**
  * Which conda packages provide which PyPI distributions, as the mixed solve asks it. The request's
  * own map (`--pypi-mapping`, pixi's `conda-pypi-map`) wins; for a package it does not name, the
- * conda-forge default (the `supply` branch's module derived from prefix-dev/parselmouth, when it is
- * merged) and otherwise the name rule: a conda package that is `noarch: python` or depends on
- * `python` provides the PyPI distribution of its own (normalised) name, which holds for nearly all
- * of conda-forge's Python packages.
+ * shipped mapping (src/pypi-mapping/: conda-forge's, derived from prefix-dev/parselmouth); for a
+ * channel with no mapping, the name rule: a conda package that is `noarch: python` or depends on
+ * `python` provides the PyPI distribution of its own (normalised) name.
  */
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import type { CondaPypiMapOverrides } from './request.js';
+import { pypiMapping, type PypiMapping } from '../pypi-mapping/index.js';
 
 export interface CondaPypiMapping {
   /** The PyPI names (normalised) a conda record provides. */
@@ -19,7 +19,11 @@ export interface CondaPypiMapping {
 
 const NONE: readonly string[] = [];
 
+let shipped: PypiMapping | undefined;
+
 export function condaPypiMapping(overrides: CondaPypiMapOverrides): CondaPypiMapping {
+  shipped ??= pypiMapping();
+  const fallback = shipped;
   /** conda name -> PyPI name or null, per channel (`*` for all). */
   const byChannel = new Map<string, Map<string, string | null>>();
   const reverse = new Map<string, Set<string>>();
@@ -50,7 +54,12 @@ export function condaPypiMapping(overrides: CondaPypiMapOverrides): CondaPypiMap
       if (known === undefined) {
         const named = explicit(record);
         if (named !== undefined) known = named === null ? NONE : [named];
-        else known = record.noarch === 'python' || record.depends.some((d) => /^python(\s|$)/.test(d)) ? [normalizePypiName(record.name)] : NONE;
+        else {
+          const answer = fallback.lookup(record.channel, record.name);
+          if (answer.kind === 'pypi') known = answer.names;
+          else if (answer.kind === 'none') known = NONE;
+          else known = record.noarch === 'python' || record.depends.some((d) => /^python(\s|$)/.test(d)) ? [normalizePypiName(record.name)] : NONE;
+        }
         cache.set(record, known);
       }
       return known;

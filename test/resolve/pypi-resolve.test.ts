@@ -42,7 +42,10 @@ let channel: string;
 beforeAll(async () => {
   server = await startIndexServer(PROJECTS);
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-resolve-'));
-  channel = writePythonChannel(join(dir, 'channel'), ['linux-64', 'win-64', 'osx-arm64'], [{ name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] }]);
+  channel = writePythonChannel(join(dir, 'channel'), ['linux-64', 'win-64', 'osx-arm64'], [
+    { name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] },
+    { name: 'py-idna', version: '3.6', noarch: 'python', depends: ['python >=3.8'] },
+  ]);
 });
 
 afterAll(async () => {
@@ -89,10 +92,22 @@ describe('resolving conda and PyPI requirements together', () => {
     expect(names(pypiOnly!.packages)).toEqual(['python==3.12.7', 'python_abi==3.12', 'pypi:idna==3.7', 'pypi:requests==2.32.3']);
   });
 
+  it('follows a conda-to-PyPI map given with the request (pixi conda-pypi-map, --pypi-mapping)', async () => {
+    const map = { condaPypiMap: { '*': { 'py-idna': 'idna' } } };
+    const [linux] = toNative(await resolve(['python 3.12.*', 'py-idna'], ['requests>=2.32'], ['linux-64'], map));
+    expect(names(linux!.packages)).toEqual(['py-idna==3.6', 'python==3.12.7', 'python_abi==3.12', 'pypi:requests==2.32.3']);
+  });
+
   it('explains an unsatisfiable mix naming both parts', async () => {
     const [linux] = toNative(await resolve(['python 3.11.*'], ['needs312'], ['linux-64']));
     expect(linux!.error).toContain('needs312 (PyPI)');
     expect(linux!.error).toContain('python 3.11');
+  });
+
+  it('applies --resolution to a conda-only request too', async () => {
+    const [lowest] = toNative(await resolve(['python'], [], ['linux-64'], { resolution: 'lowest' }));
+    expect(names(lowest!.packages)).toEqual(['python==3.10.14', 'python_abi==3.10']);
+    await expect(resolve(['python'], [], ['linux-64'], { resolution: 'newest' })).rejects.toMatchObject({ code: 'CR_ERR_INPUT_OPTION' });
   });
 
   it('refuses a bad PyPI requirement before fetching anything', async () => {
