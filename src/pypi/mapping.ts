@@ -1,8 +1,7 @@
 /**
  * Which conda packages provide which PyPI distributions, as the mixed solve asks it. The request's
- * own map (`--pypi-mapping`, pixi's `conda-pypi-map`) wins; for a package it does not name, the
- * shipped mapping (src/pypi-mapping/: conda-forge's, derived from prefix-dev/parselmouth); for a
- * channel with no mapping, the name rule: a conda package that is `noarch: python` or depends on
+ * own map (`--pypi-mapping`, pixi's `conda-pypi-map`) wins; for a package it does not name (and a
+ * channel with no mapping), the name rule: a conda package that is `noarch: python` or depends on
  * `python` provides the PyPI distribution of its own (normalised) name.
  */
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
