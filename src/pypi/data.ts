@@ -23,7 +23,7 @@ export const MAX_PYPI_PROJECTS = 2_000;
 
 export class TooManyPypiProjectsError extends UsageError {
   constructor(limit: number) {
-    super('CR_ERR_PYPI_TOO_MANY_PROJECTS', `Cannot resolve: the PyPI requirements reach more than ${limit} projects, the limit of one request`);
+    super('CR_ERR_INPUT_TOO_MANY_PYPI_PROJECTS', `Cannot resolve: the PyPI requirements reach more than ${limit} projects, the limit of one request`);
   }
 }
 
