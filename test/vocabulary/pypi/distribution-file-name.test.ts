@@ -23,7 +23,7 @@ const vectors = <T>(name: string): T[] => {
   return found as T[];
 };
 
-describe(`packaging's wheel file name vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})`, () => {
+describe.skipIf(VECTORS.commit === 'absent')(`packaging's wheel file name vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})`, () => {
   it.each(vectors<{ filename: string; name: string; version: string; build: [number, string] | []; tags: string[] }>('tests/test_utils.py::test_parse_wheel_filename'))(
     'parses $filename',
     ({ filename, name, version, build, tags }) => {
