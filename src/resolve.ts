@@ -18,13 +18,9 @@ import { byName, nativePackage, nativePypiPackage, type SolveResult } from './na
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 import { timerDelay } from './clock.js';
-import { PypiIndexClient } from '../repodata/pypi/client.js';
-import { defaultCacheDir } from '../repodata/cache-dir.js';
-import { PypiDataStore } from './pypi/data.js';
-import { condaPypiMapping } from './pypi/mapping.js';
-import { pypiRequirementsOn, type PreparedPypi } from './pypi/request.js';
-import { solvePlatformMixed } from './pypi/solve-platform.js';
-import { normalizePypiName } from '../vocabulary/pypi/name.js';
+import type { PypiIndexClient } from '../repodata/pypi/client.js';
+import type { PypiDataStore } from './pypi/data.js';
+import type { PreparedPypi } from './pypi/request.js';
 
 export interface PlatformResolution {
   readonly platform: string;
@@ -77,19 +73,21 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
     return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
   }
   const pypi = request.pypi;
-  const client = pypi ? (deps.pypiClient ?? defaultPypiClient(deps.env))(pypi) : undefined;
-  const data = client ? new PypiDataStore(client) : undefined;
+  // Loaded only for PyPI requirements: it brings the HTTP stack, which a conda-only run never loads.
+  const side = pypi ? await import('./pypi/pipeline.js') : undefined;
+  const client = pypi && side ? (deps.pypiClient ?? side.defaultPypiClient(deps.env))(pypi) : undefined;
+  const data = client && side ? side.pypiDataStore(client) : undefined;
   try {
     const platforms = await Promise.all(
       request.platforms.map((platform) => {
         const names = specsOn(request, platform).map((spec) => spec.name);
-        if (pypi) {
+        if (pypi && side) {
           // The PyPI side needs the conda pythons, and the conda packages that may provide its roots.
-          const mapping = condaPypiMapping(pypi.mappingOverrides);
-          names.push('python', ...pypiRequirementsOn(pypi, platform).flatMap((r) => mapping.providers(normalizePypiName(r.name))));
+          const mapping = side.condaPypiMapping(pypi.mappingOverrides);
+          names.push('python', ...side.pypiRequirementsOn(pypi, platform).flatMap((r) => mapping.providers(side.normalizePypiName(r.name))));
         }
         const rootNames = [...new Set(names.filter((n) => n !== '' && n !== '*'))];
-        return resolvePlatform(platform, request, rootNames, deps, options, data);
+        return resolvePlatform(platform, request, rootNames, deps, options, data && side ? { data, solve: side.solvePlatformMixed } : undefined);
       }),
     );
     return { request, platforms };
@@ -104,7 +102,7 @@ async function resolvePlatform(
   rootNames: readonly string[],
   deps: ResolveDeps,
   options: ResolveOptions,
-  data: PypiDataStore | undefined,
+  pypiSide: { readonly data: PypiDataStore; readonly solve: typeof import('./pypi/solve-platform.js').solvePlatformMixed } | undefined,
 ): Promise<PlatformResolution> {
   const fail = (error: string, errorCode: string, explanation: Explanation | null = null): PlatformResolution => {
     options.onPlatform?.(platform, 'failed');
@@ -135,8 +133,8 @@ async function resolvePlatform(
     };
     // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
     const outcome =
-      request.pypi && data
-        ? await solvePlatformMixed(input, platform, request.pypi, data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects })
+      request.pypi && pypiSide
+        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects })
         : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');
@@ -169,10 +167,6 @@ async function resolvePlatform(
   }
 }
 
-function defaultPypiClient(env: Readonly<Record<string, string | undefined>>): (pypi: PreparedPypi) => PypiIndexClient {
-  return (pypi) =>
-    new PypiIndexClient({ indexUrl: pypi.indexUrl, extraIndexUrls: pypi.extraIndexUrls, findLinks: pypi.findLinks, strategy: pypi.indexStrategy, cacheDir: defaultCacheDir(env) });
-}
 
 /** A platform's time limit ran out before its solve could finish (while loading repodata, say). */
 class PlatformTimeoutError extends CondaResolveError {

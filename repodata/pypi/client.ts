@@ -41,7 +41,8 @@ import { readTarGzPkgInfo } from './sdist.js';
 import type { IndexStrategy, ProjectPage, PypiFile, PypiProject } from './types.js';
 import { bufferSource, readCentralDirectory, readZipMember, TailCachedSource, type ByteSource, type ZipEntry, type ZipLabel } from './zip.js';
 
-export const DEFAULT_INDEX_URL = 'https://pypi.org/simple/';
+import { DEFAULT_INDEX_URL } from './types.js';
+export { DEFAULT_INDEX_URL };
 
 export interface PypiIndexClientOptions {
   /** The main index (`index-url`); default PyPI. */

@@ -57,3 +57,6 @@ export interface PypiProject {
 }
 
 export type IndexStrategy = 'first-index' | 'unsafe-first-match' | 'unsafe-best-match';
+
+/** The index a request uses when it names none (PyPI's simple API). */
+export const DEFAULT_INDEX_URL = 'https://pypi.org/simple/';

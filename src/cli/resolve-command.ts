@@ -2,7 +2,7 @@
  * `conda-resolve [resolve] ...`: parse flags, read files, resolve every platform, print native JSON
  * or an exporter's text to standard output (or `-o FILE`).
  */
-import { PypiIndexClient } from '../../repodata/pypi/client.js';
+import type { PypiIndexClient } from '../../repodata/pypi/client.js';
 import type { PreparedPypi } from '../pypi/request.js';
 import { readPypiMappings } from './pypi-mapping-file.js';
 import { readFile } from 'node:fs/promises';
@@ -213,8 +213,10 @@ export async function runResolves(
     const resolutions: Resolution[] = [];
     for (const request of requests) {
       const options = { timeoutMs, onPlatform: report.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
+      // The index client (and the HTTP stack it brings) is loaded only for a request with PyPI requirements.
+      const PypiClient = request.pypi ? (await import('../../repodata/pypi/client.js')).PypiIndexClient : undefined;
       const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
-        new PypiIndexClient({
+        new PypiClient!({
           indexUrl: pypi.indexUrl,
           extraIndexUrls: pypi.extraIndexUrls,
           findLinks: pypi.findLinks,

@@ -7,8 +7,7 @@
 import { parseRequirement, type PypiRequirement } from '../../vocabulary/pypi/requirement.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 import { RESOLUTION_STRATEGIES, type ResolutionStrategy } from '../../vocabulary/pypi-record.js';
-import type { IndexStrategy } from '../../repodata/pypi/types.js';
-import { DEFAULT_INDEX_URL } from '../../repodata/pypi/client.js';
+import { DEFAULT_INDEX_URL, type IndexStrategy } from '../../repodata/pypi/types.js';
 import { InputFileError, UsageError } from '../errors.js';
 
 /** uv's and pixi's pre-release modes; `if-necessary-or-explicit` is PEP 440's rule (pip's default). */

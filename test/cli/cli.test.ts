@@ -250,7 +250,7 @@ describe('exporters', () => {
     expect(stdout).toContain('Lockfiles:\n  - conda-lock-v1 (aliases: conda-lock): conda-lock.yml, conda-lock.yaml\n');
     expect(stdout).toContain('  - rattler-lock-v6 (aliases: pixi, pixi-lock-v6): pixi.lock\n');
     const json = JSON.parse((await runCli(['formats', '--json'])).stdout) as { formats: string[] };
-    expect(json.formats).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
+    expect(json.formats).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
   });
 });
 
@@ -260,7 +260,7 @@ describe('usage errors exit 2 with a message that says what and where', () => {
       'unknown format',
       [...['-c', 'x'], 'python', '--format', 'toml'],
       "conda-resolve: error: Unknown export format 'toml'. Available formats:\n" +
-        ['cdx', 'conda-lock', 'conda-lock-v1', 'cyclonedx', 'cyclonedx-json', 'env.yml', 'environment-json', 'environment-yaml', 'explicit', 'json', 'pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7', 'rattler-lock-v6', 'rattler-lock-v7', 'reqs', 'requirements', 'spdx', 'spdx-json', 'txt', 'yaml', 'yml']
+        ['cdx', 'conda-lock', 'conda-lock-v1', 'cyclonedx', 'cyclonedx-json', 'env.yml', 'environment-json', 'environment-yaml', 'explicit', 'json', 'pep751', 'pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7', 'pylock', 'pylock.toml', 'rattler-lock-v6', 'rattler-lock-v7', 'reqs', 'requirements', 'spdx', 'spdx-json', 'txt', 'yaml', 'yml']
           .map((n) => `  - ${n}`)
           .join('\n') +
         '\n',

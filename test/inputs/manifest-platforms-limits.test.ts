@@ -91,7 +91,8 @@ describe('a workspace with many environments', () => {
   it('is parsed once for all its environments, not once per environment', () => {
     const parse = vi.mocked(toml.parse);
     parse.mockClear();
-    const workspace = prepareWorkspace({ files: [{ filename: 'pixi.toml', content: manyEnvironments(40) }] }, PREPARE);
+    // Content no other test parses, so no earlier parse of it is reused.
+    const workspace = prepareWorkspace({ files: [{ filename: 'pixi.toml', content: `${manyEnvironments(40)}# parsed once\n` }] }, PREPARE);
     expect(workspace.environments).toHaveLength(41);
     expect(parse).toHaveBeenCalledTimes(1);
   });
