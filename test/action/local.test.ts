@@ -143,7 +143,7 @@ describe.concurrent('action local mode', () => {
   it('fails on a native partial failure (the CLI exits 1), with solved=false and the body kept out of the log', async () => {
     const { run } = await local({ specs: 'linux-only-tool', channels: DEMO_CHANNEL_URL, platforms: 'linux-64,osx-arm64', output: 'out.json' });
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toMatch(/^conda-resolve exited with status 1 \(a platform failed to solve/);
     expect(run.log).not.toContain('linux-only-tool');
     expect(existsSync(join(run.workspace, 'out.json'))).toBe(false);
@@ -166,7 +166,7 @@ describe.concurrent('action local mode', () => {
   ])('fails with a format on %s', async (_what, inputs, status) => {
     const { run } = await local({ ...inputs, channels: DEMO_CHANNEL_URL, output: 'out.txt' });
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toContain(`exited with status ${status}`);
     expect(existsSync(join(run.workspace, 'out.txt'))).toBe(false);
   });
@@ -213,12 +213,12 @@ describe.concurrent('action local mode', () => {
 
   it('takes stderr into the body: a CLI warning makes native output fail the JSON check', async () => {
     // Seed 4.3: "Standard output and standard error are captured together." An environment file
-    // with pip: entries makes the CLI warn on stderr, so the body is not one JSON array.
-    const withPip = `${ENV_FILE}  - pip\n  - pip:\n      - some-pypi-package\n`;
-    const { run } = await local({ file: 'environment.yml', channels: DEMO_CHANNEL_URL, platforms: 'linux-64' }, { files: { 'environment.yml': withPip } });
+    // with `variables:` makes the CLI warn on stderr, so the body is not one JSON array.
+    const withVariables = `${ENV_FILE}variables:\n  SOME_SECRET_NAME: x\n`;
+    const { run } = await local({ file: 'environment.yml', channels: DEMO_CHANNEL_URL, platforms: 'linux-64' }, { files: { 'environment.yml': withVariables } });
     expect(run.failed).toBe(true);
     expect(errors(run)[0]).toMatch(/not a native result/);
-    expect(run.log).not.toContain('some-pypi-package');
+    expect(run.log).not.toContain('SOME_SECRET_NAME');
   });
 
   it.each([
@@ -227,7 +227,7 @@ describe.concurrent('action local mode', () => {
   ] as const)('refuses a %s/%s runner before installing anything', async (runnerOs, runnerArch, message) => {
     const { run, pixi } = await local({ specs: 'python' }, { runnerOs, runnerArch });
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toMatch(message);
     expect(run.steps.find((s) => s.kind === 'uses')?.status).toBe('skipped');
     expect(pixi).toEqual([]);

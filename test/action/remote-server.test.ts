@@ -122,7 +122,7 @@ describe('action remote mode against conda-resolve serve', () => {
   ])('fails when %s', async (_what, inputs, status) => {
     const run = await remote({ endpoint: v4.url, output: 'out.txt', ...inputs });
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toContain(`answered HTTP ${status}`);
   });
 

@@ -229,7 +229,7 @@ describe('action remote mode: responses', () => {
     };
     const run = await remote({ endpoint: server.url, specs: 'zlib', platforms: 'linux-64,win-64', output: 'out/native.json' });
     expect(run.failed).toBe(false);
-    expect(run.outputs).toEqual({ solved: 'true', result: body });
+    expect(run.outputs).toEqual({ solved: 'true', result: body, changed: '', diff: '' });
     expect(await readFile(join(run.workspace, 'out/native.json'), 'utf8')).toBe(body);
     expect(run.log).not.toContain('"zlib"'); // the body is not printed
   });
@@ -248,7 +248,7 @@ describe('action remote mode: responses', () => {
     server.reply = () => ({ status: 200, body: text, headers: { 'content-type': 'application/yaml' } });
     const run = await remote({ endpoint: server.url, specs: 'zlib', format: 'environment-yaml', output: 'env.yml' });
     expect(run.failed).toBe(false);
-    expect(run.outputs).toEqual({ solved: 'true', result: text });
+    expect(run.outputs).toEqual({ solved: 'true', result: text, changed: '', diff: '' });
     expect(await readFile(join(run.workspace, 'env.yml'), 'utf8')).toBe(text);
   });
 
@@ -260,7 +260,7 @@ describe('action remote mode: responses', () => {
     });
     const run = await remote({ endpoint: server.url, specs: 'secret-pkg', format: 'explicit', output: 'lock.txt' });
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toMatch(/answered HTTP 500 \(Solve failed\)/);
     expect(run.log).not.toContain('secret-pkg');
     expect(existsSync(join(run.workspace, 'lock.txt'))).toBe(false);
@@ -285,7 +285,7 @@ describe('action remote mode: responses', () => {
     server.reply = () => ({ status: 203, body: 'lock text\n' });
     const run = await remote({ endpoint: server.url, specs: 'zlib', format: 'explicit' });
     expect(run.failed).toBe(false);
-    expect(run.outputs).toEqual({ solved: 'true', result: 'lock text\n' });
+    expect(run.outputs).toEqual({ solved: 'true', result: 'lock text\n', changed: '', diff: '' });
   });
 
   it.each([
@@ -330,7 +330,7 @@ describe('action remote mode: responses', () => {
     server.reply = () => ({ status: 200, body });
     const run = await remote({ endpoint: server.url, specs: 'zlib', format: 'explicit' }, { env: { PATH: `${bin}:${tools.env.PATH}` } });
     expect(run.failed).toBe(false);
-    expect(run.outputs).toEqual({ solved: 'true', result: body });
+    expect(run.outputs).toEqual({ solved: 'true', result: body, changed: '', diff: '' });
     expect(await readFile(counter, 'utf8')).toBe('2\n');
   });
 
@@ -394,7 +394,7 @@ describe('action mode input', () => {
     const run = await runAction({ inputs: { mode, endpoint: server.url, specs: 'zlib' }, env: tools.env });
     runs.push(run);
     expect(run.failed).toBe(true);
-    expect(run.outputs).toEqual({ solved: 'false', result: '' });
+    expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toBe("Unsupported mode: the 'mode' input must be exactly 'local' or 'remote'");
     // GitHub's == ignores case, so 'Remote' would select the remote step: the check step stops it.
     expect(run.steps.filter((s) => s.ran).map((s) => s.id)).toEqual(['check', 'output']);
