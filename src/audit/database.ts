@@ -11,6 +11,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import { Unzip, type AsyncFlateStreamHandler, type FlateError, type UnzipDecoderConstructor } from 'fflate';
 import { AuditError } from './errors.js';
 import { asOsvRecord, type OsvRecord } from './osv.js';
@@ -41,7 +42,7 @@ export interface OsvDatabase {
 
 /** PEP 503: OSV's PyPI names are as the project spells them (`Jinja2`). */
 export function ecosystemName(ecosystem: string, name: string): string {
-  return ecosystem === 'PyPI' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
+  return ecosystem === 'PyPI' ? normalizePypiName(name) : name;
 }
 
 /** A database of records in memory (the API client and tests build one). */

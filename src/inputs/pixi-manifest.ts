@@ -23,6 +23,7 @@
  * becomes a `python` spec when no feature names python, as pixi does.
  */
 import { parse, TomlError } from 'smol-toml';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import { InputFileError } from '../errors.js';
 import { isKnownSubdir } from '../../vocabulary/platform.js';
 import type { InputSpec } from './types.js';
@@ -309,7 +310,7 @@ function optionsField(options: PypiIndexOptions | undefined): { pypiOptions?: Py
  * and features named after extras and groups (new ones when `[tool.pixi.feature]` has none).
  */
 function addPyprojectFeatures(doc: Table, defaultFeature: Feature, features: Map<string, Feature>, filename: string, fail: (m: string) => Error): void {
-  const condaNames = new Set(defaultFeature.specs.map((s) => specName(s.spec).toLowerCase().replace(/[-_.]+/g, '-')));
+  const condaNames = new Set(defaultFeature.specs.map((s) => normalizePypiName(specName(s.spec))));
   for (const [name, list] of pyprojectFeatures(doc, condaNames, filename, fail)) {
     if (name === 'default') {
       defaultFeature.pypi.push(...list);
@@ -336,7 +337,7 @@ function environmentPypi(ordered: readonly Feature[], platforms: readonly Worksp
 function featurePypiOn(feature: Feature, platform: WorkspacePlatform): PypiInputRequirement[] {
   const byName = new Map<string, { item: PypiInputRequirement; rank: number }>();
   const put = (item: PypiInputRequirement, rank: number) => {
-    const name = (/^\s*([A-Za-z0-9._-]+)/.exec(item.requirement)?.[1] ?? item.requirement).toLowerCase().replace(/[-_.]+/g, '-');
+    const name = normalizePypiName(/^\s*([A-Za-z0-9._-]+)/.exec(item.requirement)?.[1] ?? item.requirement);
     const held = byName.get(name);
     if (!held || held.rank <= rank) byName.set(name, { item, rank });
   };

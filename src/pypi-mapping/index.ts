@@ -8,6 +8,7 @@
  * (name -> list or null).
  */
 import { CondaResolveError } from '../../vocabulary/errors.js';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 
 export const PYPI_MAPPING_ERROR_CODES = {
   CR_ERR_PYPI_MAPPING_FILE: 'A conda-to-PyPI mapping file cannot be read or is not a JSON object of conda name -> PyPI name(s) or null.',
@@ -53,7 +54,7 @@ export interface PypiMapping {
 
 /** PEP 503. */
 export function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, '-');
+  return normalizePypiName(name);
 }
 
 export type ChannelTable = ReadonlyMap<string, readonly string[]>;

@@ -8,6 +8,7 @@
  * name and a `file_name` qualifier.
  */
 import { dependencyName } from '../../../vocabulary/match-spec.js';
+import { normalizePypiName } from '../../../vocabulary/pypi/name.js';
 import type { PackageRecord } from '../../../vocabulary/record.js';
 import type { ExportEnvironment } from '../types.js';
 import { spdxExpression } from './spdx-license.js';
@@ -49,7 +50,7 @@ export function condaPurl(record: PackageRecord): string {
 
 /** PEP 503 normalisation, which the purl `pypi` type asks for. */
 export function pypiPurlName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, '-');
+  return normalizePypiName(name);
 }
 
 export function pypiPurl(name: string, version: string | null, url: string): string {

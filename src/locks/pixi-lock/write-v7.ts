@@ -171,7 +171,6 @@ function condaEntry(record: PackageRecord): YamlValue {
   return entry;
 }
 
-
 export const rattlerLockV7Exporter: Exporter = {
   name: FORMAT,
   aliases: ['pixi-lock-v7', 'pixi-v7'],
