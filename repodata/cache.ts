@@ -1,32 +1,12 @@
 /**
- * The on-disk repodata cache: one entry per (channel URL, credentials, subdir), plus a shared pool of
- * content-addressed shards.
+ * The on-disk repodata cache: one entry per (channel URL, credentials, subdir) and a shared pool of
+ * content-addressed shards (the files are listed in docs/cache.md). An entry's key hashes the subdir URL
+ * without credentials plus a digest of them, so users with different tokens never share a private index.
  *
- * Layout under the cache directory:
- *   repodata/<key>.state.json              the entry's state (below); the commit point
- *   repodata/<key>.<sha16>.json            a decompressed repodata.json, named by its content hash
- *   repodata/<key>.<sha16>.shards.msgpack  a decompressed CEP 16 shard index (sharded channels)
- *   repodata/<key>.<sha16>.json.*          sidecars written next to the JSON (the lazy index's tables)
- *   shards/<sha256>.msgpack.zst            shards exactly as fetched; immutable, shared by all channels
- *
- * `<key>` is `<channel>-<subdir>-<hash>`, the hash over the subdir URL without credentials plus a
- * digest of the credentials, so two users with different tokens never share a private index.
- *
- * The state records the URL (without credentials), ETag, Last-Modified, Cache-Control, when it was
- * last validated, the data file's name, byte length, sha256 and mtime.
- *
- * Writes are atomic and safe when several processes fetch the same index at once: data goes to a
- * unique temp file which is renamed to its content-addressed name, then the state is written the
- * same way. A reader only ever follows a committed state to a complete file, and whichever state
- * is renamed last names a file that exists with exactly the content it describes. Nothing is
- * renamed when a fetch fails, so the cache stays as it was. The small state file is fsynced; the
- * large data file is not (a crash can at worst leave a file whose size or hash no longer matches,
- * which the check below catches).
- *
- * Checking an entry before use: the size must match, and when the file's mtime differs from the
- * recorded one (another process rewrote it, or something touched it) its sha256 is recomputed and
- * must match. A mismatch or a missing file makes the entry a miss: it is fetched again, never used.
- * Hashing every time would cost ~0.15 s per 243 MB and defeat reading only the needed byte spans.
+ * Writes are atomic and safe across processes: data goes to a unique temp file renamed to its
+ * content-addressed name, then the small state file (fsynced) is renamed into place; a failed fetch
+ * renames nothing. Before use an entry's size must match and, when its mtime changed, its sha256:
+ * hashing on every use would defeat reading only the byte spans a solve needs.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, readFile as readFileCallback, stat as statCallback } from 'node:fs';
@@ -298,7 +278,10 @@ export class RepodataCache {
         await handle.close();
       }
     };
-    /** `chunks` at `position`, or where the last write ended (null); a short write (a full disk, a signal) is finished from where it stopped. */
+    /**
+     * `chunks` at `position`, or where the last write ended (null); a short write (a full disk, a
+     * signal) is finished from where it stopped.
+     */
     const writeAll = async (chunks: readonly Uint8Array[], position: number | null): Promise<void> => {
       if (!handle || closed) throw new RepodataCacheError(`the temp file ${path} is closed`);
       try {

@@ -1,16 +1,9 @@
 /**
- * HTTP for repodata, over undici: one GET with conditional headers, redirects followed here (so
- * the `checkUrl` policy sees every hop), credentials kept out of URLs that are shown, and bodies
- * streamed through a decoder (HTTP gzip/br, or zstd for `.zst` files) into a sink.
- *
- * Credentials: a `/t/<token>/` segment stays in the request path (that is how anaconda.org reads
- * it); `user:password@` is moved into an `Authorization: Basic` header, which is dropped when a
- * redirect leaves the origin, as browsers and curl do. Every URL put in an error goes through
- * `redactSecrets`.
- *
- * Errors are `RepodataFetchError` (HTTP status, connection closed after N bytes, timeout, too many
- * redirects), `RepodataCorruptError` (bad zstd, a body shorter than its Content-Length) and
- * `RepodataUrlRefusedError` (the policy said no). An abort rejects with the signal's reason.
+ * HTTP for repodata over undici: one GET with conditional headers, redirects followed here (so the
+ * `checkUrl` policy sees every hop), and bodies streamed through a decoder (gzip/br/deflate, or zstd for
+ * `.zst`) into a sink. A `/t/<token>/` segment stays in the path (anaconda.org reads it there);
+ * `user:password@` becomes an `Authorization` header dropped when a redirect leaves the origin, as curl
+ * does. Every URL put in an error goes through `redactSecrets`.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, type Transform } from 'node:stream';
@@ -162,10 +155,6 @@ function bodyRules(context: FetchContext, url: string): BodyTimeRules {
   };
 }
 
-/**
- * GET `url` (which may carry credentials), following redirects. Returns the response of the last
- * hop whatever its status; the caller reads or dumps the body.
- */
 export interface GetOptions {
   readonly validators?: Validators;
   readonly accept?: string;
@@ -173,6 +162,10 @@ export interface GetOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * GET `url` (which may carry credentials), following redirects. Returns the response of the last
+ * hop whatever its status; the caller reads or dumps the body.
+ */
 export async function httpGet(context: FetchContext, url: string, options: GetOptions = {}): Promise<HttpResponse> {
   if (context.network === undefined) return httpGetOnce(context, url, options);
   return context.network.get(url, context.signal, (target, authorization) => httpGetOnce(context, target, { ...options, authorization }));
@@ -311,18 +304,18 @@ export interface StreamedBody {
 const TURN_MS = 10;
 
 /**
- * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws
- * `RepodataFetchError` when the connection drops, `RepodataCorruptError` when the body is cut
- * short of its Content-Length or the zstd data is bad, `RepodataTooLargeError` past the cap.
- * The body is always finished or destroyed when this returns or throws.
- */
-/**
  * The pieces a gzip, brotli or deflate body is decoded in. zlib's default, 16 kB, cost a 636 MB
  * conda-forge-scale channel ~40,000 trips through the thread pool and the stream machinery: its
  * cold run took 5.3-5.9 s against 2.8-2.9 s with 256 kB pieces (bench/RESULTS.md).
  */
 const HTTP_DECODED_PIECE = 256 * 1024;
 
+/**
+ * Read a response body through its decoders into `onData`, hashing the decoded bytes. Throws
+ * `RepodataFetchError` when the connection drops, `RepodataCorruptError` when the body is cut
+ * short of its Content-Length or the zstd data is bad, `RepodataTooLargeError` past the cap.
+ * The body is always finished or destroyed when this returns or throws.
+ */
 export async function streamBody(context: FetchContext, response: HttpResponse, options: StreamBodyOptions): Promise<StreamedBody> {
   const hash: Hash | null = options.hash === false ? null : createHash('sha256');
   let size = 0;

@@ -1,22 +1,10 @@
 /**
  * One HTTP exchange over an undici dispatcher, with a body reader that cannot crash the process.
- *
- * Why not undici's `request()`: its body stream pauses undici's HTTP/1 parser whenever the reader
- * falls behind, and undici 7 asserts `!paused` when a connection that is not kept alive ends or is
- * reset (nodejs/undici#5360, fixed only in undici 8, which needs Node 22). The assertion is thrown
- * from a socket event handler, so nothing can catch it: `python3 -m http.server`, proxies and
- * `Connection: close` mirrors killed the CLI about one cold run in three, and a server with them.
- * Here the parser is paused only when that cannot happen: the response announced keep-alive and a
- * length or chunked framing (undici then never calls the asserting `finish()` on end or reset).
- * Every other response is read without backpressure into a queue the reader drains in batches; the
- * bytes held are then bounded by the download's own size cap (`streamBody`'s decoded-size limit).
- * A reader that can take each chunk synchronously (`pipeTo`) needs neither: it works inside the
- * data callback, so the socket is read only as fast as the reader goes.
- *
- * The reader also enforces the download's time rules while the body arrives: a total time cap and
- * a minimum rate (fewer than `minBytes` in a whole `windowMs` fails), measured only while the
- * reader is keeping up, so a slow consumer never blames the server. A body nobody reads any more
- * is ended with `dump()` (a short drain, else the connection is dropped) or `destroy()`.
+ * undici 7's `request()` body pauses the HTTP/1 parser when the reader falls behind and then asserts
+ * `!paused` from a socket handler when a non-keep-alive connection ends (nodejs/undici#5360), which
+ * nothing can catch. So the parser is paused only for keep-alive responses with length or chunked
+ * framing; other bodies are queued without backpressure, bounded by the download's size cap. The
+ * reader also enforces the download's total time and minimum rate while it keeps up.
  */
 import type { Dispatcher } from 'undici';
 import { raiseParserBudget, restoreParserBudget } from './net/wasm-tiering.js';

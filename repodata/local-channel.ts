@@ -1,17 +1,9 @@
 /**
- * `file://` and local path channels, read in place and never copied: a subdir's sharded index
- * (CEP 16 `repodata_shards.msgpack.zst`, shards read from the channel's own files), else its
- * `repodata.json`, else `repodata.json.zst`.
- *
- * A `repodata.json` gets the same persisted name index as a downloaded one (the lazy index's
- * sidecar), kept in the cache directory under `local/`, so a read-only mirror works too. The
- * sidecar's file name carries a digest of the JSON's path and of its stamp (size, modification
- * time, inode): any change to the file gives another name, so a stale sidecar is never read, and
- * it is deleted when the new one is written. With a sidecar, a run reads the name table and then
- * only the byte spans of the names the solve reaches, straight from the original file.
- *
- * A `.zst`-only subdir cannot be read span by span, so it is decompressed once into the cache
- * (same naming) and indexed from there.
+ * `file://` and local path channels, read in place and never copied: a subdir's CEP 16 shard index,
+ * else its `repodata.json`, else `repodata.json.zst` (decompressed once into the cache). A
+ * `repodata.json` gets the same persisted name index as a downloaded one, kept under the cache's
+ * `local/` so a read-only mirror works; its file name carries a digest of the JSON's path, size, mtime
+ * and inode, so a changed file never meets a stale index.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';

@@ -4,7 +4,7 @@
  *
  * Used for small files and as the reference the lazy index is tested against. When the same package
  * exists as both `.tar.bz2` and `.conda`, both records are kept (they are different files with
- * different hashes and URLs); the solver prefers `.conda` (DECISIONS.md section 2). Entries listed
+ * different hashes and URLs); the solver prefers `.conda`, as conda does (`solver/conda/candidates.ts`). Entries listed
  * under `removed` are dropped.
  */
 import type { PackageRecord } from '../vocabulary/record.js';

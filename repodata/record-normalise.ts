@@ -1,28 +1,9 @@
 /**
- * One raw repodata.json entry -> one `PackageRecord`. Shared by the eager parser and the lazy
- * index, so both produce exactly the same records.
- *
- * Conda semantics followed here (conda `models/records.py`, `core/subdir_data.py`; rattler
- * `repo_data/mod.rs`):
- * - The download URL is `<package base>/<fn>`. The package base is the subdir URL
- *   `<channel>/<subdir>/` unless `info.base_url` is set (CEP 15, repodata_version 2), which may be
- *   absolute, a path, or relative to the subdir URL. A record's own `url` key is ignored, as conda
- *   does (it overwrites it with the computed URL). The `metadata` block some snapshots carry is not
- *   part of the format; conda and rattler ignore it, and so do we for URLs.
- * - `subdir` comes from the record, else `info.subdir`, else the subdir the document was fetched for.
- * - Timestamps at or below 253402300799 (9999-12-31 in seconds) are seconds and become milliseconds;
- *   larger values already are milliseconds (conda's `TimestampField`, conda-build#1988).
- * - `track_features` may be a comma- or space-separated string or a list (conda's `_FeaturesField`).
- * - `noarch: true` means `generic`; truthy/falsy strings are read as conda's `NoarchType.coerce` does.
- * - `constrains: null`/`depends: null` are empty lists; `md5`/`sha256` are lowercase hex or null.
- *
- * Bounds (not conda's): a record may list at most `MAX_RECORD_SPECS` depends and as many
- * constrains, each at most `MAX_SPEC_LENGTH` characters and `MAX_RECORD_SPEC_CHARS` in all, and
- * its name, version and build are at most `MAX_RECORD_FIELD_LENGTH` characters. A record over a
- * bound is left out of its subdir, as a `removed` one is, and the rest of the channel stays
- * usable: one record with 200,000 depends cost a solve that reached it 13 s and 400 MB. Real
- * records are far inside (the largest in the conda-forge and defaults snapshots: 380 depends,
- * 11 KB of specs, a 41-character name).
+ * One raw repodata.json entry -> one `PackageRecord`, shared by every reader so they all produce the same
+ * records. Conda's semantics (conda `models/records.py`, rattler `repo_data/mod.rs`, CEP 15 for
+ * `info.base_url`), each rule written beside the code that applies it. The size bounds are ours: a
+ * record over one is left out of its subdir, as a `removed` one is, so one hostile record cannot stall
+ * a solve that reaches it (docs/hostile-inputs.md).
  */
 import type { PackageRecord } from '../vocabulary/record.js';
 import { MAX_SPEC_LENGTH } from '../vocabulary/version-spec.js';
@@ -168,6 +149,7 @@ function normaliseBounded(raw: unknown, fn: string, context: RecordContext): Pac
   if (subdir === null || subdir === '') {
     throw fieldError(context, fn, 'subdir', 'is missing and the document names no subdir');
   }
+  // The URL is `<package base>/<fn>`; a record's own `url` key is ignored, as conda overwrites it.
   const base = context.packageBase ?? `${context.channel.baseUrl}/${subdir}/`;
   const record: PackageRecord = {
     name,
@@ -315,6 +297,7 @@ function features(value: unknown, fn: string, context: RecordContext): string | 
   return list.length === 0 ? null : list.join(' ');
 }
 
+/** `noarch: true` is `generic`; strings are read as conda's `NoarchType.coerce` reads them. */
 function noarch(value: unknown, fn: string, context: RecordContext): string | null {
   if (value === undefined || value === null || value === false) return null;
   if (value === true) return 'generic';
@@ -329,6 +312,7 @@ function noarch(value: unknown, fn: string, context: RecordContext): string | nu
   throw fieldError(context, fn, 'noarch', `must be "python", "generic" or a boolean, got ${describeValue(value)}`);
 }
 
+/** Seconds up to 9999-12-31 become milliseconds; larger values already are (conda's `TimestampField`). */
 function timestamp(value: unknown, fn: string, context: RecordContext): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {

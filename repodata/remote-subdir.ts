@@ -1,24 +1,11 @@
 /**
- * One HTTP(S) subdir between the network and the disk cache: revalidating or downloading it,
- * committing what arrived, opening the index of what the cache holds, and fetching its shards.
- * The store decides when (freshness, the in-memory cache); this module does the I/O.
- *
- * Formats are tried in order: the sharded index (CEP 16) when it is (re)checked, then the format
- * that answered last time (asked with its ETag / Last-Modified, so a 304 keeps the cached copy),
- * then `repodata.json.zst`, then `repodata.json`. A channel found to serve no shards is not asked
- * again for a day. A downloaded repodata.json is streamed (through zstd) to a temp file and indexed
- * chunk by chunk as it is written (`lazy/stream-index.ts`: one pass, memory bounded by the index
- * tables plus a chunk); only a document that indexes is committed to the cache, and the index built
- * on the way is the one returned, reading records from the committed file by position. The scan checks the document's structure (truncation, garbage,
- * broken separators: reported with their byte offset); a syntax error inside one record's object is
- * reported when that record is first read, naming the channel, subdir and byte, since checking every
- * record up front would cost a full parse. A subdir answering 404 in every format is committed as
- * `missing`, like any other answer (so a server does not probe three URLs per request).
- * Each failure is a typed error naming the channel and subdir, and leaves the cache as it was.
- *
- * Network requests of the whole store go through one bounded pool. The HTTP client (undici, ~0.1 s
- * to load) is imported only when a request is about to be made, so a resolve from a fresh cache or
- * a local channel never pays for it.
+ * One HTTP(S) subdir between the network and the disk cache: revalidate or download it, commit what
+ * arrived, open the index of what the cache holds, fetch its shards. The store decides when; this
+ * module does the I/O. Formats are tried in order: CEP 16 shards, the format that answered last time
+ * (with its validators, so a 304 keeps the copy), `repodata.json.zst`, `repodata.json`. A download is
+ * indexed as it streams to a temp file and committed only when it indexes; each failure is a typed
+ * error naming the channel and subdir and leaves the cache as it was. undici is imported only when a
+ * request is about to be made, so a resolve from a fresh cache never loads it.
  */
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';

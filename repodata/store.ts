@@ -1,28 +1,10 @@
 /**
- * The repodata store: turns (channel, subdir) into a `SubdirIndex`, through the disk cache and the
- * network, and keeps what it loaded in memory for the next request of a long-running process.
- * It decides when to do I/O; the I/O itself is in `remote-subdir.ts` (HTTP subdirs),
- * `local-channel.ts` (`file://` and path channels) and `sharded/closure.ts` (shards of a request).
- *
- * Per HTTP(S) subdir, in order:
- * 1. In memory and still fresh (Cache-Control max-age, else `ttlSeconds`): use it, no I/O at all.
- * 2. On disk (`cache.ts`) and fresh, or `offline`: open the cached index (the lazy index reads its
- *    sidecar, so a warm start does not even scan), unless memory already holds the index of the same
- *    content (same sha256): then only the state is refreshed.
- * 3. Otherwise revalidate or fetch (`remote-subdir.ts`); a 304 keeps the index in memory.
- * A subdir answering 404 in every format is empty (conda treats a missing subdir so); a channel
- * whose platform subdir and noarch are both missing is an error (`ChannelNotFoundError`).
- *
- * `file://` and local path channels are read in place, re-indexed only when the file's size or
- * mtime change.
- *
- * For sharded channels `prepare` fetches the shards of every name reachable from the root names
- * (`sharded/closure.ts`), so the solver can then read records synchronously.
- *
- * Concurrent loads of the same subdir (and fetches of the same shard) share one run, which stops
- * only when every caller waiting for it has given up (`SharedWork`): one caller's abort never fails
- * another. Network requests of the whole store go through one bounded pool (`concurrency`);
- * `close()` stops loads still running.
+ * The repodata store: (channel, subdir) -> `SubdirIndex`, through memory, the disk cache and the
+ * network, deciding when to do I/O (the I/O is in `remote-subdir.ts`, `local-channel.ts` and
+ * `sharded/closure.ts`). Per HTTP subdir: fresh in memory, use it; fresh on disk or offline, open the
+ * cached index; otherwise revalidate or fetch. A subdir missing in every format is empty, as in conda;
+ * a channel missing both its platform subdir and noarch is `ChannelNotFoundError`. Concurrent loads of
+ * one subdir share one run (`SharedWork`), so one caller's abort never fails another.
  */
 import type { Dispatcher } from 'undici';
 import type { Channel } from '../vocabulary/channel.js';

@@ -1,20 +1,10 @@
 /**
- * zstd for repodata: a streaming decoder (so a 48 MB `repodata.json.zst` becomes a 243 MB file on
- * disk without ever holding both in memory), a one-shot decoder for shards, and a compressor for the
- * test tool that writes sharded channels.
- *
- * The codec is `zstd-codec` (libzstd compiled to WebAssembly), driven through its low-level stream
- * binding rather than its `Simple`/`Streaming` helpers: `Simple` runs out of WebAssembly memory on a
- * 190 MB output, and `Streaming` re-copies a growing buffer. Measured on this machine, decoding a
- * 16 MB `.zst` of a 187 MB repodata.json (bench/RESULTS.md): stream binding 0.32 s / 124 MB RSS,
- * `Streaming.decompressChunks` 0.96 s / 491 MB, fzstd 0.69 s (one shot) / 1.2-1.7 s (streaming),
- * zstddec 1.07 s / 469 MB. So no other package is needed.
- *
- * libzstd's stream API as exposed by the binding cannot say whether the input ended on a frame
- * boundary, so a truncated download would decode "successfully" to a short output. `ZstdFrameTracker`
- * walks the frame and block headers of the compressed bytes alongside (a few header bytes per 128 kB
- * block, so it costs nothing) and rejects input that stops inside a frame. It also checks the
- * decoded length against the frame's declared content size when there is one.
+ * zstd for repodata: a streaming decoder (a 48 MB `repodata.json.zst` becomes a 243 MB file without
+ * holding both), a one-shot decoder for shards, and a compressor for the test tool. libzstd is
+ * zstd-napi's native addon when it loads, else zstd-codec's WebAssembly build through its low-level
+ * stream binding (the figures behind both choices are in bench/RESULTS.md). The stream API cannot say
+ * whether input ended on a frame boundary, so `ZstdFrameTracker` walks the frame and block headers
+ * alongside and rejects a truncated download.
  */
 import { CondaResolveError } from '../vocabulary/errors.js';
 

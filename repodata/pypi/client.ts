@@ -1,24 +1,10 @@
 /**
- * `PypiIndexClient`: the projects and core metadata of Python package indexes (the "simple
- * repository API"), with no Python interpreter and without downloading whole wheels.
- *
- * Pages: `<index>/<normalised name>/` asked for as PEP 691 JSON by content negotiation, PEP 503 HTML
- * understood as well (pages.ts); cached on disk with their validators (page-cache.ts) and reused
- * while Cache-Control allows, revalidated with If-None-Match / If-Modified-Since after; `offline`
- * uses the cache alone. Several indexes follow uv's strategies (`IndexStrategy`): by default the
- * first index that has a project is the only one used for it, so a name registered on PyPI cannot
- * shadow a private index's project (dependency confusion). Find-links folders add their files to
- * every project they have files for.
- *
- * Metadata (`getMetadata`), cheapest first: the PEP 658/714 `<file>.metadata` (its hash checked);
- * else the wheel's `*.dist-info/METADATA` read through HTTP range requests into the zip's central
- * directory (zip.ts); else the whole wheel under `maxDownloadBytes` (a server that ignores ranges
- * sends it anyway). An sdist's PKG-INFO is used only when its dependency fields are static (PEP 643);
- * otherwise `PypiNeedsBuildError`. Metadata is cached by the file's URL and sha256 and never refetched.
- *
- * Every request runs under one concurrency bound; concurrent asks for one page or one file share
- * one fetch. A client remembers each project it read for its lifetime (meant to be one resolve): a
- * long-lived service makes one per request, sharing the disk cache and, if it likes, the dispatcher.
+ * `PypiIndexClient`: projects and core metadata from Python package indexes (the simple repository
+ * API, PEP 503/691), without a Python interpreter or whole wheels. Pages are cached with their
+ * validators; several indexes follow uv's `IndexStrategy`, by default the first index that has a
+ * project is the only one used for it (so a public name cannot shadow a private project). Metadata,
+ * cheapest first: PEP 658 `.metadata`, the wheel's METADATA through HTTP ranges, the whole wheel under a
+ * cap; a dynamic sdist is `PypiNeedsBuildError` (PEP 643). One client serves one resolve.
  */
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
@@ -191,7 +177,10 @@ export class PypiIndexClient {
     if (error !== undefined) throw error;
   }
 
-  /** Finish the cache writes, then close the HTTP agent the client made (a dispatcher passed in is the caller's to close). Safe to call twice. */
+  /**
+   * Finish the cache writes, then close the HTTP agent the client made (a dispatcher passed in is the
+   * caller's to close). Safe to call twice.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
