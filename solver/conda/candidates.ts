@@ -1,16 +1,7 @@
 /**
- * Gathers one package name's records from the request's channels and decides which may be
- * selected, following conda and rattler:
- *
- * - a name given as a virtual package comes only from the virtual packages;
- * - the same package as `.conda` and `.tar.bz2` in one subdir is one candidate, the `.conda`;
- * - a root spec that names a channel (`conda-forge::numpy`) excludes that name's records from
- *   every other channel;
- * - strict channel priority: the name comes only from the highest-priority channel that has it
- *   (after the rule above, so a channel-specific spec can reach a lower-priority channel);
- * - `excludeNewer`: records with a later timestamp are excluded (records without one are kept).
- *
- * Excluded records keep their reason, which explanations show.
+ * Gathers one package name's records from the request's channels and decides which may be selected,
+ * following conda and rattler (the rules are on `gatherCandidates`). Excluded records keep their
+ * reason, which explanations show.
  */
 import type { PackageRecord } from '../../vocabulary/record.js';
 import type { ChannelPriority, RecordSource } from './types.js';
@@ -37,6 +28,17 @@ export interface GatherOptions {
   readonly inChannel: (candidate: CandidateRecord, channel: string) => boolean;
 }
 
+/**
+ * The records of `name` and which of them may be selected:
+ *
+ * - a name given as a virtual package comes only from the virtual packages;
+ * - the same package as `.conda` and `.tar.bz2` in one subdir is one candidate, the `.conda`;
+ * - a root spec that names a channel (`conda-forge::numpy`) excludes that name's records from
+ *   every other channel;
+ * - strict channel priority: the name comes only from the highest-priority channel that has it
+ *   (after the rule above, so a channel-specific spec can reach a lower-priority channel);
+ * - `excludeNewer`: records with a later timestamp are excluded (records without one are kept).
+ */
 export function gatherCandidates(name: string, options: GatherOptions): GatheredCandidates {
   const virtual = options.virtualPackages.get(name);
   if (virtual) return { selectable: virtual.map((record) => ({ record, channelIndex: -1 })), excluded: [] };

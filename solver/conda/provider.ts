@@ -1,22 +1,8 @@
 /**
- * conda semantics for the generic core: a `DependencyProvider` over the request's channels.
- *
- * Names, records and match specs get dense ids the first time the search reaches them; a name's
- * records are read from the indexes (`RecordSource.records`) only then, so a solve touches only
- * what the requested specs can reach.
- *
- * Candidate order (DECISIONS.md section 2, rattler's order): a locked record first (rattler's
- * `locked_packages`, how `--lock` stays close to a previous lock); fewer `track_features`; under
- * `flexible` priority the higher-priority channel; higher version; higher build number; then,
- * among records equal on all of those, the one whose dependencies shared with its rivals allow the
- * highest versions (the numpy build for the newest python); then the newer timestamp; then a fixed
- * order on build string, subdir and file name, so the answer never depends on the order of
- * records in the files.
- *
- * The dependency rule is the costly one (it reads every tied record's dependencies and the
- * candidates they allow), and a search decides among a few of the runs of tied records it sees, so
- * runs are given in a provisional order (timestamp, then the fixed order) and ordered by the whole
- * rule only when the search decides among their members (`ties`, the core's `TieBreaking`).
+ * conda semantics for the generic core: a `DependencyProvider` over the request's channels. Names,
+ * records and match specs get dense ids the first time the search reaches them, and a name's records
+ * are read from the indexes only then, so a solve touches only what the requested specs can reach.
+ * The candidate order is written out on `CondaProvider`.
  */
 import { sameChannel } from '../../vocabulary/channel.js';
 import { parseVersion, type Version } from '../../vocabulary/version.js';
@@ -86,6 +72,20 @@ function factsOf(record: PackageRecord): RecordFacts {
   return facts;
 }
 
+/**
+ * Candidate order (rattler's, which pixi users see): a locked record first (rattler's
+ * `locked_packages`, how `--lock` stays close to a previous lock); fewer `track_features`; under
+ * `flexible` priority the higher-priority channel; higher version; higher build number; then,
+ * among records equal on all of those, the one whose dependencies shared with its rivals allow the
+ * highest versions (the numpy build for the newest python); then the newer timestamp; then a fixed
+ * order on build string, subdir and file name, so the answer never depends on the order of
+ * records in the files.
+ *
+ * The dependency rule is the costly one (it reads every tied record's dependencies and the
+ * candidates they allow), and a search decides among a few of the runs of tied records it sees, so
+ * runs are given in a provisional order (timestamp, then the fixed order) and ordered by the whole
+ * rule only when the search decides among their members (`ties`, the core's `TieBreaking`).
+ */
 export class CondaProvider implements DependencyProvider, ExplainInterner {
   readonly names: string[] = [];
   readonly records: PackageRecord[] = [];

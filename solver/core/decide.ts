@@ -1,5 +1,13 @@
 /**
- * The decision heuristic: which candidate to select next when propagation has nothing to add.
+ * The decision heuristic: which candidate to select next when propagation has nothing to add. The rule
+ * is written out on `decideNext`.
+ */
+import { positive, solvableOfVariable, variableOfSolvable, type Literal, type VariableId } from './ids.js';
+import type { TieBreaking } from './provider.js';
+import type { SearchState } from './search-state.js';
+
+/**
+ * The next decision, by this rule:
  *
  * 1. The user's specs come first, in the order given: the first root requirement that no selected
  *    record satisfies gets its most preferred open candidate. Deciding them before anything else
@@ -15,14 +23,9 @@
  * "Open" means no record of that name is selected yet; after a quiet propagation a selected
  * record of the name always satisfies the requirement, because a non-matching selection would
  * have made all its candidates false and the clause a conflict.
- */
-import { positive, solvableOfVariable, variableOfSolvable, type Literal, type VariableId } from './ids.js';
-import type { TieBreaking } from './provider.js';
-import type { SearchState } from './search-state.js';
-
-/**
- * The literal to decide next, or -1 when every requirement of the selection is satisfied. With
- * `ties`, candidate lists may hold runs in a provisional order: the chosen candidate's run is
+ *
+ * Returns the literal to decide next, or -1 when every requirement of the selection is satisfied.
+ * With `ties`, candidate lists may hold runs in a provisional order: the chosen candidate's run is
  * ordered then, and its most preferred open member is taken (what a fully ordered list would give).
  */
 export function decideNext(state: SearchState, ties?: TieBreaking): Literal | -1 {

@@ -2,7 +2,15 @@
  * A debug checker of the invariants the search relies on, run after every quiet propagation when
  * `CoreSolverOptions.checkInvariants` is set (the property tests set it; nothing else should, it
  * costs a pass over every clause).
- *
+ */
+import type { ClauseStore } from './clause-store.js';
+import { asClauseId, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
+import type { SearchParts, SearchState } from './search-state.js';
+import { DECISION, forbiddenBy } from './trail.js';
+import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
+
+/**
+ * Throws when one of these does not hold:
  * - Watches: every clause that should be watched (not deleted, two literals or more, not a
  *   forbid clause) is on exactly the lists of its literals at positions 0 and 1, once each, and
  *   no list holds anything else.
@@ -13,12 +21,6 @@
  *   it is false and assigned earlier on the trail.
  * - Names: at most one candidate per name is true, and it is the one recorded as selected.
  */
-import type { ClauseStore } from './clause-store.js';
-import { asClauseId, ROOT_VARIABLE, variableOf, type ClauseId, type Literal, type VariableId } from './ids.js';
-import type { SearchParts, SearchState } from './search-state.js';
-import { DECISION, forbiddenBy } from './trail.js';
-import { clauseOfLink, END_OF_LIST, slotOfLink, type WatchMap } from './watch-map.js';
-
 export function checkInvariants({ state, store, watches }: SearchParts): void {
   const failures: string[] = [];
   const position = checkTrail(state, failures);

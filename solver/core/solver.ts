@@ -1,20 +1,11 @@
 /**
  * A conflict-driven clause-learning solver for package problems (the approach of libsolv and
- * resolvo), over any `DependencyProvider`.
- *
- * The loop: propagate; on a conflict learn a clause (first UIP) and backjump; when propagation is
- * quiet, encode the dependencies of solvables that became selected (lazy clause generation); then
- * decide, always by selecting the most preferred open candidate of some requirement. Unassigned
- * variables are false in the answer, so nothing is installed that nobody asked for. This module
- * keeps the loop and the policies (Luby restarts, learnt-clause reduction); the parts are:
- *
- * - `encoder.ts`      clauses from the provider's answers, as the search reaches them
- * - `propagation.ts`  unit propagation and the placement of clauses added mid-search
- * - `watch-map.ts`    the two-watched-literal lists
- * - `analyze.ts`      first-UIP learning, the why pool and the unsat core
- * - `decide.ts`       the decision heuristic, over `search-state.ts`
- * - `clause.ts`       the kinds of clause, `clause-store.ts` their packed literals
- * - `invariants.ts`   the debug checker of watches and trail (`checkInvariants` option)
+ * resolvo), over any `DependencyProvider`. The loop: propagate; on a conflict learn a clause (first
+ * UIP) and backjump; when propagation is quiet, encode the dependencies of solvables that became
+ * selected (lazy clause generation); then decide, always by selecting the most preferred open
+ * candidate of some requirement. Unassigned variables are false in the answer, so nothing is
+ * installed that nobody asked for. This module keeps the loop and its policies (Luby restarts,
+ * learnt-clause reduction); ARCHITECTURE.md (step 8) names the module of each part.
  */
 import { Analyzer } from './analyze.js';
 import { describeClause, type CoreClause } from './clause.js';

@@ -1,26 +1,11 @@
 /**
- * One problem over conda and PyPI: a `DependencyProvider` that serves conda names (through the
- * conda provider) and PyPI names in their own namespace, so both ecosystems are decided by one
- * search and an unsatisfiable mix gets one explanation.
- *
- * Ids interleave: a conda name, solvable or version set `i` is `2i` here, a PyPI one `2i + 1`.
- *
- * A PyPI candidate is one release of a project for one group of the conda `python` candidates: the
- * pythons for which the same wheel is the best-ranked one (pyfiles' `bestWheel` over the tags of
- * that platform and Python), which satisfy the release's Requires-Python, and for which every
- * Python-dependent marker of its Requires-Dist (python_version, python_full_version,
- * implementation_name, ...) gives the same answer. The candidate requires `python` in that group, so
- * markers are exact for the Python the solve picks, and a PyPI requirement can move `python`.
- *
- * A conda record that provides a PyPI distribution (the conda-to-PyPI mapping) appears among that
- * distribution's candidates as a "conda-provided" candidate that requires the record's version of
- * the conda package; the record itself constrains the PyPI name to its conda-provided candidates,
- * so a wheel is never chosen beside the conda package, and a PyPI requirement that conda already
- * satisfies installs nothing from PyPI. Wheels come first in a name's order, conda-provided
- * candidates last: a PyPI requirement pulls in a conda package only when no wheel fits.
- *
- * Extras are names of their own (`requests[socks]`), whose candidates require the base release
- * and the extra's requirements, as uv models them.
+ * One problem over conda and PyPI: a `DependencyProvider` that serves conda names (through the conda
+ * provider) and PyPI names in their own namespace, so both are decided by one search and an
+ * unsatisfiable mix gets one explanation. Ids interleave: a conda id `i` is `2i` here, a PyPI one
+ * `2i + 1`. A PyPI candidate is a release for one group of conda `python` candidates (the same best
+ * wheel, Requires-Python and Python-dependent markers), so markers are exact for the Python the solve
+ * picks; conda-provided candidates come last, so a wheel is never chosen beside the conda package that
+ * provides it. docs/pypi.md ("How it works", "No duplicates") describes the model.
  */
 import type { NameId, SolvableId, VersionSetId } from '../core/ids.js';
 import type { Candidates, Dependencies, DependencyProvider, ExcludedCandidate, TieBreaking } from '../core/provider.js';
