@@ -45,7 +45,7 @@ export interface ParseChannelOptions {
 
 export class Channel {
   /**
-   * How users name the channel (DECISIONS.md section 4): the name (`conda-forge`,
+   * How users name the channel, as conda prints it: the name (`conda-forge`,
    * `conda-forge/label/dev`) for channels on the alias, otherwise the URL without credentials.
    */
   readonly name: string;

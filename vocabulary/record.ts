@@ -1,7 +1,7 @@
 /**
  * The plain-data package record shared by every layer.
  *
- * Field names follow repodata.json and the native JSON result (seed section 2.2), so the
+ * Field names follow repodata.json and the native JSON result (docs/command-line.md), so the
  * exporters and the HTTP layer can read them without renaming. A record is immutable once built.
  */
 export interface PackageRecord {
@@ -11,7 +11,7 @@ export interface PackageRecord {
   readonly build_number: number;
   /**
    * The channel as users name it: `conda-forge` for a channel on the default alias, otherwise its
-   * URL without credentials (DECISIONS.md section 4). Virtual packages use `@`.
+   * URL without credentials, as conda names channels in its output. Virtual packages use `@`.
    */
   readonly channel: string;
   readonly subdir: string;

@@ -1,5 +1,5 @@
 /**
- * Virtual packages for a target platform (DECISIONS.md section 2): the defaults a conda user
+ * Virtual packages for a target platform (docs/command-line.md, "Semantics"): the defaults a conda user
  * expects when locking for that platform from any host, conda's `CONDA_OVERRIDE_*` variables, and
  * per-request `NAME=VERSION[=BUILD]` entries.
  */

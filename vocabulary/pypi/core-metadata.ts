@@ -27,7 +27,10 @@ export interface CoreMetadata {
   readonly file: string;
   /** As written: `2.1`, `2.4`. */
   readonly metadataVersion: string;
-  /** True when the Metadata-Version is a newer 2.x than this module knows: read, as the spec allows, but fields it added are not understood. */
+  /**
+   * True when the Metadata-Version is a newer 2.x than this module knows: read, as the spec allows,
+   * but fields it added are not understood.
+   */
   readonly newerMetadataVersion: boolean;
   /** The name as written (`Jinja2`), and normalised by PEP 503 (`jinja2`). */
   readonly displayName: string;

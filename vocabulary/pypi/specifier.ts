@@ -1,8 +1,6 @@
 /**
  * PEP 440 version specifiers (`~=1.4.2`, `==1.*`, `!=1.3`, `<2`, `>=1.0,<2`, `===foo`) and
- * specifier sets, with the pre-release rule.
- *
- * Matching follows PEP 440 as `packaging.specifiers` implements it: `==`/`!=` compare public
+ * specifier sets, with the pre-release rule. Matching follows PEP 440 as `packaging.specifiers` implements it: `==`/`!=` compare public
  * versions unless the specifier names a local label, `.*` matches a release prefix (padding with
  * zeros, ignoring pre/post/dev), `~=V` is `>=V` with `==` on V's release minus its last number,
  * `<V` excludes V's own pre-releases unless V is one, `>V` excludes V's post-releases (unless V is

@@ -5,21 +5,7 @@
  * the virtual packages. The order is that of `packaging.tags.sys_tags` on such a machine (packaging
  * 26.2): `cpython_tags` (the interpreter's ABI, `abi3`, `none`, then `abi3` of older minors) over the
  * platform tags, then `compatible_tags` (`py3x-none-<platform>`, `cp3x-none-any`, `py3x-none-any`).
- *
- * Platform tags per conda platform:
- * - linux: `manylinux_X_Y_<arch>` from `__glibc` down to 2.17 (2.5 on x86_64 and i686), each legacy
- *   alias (`manylinux2014`, `manylinux2010`, `manylinux1`) after its version, as
- *   `packaging._manylinux` yields them; then `musllinux_1_Y_<arch>` only when a `__musl` virtual
- *   package is given (conda-forge's Linux is glibc; no conda tool defines `__musl` yet, so it is
- *   opt-in: `--virtual-package __musl=1.2`); then `linux_<arch>` last, as packaging up to 26.2, pip
- *   and uv rank it (packaging 26.3 moved it first, for installers on the build machine; a resolver
- *   picking among an index's wheels should not prefer a wheel built for some unknown Linux).
- *   Without `__glibc` there are no manylinux tags.
- * - osx: `packaging.tags.mac_platforms(__osx, arch)`: every macOS from `__osx` down, `arm64` and
- *   `universal2` on osx-arm64, `x86_64`, `intel`, `fat64`, `fat3`, `universal2`, `universal` on
- *   osx-64. Without `__osx` there are no macOS tags.
- * - win-64 `win_amd64`, win-32 `win32`, win-arm64 `win_arm64`.
- * - other platforms (freebsd, emscripten, wasi, zos): no platform tags, only pure-Python wheels.
+ * The platform tags of each conda platform are listed on `condaPlatformTags`.
  */
 import type { WheelTag } from './distribution-file-name.js';
 import { InvalidTagTargetError } from './distribution-errors.js';
@@ -162,7 +148,22 @@ function virtualVersion(target: TagTarget, name: string): MajorMinor | undefined
   return pkg === undefined ? undefined : majorMinor(pkg.version, `the version of ${name}`);
 }
 
-/** The platform tags of a conda target, best first (see the module comment). */
+/**
+ * The platform tags of a conda target, best first:
+ * - linux: `manylinux_X_Y_<arch>` from `__glibc` down to 2.17 (2.5 on x86_64 and i686), each legacy
+ *   alias (`manylinux2014`, `manylinux2010`, `manylinux1`) after its version, as
+ *   `packaging._manylinux` yields them; then `musllinux_1_Y_<arch>` only when a `__musl` virtual
+ *   package is given (conda-forge's Linux is glibc; no conda tool defines `__musl` yet, so it is
+ *   opt-in: `--virtual-package __musl=1.2`); then `linux_<arch>` last, as packaging up to 26.2, pip
+ *   and uv rank it (packaging 26.3 moved it first, for installers on the build machine; a resolver
+ *   picking among an index's wheels should not prefer a wheel built for some unknown Linux).
+ *   Without `__glibc` there are no manylinux tags.
+ * - osx: `packaging.tags.mac_platforms(__osx, arch)`: every macOS from `__osx` down, `arm64` and
+ *   `universal2` on osx-arm64, `x86_64`, `intel`, `fat64`, `fat3`, `universal2`, `universal` on
+ *   osx-64. Without `__osx` there are no macOS tags.
+ * - win-64 `win_amd64`, win-32 `win32`, win-arm64 `win_arm64`.
+ * - other platforms (freebsd, emscripten, wasi, zos): no platform tags, only pure-Python wheels.
+ */
 export function condaPlatformTags(target: TagTarget): string[] {
   const linuxArch = LINUX_ARCH[target.platform];
   if (linuxArch !== undefined) {
