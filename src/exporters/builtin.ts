@@ -1,6 +1,7 @@
 /**
- * The exporters conda-resolve ships: conda's four built-ins, conda-lockfiles' two lock formats
- * (seed section 2.3), and pixi.lock version 7 as pixi writes it. They are registered like any plugin's, under the plugin name `conda-resolve`.
+ * The exporters conda-resolve ships: conda's four built-ins, conda-lockfiles' two lock formats, and
+ * pixi.lock version 7 as pixi writes it. They are registered like any plugin's, under the plugin
+ * name `conda-resolve`.
  */
 import { condaLockV1Exporter } from '../locks/conda-lock/write.js';
 import { cyclonedxJsonExporter } from './cyclonedx-json.js';

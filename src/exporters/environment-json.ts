@@ -3,7 +3,8 @@
  * as conda writes it: `json.dumps(..., indent=2, ensure_ascii=False)`. `JSON.stringify` with an
  * indent of 2 gives the same bytes for this data (same separators, same escapes, non-ASCII kept).
  *
- * Several platforms give several JSON objects one after another, not one JSON array (seed 2.4).
+ * Several platforms give several JSON objects one after another, not one JSON array (each document
+ * is what conda writes for its platform).
  */
 import { environmentDocument } from './environment-document.js';
 import type { ExportEnvironment, Exporter } from './types.js';

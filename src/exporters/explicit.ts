@@ -1,17 +1,11 @@
 /**
- * `explicit`: conda's explicit spec file (CEP 23), one platform per document.
- *
- * Four comment lines, `@EXPLICIT`, then one bare package URL per line (no `#md5` suffix, unlike
- * `conda list --explicit --md5`), as `conda export --format explicit` writes it. The URLs follow the
- * environment's record order. The exporter's text has no final newline; the registry adds it.
- *
- * Virtual packages (`__osx`, `__glibc`, ...) are never written: they describe the machine, not a
- * package to install, and `conda create --file` fails on their URLs (older conda-lock files hold
- * `__osx` with a `file:///var/folders/...` URL). conda-lock's own explicit render drops them too.
- *
- * An environment with PyPI distributions is refused, as conda's own exporter refuses one with
- * external (pip) packages (`conda/plugins/environment_exporters/explicit.py`): an explicit file
- * cannot name them, and leaving them out would install a different environment.
+ * `explicit`: conda's explicit spec file (CEP 23), one platform per document, as `conda export
+ * --format explicit` writes it: four comment lines, `@EXPLICIT`, then one bare package URL per line
+ * (no `#md5`), in the environment's record order, with no final newline (the registry adds it).
+ * Virtual packages are never written (`conda create --file` fails on their URLs; conda-lock drops
+ * them too). An environment with PyPI distributions is refused, as conda's exporter refuses external
+ * packages (`conda/plugins/environment_exporters/explicit.py`): leaving them out would install a
+ * different environment.
  */
 import { requestedName } from './spec-forms.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';

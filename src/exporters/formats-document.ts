@@ -3,7 +3,7 @@
  * `conda-resolve formats` (its listing and `--json`) and `GET /formats` both give. Each only frames
  * it: the CLI indents the JSON and ends it with a newline, the service sends it compact.
  *
- * The shape is the one DECISIONS.md section 6 gives for `GET /formats` (hence the snake_case).
+ * The shape is `GET /formats`'s in src/http/README.md (hence the snake_case).
  */
 import type { ExporterRegistry } from './registry.js';
 import type { ExporterCategory } from './types.js';

@@ -1,32 +1,11 @@
 /**
- * Exporter plugins: installed npm packages that add output formats with no change to conda-resolve
- * (DECISIONS.md section 4), the npm counterpart of conda's `conda_environment_exporters` hook.
- *
- * A plugin package declares itself in its package.json:
- *
- *     "conda-resolve": { "exporters": "./exporters.js", "api": "^1.0.0" }
- *
- * `exporters` is a module, relative to the package, whose `exporters` export (or default export) is
- * a list of exporter definitions (`ExporterDefinition`), or a function returning one. `api` is the
- * semver range of `EXPORTER_API_VERSION` the plugin works with; a plugin outside it is skipped with
- * a warning, before its code is loaded.
- *
- * Where plugins are found:
- * - `node_modules` folders from conda-resolve's own install location upward (a global install sees
- *   global plugins; a project dependency sees the project's);
- * - `CONDA_RESOLVE_PLUGINS`: comma-separated package names, package folders, or module files. A
- *   module named directly may export `api` (a range), which is then checked too. A name is looked
- *   for beside conda-resolve, then from the working directory.
- * Never the working directory's `node_modules` (or a parent's) on their own: a command run in a
- * checkout of someone else's project would run whatever that project ships (issue 32).
- *
- * A plugin that cannot be loaded or does not export a valid list is skipped with a warning that
- * names it. Warnings are returned, never printed: the caller decides where they go. Two exporters
- * with the same name or alias are an error (`DuplicateExporterError`), as in conda.
- *
- * Discovery reads every package.json in those folders (a project has hundreds). It uses
- * synchronous reads on purpose: on a busy 2-core machine they take a few milliseconds where the
- * same reads through the thread pool take tens.
+ * Exporter plugins: installed npm packages that add output formats with no change to conda-resolve,
+ * the npm counterpart of conda's `conda_environment_exporters` hook. How a plugin declares itself and
+ * where plugins are found is in src/exporters/README.md. Never the working directory's `node_modules`
+ * on their own: a command run in someone else's checkout would run whatever it ships
+ * (docs/hostile-clients-and-channels.md). A plugin that cannot be loaded is skipped with a warning
+ * that names it; warnings are returned, never printed. Two exporters with one name or alias are
+ * `DuplicateExporterError`, as in conda.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -272,7 +251,10 @@ function packageCandidate(dir: string, spec: string, warnings: string[]): Plugin
   return candidateFromManifest(dir, manifest, warnings);
 }
 
-/** A folder's package.json, or null; with `mustContain`, null too when the text lacks it (not parsed). */
+/**
+ * A folder's package.json, or null; with `mustContain`, null too when the text lacks it (not parsed).
+ * Synchronous on purpose: discovery reads hundreds of these, faster so than through the thread pool.
+ */
 function readManifest(dir: string, mustContain?: string): Manifest | null {
   try {
     const text = readFileSync(join(dir, 'package.json'), 'utf8');

@@ -1,18 +1,10 @@
 /**
- * `pylock` (aliases `pylock.toml`, `pep751`): PEP 751's `pylock.toml`, the PyPI distributions of a
- * resolve as an installer such as `pip install -r pylock.toml` (pip >= 25.1) or `uv pip install`
- * reads them. Conda packages are not PyPI packages and are left out: the file is for installing
- * the PyPI part into an environment that already has the conda part.
- *
- * Several platforms make one file: PEP 751 lets one lock cover several environments. Each
- * platform's marker (`sys_platform`, `platform_machine`, from the marker environment of the
- * target) is listed in `environments`; a distribution version chosen on every platform is one
- * `[[packages]]` entry listing every platform's wheel (the installer picks the wheel its tags
- * accept, PEP 751 "packages.wheels"); a version chosen on some platforms only gets `marker` with
- * those platforms' markers, so entries of one name are mutually exclusive, as the PEP requires.
- *
- * Written by hand (TOML basic strings are JSON strings for the characters written here); key
- * order follows the PEP's example.
+ * `pylock` (aliases `pylock.toml`, `pep751`): PEP 751's `pylock.toml` with the PyPI distributions of
+ * a resolve, for `pip install -r pylock.toml` (pip >= 25.1) or `uv pip install` into an environment
+ * that already has the conda part (conda packages are left out). Several platforms make one file:
+ * each platform's marker is listed in `environments`; a version chosen on every platform is one
+ * `[[packages]]` entry with every platform's wheel, a version chosen on some gets their `marker`, so
+ * entries of one name are mutually exclusive, as the PEP requires. Key order follows the PEP's example.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -17,8 +17,7 @@ export const EXPORTER_API_VERSION = '1.1.0';
 /**
  * One solved platform, as exporters see it (conda's `Environment`).
  *
- * A resolve hands over records sorted by name, no name, no prefix and no requested specs
- * (DECISIONS.md section 4). The optional members let library users describe a full conda
+ * A resolve hands over records sorted by name, no name, no prefix and no requested specs. The optional members let library users describe a full conda
  * environment (what `conda export` writes for an installed prefix).
  */
 export interface ExportEnvironment {

@@ -1,24 +1,12 @@
 /**
  * A YAML emitter for plain data that writes exactly the bytes ruamel.yaml writes with conda's
- * settings: `YAML(typ="rt")`, `indent(mapping=2, sequence=4, offset=2)`, width 80, unicode allowed,
- * block style, no document markers.
- *
- * conda (`conda export`, `conda.common.serialize.yaml`) and conda-lockfiles write environment.yml,
- * conda-lock.yml and pixi.lock this way, and users diff our files against theirs, so "equivalent
- * YAML" is not enough: line folding at 80 columns, which strings get quoted and how, and where
- * indentation goes must all match. No JavaScript YAML library reproduces ruamel's choices, so this
- * module follows ruamel's `Emitter` closely: the same state (column, indent stack, whitespace and
- * indention flags), the same scalar analysis (`analyze_scalar`, in `scalars.ts`), the same style choice
- * (`choose_scalar_style`) and the same scalar writers (`write_plain`, `write_single_quoted`,
- * `write_double_quoted`), restricted to what plain data needs: block mappings and sequences,
- * empty `{}` / `[]`, strings, integers, booleans and null. No anchors, tags or comments.
- *
- * Line folding of plain scalars follows ruamel.yaml >= 0.17.22 (what conda-forge ships): a word that
- * does not fit in the line is moved to a line of its own, leaving the space before it at the end of
- * the previous line (`url: ` then the URL on the next line). `longWordsOnOwnLine: false` gives the
- * behaviour of ruamel.yaml <= 0.17.21, where such a word overflows the line instead.
- *
- * Columns are counted in Unicode code points, as Python counts string length.
+ * settings (`YAML(typ="rt")`, `indent(mapping=2, sequence=4, offset=2)`, width 80, block style).
+ * conda and conda-lockfiles write environment.yml, conda-lock.yml and pixi.lock this way and users
+ * diff our files against theirs, so folding, quoting and indentation must all match; no JavaScript
+ * YAML library does, so this follows ruamel's `Emitter` closely (its state, `analyze_scalar` in
+ * `scalars.ts`, `choose_scalar_style`, the scalar writers), for block mappings and sequences and
+ * scalars only. Folding follows ruamel.yaml >= 0.17.22 (`longWordsOnOwnLine: false` gives <= 0.17.21);
+ * columns are Unicode code points, as Python counts.
  */
 
 import { YamlEmitError, isMapping, mappingEntries, type YamlScalar, type YamlValue } from './data.js';
