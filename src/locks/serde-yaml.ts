@@ -1,6 +1,16 @@
 /**
- * A YAML emitter that writes what Rust's serde_yaml 0.9 writes (pixi and rattler write pixi.lock
- * with it, `LockFile::render_to_string`), for plain data: block mappings and sequences, strings,
+ * A YAML emitter that writes what Rust's serde_yaml 0.9 writes (pixi and rattler write pixi.lock with
+ * it, `LockFile::render_to_string`), for plain data. The ruamel-compatible emitter in
+ * `src/exporters/yaml/` writes what conda writes instead; the two differ in sequence indentation,
+ * folding and some quoting, so each format uses its writer's. The rules are on `emitSerdeYaml`.
+ */
+import { isMapping } from '../exporters/yaml/data.js';
+import { YamlEmitError, type YamlValue } from '../exporters/yaml/index.js';
+import { analyzeScalar, escapeForDoubleQuotes, needsDoubleQuoteEscape } from '../exporters/yaml/scalars.js';
+
+/**
+ * The document as serde_yaml writes it, ending in one newline.
+ *
  * integers, booleans, null. serde_yaml drives libyaml's emitter with indent 2, no line width
  * (`yaml_emitter_set_width(-1)`: long scalars are never folded) and unicode allowed, so:
  *
@@ -10,15 +20,7 @@
  *   otherwise plain when libyaml's `yaml_emitter_analyze_scalar` allows a plain block scalar,
  *   else single-quoted, else double-quoted with escapes;
  * - an empty mapping or sequence is `{}` or `[]`.
- *
- * The ruamel-compatible emitter in `src/exporters/yaml/` writes what conda writes instead; the two
- * differ in sequence indentation, folding and some quoting, so each format uses its writer's.
  */
-import { isMapping } from '../exporters/yaml/data.js';
-import { YamlEmitError, type YamlValue } from '../exporters/yaml/index.js';
-import { analyzeScalar, escapeForDoubleQuotes, needsDoubleQuoteEscape } from '../exporters/yaml/scalars.js';
-
-/** The document as serde_yaml writes it, ending in one newline. */
 export function emitSerdeYaml(document: YamlValue): string {
   const lines: string[] = [];
   if (isMapping(document)) writeMapping(lines, entriesOf(document), 0, '');

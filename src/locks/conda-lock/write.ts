@@ -1,18 +1,7 @@
 /**
- * `conda-lock-v1` (alias `conda-lock`): conda-lock's `conda-lock.yml` version 1, one document for
- * all platforms, byte for byte as conda-lockfiles 0.2.x writes it.
- *
- * - `metadata`: `content_hash: {}`, the request's channels (each with `used_env_vars: []`), the
- *   platforms sorted, `sources: ['']`, `created_at` (UTC, whole seconds) and `created_by` naming
- *   the tool. conda-lock's `git_metadata` and `inputs_metadata` are never written.
- * - `package`: one entry per platform and record (a noarch package appears once per platform),
- *   sorted by platform, then URL; PyPI packages (`manager: pip`) after each platform's conda ones. `dependencies` maps each dependency's name to its version spec
- *   (build strings are dropped; `''` when the dependency has no version); `hash` leaves out a
- *   digest the channel does not publish.
- * - A conda-lock.yml read back (`ExportEnvironment.lock`) keeps what CEP 37 defines beyond
- *   records: its metadata (content_hash of the platforms written, channels with used_env_vars,
- *   sources, time, git, inputs and custom metadata) and each entry's source, build, category and
- *   optional.
+ * `conda-lock-v1` (alias `conda-lock`): conda-lock's `conda-lock.yml` version 1 (CEP 37), one
+ * document for all platforms, byte for byte as conda-lockfiles 0.2.x writes it. A conda-lock.yml read
+ * back keeps what CEP 37 defines beyond records; the layout is on `condaLockV1Document`.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
 import { requirementName, requirementNeedsExtra, type PypiRecord } from '../../../vocabulary/pypi-record.js';
@@ -29,7 +18,21 @@ export function exportCondaLockV1(environments: readonly ExportEnvironment[], co
   return emitYaml(condaLockV1Document(environments, context));
 }
 
-/** The conda-lock.yml data, before it is written as YAML. */
+/**
+ * The conda-lock.yml data, before it is written as YAML.
+ *
+ * - `metadata`: `content_hash: {}`, the request's channels (each with `used_env_vars: []`), the
+ *   platforms sorted, `sources: ['']`, `created_at` (UTC, whole seconds) and `created_by` naming
+ *   the tool. conda-lock's `git_metadata` and `inputs_metadata` are never written.
+ * - `package`: one entry per platform and record (a noarch package appears once per platform),
+ *   sorted by platform, then URL; PyPI packages (`manager: pip`) after each platform's conda ones.
+ *   `dependencies` maps each dependency's name to its version spec (build strings are dropped; `''`
+ *   when the dependency has no version); `hash` leaves out a digest the channel does not publish.
+ * - A conda-lock.yml read back (`ExportEnvironment.lock`) keeps what CEP 37 defines beyond
+ *   records: its metadata (content_hash of the platforms written, channels with used_env_vars,
+ *   sources, time, git, inputs and custom metadata) and each entry's source, build, category and
+ *   optional.
+ */
 export function condaLockV1Document(environments: readonly ExportEnvironment[], context: ExportContext): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);

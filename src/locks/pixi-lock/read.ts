@@ -1,18 +1,8 @@
 /**
- * `pixi.lock` (rattler-lock) read back, versions 1 to 7 (rattler_lock's `parse/` is the reference):
- *
- * - v7: a top-level `platforms` list (a lock platform has a name, such as `p1`, and a conda
- *   `subdir`, plus its virtual packages), environments with `channels`, `indexes`, `find-links`,
- *   `options` and, per platform name, selectors (`conda:`, `conda_source:`, `pypi:`), and one
- *   `packages` list. A binary conda package's name, version, build and subdir come from its file
- *   name when the entry leaves them out.
- * - v6: the same without `platforms` (environments are keyed by subdir) and without
- *   `conda_source`; v4 and v5 write `kind: conda` / `kind: pypi` with `url:`.
- * - v1 to v3: the older conda-lock-like layout (`metadata`, `package` with `manager`), read by
- *   `conda-lock/read.ts` as rattler reads it.
- *
- * Binary conda packages become exact records and PyPI entries `PypiRecord`s; conda source
- * packages and path-based packages (`conda: .`) are kept as references, which no URL installs.
+ * `pixi.lock` (rattler-lock) read back, versions 1 to 7 (rattler_lock's `parse/` is the reference;
+ * what each version holds is on `parsePixiLock`). Binary conda packages become exact records and PyPI
+ * entries `PypiRecord`s; conda source packages and path-based packages (`conda: .`) are kept as
+ * references, which no URL installs.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
 import type { PypiRecord } from '../../../vocabulary/pypi-record.js';
@@ -32,6 +22,19 @@ type ReadEntry =
   | { readonly kind: 'pypi'; readonly record: PypiRecord }
   | { readonly kind: 'reference'; readonly reference: LockedReference };
 
+/**
+ * A pixi.lock, by version:
+ *
+ * - v7: a top-level `platforms` list (a lock platform has a name, such as `p1`, and a conda
+ *   `subdir`, plus its virtual packages), environments with `channels`, `indexes`, `find-links`,
+ *   `options` and, per platform name, selectors (`conda:`, `conda_source:`, `pypi:`), and one
+ *   `packages` list. A binary conda package's name, version, build and subdir come from its file
+ *   name when the entry leaves them out.
+ * - v6: the same without `platforms` (environments are keyed by subdir) and without
+ *   `conda_source`; v4 and v5 write `kind: conda` / `kind: pypi` with `url:`.
+ * - v1 to v3: the older conda-lock-like layout (`metadata`, `package` with `manager`), read by
+ *   `conda-lock/read.ts` as rattler reads it.
+ */
 export function parsePixiLock(filename: string, content: string): LockDocument {
   const doc = loadLockYaml(filename, content);
   const version = doc.version;

@@ -1,17 +1,7 @@
 /**
- * `rattler-lock-v6` (aliases `pixi`, `pixi-lock-v6`): pixi's `pixi.lock` version 6, one document
- * for all platforms, byte for byte as conda-lockfiles 0.2.x writes it.
- *
- * - One environment, `default` (or, for a pixi workspace, one per environment `name`, in name
- *   order), with its channels as `url:` entries and, per platform (sorted), `conda: <url>`
- *   references ordered by package name.
- * - `packages`: every package once (deduplicated by URL, so a noarch package shared by platforms
- *   appears once), in (name, platform) order, with only the fields that have a value, in the order
- *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
- *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
- * - PyPI packages kept from a lock (conda-lockfiles writes none): `pypi:` references after the
- *   conda ones, the environment's `indexes` after its channels, and `pypi` entries after the conda
- *   ones (by name, then URL) as pixi writes them in version 6.
+ * `rattler-lock-v6` (aliases `pixi`, `pixi-lock-v6`): pixi's `pixi.lock` version 6, one document for
+ * all platforms, byte for byte as conda-lockfiles 0.2.x writes it (the layout is on
+ * `rattlerLockV6Document`).
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
 import { requireEnvironments, validateUrls } from '../write-common.js';
@@ -26,7 +16,20 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
   return emitYaml(rattlerLockV6Document(environments));
 }
 
-/** The pixi.lock data, before it is written as YAML. */
+/**
+ * The pixi.lock data, before it is written as YAML.
+ *
+ * - One environment, `default` (or, for a pixi workspace, one per environment `name`, in name
+ *   order), with its channels as `url:` entries and, per platform (sorted), `conda: <url>`
+ *   references ordered by package name.
+ * - `packages`: every package once (deduplicated by URL, so a noarch package shared by platforms
+ *   appears once), in (name, platform) order, with only the fields that have a value, in the order
+ *   `conda, sha256, md5, license, license_family, size, depends, constrains, features,
+ *   track_features, python_site_packages_path`. conda-lockfiles leaves `timestamp` out on purpose.
+ * - PyPI packages kept from a lock (conda-lockfiles writes none): `pypi:` references after the
+ *   conda ones, the environment's `indexes` after its channels, and `pypi` entries after the conda
+ *   ones (by name, then URL) as pixi writes them in version 6.
+ */
 export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);

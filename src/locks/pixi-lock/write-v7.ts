@@ -1,20 +1,8 @@
 /**
  * `rattler-lock-v7` (aliases `pixi-lock-v7`, `pixi-v7`): pixi.lock version 7 as pixi writes it
- * (rattler_lock `parse/serialize.rs`, written with serde_yaml, `../serde-yaml.ts`):
- *
- * - `version: 7`, then `platforms`: every platform used, sorted by name, each `name` with its
- *   `subdir` when the name is not the subdir (pixi's named platforms) and its `virtual-packages`;
- * - `environments` sorted by name: `channels` (`url:` with a trailing slash, as pixi writes a
- *   channel), `indexes` (and `find-links`) when the environment has PyPI packages or a lock named
- *   them, `options` when a lock had them, and `packages` per platform name, each list sorted by
- *   kind (`conda`, `conda_source`, `pypi`) then by its id;
- * - `packages`: each package once, sorted the same way. A conda entry leaves out what its URL
- *   says (name, version, build, build number, subdir, noarch) and writes the rest in rattler's
- *   field order; a PyPI entry writes `pypi`, `name`, `version`, hashes, `index` (not for
- *   pypi.org), `requires_dist`, `requires_python`.
- *
- * An environment read from a lock carries the lock's own entries (`ExportEnvironment.lock`), and
- * they are written as they were, so a v7 lock read and written again is the same file.
+ * (rattler_lock `parse/serialize.rs`, through serde_yaml: `../serde-yaml.ts`). An environment read
+ * from a lock carries the lock's own entries and they are written as they were, so a v7 lock read and
+ * written again is the same file. The layout is on `rattlerLockV7Document`.
  */
 import { parseChannel } from '../../../vocabulary/channel.js';
 import type { PackageRecord } from '../../../vocabulary/record.js';
@@ -39,7 +27,20 @@ interface Selected {
   readonly entry: () => YamlValue;
 }
 
-/** The pixi.lock v7 data, before it is written as YAML. */
+/**
+ * The pixi.lock v7 data, before it is written as YAML.
+ *
+ * - `version: 7`, then `platforms`: every platform used, sorted by name, each `name` with its
+ *   `subdir` when the name is not the subdir (pixi's named platforms) and its `virtual-packages`;
+ * - `environments` sorted by name: `channels` (`url:` with a trailing slash, as pixi writes a
+ *   channel), `indexes` (and `find-links`) when the environment has PyPI packages or a lock named
+ *   them, `options` when a lock had them, and `packages` per platform name, each list sorted by
+ *   kind (`conda`, `conda_source`, `pypi`) then by its id;
+ * - `packages`: each package once, sorted the same way. A conda entry leaves out what its URL
+ *   says (name, version, build, build number, subdir, noarch) and writes the rest in rattler's
+ *   field order; a PyPI entry writes `pypi`, `name`, `version`, hashes, `index` (not for
+ *   pypi.org), `requires_dist`, `requires_python`.
+ */
 export function rattlerLockV7Document(environments: readonly ExportEnvironment[]): YamlValue {
   requireEnvironments(environments, FORMAT);
   validateUrls(environments, FORMAT);
