@@ -1,5 +1,5 @@
 /**
- * Input files, chosen by name and content (DECISIONS.md section 3): `*.yml`/`*.yaml` are
+ * Input files, chosen by name and content (docs/command-line.md, "Inputs"): `*.yml`/`*.yaml` are
  * environment files, files with an `@EXPLICIT` line are explicit files, `*.txt` are spec lists;
  * lock files and pixi manifests by name or content.
  */

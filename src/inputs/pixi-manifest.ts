@@ -1,26 +1,7 @@
 /**
- * pixi manifests: `pixi.toml`, or `pyproject.toml` with `[tool.pixi.*]`. What a resolve uses:
- *
- * - `[workspace]` (or the older `[project]`): `channels`, `platforms`, `channel-priority`,
- *   `exclude-newer`;
- * - the default feature (`[dependencies]`, `[target.<platform>.dependencies]`,
- *   `[system-requirements]`, `[pypi-dependencies]`) and named features (`[feature.<name>.*]`,
- *   which may add channels, restrict platforms and add system requirements);
- * - `[environments]`: `name = ["feat", ...]` or `{ features = [...], no-default-feature = true,
- *   platforms = [...] }`; `default` is the default feature alone unless the table redefines it;
- * - `workspace.platforms` entries as subdir strings or as tables naming a platform with its own
- *   virtual packages (`{ name = "gpu", platform = "linux-64", cuda = "12.0" }`; pixi's
- *   docs/workspace/multi_platform_configuration.md): each solves for its subdir with its virtual
- *   packages, which win over `system-requirements`; features and targets name it by its name.
- *
- * An environment's channels are its features' in the order listed, then the default feature's,
- * each kept at its first place, then ordered by `priority` where a channel gives one (pixi's
- * rule); its platforms are the workspace's, narrowed by any feature that lists its own; its
- * specs are all its features' specs (several for one name must all hold). `system-requirements`
- * become virtual packages on the platforms they concern (`linux`, `libc` on linux-*, `macos` on
- * osx-*, `cuda` on linux-* and win-*). The PyPI tables (`pypi-dependencies`, `pypi-options`, a
- * pyproject's `[project]` lists and `[dependency-groups]`) are read by pixi-pypi.ts. A pyproject's `requires-python`
- * becomes a `python` spec when no feature names python, as pixi does.
+ * pixi manifests: `pixi.toml`, or `pyproject.toml` with `[tool.pixi.*]`, read as pixi reads them into
+ * environments, each with its channels, platforms, specs and virtual packages. What a resolve uses is
+ * listed on `parsePixiManifest`; docs/lock-files.md says what we chose where pixi's manifest leaves room.
  */
 import { parse, TomlError } from 'smol-toml';
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
@@ -97,7 +78,31 @@ export function isPixiManifest(filename: string, content: string): boolean {
 
 let lastParsed: { filename: string; content: string; manifest: PixiManifest } | undefined;
 
-/** The manifest of `content`, parsed once: the last one read is kept (a workspace reads it per environment). */
+/**
+ * The manifest of `content`, parsed once: the last one read is kept (a workspace reads it per
+ * environment). What a resolve uses:
+ *
+ * - `[workspace]` (or the older `[project]`): `channels`, `platforms`, `channel-priority`,
+ *   `exclude-newer`;
+ * - the default feature (`[dependencies]`, `[target.<platform>.dependencies]`,
+ *   `[system-requirements]`, `[pypi-dependencies]`) and named features (`[feature.<name>.*]`,
+ *   which may add channels, restrict platforms and add system requirements);
+ * - `[environments]`: `name = ["feat", ...]` or `{ features = [...], no-default-feature = true,
+ *   platforms = [...] }`; `default` is the default feature alone unless the table redefines it;
+ * - `workspace.platforms` entries as subdir strings or as tables naming a platform with its own
+ *   virtual packages (`{ name = "gpu", platform = "linux-64", cuda = "12.0" }`; pixi's
+ *   docs/workspace/multi_platform_configuration.md): each solves for its subdir with its virtual
+ *   packages, which win over `system-requirements`; features and targets name it by its name.
+ *
+ * An environment's channels are its features' in the order listed, then the default feature's,
+ * each kept at its first place, then ordered by `priority` where a channel gives one (pixi's
+ * rule); its platforms are the workspace's, narrowed by any feature that lists its own; its
+ * specs are all its features' specs (several for one name must all hold). `system-requirements`
+ * become virtual packages on the platforms they concern (`linux`, `libc` on linux-*, `macos` on
+ * osx-*, `cuda` on linux-* and win-*). The PyPI tables (`pypi-dependencies`, `pypi-options`, a
+ * pyproject's `[project]` lists and `[dependency-groups]`) are read by pixi-pypi.ts. A pyproject's
+ * `requires-python` becomes a `python` spec when no feature names python, as pixi does.
+ */
 export function parsePixiManifest(filename: string, content: string): PixiManifest {
   if (lastParsed && lastParsed.filename === filename && lastParsed.content === content) return lastParsed.manifest;
   const manifest = readManifest(filename, content);

@@ -1,21 +1,9 @@
 /**
  * The PyPI part of a pixi manifest (pixi's manifest reference, "pypi-dependencies" and "The
- * pypi-options table"; "pyproject.toml in pixi" for the `[project]` tables):
- *
- * - `[pypi-dependencies]` of every feature and `[target.<selector>.pypi-dependencies]`: a string
- *   (`"*"` or PEP 440 specifiers), or a table with `version`, `extras`, `index` (an index URL for
- *   that name), `url` (a wheel: `name @ url`); `git` and `path` need a build and are refused, except
- *   a pyproject's own project (`path = "."`), whose `[project]` dependencies are read instead;
- * - `[pypi-options]` (`[workspace.pypi-options]` for every environment, the root one for the
- *   default feature, `[feature.<name>.pypi-options]`), merged as pixi merges them: single values
- *   from features over the workspace's, lists added up;
- * - in a pyproject, `[project.dependencies]` (the default feature's, a name the conda
- *   `[tool.pixi.dependencies]` also has is dropped, as pixi prefers the conda one),
- *   `[project.optional-dependencies]` and PEP 735 `[dependency-groups]` as features of the same
- *   name (self-references `project[extra]` and `{include-group}` expanded);
- * - `conda-pypi-map` inline tables (files and URLs are named in a warning).
- *
- * Read from the parsed document beside pixi-manifest.ts, which gives each environment's features.
+ * pypi-options table"; "pyproject.toml in pixi" for the `[project]` tables): `pypi-dependencies`,
+ * `pypi-options` merged as pixi merges them, a pyproject's `[project]` lists and PEP 735
+ * `[dependency-groups]` as features, and `conda-pypi-map` inline tables. Read from the parsed
+ * document beside pixi-manifest.ts, which gives each environment's features.
  */
 import { InputFileError } from '../errors.js';
 import { resolveLocal } from './pip-section.js';
@@ -37,7 +25,12 @@ function isTable(value: unknown): value is Table {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
-/** `name = ...` entries of one `pypi-dependencies` table as PEP 508 lines. */
+/**
+ * `name = ...` entries of one `pypi-dependencies` table as PEP 508 lines: a string (`"*"` or PEP 440
+ * specifiers), or a table with `version`, `extras`, `index` (an index URL for that name), `url` (a
+ * wheel: `name @ url`); `git` and `path` need a build and are refused, except a pyproject's own
+ * project (`path = "."`), whose `[project]` dependencies are read instead.
+ */
 export function pypiDependencies(value: unknown, where: string, filename: string, fail: Fail, warnings: string[], indexes: string[]): PypiInputRequirement[] {
   if (value === undefined) return [];
   if (!isTable(value)) throw fail(`${where} must be a table`);
@@ -103,7 +96,8 @@ export function pypiOptions(value: unknown, where: string, fail: Fail, warnings:
   const links = value['find-links'];
   if (links !== undefined && !Array.isArray(links)) throw fail(`${where}.find-links must be a list of { path } or { url }`);
   const findLinks = ((links ?? []) as unknown[]).map((l, i) => {
-    if (isTable(l) && typeof l.path === 'string') return resolveLocal(l.path, filename); // pixi: relative to the workspace (the manifest's folder)
+    // pixi: relative to the workspace (the manifest's folder).
+    if (isTable(l) && typeof l.path === 'string') return resolveLocal(l.path, filename);
     if (isTable(l) && typeof l.url === 'string') return l.url;
     throw fail(`${where}.find-links[${i}] must be { path = "..." } or { url = "..." }`);
   });
@@ -152,7 +146,8 @@ export function mergePypiOptions(workspace: FeatureOptions | undefined, features
 
 /**
  * A pyproject's `[project]` PyPI lists as features: `default` (project.dependencies, without names
- * the conda dependencies have), then one feature per optional-dependency extra and dependency group.
+ * the conda dependencies have, as pixi prefers the conda one), then one feature per
+ * optional-dependency extra and dependency group (`project[extra]` and `{include-group}` expanded).
  */
 export function pyprojectFeatures(doc: Table, condaNames: ReadonlySet<string>, filename: string, fail: Fail): Map<string, PypiInputRequirement[]> {
   const out = new Map<string, PypiInputRequirement[]>();
