@@ -1,17 +1,8 @@
 /**
  * conda's merge of configuration sources (conda/common/configuration.py): sources are ordered from
  * lowest to highest precedence (files in search-path order, then `CONDA_<KEY>` variables, then
- * flags).
- *
- * - A primitive (`channel_alias`, `ssl_verify`, ...) takes the value of the highest source.
- * - A sequence (`channels`, ...) is the concatenation of every source's list, the highest source's
- *   items first, duplicates dropped: `~/.condarc` listing `conda-forge` and `$CONDARC` listing
- *   `bioconda` gives `[bioconda, conda-forge]`.
- * - A map (`custom_channels`, `proxy_servers`, ...) is merged key by key, the highest source
- *   winning each key.
- * - A key marked `#!final` in a source is not changed by any source above it.
- *
- * Every merged value keeps the sources it came from (for `conda-resolve config`).
+ * flags), merged by the rules on `mergeLayers`. Every merged value keeps the sources it came from
+ * (for `conda-resolve config`).
  */
 import { SETTINGS, type SettingKey, type SettingValues } from './settings.js';
 
@@ -29,6 +20,15 @@ export interface MergedConfig {
   readonly sources: Partial<Record<SettingKey, readonly string[]>>;
 }
 
+/**
+ * The layers merged, as conda merges them:
+ * - A sequence (`channels`, ...) is the concatenation of every source's list, the highest source's
+ *   items first, duplicates dropped: `~/.condarc` listing `conda-forge` and `$CONDARC` listing
+ *   `bioconda` gives `[bioconda, conda-forge]`.
+ * - A map (`custom_channels`, `proxy_servers`, ...) is merged key by key, the highest source
+ *   winning each key.
+ * - A key marked `#!final` in a source is not changed by any source above it.
+ */
 export function mergeLayers(layers: readonly ConfigLayer[]): MergedConfig {
   const values: Partial<Record<SettingKey, unknown>> = {};
   const sources: Partial<Record<SettingKey, string[]>> = {};
