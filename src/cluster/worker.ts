@@ -1,18 +1,11 @@
 /**
  * `conda-resolve worker`: takes solves from the BullMQ queue, loads the channels with its own
- * repodata store and cache directory, solves on its own worker threads, and puts the outcome in
- * the shared cache before completing the job.
- *
- * Every URL the worker fetches for a job goes past the replica's channel policy, which the job
- * carries (redirect targets and `base_url` included, as on the replica): a channel cannot point a
- * worker where the replica may not go, and a load refused by the policy is the job's error, never
- * a smaller index. One store per policy (replicas of one deployment share one). An outcome goes to
- * the shared cache only under the key the replica asked for: a worker that read other repodata than
- * the replica (a channel that answers each differently) answers that replica but caches nothing.
- *
- * A worker that dies (SIGKILL, a lost machine) stops renewing its job locks; after `lockMs` another
- * worker's stalled-job check (every `stalledCheckMs`) puts the job back on the queue and it is solved
- * again: nothing a replica waits for is lost.
+ * repodata store and cache, solves on its own threads, and puts the outcome in the shared cache
+ * before completing the job. Every URL it fetches for a job passes the replica's channel policy,
+ * which the job carries, so a channel cannot point a worker where the replica may not go. An outcome
+ * is cached only under the key the replica asked for: a worker that read other repodata than the
+ * replica answers it but caches nothing. A worker that dies stops renewing its job locks and another
+ * takes the job (`lockMs`, `stalledCheckMs`; docs/many-machines.md).
  */
 import type { LookupFunction } from 'node:net';
 import { Worker, type Job } from 'bullmq';
