@@ -199,7 +199,10 @@ function firstLine(text: string | undefined): string | undefined {
   return text?.split('\n').find((line) => line.trim() !== '')?.trim();
 }
 
-/** Whether any finding is at or above `threshold` (`--fail-on`); a finding of unknown severity counts as CRITICAL: it cannot be shown to be below. */
+/**
+ * Whether any finding is at or above `threshold` (`--fail-on`); a finding of unknown severity counts
+ * as CRITICAL: it cannot be shown to be below.
+ */
 export function failsAt(report: AuditReport, threshold: Severity): boolean {
   const floor = severityRank(threshold);
   return report.platforms.some((p) => p.findings.some((f) => (f.severity === null ? true : severityRank(f.severity) >= floor)));
