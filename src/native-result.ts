@@ -1,6 +1,6 @@
 /**
- * The native JSON result (seed section 2.1/2.2): one `SolveResult` per requested platform, fields in
- * the seed's order, packages sorted by name.
+ * The native JSON result (docs/command-line.md): one `SolveResult` per requested platform, fields in
+ * the documented order, packages sorted by name.
  */
 import type { PackageRecord } from '../vocabulary/record.js';
 import type { PypiRecord } from '../vocabulary/pypi-record.js';
@@ -52,7 +52,7 @@ export interface SolveResult {
 }
 
 export function nativePackage(record: PackageRecord): NativePackage {
-  // Built field by field so the key order is the seed's, whatever the record's.
+  // Built field by field so the key order is the documented one, whatever the record's.
   return {
     name: record.name,
     version: record.version,
