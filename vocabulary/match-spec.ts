@@ -6,9 +6,10 @@
  * `numpy`, `numpy 1.2.*`, `numpy=1.2` (starts with 1.2), `numpy==1.2` (exactly 1.2),
  * `numpy>=1.2,<2|==3`, `numpy 1.2 py39_0`, `numpy=1.2=*_0`, `conda-forge::numpy`,
  * `conda-forge/linux-64::numpy`, `numpy[version='>=1', build='py*', build_number='>=2', ...]`,
- * and package URLs (`https://.../linux-64/numpy-1.26.4-py39h_0.conda`). Where conda silently ignores input (text in brackets that is not `key=value`, a single `:`,
- * `name[...]` inside brackets that disagrees with the name outside), this parser reports an error
- * instead: those specs would otherwise match packages the user did not ask for.
+ * and package URLs (`https://.../linux-64/numpy-1.26.4-py39h_0.conda`). Where conda silently
+ * ignores input (text in brackets that is not `key=value`, a single `:`, `name[...]` inside brackets
+ * that disagrees with the name outside), this parser reports an error instead: those specs would
+ * otherwise match packages the user did not ask for.
  */
 import { channelIdentity, DEFAULTS_CHANNEL_URLS, InvalidChannelError, parseChannel, redactSecrets, removeCredentials } from './channel.js';
 import { CondaResolveError } from './errors.js';

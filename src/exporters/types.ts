@@ -17,8 +17,9 @@ export const EXPORTER_API_VERSION = '1.1.0';
 /**
  * One solved platform, as exporters see it (conda's `Environment`).
  *
- * A resolve hands over records sorted by name, no name, no prefix and no requested specs. The optional members let library users describe a full conda
- * environment (what `conda export` writes for an installed prefix).
+ * A resolve hands over records sorted by name, no name, no prefix and no requested specs. The
+ * optional members let library users describe a full conda environment (what `conda export` writes
+ * for an installed prefix).
  */
 export interface ExportEnvironment {
   /** The platform (subdir) this environment was solved for, e.g. `linux-64`. */
