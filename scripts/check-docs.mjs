@@ -11,7 +11,8 @@
 // A block with `needs=shared` is skipped, with a note, when ../shared (the channel snapshots) is absent.
 //
 // Each page runs in its own temporary folder holding a link to `fixtures/` and `../shared`, with its
-// own cache, HOME and no configuration files, so blocks of one page can build on each other.
+// own HOME and no configuration files, so blocks of one page can build on each other; the pages share
+// one repodata cache.
 //
 // Usage: node scripts/check-docs.mjs [FILE.md ...]   (default: README.md and docs/*.md)
 import { spawn } from 'node:child_process';
@@ -72,7 +73,7 @@ function attribute(info, name) {
   return match ? (match[1] ?? true) : undefined;
 }
 
-function workspace() {
+function workspace(cache) {
   const top = mkdtempSync(join(tmpdir(), 'cr-docs-'));
   const cwd = join(top, 'checkout');
   const bin = join(top, 'bin');
@@ -87,7 +88,7 @@ function workspace() {
     PATH: `${bin}:${process.env.PATH}`,
     HOME: join(top, 'home'),
     XDG_CONFIG_HOME: join(top, 'home', '.config'),
-    CONDA_RESOLVE_CACHE_DIR: join(top, 'cache'),
+    CONDA_RESOLVE_CACHE_DIR: cache,
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
   };
@@ -126,12 +127,12 @@ async function check(cmd, ws) {
   return problems;
 }
 
-export async function checkFile(file) {
+export async function checkFile(file, cache) {
   const out = [];
   const log = (line) => out.push(line);
   const blocks = fencedBlocks(readFileSync(file, 'utf8')).filter((b) => attribute(b.info, 'runnable') || attribute(b.info, 'file'));
   if (blocks.length === 0) return { ran: 0, failed: 0, skipped: 0, out };
-  const ws = workspace();
+  const ws = workspace(cache);
   let ran = 0;
   let failed = 0;
   let skipped = 0;
@@ -170,7 +171,9 @@ async function main(args) {
   const files = args.length > 0 ? args.map((f) => resolve(f)) : [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join(ROOT, 'docs', f))];
   const total = { ran: 0, failed: 0, skipped: 0 };
   // Pages run side by side (each in its own folder), their reports printed in order.
-  const results = await Promise.all(files.map((file) => checkFile(file)));
+  // One repodata cache for all pages (it is safe across processes), so a channel is indexed once.
+  const cache = mkdtempSync(join(tmpdir(), 'cr-docs-cache-'));
+  const results = await Promise.all(files.map((file) => checkFile(file, cache))).finally(() => rmSync(cache, { recursive: true, force: true }));
   for (const r of results) {
     if (r.out.length > 0) console.log(r.out.join('\n'));
     total.ran += r.ran;
