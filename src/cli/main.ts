@@ -9,11 +9,20 @@ import { removeTempFilesAtExit, removeTempFilesOnSignal } from './signal-cleanup
 import { USAGE } from './usage.js';
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  const [first, ...rest] = argv;
   // Every command but the services (which shut down on their own) may be stopped mid-download;
-  // `serve` takes the signal cleanup while it starts (serve-command.ts).
+  // `serve` takes the signal cleanup while it starts (serve-command.ts). The listeners go when the
+  // command returns: a caller running many commands in one process would otherwise pile them up.
   removeTempFilesAtExit();
-  if (first !== 'serve' && first !== 'worker') removeTempFilesOnSignal();
+  const stopSignalCleanup = argv[0] !== 'serve' && argv[0] !== 'worker' ? removeTempFilesOnSignal() : undefined;
+  try {
+    return await dispatch(argv, io);
+  } finally {
+    stopSignalCleanup?.();
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
   switch (first) {
     case '--version':
     case '-V':
