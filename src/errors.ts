@@ -69,7 +69,7 @@ declare module '../vocabulary/errors.js' {
   interface ErrorCodes extends ServiceErrorCodes, ExporterErrorCodes {}
 }
 
-/** The CLI's exit status for a command an error ended (DECISIONS.md section 5). */
+/** The CLI's exit status for a command an error ended (README.md lists them). */
 export type ErrorExitStatus = typeof EXIT_FAILED | typeof EXIT_USAGE;
 /** A solve, an export or the service failed. */
 const EXIT_FAILED = 1;

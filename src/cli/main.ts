@@ -1,6 +1,6 @@
 /**
  * `conda-resolve [resolve] ...`, `formats`, `config`, `info`, `cache clean`, `completion`, `serve`: the command line
- * (DECISIONS.md section 5). Standard output carries only the result; messages go to standard error.
+ * (README.md, "The command line"). Standard output carries only the result; messages go to standard error.
  * Exit status: 0 success, 1 a solve or exporter failed, 2 a usage error.
  */
 import { EXIT_USAGE, writeError, type CliIO } from './io.js';
