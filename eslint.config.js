@@ -46,7 +46,7 @@ export default tseslint.config(
     up('src|solver', 'repodata/ imports only repodata/ and vocabulary/.'),
     { regex: '^(\\.\\./)+vocabulary/(match-spec|record|version|version-spec|platform)\\.js$', message: 'repodata/pypi/ uses the Python vocabulary (vocabulary/pypi/), not conda records and specs.' },
   ]),
-  forbid(['src/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts', 'src/lock/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
+  forbid(['src/*.ts', 'src/library/**/*.ts', 'src/solving/**/*.ts', 'src/inputs/**/*.ts', 'src/inspect/**/*.ts', 'src/lock/**/*.ts'], [up('cli|http', 'Only the CLI and the HTTP layer sit above the resolve pipeline.')]),
   forbid(['src/exporters/**/*.ts'], [
     up('cli|http|solving|inputs', 'Exporters turn records into text: they import only vocabulary/, src/exporters/ and the lock writers in src/locks/.'),
     { regex: '^(\\.\\./)+locks/(.*/)?(read|lock-file|lock-record|lock-yaml)(\\.js)?$', message: 'Exporters use the lock writers of src/locks/, never its readers (they need the pipeline).' },

@@ -7,7 +7,7 @@
  * Each layer declares the codes it throws beside its errors (vocabulary/errors.ts, solver/errors.ts,
  * repodata/errors.ts, src/exporters/types.ts, src/http/problem.ts, and the service's own below) and
  * merges them into `ErrorCode`; `ERRORS` is typed over that union, so a code without an entry, or an
- * entry without a code, does not compile. test/exporters/error-codes.test.ts checks that every code
+ * entry without a code, does not compile. test/errors/error-codes.test.ts checks that every code
  * literal in the sources is a key here.
  */
 import { CondaResolveError, VOCABULARY_ERROR_CODES, type ErrorCode } from '../vocabulary/errors.js';

@@ -1,6 +1,6 @@
 /**
  * `conda-resolve [resolve] ...`, `formats`, `config`, `info`, `cache clean`, `completion`, `serve`: the command line
- * (DECISIONS.md section 5). Standard output carries only the result; messages go to standard error.
+ * (docs/command-line.md). Standard output carries only the result; messages go to standard error.
  * Exit status: 0 success, 1 a solve or exporter failed, 2 a usage error.
  */
 import { EXIT_USAGE, writeError, type CliIO } from './io.js';
@@ -9,11 +9,20 @@ import { removeTempFilesAtExit, removeTempFilesOnSignal } from './signal-cleanup
 import { USAGE } from './usage.js';
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  const [first, ...rest] = argv;
   // Every command but the services (which shut down on their own) may be stopped mid-download;
-  // `serve` takes the signal cleanup while it starts (serve-command.ts).
+  // `serve` takes the signal cleanup while it starts (serve-command.ts). The listeners go when the
+  // command returns: a caller running many commands in one process would otherwise pile them up.
   removeTempFilesAtExit();
-  if (first !== 'serve' && first !== 'worker') removeTempFilesOnSignal();
+  const stopSignalCleanup = argv[0] !== 'serve' && argv[0] !== 'worker' ? removeTempFilesOnSignal() : undefined;
+  try {
+    return await dispatch(argv, io);
+  } finally {
+    stopSignalCleanup?.();
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
   switch (first) {
     case '--version':
     case '-V':

@@ -150,28 +150,37 @@ describe('the code cache', () => {
     ['not a cache at all', () => Buffer.from('hello\n')],
     ['empty', () => Buffer.alloc(0)],
   ];
+  // One run fills a cache folder; each case damages a copy of it (a process start saved per case).
+  let filled: { cacheDir: string; first: Awaited<ReturnType<typeof spawnCli>> } | undefined;
+  async function damagedCopy(): Promise<{ cacheDir: string; file: string; first: Awaited<ReturnType<typeof spawnCli>> }> {
+    if (!filled) {
+      const cacheDir = tempDir('cr-cache-');
+      filled = { cacheDir, first: await spawnCli(request(), { cacheDir }) };
+    }
+    const cacheDir = tempDir('cr-cache-');
+    cpSync(filled.cacheDir, cacheDir, { recursive: true });
+    const [file] = cacheFiles(cacheDir);
+    return { cacheDir, file: file!, first: filled.first };
+  }
+
   for (const [what, damage] of damages) {
     it(`a cache file ${what} is ignored and replaced, and the run answers as before`, async () => {
-      const cacheDir = tempDir('cr-cache-');
-      const first = await spawnCli(request(), { cacheDir });
-      const [file] = cacheFiles(cacheDir);
-      writeFileSync(file!, damage(readFileSync(file!)));
-      expect(readCodeCache(file!)).toBeUndefined();
+      const { cacheDir, file, first } = await damagedCopy();
+      writeFileSync(file, damage(readFileSync(file)));
+      expect(readCodeCache(file)).toBeUndefined();
       const again = await spawnCli(request(), { cacheDir });
       expect(again).toEqual(first);
-      expect(readCodeCache(file!)).toBeDefined();
+      expect(readCodeCache(file)).toBeDefined();
     });
   }
 
   it('a cache V8 rejects (its own checksum right, its content not V8 code) is replaced', async () => {
-    const cacheDir = tempDir('cr-cache-');
-    const first = await spawnCli(request(), { cacheDir });
-    const [file] = cacheFiles(cacheDir);
-    writeCodeCache(file!, Buffer.alloc(4096, 7));
-    expect(readCodeCache(file!)?.length).toBe(4096);
+    const { cacheDir, file, first } = await damagedCopy();
+    writeCodeCache(file, Buffer.alloc(4096, 7));
+    expect(readCodeCache(file)?.length).toBe(4096);
     const again = await spawnCli(request(), { cacheDir });
     expect(again).toEqual(first);
-    expect(readCodeCache(file!)?.length).not.toBe(4096);
+    expect(readCodeCache(file)?.length).not.toBe(4096);
   });
 
   it("another bundle's cache is deleted when this one is written; an unwritable cache directory only means no cache", async () => {

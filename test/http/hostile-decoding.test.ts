@@ -97,6 +97,7 @@ describe('the global decoding budget', () => {
     const head = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38, raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff]), doc]);
     const held: (() => void)[] = [];
     let holding = true;
+    let dropped = 0;
     channel = await startChannelServer({ root: '/nonexistent' });
     channel.intercept = (req, res) => {
       const url = req.url ?? '';
@@ -109,17 +110,23 @@ describe('the global decoding budget', () => {
       res.write(head);
       for (let i = 0; i < 24; i++) res.write(Buffer.from([0x02, 0x00, 0x10, 0x20]));
       const end = () => res.end(Buffer.from([0x03, 0x00, 0x10, 0x20]));
-      if (holding) held.push(end);
-      else end();
+      if (holding) {
+        held.push(end);
+        // A subdir refused by the budget drops its download before the body ends.
+        res.once('close', () => {
+          if (!res.writableEnded) dropped++;
+        });
+      } else end();
       return true;
     };
     // A 4 MiB size cap: a budget of 16 MiB, which nine subdirs holding 3 MiB each pass.
     server = await injectTestServer({ 'allow-channel': [`${channel.url}/wide`], 'max-repodata-size': '4MiB' });
     const answering = call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS } });
-    await until(async () => held.length >= 6, 30_000, 'six subdirs to hold their share');
-    const answer = await answering;
+    // Once one subdir has been refused, the held bodies end (rather than wait for the stalled-download rule).
+    await until(async () => held.length >= 6 && dropped >= 1, 30_000, 'six subdirs to hold their share, and one refused');
     holding = false;
     for (const release of held) release();
+    const answer = await answering;
     const errors = answer.json<{ error: string | null }[]>().map((p) => p.error ?? '');
     expect(errors.some((e) => /more than 16 MiB of repodata is being decoded at once here, this server's decoding budget/.test(e)), errors.join('\n')).toBe(true);
     // Given back: the same channel, its bodies no longer held, loads within the budget.

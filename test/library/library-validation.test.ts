@@ -73,6 +73,15 @@ describe('resolveEnvironments checks its request', () => {
     [{ files: { filename: 'environment.yml', content: '' } }, 'CR_ERR_INPUT_OPTION', 'request.files', 'expected an array of { filename, content }'],
     [{ files: [{ filename: 'environment.yml' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].content', "expected the file's text, a string, not undefined"],
     [{ platform: ['linux-64'] }, 'CR_ERR_INPUT_OPTION', 'request.platform', 'unknown field "platform" (did you mean "platforms"?)'],
+    [{ pypi: 'rich' }, 'CR_ERR_INPUT_SPEC', 'request.pypi', 'write pypi: ["rich"]'],
+    [{ files: [{ filename: 'environment.yml', content: '', encoding: 'utf8' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].encoding', 'Invalid argument request.files[0]: unknown field "encoding"'],
+    [{ files: [{ filename: '', content: '' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].filename', 'expected a file name such as "environment.yml", not the string ""'],
+    [{ lock: { filename: 'pixi.lock' } }, 'CR_ERR_INPUT_OPTION', 'request.lock', 'expected a lock file { filename: "pixi.lock", content }, not an object'],
+    [{ pypiOptions: { findLinks: './wheels' } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.findLinks', 'write findLinks: ["./wheels"]'],
+    [{ pypiOptions: { prerelease: true } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.prerelease', 'expected a string, not the boolean true'],
+    [{ pypiOptions: { indexURL: 'https://example.org/simple' } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.indexURL', 'unknown field "indexURL" (did you mean "indexUrl"?)'],
+    [{ condaPypiMap: [] }, 'CR_ERR_INPUT_OPTION', 'request.condaPypiMap', 'not an array'],
+    [{ environment: 7 }, 'CR_ERR_INPUT_OPTION', 'request.environment', 'expected an environment name such as "default", not the number 7'],
   ])('refuses %j with %s naming %s', async (change, code, argument, text) => {
     const error = await rejection(resolveAny({ ...good, ...change }, options));
     expect(error).toBeInstanceOf(InvalidArgumentError);
@@ -106,6 +115,9 @@ describe('resolveEnvironments checks its options', () => {
     [{ env: { CONDA_OVERRIDE_GLIBC: 2.17 } }, 'options.env', 'expected an object of string values'],
     [{ defaultChannels: 'conda-forge' }, 'options.defaultChannels', 'write defaultChannels: ["conda-forge"]'],
     [{ timeout: 30 }, 'options.timeout', 'unknown field "timeout" (did you mean "timeoutMs"?)'],
+    [{ timeoutMs: Number.POSITIVE_INFINITY }, 'options.timeoutMs', 'not the number Infinity'],
+    [{ cwd: '' }, 'options.cwd', 'expected a directory path, not the string ""'],
+    [{ defaultChannels: ['conda-forge', null] }, 'options.defaultChannels[1]', 'expected a string, not null'],
   ])('refuses options %j naming %s', async (given, argument, text) => {
     const opts = typeof given === 'string' ? given : { ...options, ...given };
     const error = await rejection(resolveAny(good, opts));
@@ -196,6 +208,20 @@ describe('exportResolution checks its arguments', () => {
     expect(() => exportAny(resolution, 'pixi')).toThrow(/^Invalid argument resolution: expected a Resolution, as resolveEnvironments returns/);
   });
 
+  it.each([
+    [{ request: { channels: 'conda-forge' }, platforms: [] }, 'resolution.request.channels', 'expected an array of channels, not the string "conda-forge"'],
+    [{ request: { channels: [] }, platforms: [{ platform: 'linux-64', records: {}, error: null }] }, 'resolution.platforms[0]', 'expected a PlatformResolution { platform, records, error, errorCode }, not an object'],
+  ])('refuses a resolution with a wrong part, naming the part: %j', (resolution, argument, text) => {
+    let error: unknown;
+    try {
+      exportAny(resolution, 'pixi');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ code: 'CR_ERR_INPUT_OPTION', argument, message: `Invalid argument ${argument}: ${text}` });
+  });
+
   it('refuses a format that is not a name, and bad options; takes null options as none', async () => {
     const resolution = await resolveEnvironments(good, options);
     const thrown = (f: () => unknown): unknown => {
@@ -212,6 +238,8 @@ describe('exportResolution checks its arguments', () => {
     expect(thrown(() => exportAny(resolution, 'pixi', { now: '2026-01-01' }))).toMatchObject({ argument: 'options.now', message: 'Invalid argument options.now: expected a valid Date, not the string "2026-01-01"' });
     expect(thrown(() => exportAny(resolution, 'pixi', { now: new Date(Number.NaN) }))).toMatchObject({ argument: 'options.now' });
     expect(thrown(() => exportAny(resolution, 'pixi', { registry: {} }))).toMatchObject({ argument: 'options.registry' });
+    expect(thrown(() => exportAny(resolution, ' '))).toMatchObject({ argument: 'format', message: 'Invalid argument format: expected a format name such as "pixi" or "explicit", not the string " "' });
+    expect(thrown(() => exportAny(resolution, 'pixi', { now: new Date(0), when: 1 }))).toMatchObject({ argument: 'options.when', message: 'Invalid argument options: unknown field "when"; the fields are registry, now' });
     expect(thrown(() => exportAny(resolution, 'no-such-format'))).toMatchObject({ code: 'CR_ERR_FORMAT_UNKNOWN' });
     expect(exportAny(resolution, 'pixi', null).startsWith('version: 6\n')).toBe(true);
     expect(exportAny(resolution, 'explicit', { registry: registerBuiltinExporters() })).toContain('@EXPLICIT');

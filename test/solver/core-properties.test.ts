@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CoreSolver, type CoreSolverOptions } from '../../solver/core/solver.js';
+import { depth } from '../helpers/depth.js';
 import { cnfProblem, randomProblem, type RandomProblem } from './helpers/random-universe.js';
 import { Oracle, optimalityViolation, violations, type OracleProblem } from './helpers/sat-oracle.js';
 import { comparePreference, matchesRequirement, parseRequirement, UniverseProvider } from './helpers/universe.js';
@@ -32,7 +33,7 @@ function solveCore(problem: RandomProblem, options: CoreSolverOptions = {}): num
   return outcome.kind === 'sat' ? outcome.solvables : null;
 }
 
-// CPU-bound with a fixed number of runs: the run count bounds them, not the clock, so a busy
+// CPU-bound with a fixed number of runs (more under CR_DEEP=1, test/helpers/depth.ts): the run count bounds them, not the clock, so a busy
 // machine (the invariant checker makes them 2x slower) gets a generous time limit.
 describe('core solver against MiniSat on random universes', { timeout: 300_000 }, () => {
   it('agrees on satisfiability, returns valid solutions, and is optimal in spec order', () => {
@@ -48,7 +49,7 @@ describe('core solver against MiniSat on random universes', { timeout: 300_000 }
           expect(optimalityViolation(oracle, ours, compare)).toBeNull();
         }
       }),
-      { numRuns: 250 },
+      { numRuns: depth(250, 1000) },
     );
   });
 
@@ -68,16 +69,19 @@ describe('core solver against MiniSat on random universes', { timeout: 300_000 }
         const b = describe(shuffled, solveCore({ packages: shuffled, specs: problem.specs }));
         expect(b).toEqual(a);
       }),
-      { numRuns: 150 },
+      { numRuns: depth(150, 500) },
     );
   });
 
   it('stays sound when learnt clauses are cleaned up constantly', () => {
     // With room for two learnt clauses about half the problems clean up (never fewer than 19 of
-    // 60 over 150 seeds); with ten it was one in seven, and a CI run once saw none at all.
+    // 60 over 150 seeds up to 18 variables; 4 to 5 in 10 at 14 to 16); with ten it was one in
+    // seven, and a CI run once saw none at all. Up to 16 variables: the invariant checker's pass
+    // over every clause after each propagation made the 17s and 18s three quarters of the time.
+    // CR_DEEP=1 goes up to 18 variables, 150 problems.
     let cleaned = 0;
     fc.assert(
-      fc.property(cnfProblem, (problem) => {
+      fc.property(cnfProblem(depth(16, 18)), (problem) => {
         const oracle = new Oracle(oracleProblem(problem));
         const provider = new UniverseProvider(problem.packages);
         const solver = new CoreSolver(provider, { maxLearnt: 2, checkInvariants: true });
@@ -91,7 +95,7 @@ describe('core solver against MiniSat on random universes', { timeout: 300_000 }
           expect(optimalityViolation(oracle, outcome.solvables, compare)).toBeNull();
         }
       }),
-      { numRuns: 60 },
+      { numRuns: depth(60, 150) },
     );
     expect(cleaned).toBeGreaterThan(0);
   });
@@ -120,7 +124,7 @@ describe('core solver against MiniSat on random universes', { timeout: 300_000 }
         expect(ours).not.toBeNull();
         expect(violations(oracleProblem(smaller), ours!)).toEqual([]);
       }),
-      { numRuns: 250 },
+      { numRuns: depth(250, 1000) },
     );
   });
 });
