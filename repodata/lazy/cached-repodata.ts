@@ -12,7 +12,7 @@
  * Security notes: paths come from the cache, never from users. A sidecar is checked against the
  * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
  */
-import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
+import type { ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
 import type { IndexRows } from './index-rows.js';
@@ -70,13 +70,13 @@ export interface LoadIndexOptions {
 
 export interface LoadedIndex {
   readonly index: ShareableSubdirIndex;
-  /** `sidecar`: no scan; `scan`: scanned (and sidecar written); `eager`: the lazy scan declined. */
-  readonly from: 'sidecar' | 'scan' | 'eager';
+  /** `sidecar`: no scan; `scan`: scanned (and sidecar written). */
+  readonly from: 'sidecar' | 'scan';
 }
 
 /**
  * A ready index for a cached repodata.json: from its sidecar when one matches, else by scanning
- * (writing the sidecar for next time), else eagerly. Throws `RepodataParseError` for a bad document;
+ * (writing the sidecar for next time). Throws `RepodataParseError` for a bad document;
  * a failure to write the sidecar is not an error (the index is still returned).
  */
 export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
@@ -126,8 +126,7 @@ export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
   } finally {
     file.close();
   }
-  const index = indexRepodata(bytes, options.source);
-  if (!(index instanceof LazySubdirIndex)) return { index, from: 'eager' };
+  const index = LazySubdirIndex.fromBytes(bytes, options.source);
   if (writeSidecar) {
     try {
       writeIndexSidecar(sidecarPath, index.tables);
