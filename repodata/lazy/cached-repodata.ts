@@ -1,16 +1,10 @@
 /**
- * Node file access for the lazy index, kept apart so the index itself works on plain bytes:
- * reading and writing index sidecars, and `loadIndexFromCache`, which gives the disk cache a ready
- * index for a cached JSON file (read by position through `repodata-file.ts`).
- *
- * Warm start with a valid sidecar: no scan at all; the JSON and the sidecar's tables are either read
- * whole into shared memory (`bytes: 'memory'`, the default, needed anyway to hand the index to
- * worker threads) or left on disk (`bytes: 'positional'`, least memory): then a start reads the
- * sidecar's name table, and per name asked for its rows and then its records' byte spans.
- * bench/load-index.ts measures both (bench/RESULTS.md).
- *
- * Security notes: paths come from the cache, never from users. A sidecar is checked against the
- * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
+ * Node file access for the lazy index, apart so the index itself works on plain bytes: index
+ * sidecars, and `loadIndexFromCache`, a ready index for a cached JSON file. With a valid sidecar
+ * nothing is scanned; the JSON is read whole into shared memory (`bytes: 'memory'`, needed to hand
+ * the index to workers) or left on disk (`'positional'`, least memory; bench/load-index.ts).
+ * Paths come from the cache, never from users; a sidecar is checked against the JSON's length and
+ * fingerprint and its own checksum, and a bad one is rebuilt, not trusted.
  */
 import type { ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';

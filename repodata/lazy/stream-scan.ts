@@ -1,20 +1,12 @@
 /**
- * The repodata.json scan behind `LazySubdirIndex`: fed in chunks as a document arrives (a download,
- * a file read, a zstd decoder's output), it finds each record's file name, byte span and package
- * name without building the record, and never holds the whole document. `finish()` gives the tables
- * (`json-scan.ts` resolves them as `JSON.parse` would) or throws `RepodataParseError` with the
- * byte, line and column.
- *
- * One exact byte scan (`#unit`, states `Phase` in document order) reads the document. In package
- * sections it first hands the entries to the WebAssembly entry scan (`entry-scan.ts`), several
- * times faster on conda-forge-sized documents (bench/RESULTS.md), which takes the common shape and
- * stops at anything else (escapes, non-ASCII file names, no usable name) for the byte scan. The
- * property tests in test/repodata/stream-scan.test.ts hold both to the byte scan alone.
- *
- * Resuming: a unit (a top-level key or value, one entry, a separator) cut by the end of the bytes
- * so far is read again from its start once the buffer has doubled (linear in a huge value), and no
- * unit may pass `MAX_UNIT_BYTES`. File names are read back (`options.read`) only for `removed` and
- * for documents whose keys are not sorted.
+ * The repodata.json scan behind `LazySubdirIndex`, fed in chunks as a document arrives: per record
+ * it keeps the file name's and the record's byte spans and the package name, never the document.
+ * One exact byte scan (`#unit`, states `Phase` in document order) reads it; in package sections it
+ * first hands entries to the WebAssembly entry scan (`entry-scan.ts`), which takes the common shape,
+ * is several times faster on conda-forge-sized documents (bench/RESULTS.md) and leaves anything
+ * else to the byte scan. test/repodata/stream-scan.test.ts holds the two to the byte scan alone.
+ * A unit cut by the end of the bytes so far is read again once the buffer has doubled (linear in a
+ * huge value), and none may pass `MAX_UNIT_BYTES`.
  */
 import { RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
