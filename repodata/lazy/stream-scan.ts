@@ -605,7 +605,7 @@ export class RepodataStreamScanner {
     this.#phase = Phase.EntrySeparator;
     this.#noteKey(b, fnStart, fnEnd);
     const first = b[fnStart];
-    if ((first >= 0x30 && first <= 0x39) || b.subarray(fnStart, fnEnd).includes(BACKSLASH)) {
+    if ((first >= 0x30 && first <= 0x39) || hasBackslash(b, fnStart, fnEnd)) {
       const value = arrayIndexValue(this.#decode(b, fnStart, fnEnd));
       if (value >= 0) this.#indexKeyRows.push([this.#rows, value]);
     }
@@ -875,6 +875,11 @@ export class RepodataStreamScanner {
       byteOffset: offset,
     });
   }
+}
+
+function hasBackslash(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (b[i] === BACKSLASH) return true;
+  return false;
 }
 
 /** The JS string of the JSON string content `b[start, end)`; `at` is its opening quote's document offset for errors. */
