@@ -254,7 +254,7 @@ export function buildTables(scan: ScanColumns): RepodataIndexTables {
   for (let section = 0; section < 2; section++) {
     const [first, last] = scan.sectionRows[section];
     for (const [row] of indexKeyRows) if (row >= first && row < last) place(row);
-    for (let row = first; row < last; row++) if (!indexKey.has(row)) place(row);
+    for (let row = first; row < last; row++) if (indexKey.size === 0 || !indexKey.has(row)) place(row);
   }
 
   // Canonical name bytes, and the name hash table over them. A name whose records were all

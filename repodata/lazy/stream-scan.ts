@@ -281,7 +281,7 @@ export class RepodataStreamScanner {
     if (this.#failed !== null) throw this.#failed;
     if (this.#final) throw new Error('RepodataStreamScanner: push after finish');
     if (this.totalBytes + chunk.length >= 0xffffffff) {
-      // Offsets are 32-bit; `JSON.parse` could not read such a document either (V8's longest string is 1 GiB).
+      // Offsets are 32-bit; `JSON.parse` could not read such a document either (V8's strings are far shorter).
       this.#failed = new RepodataParseError(this.#where, 'the document is 4 GiB or larger, more than the index addresses', { byteOffset: this.totalBytes });
       throw this.#failed;
     }
