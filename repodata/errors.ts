@@ -16,7 +16,7 @@ export const REPODATA_ERROR_CODES = {
   CR_ERR_REPODATA_PARSE: 'A repodata document is not valid (not JSON, wrong shape, a record without a name).',
   CR_ERR_REPODATA_VERSION: 'A repodata document declares a repodata_version newer than 2.',
   CR_ERR_REPODATA_RECORD_TOO_LARGE: 'A repodata record is larger than the bound on one record.',
-  CR_ERR_REPODATA_INDEX_UNSUPPORTED: 'The lazy byte scan met something it does not handle exactly; the caller parses eagerly instead.',
+  CR_ERR_REPODATA_INDEX_UNSUPPORTED: 'A lazy index sidecar or its tables do not fit the document (damaged, stale, another platform); the caller scans again.',
   CR_ERR_REPODATA_ZSTD: 'A zstd stream cannot be decoded.',
 } as const;
 

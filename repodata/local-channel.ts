@@ -106,7 +106,7 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
 
 /**
  * Decompress a local `.zst` into `target` (atomically: a temp file renamed at the end), indexing
- * each decoded piece as it is written. Returns the tables, or null when the lazy scan declined.
+ * each decoded piece as it is written. Returns the tables.
  */
 async function decompressAndScan(
   channel: Channel,
@@ -115,7 +115,7 @@ async function decompressAndScan(
   target: string,
   source: RepodataSource,
   maxBytes: number,
-): Promise<RepodataIndexTables | null> {
+): Promise<RepodataIndexTables> {
   const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const indexer = new StreamIndexer(temporary, source);
   let pending: Buffer[] = [];

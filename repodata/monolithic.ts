@@ -1,11 +1,11 @@
 /**
- * One monolithic repodata.json as a `SubdirIndex`: the lazy index when its scan can reproduce the
- * document exactly, else the eager parse (`EagerSubdirIndex`). Both can cross to worker threads:
- * `toShared()` gives a structured-cloneable handle, `reviveSubdirIndex` rebuilds the index there.
+ * One monolithic repodata.json as a `SubdirIndex`: the lazy index (`lazy/`), or the eager parse
+ * (`EagerSubdirIndex`) for a caller that wants every record built. Both can cross to worker
+ * threads: `toShared()` gives a structured-cloneable handle, `reviveSubdirIndex` rebuilds the index there.
  */
 import { LazySubdirIndex, type SharedLazyIndexHandle } from './lazy/lazy-subdir-index.js';
 import { parseRepodata } from './parse.js';
-import { RepodataIndexUnsupportedError, RepodataParseError, describeSource } from './parse-errors.js';
+import { RepodataParseError, describeSource } from './parse-errors.js';
 import { groupByName, RecordsIndex } from './records-index.js';
 import type { RepodataSource } from './record-normalise.js';
 import { toSharedBytes } from './shared-memory.js';
@@ -29,9 +29,8 @@ export interface ShareableSubdirIndex extends SubdirIndex {
 }
 
 /**
- * The records of a whole document, parsed at once: the fallback when the lazy scan reports
- * something it does not reproduce exactly (`RepodataIndexUnsupportedError`). Its handle carries the
- * document's bytes in shared memory, and the worker parses them again.
+ * The records of a whole document, parsed at once. Its handle carries the document's bytes in
+ * shared memory, and the worker parses them again.
  */
 export class EagerSubdirIndex extends RecordsIndex implements ShareableSubdirIndex {
   readonly #input: Uint8Array | string;
@@ -62,12 +61,7 @@ export class EagerSubdirIndex extends RecordsIndex implements ShareableSubdirInd
  * document is bad; never a raw SyntaxError.
  */
 export function indexRepodata(bytes: Uint8Array, source: RepodataSource): ShareableSubdirIndex {
-  try {
-    return LazySubdirIndex.fromBytes(bytes, source);
-  } catch (error) {
-    if (!(error instanceof RepodataIndexUnsupportedError)) throw error;
-    return new EagerSubdirIndex(bytes, source);
-  }
+  return LazySubdirIndex.fromBytes(bytes, source);
 }
 
 /** Rebuild, in this thread, an index handed over by `toShared()` in another. */

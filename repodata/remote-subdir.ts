@@ -308,19 +308,11 @@ export class RemoteSubdirs {
       }
       const { tables } = document;
       await writer.close();
-      // A document the lazy scan declined is parsed (and checked) before it is committed.
-      let eager;
-      try {
-        eager = tables === null ? await openScannedIndex(writer.path, null, source, this.#options.indexBytes) : null;
-      } catch (error) {
-        if (error instanceof RepodataParseError) throw corrupt(error);
-        throw error;
-      }
       // Only a document that indexed is committed; the index then reads the committed file.
       const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: document.size, sha256: document.sha256, shardsAbsentAt });
       committed = true;
       const dataPath = this.#cache.dataPath(saved);
-      const index = eager ?? (await openScannedIndex(dataPath, tables, source, this.#options.indexBytes, `${dataPath}.index`));
+      const index = await openScannedIndex(dataPath, tables, source, this.#options.indexBytes, `${dataPath}.index`);
       this.#progress(channel, subdir, 'index', { records: index.recordCount });
       keepSidecar(`${dataPath}.index`, tables);
       return { state: saved, index };
@@ -381,8 +373,8 @@ export class RemoteSubdirs {
 
 /**
  * Where the records of a monolithic index point other than the subdir itself (which the policy saw
- * as a request URL): `info.base_url`. The lazy index read it while scanning; an eager parse (the
- * fallback for documents the scan declines) is asked through its records' URLs.
+ * as a request URL): `info.base_url`. The lazy index read it while scanning; another index is
+ * asked through its records' URLs.
  */
 function packageBases(index: SubdirIndex, publicSubdirUrl: string): string[] {
   const own = `${publicSubdirUrl}/`;

@@ -1,18 +1,12 @@
 /**
- * Node file access for the lazy index, kept apart so the index itself works on plain bytes:
- * reading and writing index sidecars, and `loadIndexFromCache`, which gives the disk cache a ready
- * index for a cached JSON file (read by position through `repodata-file.ts`).
- *
- * Warm start with a valid sidecar: no scan at all; the JSON and the sidecar's tables are either read
- * whole into shared memory (`bytes: 'memory'`, the default, needed anyway to hand the index to
- * worker threads) or left on disk (`bytes: 'positional'`, least memory): then a start reads the
- * sidecar's name table, and per name asked for its rows and then its records' byte spans.
- * bench/load-index.ts measures both (bench/RESULTS.md).
- *
- * Security notes: paths come from the cache, never from users. A sidecar is checked against the
- * JSON's length and fingerprint and its own checksum before use; a bad one is rebuilt, not trusted.
+ * Node file access for the lazy index, apart so the index itself works on plain bytes: index
+ * sidecars, and `loadIndexFromCache`, a ready index for a cached JSON file. With a valid sidecar
+ * nothing is scanned; the JSON is read whole into shared memory (`bytes: 'memory'`, needed to hand
+ * the index to workers) or left on disk (`'positional'`, least memory; bench/load-index.ts).
+ * Paths come from the cache, never from users; a sidecar is checked against the JSON's length and
+ * fingerprint and its own checksum, and a bad one is rebuilt, not trusted.
  */
-import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
+import type { ShareableSubdirIndex } from '../monolithic.js';
 import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
 import type { IndexRows } from './index-rows.js';
@@ -70,13 +64,13 @@ export interface LoadIndexOptions {
 
 export interface LoadedIndex {
   readonly index: ShareableSubdirIndex;
-  /** `sidecar`: no scan; `scan`: scanned (and sidecar written); `eager`: the lazy scan declined. */
-  readonly from: 'sidecar' | 'scan' | 'eager';
+  /** `sidecar`: no scan; `scan`: scanned (and sidecar written). */
+  readonly from: 'sidecar' | 'scan';
 }
 
 /**
  * A ready index for a cached repodata.json: from its sidecar when one matches, else by scanning
- * (writing the sidecar for next time), else eagerly. Throws `RepodataParseError` for a bad document;
+ * (writing the sidecar for next time). Throws `RepodataParseError` for a bad document;
  * a failure to write the sidecar is not an error (the index is still returned).
  */
 export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
@@ -126,8 +120,7 @@ export function loadIndexFromCache(options: LoadIndexOptions): LoadedIndex {
   } finally {
     file.close();
   }
-  const index = indexRepodata(bytes, options.source);
-  if (!(index instanceof LazySubdirIndex)) return { index, from: 'eager' };
+  const index = LazySubdirIndex.fromBytes(bytes, options.source);
   if (writeSidecar) {
     try {
       writeIndexSidecar(sidecarPath, index.tables);

@@ -1,21 +1,29 @@
 /**
- * The WebAssembly entry scan (`wasm/entry-scan.c`): the fast path of the repodata.json scan
- * (`stream-scan.ts`), about two and a half times the speed of its JavaScript one. Each `EntryScan` is one
- * instance with its own memory, which also holds the scanner's input buffer, so bytes pushed are
- * copied once (into the buffer) and read where they are. Downloads of two subdirs scan at once:
- * each scanner has its own instance.
- *
- * Where WebAssembly or its SIMD instructions are missing (or a browser refuses to compile on its
- * main thread), `EntryScan.create()` gives null and the JavaScript path scans as before.
- * `CONDA_RESOLVE_SCAN=js` forces that path (for comparisons).
+ * Loads the WebAssembly entry scan (`wasm/entry-scan.c`, built by `scripts/build-entry-scan.mjs`),
+ * which reads the common `"file name": {record}` entries for `stream-scan.ts`. Each `EntryScan` is
+ * one instance whose memory also holds its scanner's input buffer, so pushed bytes are copied once.
+ * Where WebAssembly with SIMD is missing, `create()` gives null and the byte scan reads every
+ * entry; `CONDA_RESOLVE_SCAN=js` asks for that (for comparisons).
  */
 import { ENTRY_SCAN_WASM } from './entry-scan-wasm.js';
 
-/**
- * `scan` stopped after an entry not followed by "," (wasm/entry-scan.c's STOP_SEPARATOR); its other
- * reasons (an entry for the JavaScript scan, full output) both leave an entry due next.
- */
-export const STOP_SEPARATOR = 1;
+/** Why `scan` stopped (`STOP_*` in wasm/entry-scan.c): only after `Separator` is no entry due next. */
+export const Stop = {
+  /** At an entry it leaves to the byte scan (or the end of the bytes). */
+  Entry: 0,
+  /** After an entry not followed by ",". */
+  Separator: 1,
+  /** The output columns are full. */
+  Full: 2,
+} as const;
+
+/** Bits of a row's `flags` (`out_flags` in wasm/entry-scan.c). */
+export const RowFlag = {
+  /** The name has a byte >= 0x80 (it is decoded to find its canonical bytes). */
+  NonAscii: 1,
+  /** The name's bytes are the previous row's. */
+  SameName: 2,
+} as const;
 
 /** Bytes the scan may read past the end of the input (whole 64-byte blocks). */
 const PADDING = 128;
@@ -62,7 +70,7 @@ function compile(): object | null {
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     compiled = new api.Module(bytes);
   } catch {
-    // No SIMD, or no synchronous compile here: the JavaScript path.
+    // No SIMD, or no synchronous compile here: the byte scan reads every entry.
   }
   return compiled;
 }
@@ -132,7 +140,7 @@ function makeViews(e: EntryScanExports, rows: number) {
     nameStart: u32(e.out_name_start()),
     nameEnd: u32(e.out_name_end()),
     nameHash: u32(e.out_name_hash()),
-    /** Bit 0: the name has a byte >= 0x80; bit 1: the same bytes as the previous row's name. */
+    /** `RowFlag` bits. */
     flags: new Uint8Array(buffer, e.out_flags(), rows),
     /** [stop offset, stop reason, first unsorted row] */
     results: new Uint32Array(buffer, e.results(), 3),

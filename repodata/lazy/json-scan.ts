@@ -1,33 +1,13 @@
 /**
- * The pieces of the repodata.json scan (`stream-scan.ts` drives it): the exact scan of one record
- * object, and the tables built from the scanned rows. The scan, as a whole, is one pass over the
- * bytes of a repodata.json that finds, for every entry of `packages` and
- * `packages.conda`, the span of its file-name key, the span of its record object and its `name`,
- * without building a JS object per record. The result is `RepodataIndexTables`.
- *
- * The scan follows JSON structure exactly where it matters for the index (the top-level object, the
- * two package sections and their separators, every string with its escapes, nesting) and leaves
- * the content of values to `JSON.parse` when a record is read. It reproduces `JSON.parse` and the
- * eager parser for what it indexes: the last of duplicate `name` keys wins; a file name repeated
- * within a section keeps its first position and its last value; names and file names with escapes
- * or non-ASCII bytes are compared decoded; entries listed in `removed` are dropped, and are not
- * errors even when they have no name. Whatever it cannot reproduce exactly (a package section
- * given twice, a file name repeated with different package names, integer-like file names, a file
- * over 4 GiB) raises `RepodataIndexUnsupportedError`, and the caller falls back to eager parsing.
- * Invalid JSON inside a value the index never reads (a record, `signatures`) is not detected by
- * the scan: a record's is reported by `records(name)`, the rest never matters to a solve.
- *
- * Inside a record object the scan is a single tight loop over the bytes (a class table per byte,
- * an inner loop per string) that tracks nesting and, at the record's own level, which string is a
- * key; the `name` value is read after `"name":`. It does not validate the JSON inside a record:
- * `records(name)` parses every span it returns with `JSON.parse` and checks the parsed name, so a
- * malformed record fails there with `RepodataParseError` instead of being mis-indexed.
- *
- * Performance notes: no closures or JS objects per record; per-record data goes into growable typed
- * arrays; only the distinct names (25,000 of 465,000 records on conda-forge) are ever decoded into
- * JS strings.
+ * The exact parts of the repodata.json scan that `stream-scan.ts` drives: the byte scan of one
+ * record object (where its "name" is, without building it), and the tables built from the rows.
+ * Only what the index needs is followed exactly (strings with escapes, nesting, which string is a
+ * key); a record's other content is left to `JSON.parse` when `records(name)` reads it, which also
+ * checks the parsed name, so a malformed record fails there instead of being mis-indexed.
+ * Repeated file names, `removed`, integer-like keys and unusable entries are resolved here as
+ * `JSON.parse` and the eager parser (`parse.ts`) see them.
  */
-import { RepodataIndexUnsupportedError } from '../parse-errors.js';
+import { RepodataParseError } from '../parse-errors.js';
 import { sharedInt32, sharedUint32, sharedUint8 } from '../shared-memory.js';
 import { FNV_OFFSET, FNV_PRIME, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
@@ -44,6 +24,7 @@ const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /** Byte classes for the record loop: 0 is "nothing to do". */
+const K_NONE = 0;
 const K_QUOTE = 1;
 const K_OPEN = 2;
 const K_CLOSE = 3;
@@ -58,8 +39,17 @@ CLASS[CLOSE_BRACKET] = K_CLOSE;
 CLASS[COLON] = K_COLON;
 CLASS[COMMA] = K_COMMA;
 
-/** What `scanRecordObject` found: `[nameStart, nameEnd, nameState]`; state 0 missing, 1 string, 2 not a string. */
+/** What a record's "name" key holds (the last one wins). Also `name_state` in wasm/entry-scan.c. */
+export const NameState = { Missing: 0, String: 1, NotString: 2 } as const;
+export type NameState = (typeof NameState)[keyof typeof NameState];
+
+/** What `scanRecordObject` found: `[nameStart, nameEnd, NameState]`. */
 export const recordOut = new Int32Array(3);
+
+/** `recName` of a row that is no record: dropped (repeated, removed, an earlier copy of its section). */
+export const DEAD = 0xffffffff;
+/** `recName` of an entry without a usable name: an error unless `removed` lists it or a later copy replaces it. */
+export const UNUSABLE = 0xfffffffe;
 
 /**
  * Skip the record object starting at `at` (its `{`) and find its `name` value. Returns the index
@@ -73,10 +63,10 @@ export function scanRecordObject(b: Uint8Array, words: Uint32Array, base: number
   let keyIsName = false;
   let nameStart = -1;
   let nameEnd = -1;
-  let nameState = 0;
+  let nameState: NameState = NameState.Missing;
   while (i < n) {
     const kind = CLASS[b[i]];
-    if (kind === 0) {
+    if (kind === K_NONE) {
       i++;
       // Indentation: skip aligned words of four spaces at once.
       while (((base + i) & 3) === 0 && i <= wordEnd && words[(base + i) >> 2] === 0x20202020) i += 4;
@@ -120,10 +110,10 @@ export function scanRecordObject(b: Uint8Array, words: Uint32Array, base: number
             if (j >= n) return -1;
             nameStart = i + 1;
             nameEnd = j;
-            nameState = 1;
+            nameState = NameState.String;
             i = j + 1;
           } else {
-            nameState = 2;
+            nameState = NameState.NotString;
           }
         }
       }
@@ -181,10 +171,11 @@ export class Column {
   }
 }
 
-export function isArrayIndexKey(b: Uint8Array, start: number, end: number): boolean {
-  if (end - start > 10 || (b[start] === 0x30 && end - start > 1)) return false;
-  for (let i = start; i < end; i++) if (b[i] < 0x30 || b[i] > 0x39) return false;
-  return Number(decoder.decode(b.subarray(start, end))) < 2 ** 32 - 1;
+/** The value of an integer-like key (an array index, which `JSON.parse` orders first), else -1. */
+export function arrayIndexValue(key: string): number {
+  if (!/^(?:0|[1-9][0-9]{0,9})$/.test(key)) return -1;
+  const value = Number(key);
+  return value < 2 ** 32 - 1 ? value : -1;
 }
 
 /** Lexicographic comparison of `b[s1, e1)` and `b[s2, e2)`. */
@@ -199,12 +190,11 @@ export function compareBytes(b: Uint8Array, s1: number, e1: number, s2: number, 
 
 /** What a scan found, for `buildTables`. */
 export interface ScanColumns {
-  /** The bytes `fnStart`/`fnEnd` point into: the document, or a store of the file names alone. */
+  /** The bytes `fnStart`/`fnEnd` point into: a store of the file names (unsorted documents only). */
   bytes: Uint8Array;
   /** Length and `fingerprintBytes` of the document. */
   byteLength: number;
   fingerprint: number;
-  where: string;
   info: RepodataIndexTables['info'];
   recordTotal: number;
   fnStart: Uint32Array;
@@ -219,14 +209,16 @@ export interface ScanColumns {
   sectionRows: ReadonlyArray<readonly [number, number]>;
   sorted: boolean;
   nameCount: number;
-  /** Marks the rows named in `removed` dead in sorted sections (default: binary search over `bytes`); returns how many. */
-  dropRemoved?: (scan: ScanColumns) => number;
+  /** Marks the rows named in `removed` dead in sorted sections; returns how many. */
+  dropRemoved: (scan: ScanColumns) => number;
+  /** Rows whose file name is integer-like, with its value: `JSON.parse` lists them first, by value. */
+  indexKeyRows: ReadonlyArray<readonly [row: number, value: number]>;
+  /** The error for an `UNUSABLE` row that stays. */
+  unusable: (row: number) => RepodataParseError;
   /** Name `id`'s canonical UTF-8 bytes. */
   canonicalName: (id: number) => Uint8Array;
   decodeString: (start: number, end: number) => string;
 }
-
-const DEAD = 0xffffffff;
 
 /**
  * Resolve repeated file names and `removed`, then lay the rows out grouped by name in shared memory.
@@ -234,7 +226,8 @@ const DEAD = 0xffffffff;
 export function buildTables(scan: ScanColumns): RepodataIndexTables {
   const { recordTotal, outFnStart: fnStart, outFnEnd: fnEnd, recStart, recEnd, recName } = scan;
   // Sorted plain keys (conda-index output) cannot repeat; otherwise resolve repeats by hashing.
-  const live = recordTotal - (scan.sorted ? (scan.dropRemoved ?? dropRemovedSorted)(scan) : resolveRepeats(scan));
+  const live = recordTotal - (scan.sorted ? scan.dropRemoved(scan) : resolveRepeats(scan));
+  for (let row = 0; row < recordTotal; row++) if (recName[row] === UNUSABLE) throw scan.unusable(row);
 
   // Group rows by name: count, prefix-sum, then fill `packages` rows before `packages.conda` rows.
   const nameCount = scan.nameCount;
@@ -246,17 +239,22 @@ export function buildTables(scan: ScanColumns): RepodataIndexTables {
   const outFnEnd = sharedUint32(live);
   const outRecStart = sharedUint32(live);
   const outRecEnd = sharedUint32(live);
+  const place = (row: number): void => {
+    const id = recName[row];
+    if (id === DEAD) return;
+    const to = cursor[id]++;
+    outFnStart[to] = fnStart[row];
+    outFnEnd[to] = fnEnd[row];
+    outRecStart[to] = recStart[row];
+    outRecEnd[to] = recEnd[row];
+  };
+  // Integer-like file names first, by value, as `for...in` over the parsed section lists them.
+  const indexKeyRows = [...scan.indexKeyRows].sort((x, y) => x[1] - y[1] || x[0] - y[0]);
+  const indexKey = new Set(indexKeyRows.map(([row]) => row));
   for (let section = 0; section < 2; section++) {
     const [first, last] = scan.sectionRows[section];
-    for (let row = first; row < last; row++) {
-      const id = recName[row];
-      if (id === DEAD) continue;
-      const to = cursor[id]++;
-      outFnStart[to] = fnStart[row];
-      outFnEnd[to] = fnEnd[row];
-      outRecStart[to] = recStart[row];
-      outRecEnd[to] = recEnd[row];
-    }
+    for (const [row] of indexKeyRows) if (row >= first && row < last) place(row);
+    for (let row = first; row < last; row++) if (indexKey.size === 0 || !indexKey.has(row)) place(row);
   }
 
   // Canonical name bytes, and the name hash table over them. A name whose records were all
@@ -300,33 +298,6 @@ export function buildTables(scan: ScanColumns): RepodataIndexTables {
     nameByteOffsets,
     nameSlots,
   };
-}
-
-/** Mark rows named in `removed` dead, by binary search in each sorted section; returns how many. */
-function dropRemovedSorted(scan: ScanColumns): number {
-  const { bytes: b, fnStart, fnEnd, recName } = scan;
-  let dropped = 0;
-  for (const removed of scan.info.removed) {
-    const key = encoder.encode(removed);
-    for (const [first, last] of scan.sectionRows) {
-      let lo = first;
-      let hi = last;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const order = compareWith(b, fnStart[mid], fnEnd[mid], key);
-        if (order === 0) {
-          if (recName[mid] !== DEAD) {
-            recName[mid] = DEAD;
-            dropped++;
-          }
-          break;
-        }
-        if (order < 0) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-  }
-  return dropped;
 }
 
 function compareWith(b: Uint8Array, start: number, end: number, key: Uint8Array): number {
@@ -387,9 +358,7 @@ function resolveRepeats(scan: ScanColumns): number {
       continue;
     }
     // JSON.parse keeps the first position of a repeated key and its last value.
-    if (recName[found] !== recName[row]) {
-      throw new RepodataIndexUnsupportedError(scan.where, `file name "${scan.decodeString(fnStart[row], fnEnd[row])}" appears twice with different package names`);
-    }
+    recName[found] = recName[row];
     recStart[found] = recStart[row];
     recEnd[found] = recEnd[row];
     recName[row] = DEAD;

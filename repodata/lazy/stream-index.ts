@@ -3,16 +3,12 @@
  * (a download going to the cache's temp file) or read (a local channel's file), and the index then
  * reads records from that file by position. Nothing holds the whole document, and nothing reads it
  * a second time; the sidecar is written from the tables at the end.
- *
- * A document the lazy scan declines (`RepodataIndexUnsupportedError`: a file name repeated under
- * two package names, integer-like keys) is parsed eagerly from the file instead, as before.
  */
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { CacheWriter } from '../cache.js';
-import { indexRepodata, type ShareableSubdirIndex } from '../monolithic.js';
-import { RepodataIndexUnsupportedError, describeSource } from '../parse-errors.js';
+import type { ShareableSubdirIndex } from '../monolithic.js';
+import { describeSource } from '../parse-errors.js';
 import type { RepodataSource } from '../record-normalise.js';
-import { toSharedBytes } from '../shared-memory.js';
 import { writeIndexSidecar } from './cached-repodata.js';
 import { documentHash, type DocumentHash } from './document-hash.js';
 import { RepodataFile } from './repodata-file.js';
@@ -32,7 +28,6 @@ export class StreamIndexer {
   readonly #scanner: RepodataStreamScanner;
   readonly #path: string;
   #file: RepodataFile | null = null;
-  #declined = false;
 
   /** `read` gives back bytes already pushed (default: from `path`, where they must be by then). */
   constructor(path: string, source: RepodataSource, expectedBytes?: number, read?: (start: number, end: number) => Uint8Array) {
@@ -55,23 +50,13 @@ export class StreamIndexer {
 
   /** Throws `RepodataParseError` as soon as the document is found broken. */
   push(chunk: Uint8Array): void {
-    if (this.#declined) return;
-    try {
-      this.#scanner.push(chunk);
-    } catch (error) {
-      if (!(error instanceof RepodataIndexUnsupportedError)) throw error;
-      this.#declined = true;
-    }
+    this.#scanner.push(chunk);
   }
 
-  /** The tables, or null when the lazy scan declined the document (index it eagerly). */
-  finish(): RepodataIndexTables | null {
+  /** The tables; throws `RepodataParseError` for a bad document. */
+  finish(): RepodataIndexTables {
     try {
-      if (this.#declined) return null;
       return this.#scanner.finish();
-    } catch (error) {
-      if (error instanceof RepodataIndexUnsupportedError) return null;
-      throw error;
     } finally {
       this.#file?.close();
       this.#file = null;
@@ -89,9 +74,9 @@ interface InFlight {
   settled: Promise<void> | null;
 }
 
-/** A download written, hashed and indexed: the tables (null when the scan declined), size and sha256. */
+/** A download written, hashed and indexed: the tables, size and sha256. */
 export interface IndexedDocument {
-  readonly tables: RepodataIndexTables | null;
+  readonly tables: RepodataIndexTables;
   readonly size: number;
   readonly sha256: string;
 }
@@ -257,8 +242,8 @@ export class DownloadIndexer {
   }
 }
 
-/** Index a repodata.json on disk in one streaming read; null when the lazy scan declines it. */
-export async function scanRepodataFile(path: string, source: RepodataSource): Promise<RepodataIndexTables | null> {
+/** Index a repodata.json on disk in one streaming read. */
+export async function scanRepodataFile(path: string, source: RepodataSource): Promise<RepodataIndexTables> {
   const handle = await open(path, 'r');
   try {
     const indexer = new StreamIndexer(path, source, (await handle.stat()).size);
@@ -275,19 +260,18 @@ export async function scanRepodataFile(path: string, source: RepodataSource): Pr
 }
 
 /**
- * The index over `path` once it is complete: lazy over its tables (records read by position, or
- * the file read whole into shared memory for `memory`), or eager when `tables` is null. A
+ * The index over `path` once it is complete: lazy over its tables, records read by position, or
+ * the file read whole into shared memory for `memory`. A
  * positional index keeps the records it reads in the record cache of the sidecar at `sidecarPath`
  * (`record-cache.ts`), so the next run has them too.
  */
 export async function openScannedIndex(
   path: string,
-  tables: RepodataIndexTables | null,
+  tables: RepodataIndexTables,
   source: RepodataSource,
   bytes: 'memory' | 'positional',
   sidecarPath?: string,
 ): Promise<ShareableSubdirIndex> {
-  if (tables === null) return indexRepodata(toSharedBytes(await readFile(path)), source);
   const file = RepodataFile.open(path);
   if (bytes === 'positional') {
     const recordCache = sidecarPath === undefined ? undefined : (key: string) => new RecordCacheFile(`${sidecarPath}.records`, key);
@@ -301,8 +285,7 @@ export async function openScannedIndex(
 }
 
 /** Write the sidecar of `tables`; a cache that cannot take it still works (the next start scans). */
-export function keepSidecar(path: string, tables: RepodataIndexTables | null): void {
-  if (tables === null) return;
+export function keepSidecar(path: string, tables: RepodataIndexTables): void {
   try {
     writeIndexSidecar(path, tables);
   } catch {

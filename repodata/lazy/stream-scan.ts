@@ -1,32 +1,18 @@
 /**
- * The repodata.json scan, fed in chunks as a document arrives (a download, a file read, a zstd
- * decoder's output), so indexing costs no second pass over the document and never holds it whole;
- * a document already in memory goes through `scanRepodata`, in slices. What it indexes and
- * reproduces of `JSON.parse` is described in `json-scan.ts`, which holds the exact record scan and
- * the table building. `finish()` gives the tables and throws the document's errors (`RepodataParseError` with the byte offset, line and column;
- * `RepodataIndexUnsupportedError` where the caller falls back to eager parsing).
- *
- * How it resumes: the document is read in units that end at points where nothing of the past is
- * needed again (a top-level key, a top-level value, one `"file name": {record}` entry, a
- * separator). A unit that runs into the end of the bytes received so far is dropped and parsed again
- * from its start once more bytes are in, so only the unfinished unit (an entry: about 1 kB) is
- * carried between chunks. Of each entry the scan keeps offsets and a hash of its file name; each
- * distinct package name's bytes are copied out of the chunk. File names are read back from the
- * document (`options.read`) only where needed: the few `removed` names, or all of them once for a
- * document whose keys are not sorted (conda-index sorts them). The scanner
- * holds its tables, one batch of input (`SCAN_BATCH` or the chunk pushed, whichever is larger) and
- * the unfinished unit; `heldBytes` says how much input memory that is.
- *
- * A unit is parsed again only once the bytes buffered have doubled, so a single huge value (a
- * many-megabyte record or `removed` list) costs linear time, not quadratic. A unit is never held
- * past `MAX_UNIT_BYTES`: a single JSON value that large (a hostile channel's gigabyte string) is a
- * parse error, not memory held until the document ends, several times over for several subdirs.
+ * The repodata.json scan behind `LazySubdirIndex`, fed in chunks as a document arrives: per record
+ * it keeps the file name's and the record's byte spans and the package name, never the document.
+ * One exact byte scan (`#unit`, states `Phase` in document order) reads it; in package sections it
+ * first hands entries to the WebAssembly entry scan (`entry-scan.ts`), which takes the common shape,
+ * is several times faster on conda-forge-sized documents (bench/RESULTS.md) and leaves anything
+ * else to the byte scan. test/repodata/stream-scan.test.ts holds the two to the byte scan alone.
+ * A unit cut by the end of the bytes so far is read again once the buffer has doubled (linear in a
+ * huge value), and none may pass `MAX_UNIT_BYTES`.
  */
-import { RepodataIndexUnsupportedError, RepodataParseError } from '../parse-errors.js';
+import { RepodataParseError } from '../parse-errors.js';
 import { checkRepodataVersion, fragmentSyntaxError } from '../parse.js';
 import { readRepodataInfo } from '../record-normalise.js';
-import { EntryScan, STOP_SEPARATOR } from './entry-scan.js';
-import { buildTables, Column, isArrayIndexKey, recordOut, scanRecordObject } from './json-scan.js';
+import { EntryScan, RowFlag, Stop } from './entry-scan.js';
+import { arrayIndexValue, buildTables, Column, DEAD, NameState, recordOut, scanRecordObject, UNUSABLE } from './json-scan.js';
 import { FNV_OFFSET, FNV_PRIME, fingerprintWith, fnv1a, type RepodataIndexTables } from './span-tables.js';
 
 const QUOTE = 0x22;
@@ -38,8 +24,6 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-/** Marks a row dropped (as in `json-scan.ts`). */
-const DEAD = 0xffffffff;
 /** Bytes read at a time when file names are read back. */
 const GATHER_WINDOW = 4 << 20;
 
@@ -55,52 +39,35 @@ export const SCAN_BATCH = 256 * 1024;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/**
- * A record in the shape nearly every record of a real channel has, checked as strict JSON: a flat
- * object whose values are strings without escapes, numbers, literals or lists of such strings, with
- * exactly one "name" key. `RECORD_HEAD` matches from the `{` through `"name":` (no "name" key
- * before it), `RECORD_TAIL` from just after the name's string value through the `}` (no "name" key
- * after it). A record that matches both is valid JSON with that one top-level "name", so the exact
- * byte scan would find the same. Any other record (nested objects, escapes, a second or missing
- * "name", broken syntax, bytes still to come) is read by the exact byte scan. Each repetition
- * starts at a distinct token, so matching never backtracks far.
- */
-const { RECORD_HEAD, RECORD_TAIL } = (() => {
-  const ws = '[ \\t\\n\\r]*';
-  const str = '"[^"\\\\]*"';
-  const num = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?';
-  const value = `(?:${str}|${num}|true|false|null|\\[${ws}(?:${str}(?:${ws},${ws}${str})*${ws})?\\])`;
-  const other = `(?!"name"${ws}:)${str}${ws}:${ws}${value}`;
-  return {
-    RECORD_HEAD: new RegExp(`\\{${ws}(?:${other}${ws},${ws})*"name"${ws}:${ws}`, 'y'),
-    RECORD_TAIL: new RegExp(`(?:${ws},${ws}${other})*${ws}\\}`, 'y'),
-  };
-})();
-/**
- * The fast path's text window: small enough to be an ordinary young-generation string (larger
- * ones go to V8's large-object space or outside the heap, and cost several times more to make and
- * read), and renewed once fewer than `TEXT_SLACK` characters are left after the entry.
- */
-const TEXT_WINDOW = 64 * 1024;
-const TEXT_SLACK = 16 * 1024;
-
 /** Thrown inside a unit that reaches the end of the bytes received so far. */
 const NEED_MORE: unique symbol = Symbol('need more bytes');
 
-const P_START = 0;
-const P_KEY = 1;
-const P_VALUE = 2;
-const P_AFTER_VALUE = 3;
-const P_SECTION = 4;
-const P_ENTRY = 5;
-const P_ENTRY_SEP = 6;
-const P_END = 7;
-/** After the document's "{": its first key or "}". */
-const P_OPENED = 8;
-/** After a top-level key's ":": its value. */
-const P_KEY_VALUE = 9;
-/** After a top-level key: its ":". */
-const P_KEY_COLON = 10;
+/** What the next unit is, in document order. */
+const Phase = {
+  /** The "{" that opens the document. */
+  Start: 0,
+  /** After the document's "{": its first key or "}". */
+  Opened: 1,
+  /** A top-level key. */
+  Key: 2,
+  /** After a top-level key: its ":". */
+  KeyColon: 3,
+  /** After a top-level key's ":": what its value is. */
+  KeyValue: 4,
+  /** A top-level value other than a package section's object, read whole. */
+  Value: 5,
+  /** After a top-level value: "," or the closing "}". */
+  AfterValue: 6,
+  /** After a package section's "{": its first entry or "}". */
+  Section: 7,
+  /** One `"file name": value` entry of a package section. */
+  Entry: 8,
+  /** After an entry: "," or the section's "}". */
+  EntrySeparator: 9,
+  /** After the document's "}": only whitespace. */
+  End: 10,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
 
 /** A growable byte store that hands out offsets. */
 class ByteStore {
@@ -210,10 +177,8 @@ export interface StreamScanOptions {
   readonly batchBytes?: number;
   /** The document's expected length, when known (a file's size, a Content-Length): sizes the tables up front. */
   readonly expectedBytes?: number | undefined;
-  /** Read every entry with the exact byte scan (no fast path): the reference the tests compare with. */
+  /** Read every entry with the byte scan, without the WebAssembly entry scan: the tests' reference. */
   readonly exact?: boolean;
-  /** The fast path in JavaScript only, not the WebAssembly entry scan (`entry-scan.ts`); for tests. */
-  readonly noWasm?: boolean;
 }
 
 /** Bytes pushed at a time by `scanRepodata` (the scanner then holds a slice, not a copy of the document). */
@@ -231,19 +196,10 @@ export class RepodataStreamScanner {
   readonly #where: string;
   readonly #read: (start: number, end: number) => Uint8Array;
   readonly #batch: number;
-  readonly #exact: boolean;
   /** The WebAssembly entry scan, which also holds `#buf`; null where it is not used. */
   readonly #wasm: EntryScan | null;
   /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
   #buf = new Uint8Array(0);
-  /** `#buf` as a Node Buffer, for its one-byte-per-character text (`#text`); null outside Node. */
-  #bufView: Buffer | null = null;
-  /**
-   * A window `#buf[#textBase, #textBase + #text.length)` as a string of one character per byte,
-   * for the fast entry path; made afresh as the scan moves on (`#textAt`), '' outside a scan.
-   */
-  #text = '';
-  #textBase = 0;
   #words = new Uint32Array(0);
   #len = 0;
   #pos = 0;
@@ -253,12 +209,14 @@ export class RepodataStreamScanner {
   #final = false;
   #failed: unknown = null;
 
-  #phase = P_START;
-  /** The top-level value being read (P_VALUE): `skip`, a key to keep, or a section that is not an object. */
+  #phase: Phase = Phase.Start;
+  /** The top-level value being read (`Phase.Value`): `skip`, a key to keep, or a section that is not an object. */
   #valueKey = '';
   #valueKind: 'skip' | 'keep' | 'bad-section' = 'skip';
   readonly #top: Record<string, unknown> = {};
   readonly #seenSections = [false, false];
+  /** A package section's value that is neither an object nor null. */
+  readonly #sectionError: Array<RepodataParseError | null> = [null, null];
   #section = 0;
   #sectionName = '';
 
@@ -279,7 +237,10 @@ export class RepodataStreamScanner {
   #previousKey = new Uint8Array(256);
   #previousKeyLength = -1;
   #keyHash = 0;
-  readonly #unusable: Array<{ fileName: string; detail: string; at: number }> = [];
+  /** The `UNUSABLE` rows' file names and what is wrong, by their value's document offset. */
+  readonly #unusable = new Map<number, { fileName: string; detail: string }>();
+  /** Rows whose file name is integer-like, with its value. */
+  #indexKeyRows: Array<[row: number, value: number]> = [];
   readonly #names = new NameTable();
   #stack = new Uint8Array(64);
 
@@ -287,8 +248,7 @@ export class RepodataStreamScanner {
     this.#where = where;
     this.#read = options.read;
     this.#batch = Math.max(1, options.batchBytes ?? SCAN_BATCH);
-    this.#exact = options.exact === true;
-    this.#wasm = this.#exact || options.noWasm === true ? null : EntryScan.create();
+    this.#wasm = options.exact === true ? null : EntryScan.create();
     this.#scanAt = this.#batch;
     // About one record per 400 bytes in conda-forge's repodata.
     const rows = Math.min(1 << 22, Math.floor((options.expectedBytes ?? 0) / 400));
@@ -321,7 +281,8 @@ export class RepodataStreamScanner {
     if (this.#failed !== null) throw this.#failed;
     if (this.#final) throw new Error('RepodataStreamScanner: push after finish');
     if (this.totalBytes + chunk.length >= 0xffffffff) {
-      this.#failed = new RepodataIndexUnsupportedError(this.#where, 'the document is 4 GiB or larger');
+      // Offsets are 32-bit; `JSON.parse` could not read such a document either (V8's strings are far shorter).
+      this.#failed = new RepodataParseError(this.#where, 'the document is 4 GiB or larger, more than the index addresses', { byteOffset: this.totalBytes });
       throw this.#failed;
     }
     this.#append(chunk);
@@ -330,7 +291,6 @@ export class RepodataStreamScanner {
       this.#failed = new RepodataParseError(this.#where, `a single JSON value at byte ${this.#base + this.#pos} is larger than ${MAX_UNIT_BYTES / (1024 * 1024)} MiB (no repodata holds one)`, { byteOffset: this.#base + this.#pos });
       // Nothing of it is needed again: let the buffer go now, not when the scanner does.
       this.#buf = new Uint8Array(0);
-      this.#bufView = null;
       this.#len = 0;
       this.#pos = 0;
       throw this.#failed;
@@ -345,7 +305,7 @@ export class RepodataStreamScanner {
     const total = this.totalBytes;
     const info = readRepodataInfo(this.#top, this.#where);
     checkRepodataVersion(info, this.#where);
-    this.#checkUnusable(info.removed);
+    for (const error of this.#sectionError) if (error !== null) throw error;
     const names = this.#names;
     // Sorted sections (conda-index output) need file names only for `removed`, found by hash and
     // checked by reading them back; otherwise repeated keys are resolved over all of them, copied
@@ -356,12 +316,17 @@ export class RepodataStreamScanner {
       bytes: store,
       byteLength: total,
       fingerprint: fingerprintWith(total, this.#read),
-      where: this.#where,
       info,
       recordTotal: this.#rows,
       fnStart: files?.starts ?? this.#docFnStart.data,
       fnEnd: files?.ends ?? this.#docFnEnd.data,
       dropRemoved: (scan) => this.#dropRemoved(scan.info.removed, scan.recName),
+      indexKeyRows: this.#indexKeyRows,
+      unusable: (row) => {
+        const at = this.#recStart.data[row];
+        const { fileName, detail } = this.#unusable.get(at)!;
+        return new RepodataParseError(this.#where, `record "${fileName}" ${detail}`, { byteOffset: at });
+      },
       outFnStart: this.#docFnStart.data,
       outFnEnd: this.#docFnEnd.data,
       recStart: this.#recStart.data,
@@ -456,7 +421,6 @@ export class RepodataStreamScanner {
           next.set(this.#buf.subarray(this.#pos, this.#len));
         }
         this.#buf = next;
-        this.#bufView = typeof Buffer === 'function' ? Buffer.from(next.buffer, next.byteOffset, capacity) : null;
         this.#words = new Uint32Array(next.buffer, next.byteOffset, capacity >>> 2);
       } else {
         this.#buf.copyWithin(0, this.#pos, this.#len);
@@ -472,11 +436,9 @@ export class RepodataStreamScanner {
   /** Run units until the bytes run out (or, at the end, the document does). */
   #scan(): void {
     const b = this.#buf.subarray(0, this.#len);
-    // The text window is over `#buf` as it is now: the next scan (after an append) makes its own.
-    this.#text = '';
     try {
       for (;;) {
-        if (this.#phase === P_END) {
+        if (this.#phase === Phase.End) {
           const at = this.#skipWs(b, this.#pos);
           if (at < b.length) throw this.#syntaxError(b, at, 'the end of the document');
           this.#pos = at;
@@ -497,109 +459,114 @@ export class RepodataStreamScanner {
   /** One unit from `at`; returns where the next starts. Throws `NEED_MORE` when the bytes end first. */
   #unit(b: Uint8Array, at: number): number {
     switch (this.#phase) {
-      case P_START: {
+      case Phase.Start: {
         if (this.#base + at === 0) {
           if (b.length < 3 && !this.#final) throw NEED_MORE;
           if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) at = 3; // UTF-8 byte order mark
         }
         at = this.#skipWsOrWait(b, at);
         if (b[at] !== OPEN_BRACE) throw this.#syntaxError(b, at, 'the "{" that opens the document');
-        this.#phase = P_OPENED;
+        this.#phase = Phase.Opened;
         return at + 1;
       }
-      case P_OPENED: {
+      case Phase.Opened: {
         at = this.#skipWsOrWait(b, at);
         if (b[at] === CLOSE_BRACE) {
-          this.#phase = P_END;
+          this.#phase = Phase.End;
           return at + 1;
         }
         if (at >= b.length) throw this.#syntaxError(b, at, 'a key');
-        this.#phase = P_KEY;
+        this.#phase = Phase.Key;
         return at;
       }
-      case P_KEY: {
+      case Phase.Key: {
         at = this.#skipWsOrWait(b, at);
         if (b[at] !== QUOTE) throw this.#syntaxError(b, at, 'a key');
         const keyEnd = this.#stringEnd(b, at + 1);
         this.#valueKey = this.#decode(b, at + 1, keyEnd);
-        this.#phase = P_KEY_COLON;
+        this.#phase = Phase.KeyColon;
         return keyEnd + 1;
       }
-      case P_KEY_COLON: {
+      case Phase.KeyColon: {
         at = this.#skipWsOrWait(b, at);
         if (b[at] !== COLON) throw this.#syntaxError(b, at, '":"');
-        this.#phase = P_KEY_VALUE;
+        this.#phase = Phase.KeyValue;
         return at + 1;
       }
-      case P_KEY_VALUE: {
+      case Phase.KeyValue: {
         const key = this.#valueKey;
         at = this.#skipWsOrWait(b, at);
         if (at >= b.length) throw this.#syntaxError(b, at, 'a value');
         const section = key === 'packages' ? 0 : key === 'packages.conda' ? 1 : -1;
         if (section >= 0) {
-          if (this.#seenSections[section]) throw new RepodataIndexUnsupportedError(this.#where, `"${key}" appears twice`);
+          // A section given again replaces the earlier one, as in `JSON.parse`.
+          if (this.#seenSections[section]) this.#dropSection(section);
           this.#seenSections[section] = true;
+          this.#sectionError[section] = null;
           if (b[at] === OPEN_BRACE) {
             this.#section = section;
             this.#sectionName = key;
             this.#sectionRows[section] = [this.#rows, this.#rows];
             this.#previousKeyLength = -1; // keys increase within a section
-            this.#phase = P_SECTION;
+            this.#phase = Phase.Section;
             return at + 1;
           }
           this.#valueKind = 'bad-section';
         } else {
           this.#valueKind = key === 'info' || key === 'metadata' || key === 'removed' || key === 'repodata_version' ? 'keep' : 'skip';
         }
-        this.#phase = P_VALUE;
+        this.#phase = Phase.Value;
         return at;
       }
-      case P_VALUE: {
+      case Phase.Value: {
         const end = this.#skipValue(b, at);
         if (this.#valueKind !== 'skip') {
           const value = this.#parseSmall(b, at, end, this.#valueKey);
           if (this.#valueKind === 'keep') this.#top[this.#valueKey] = value;
           else if (value !== null) {
-            throw new RepodataParseError(this.#where, `"${this.#valueKey}" must be an object of file name to record`, { byteOffset: this.#base + at });
+            // Reported at the end (a later copy of the section may replace it), as the eager parser does.
+            this.#sectionError[this.#valueKey === 'packages' ? 0 : 1] = new RepodataParseError(this.#where, `"${this.#valueKey}" must be an object of file name to record`, {
+              byteOffset: this.#base + at,
+            });
           }
         }
-        this.#phase = P_AFTER_VALUE;
+        this.#phase = Phase.AfterValue;
         return end;
       }
-      case P_AFTER_VALUE: {
+      case Phase.AfterValue: {
         at = this.#skipWsOrWait(b, at);
         const c = b[at];
         if (c === COMMA) {
-          this.#phase = P_KEY;
+          this.#phase = Phase.Key;
           return at + 1;
         }
         if (c === CLOSE_BRACE) {
-          this.#phase = P_END;
+          this.#phase = Phase.End;
           return at + 1;
         }
         throw this.#syntaxError(b, at, '"," or "}" after a top-level value');
       }
-      case P_SECTION: {
+      case Phase.Section: {
         at = this.#skipWsOrWait(b, at);
         if (b[at] === CLOSE_BRACE) {
-          this.#phase = P_AFTER_VALUE;
+          this.#phase = Phase.AfterValue;
           return at + 1;
         }
         if (at >= b.length) throw this.#syntaxError(b, at, `a file name in "${this.#sectionName}"`);
-        this.#phase = P_ENTRY;
+        this.#phase = Phase.Entry;
         return at;
       }
-      case P_ENTRY:
+      case Phase.Entry:
         return this.#entry(b, at);
-      case P_ENTRY_SEP: {
+      case Phase.EntrySeparator: {
         at = this.#skipWsOrWait(b, at);
         const c = b[at];
         if (c === COMMA) {
-          this.#phase = P_ENTRY;
+          this.#phase = Phase.Entry;
           return this.#skipWs(b, at + 1);
         }
         if (c === CLOSE_BRACE) {
-          this.#phase = P_AFTER_VALUE;
+          this.#phase = Phase.AfterValue;
           return at + 1;
         }
         throw this.#syntaxError(b, at, `"," or "}" in "${this.#sectionName}"`);
@@ -610,18 +577,12 @@ export class RepodataStreamScanner {
   }
 
   /**
-   * One `"file name": value` of a section. Nothing is recorded until the value is complete. The
-   * common shape (a plain file name, a flat record without escapes: `#fastEntry`) is read with the
-   * engine's string search and regular expressions; any other, and any doubt, with the exact byte
-   * scan below, which gives the same rows and errors.
+   * One `"file name": value` of a section, or as many as the WebAssembly entry scan takes in a row.
+   * Nothing is recorded until the value is complete.
    */
   #entry(b: Uint8Array, at: number): number {
     if (this.#wasm !== null) {
       const end = this.#wasmEntries(b, at);
-      if (end >= 0) return end;
-    }
-    if (this.#bufView !== null && !this.#exact) {
-      const end = this.#fastEntry(b, at);
       if (end >= 0) return end;
     }
     const sectionName = this.#sectionName;
@@ -629,50 +590,59 @@ export class RepodataStreamScanner {
     if (b[at] !== QUOTE) throw this.#syntaxError(b, at, `a file name in "${sectionName}"`);
     const fnStart = at + 1;
     const fnEnd = this.#stringEnd(b, fnStart);
-    const first = b[fnStart];
-    if (first >= 0x30 && first <= 0x39 && isArrayIndexKey(b, fnStart, fnEnd)) {
-      // JSON.parse orders integer-like keys first; such a "file name" is not worth reproducing.
-      throw new RepodataIndexUnsupportedError(this.#where, `"${sectionName}" has an integer-like key "${this.#decode(b, fnStart, fnEnd)}"`);
-    }
     at = this.#skipWs(b, fnEnd + 1);
     if (b[at] !== COLON) throw this.#syntaxError(b, at, '":"');
     at = this.#skipWs(b, at + 1);
-    if (b[at] !== OPEN_BRACE) {
-      const end = this.#skipValue(b, at);
-      this.#phase = P_ENTRY_SEP;
-      this.#noteKey(b, fnStart, fnEnd);
-      // Not an error yet: `removed` (which may come later) can list it, and then it is ignored.
-      this.#unusable.push({ fileName: this.#decode(b, fnStart, fnEnd), detail: 'must be an object', at: this.#base + at });
-      return end;
-    }
-    const recStart = at;
-    const recEnd = scanRecordObject(b, this.#words, 0, b.length, at);
-    if (recEnd < 0) {
+    const valueStart = at;
+    const isObject = b[at] === OPEN_BRACE;
+    const valueEnd = isObject ? scanRecordObject(b, this.#words, 0, b.length, at) : this.#skipValue(b, at);
+    if (valueEnd < 0) {
       // The record may go on in the next bytes: only then is its key decoded (for the message), so
       // a key with a bad escape fails the same way wherever the chunks are cut.
       if (!this.#final) throw NEED_MORE;
       throw this.#syntaxError(b, b.length, `the end of record "${this.#decode(b, fnStart, fnEnd)}"`);
     }
-    this.#phase = P_ENTRY_SEP;
+    this.#phase = Phase.EntrySeparator;
     this.#noteKey(b, fnStart, fnEnd);
-    return this.#addRow(b, fnStart, fnEnd, recStart, recEnd, recordOut[2], recordOut[0], recordOut[1]);
+    const first = b[fnStart];
+    if ((first >= 0x30 && first <= 0x39) || hasBackslash(b, fnStart, fnEnd)) {
+      const value = arrayIndexValue(this.#decode(b, fnStart, fnEnd));
+      if (value >= 0) this.#indexKeyRows.push([this.#rows, value]);
+    }
+    const nameStart = recordOut[0];
+    const nameEnd = recordOut[1];
+    const nameState = isObject ? recordOut[2] : NameState.Missing;
+    // Not an error yet: `removed` (which may come later), or a later entry of the same file name, can drop it.
+    const unusable = !isObject
+      ? 'must be an object'
+      : nameState === NameState.NotString
+        ? 'field "name" must be a non-empty string'
+        : nameState === NameState.Missing
+          ? 'field "name" is missing'
+          : nameStart === nameEnd
+            ? 'field "name" must be a non-empty string, got ""'
+            : null;
+    if (unusable !== null) this.#unusable.set(this.#base + valueStart, { fileName: this.#decode(b, fnStart, fnEnd), detail: unusable });
+    const name = unusable !== null ? UNUSABLE : this.#names.id(b, nameStart, nameEnd, () => this.#decode(b, nameStart, nameEnd));
+    this.#addRow(fnStart, fnEnd, valueStart, valueEnd, name);
+    return valueEnd;
   }
 
   /**
    * Entries from `at` read by the WebAssembly scan, as many as it takes in a row: returns where
-   * they end (the phase set for what follows), or -1 when it took none (the entry at `at` is for
-   * the JavaScript paths).
+   * they end (the phase set for what follows), or -1 when it took none (the byte scan reads the
+   * entry at `at`).
    */
   #wasmEntries(b: Uint8Array, at: number): number {
     const wasm = this.#wasm!;
     const count = wasm.scan(at, b.length, this.#base);
     const out = wasm.rows;
-    const reason = out.results[1];
     if (count === 0) return -1;
+    const [stopAt, reason, unsortedRow] = out.results;
     const base = this.#base;
     if (this.#sorted) {
       // The scan compared each file name with the one before it; the first is compared here.
-      if (out.results[2] < count || !this.#keyFollows(b, out.fnStart[0] - base, out.fnEnd[0] - base)) this.#sorted = false;
+      if (unsortedRow < count || !this.#keyFollows(b, out.fnStart[0] - base, out.fnEnd[0] - base)) this.#sorted = false;
       else this.#rememberKey(b, out.fnStart[count - 1] - base, out.fnEnd[count - 1] - base);
     }
     const first = this.#rows;
@@ -695,11 +665,10 @@ export class RepodataStreamScanner {
     let id = -1;
     for (let r = 0; r < count; r++) {
       const flag = flags[r];
-      // Bit 1: the same name as the row before; bit 0: bytes >= 0x80 (decoded by the table).
-      if (id < 0 || (flag & 2) === 0) {
+      if (id < 0 || (flag & RowFlag.SameName) === 0) {
         const s = nameStart[r];
         const e = nameEnd[r];
-        id = (flag & 1) === 0 ? names.plainId(b, s, e, nameHash[r]) : names.id(b, s, e, () => this.#decode(b, s, e));
+        id = (flag & RowFlag.NonAscii) === 0 ? names.plainId(b, s, e, nameHash[r]) : names.id(b, s, e, () => this.#decode(b, s, e));
       }
       recName[first + r] = id;
     }
@@ -707,67 +676,12 @@ export class RepodataStreamScanner {
     this.#sectionOf.fill(this.#section, first, end);
     this.#rows = end;
     this.#sectionRows[this.#section][1] = end;
-    this.#phase = reason === STOP_SEPARATOR ? P_ENTRY_SEP : P_ENTRY;
-    return out.results[0];
+    this.#phase = reason === Stop.Separator ? Phase.EntrySeparator : Phase.Entry;
+    return stopAt;
   }
 
-  /**
-   * `#entry` for the common shape, over `#text` (one character per byte of `#buf` from
-   * `#textBase`): returns where the entry ends, or -1 when the exact scan must read it (anything
-   * unusual, or the entry running past the bytes received).
-   */
-  #fastEntry(b: Uint8Array, at: number): number {
-    // A window reaching well past `at`, else a new one from `at` (the last one may end short: the
-    // bytes so far end there). An entry longer than the window is left to the exact path.
-    if (at < this.#textBase || at + TEXT_SLACK > this.#textBase + this.#text.length) {
-      if (this.#textBase + this.#text.length >= b.length && at >= this.#textBase && this.#text !== '') {
-        // The window already reaches the end of the bytes received.
-      } else {
-        this.#text = this.#bufView!.toString('latin1', at, Math.min(b.length, at + TEXT_WINDOW));
-        this.#textBase = at;
-      }
-    }
-    const s = this.#text;
-    const o = this.#textBase;
-    let i = at - o;
-    let c = s.charCodeAt(i);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
-    if (c !== QUOTE) return -1;
-    const fnStart = i + 1;
-    const fnEnd = s.indexOf('"', fnStart);
-    const first = s.charCodeAt(fnStart);
-    // An escape in the name, or a name starting with a digit (maybe integer-like): the exact path.
-    if (fnEnd < 0 || s.charCodeAt(fnEnd - 1) === BACKSLASH || (first >= 0x30 && first <= 0x39)) return -1;
-    i = fnEnd + 1;
-    c = s.charCodeAt(i);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
-    if (c !== COLON) return -1;
-    c = s.charCodeAt(++i);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++i);
-    if (c !== OPEN_BRACE) return -1;
-    const recStart = i;
-    RECORD_HEAD.lastIndex = recStart;
-    if (!RECORD_HEAD.test(s)) return -1;
-    const value = RECORD_HEAD.lastIndex;
-    if (s.charCodeAt(value) !== QUOTE) return -1;
-    const valueEnd = s.indexOf('"', value + 1);
-    if (valueEnd < 0 || s.charCodeAt(valueEnd - 1) === BACKSLASH) return -1;
-    RECORD_TAIL.lastIndex = valueEnd + 1;
-    if (!RECORD_TAIL.test(s)) return -1;
-    const recEnd = RECORD_TAIL.lastIndex;
-    this.#phase = P_ENTRY_SEP;
-    this.#noteKey(b, fnStart + o, fnEnd + o);
-    return this.#addRow(b, fnStart + o, fnEnd + o, recStart + o, recEnd + o, 1, value + 1 + o, valueEnd + o);
-  }
-
-  /** Record one entry whose value is an object: a row, or an unusable entry (no usable "name"). */
-  #addRow(b: Uint8Array, fnStart: number, fnEnd: number, recStart: number, recEnd: number, state: number, nameStart: number, nameEnd: number): number {
-    const unusable =
-      state === 2 ? 'field "name" must be a non-empty string' : state === 0 ? 'field "name" is missing' : nameStart === nameEnd ? 'field "name" must be a non-empty string, got ""' : null;
-    if (unusable !== null) {
-      this.#unusable.push({ fileName: this.#decode(b, fnStart, fnEnd), detail: unusable, at: this.#base + recStart });
-      return recEnd;
-    }
+  /** Add a row (offsets into the buffer; `name` a name id or `UNUSABLE`). */
+  #addRow(fnStart: number, fnEnd: number, recStart: number, recEnd: number, name: number): void {
     const base = this.#base;
     const row = this.#rows++;
     this.#fnHash.set(row, this.#keyHash);
@@ -775,14 +689,25 @@ export class RepodataStreamScanner {
     this.#docFnEnd.set(row, base + fnEnd);
     this.#recStart.set(row, base + recStart);
     this.#recEnd.set(row, base + recEnd);
-    this.#recName.set(
-      row,
-      this.#names.id(b, nameStart, nameEnd, () => this.#decode(b, nameStart, nameEnd)),
-    );
+    this.#recName.set(row, name);
     this.#sectionRoom(row + 1);
     this.#sectionOf[row] = this.#section;
     this.#sectionRows[this.#section][1] = row + 1;
-    return recEnd;
+  }
+
+  /** Forget the rows of an earlier copy of `section`, moving later rows down. */
+  #dropSection(section: number): void {
+    const [first, last] = this.#sectionRows[section];
+    const gone = last - first;
+    if (gone === 0) return;
+    const total = this.#rows;
+    for (const column of [this.#fnHash, this.#docFnStart, this.#docFnEnd, this.#recStart, this.#recEnd, this.#recName]) column.data.copyWithin(first, last, total);
+    this.#sectionOf.copyWithin(first, last, total);
+    this.#rows = total - gone;
+    this.#sectionRows[section] = [first, first];
+    const other = this.#sectionRows[1 - section];
+    if (other[0] >= last) this.#sectionRows[1 - section] = [other[0] - gone, other[1] - gone];
+    this.#indexKeyRows = this.#indexKeyRows.filter(([row]) => row < first || row >= last).map(([row, value]) => [row >= last ? row - gone : row, value]);
   }
 
   /** Room in `#sectionOf` for `size` rows. */
@@ -834,16 +759,6 @@ export class RepodataStreamScanner {
     if (length > this.#previousKey.length) this.#previousKey = new Uint8Array(Math.max(length, this.#previousKey.length * 2));
     this.#previousKey.set(b.subarray(start, end));
     this.#previousKeyLength = length;
-  }
-
-  #checkUnusable(removed: readonly string[]): void {
-    if (this.#unusable.length === 0) return;
-    const gone = new Set(removed);
-    for (const entry of this.#unusable) {
-      if (gone.has(entry.fileName)) continue;
-      if (!this.#sorted) throw new RepodataIndexUnsupportedError(this.#where, `record "${entry.fileName}" ${entry.detail}`);
-      throw new RepodataParseError(this.#where, `record "${entry.fileName}" ${entry.detail}`, { byteOffset: entry.at });
-    }
   }
 
   /**
@@ -960,6 +875,11 @@ export class RepodataStreamScanner {
       byteOffset: offset,
     });
   }
+}
+
+function hasBackslash(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (b[i] === BACKSLASH) return true;
+  return false;
 }
 
 /** The JS string of the JSON string content `b[start, end)`; `at` is its opening quote's document offset for errors. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EntryScan, STOP_SEPARATOR } from '../../repodata/lazy/entry-scan.js';
+import { EntryScan, RowFlag, Stop } from '../../repodata/lazy/entry-scan.js';
 import { ENTRY_SCAN_SOURCE_SHA256 } from '../../repodata/lazy/entry-scan-wasm.js';
 
 const encoder = new TextEncoder();
@@ -21,7 +21,7 @@ function scan(text: string, at = 0, base = 1000) {
     file: decoder.decode(bytes.subarray(out.fnStart[r] - base, out.fnEnd[r] - base)),
     record: decoder.decode(bytes.subarray(out.recStart[r] - base, out.recEnd[r] - base)),
     name: decoder.decode(bytes.subarray(out.nameStart[r], out.nameEnd[r])),
-    sameName: (out.flags[r] & 2) !== 0,
+    sameName: (out.flags[r] & RowFlag.SameName) !== 0,
   }));
   return { rows, stopAt: out.results[0], reason: out.results[1], unsortedRow: out.results[2] };
 }
@@ -43,12 +43,12 @@ describe('the WebAssembly entry scan', () => {
       { file: 'a-1.conda', record: '{"name": "a", "depends": ["name"]}', name: 'a', sameName: false },
       { file: 'a-2.conda', record: '{"v": {"name": "x"}, "name" : "a"}', name: 'a', sameName: true },
     ]);
-    expect(result.reason).toBe(STOP_SEPARATOR);
+    expect(result.reason).toBe(Stop.Separator);
     expect(text.slice(result.stopAt).trim()).toBe('}');
     expect(result.unsortedRow).toBeGreaterThan(2);
   });
 
-  it('leaves unusual entries to the JavaScript scan: it stops before them', () => {
+  it('leaves unusual entries to the byte scan: it stops before them', () => {
     for (const unusual of [
       '"b\\u0031.conda": {"name": "b"}',
       '"1b.conda": {"name": "b"}',

@@ -99,12 +99,13 @@ describe('loadIndexFromCache', () => {
     expectSameAsEager(again.index, readFileSync(jsonPath));
   });
 
-  it('falls back to eager parsing when the scan declines, without writing a sidecar', () => {
+  it('indexes a document whose package section is given twice as JSON.parse reads it, sidecar included', () => {
     writeFileSync(jsonPath, '{"packages":{"a-1-0.tar.bz2":{"name":"a","build":"0","version":"1"}},"packages":{}}');
     const loaded = loadIndexFromCache({ jsonPath, source: SOURCE });
-    expect(loaded.from).toBe('eager');
+    expect(loaded.from).toBe('scan');
     expect([...loaded.index.names()]).toEqual([]);
-    expect(existsSync(`${jsonPath}.index`)).toBe(false);
+    expect(existsSync(`${jsonPath}.index`)).toBe(true);
+    expect(loadIndexFromCache({ jsonPath, source: SOURCE }).from).toBe('sidecar');
   });
 
   it('still serves when the sidecar cannot be written', () => {

@@ -16,7 +16,7 @@ function plain(tables: RepodataIndexTables): Record<string, unknown> {
   return out;
 }
 
-/** The reference: the whole document read by the exact byte scan alone (no fast path); its tables, or its error's class and message. */
+/** The reference: the whole document read by the byte scan alone (no WebAssembly); its tables, or its error's class and message. */
 function whole(bytes: Uint8Array): Record<string, unknown> {
   try {
     return plain(scanRepodata(bytes, 'c/linux-64', { exact: true }));
@@ -26,17 +26,17 @@ function whole(bytes: Uint8Array): Record<string, unknown> {
 }
 
 /**
- * The streaming scan of `bytes` cut at `cuts`, with the given batch size; its fast path is the
- * WebAssembly entry scan, or with `noWasm` the JavaScript one.
+ * The streaming scan of `bytes` cut at `cuts`, with the given batch size: with the WebAssembly
+ * entry scan, or with `exact` the byte scan alone.
  */
 function streamed(
   bytes: Uint8Array,
   cuts: readonly number[],
   batchBytes: number,
   watch?: (scanner: RepodataStreamScanner, chunk: number) => void,
-  noWasm = false,
+  exact = false,
 ): Record<string, unknown> {
-  const scanner = new RepodataStreamScanner('c/linux-64', { read: (start, end) => bytes.subarray(start, end), batchBytes, noWasm });
+  const scanner = new RepodataStreamScanner('c/linux-64', { read: (start, end) => bytes.subarray(start, end), batchBytes, exact });
   const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
   try {
     let from = 0;
@@ -170,7 +170,7 @@ describe('the streaming repodata scanner', () => {
     );
   });
 
-  it('reads conda-forge-shaped documents as the exact scan does, with either fast path, for any chunking', () => {
+  it('reads conda-forge-shaped documents as the byte scan does, streamed with or without WebAssembly, for any chunking', () => {
     fc.assert(
       fc.property(regularDocuments, fc.array(fc.nat(), { maxLength: 8 }), fc.constantFrom(1, 64, 1 << 18), (doc, cuts, batch) => {
         const bytes = encoder.encode(doc);
