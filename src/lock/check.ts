@@ -4,13 +4,15 @@
  * satisfies the request when it has the same channels (in order) and platforms, every root spec
  * is met by a locked record on every platform, every locked record's dependencies are met by the
  * others or by the platform's virtual packages, no constraint is broken, and no record is newer
- * than the request's exclude-newer date.
+ * than the request's exclude-newer date. With PyPI requirements, also the indexes and each
+ * requirement against the locked PyPI distributions (./check-pypi.ts).
  */
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
-import { virtualPackages } from '../../vocabulary/virtual-packages.js';
+import { virtualPackageList, virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { pypiIndexReasons, pypiRequirementReasons } from './check-pypi.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
 /** One reason a lock does not satisfy the request: about one platform, or (no platform) the whole lock. */
@@ -50,12 +52,16 @@ export function lockStaleReasons(
   const extra = lockPlatforms.filter((p) => !request.platforms.includes(p));
   if (missing.length > 0) reasons.push({ reason: `the lock has no ${listOf(missing)} (it locks ${listOf(lockPlatforms)})` });
   if (extra.length > 0) reasons.push({ reason: `the lock also locks ${listOf(extra)}, which the request does not ask for` });
+  if (request.pypi) reasons.push(...pypiIndexReasons(request.pypi, locked.pypiIndexes));
 
   for (const platform of request.platforms) {
     const records = locked.platforms.get(platform);
     if (!records) continue;
     const byName = new Map(records.map((r) => [r.name, r]));
     const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    if (request.pypi) {
+      reasons.push(...pypiRequirementReasons(platform, request.pypi, records, locked.pypi.get(platform) ?? [], virtualPackageList(platform, env, virtualPackagesOn(request, platform))));
+    }
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);
