@@ -8,6 +8,7 @@ import type { MatchSpec } from '../../vocabulary/match-spec.js';
 import type { Resolution } from '../resolve.js';
 import { buildGraph, type DependencyGraph } from './graph.js';
 import { withPypi } from './pypi-graph.js';
+import { condaPypiMapping } from '../pypi/mapping.js';
 import { pypiRequirementsOn } from '../pypi/request.js';
 import type { PlatformResolution } from '../resolve.js';
 import { dependencyTree, invertedTree, renderTree, type TreeNode } from './tree.js';
@@ -67,8 +68,9 @@ export function whyOf(resolution: Resolution, name: string, limit?: number): Pla
 
 /** One platform's graph: its conda records, and its PyPI distributions with their own edges. */
 function platformGraph(resolution: Resolution, p: PlatformResolution, records: NonNullable<PlatformResolution['records']>): DependencyGraph {
-  const pypi = resolution.request.pypi;
-  return withPypi(buildGraph(records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform)), p.pypi ?? [], pypi && !resolution.request.locked ? pypiRequirementsOn(pypi, p.platform) : []);
+  const pypi = resolution.request.locked ? undefined : resolution.request.pypi;
+  const graph = buildGraph(records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
+  return pypi ? withPypi(graph, p.pypi ?? [], pypiRequirementsOn(pypi, p.platform), condaPypiMapping(pypi.mappingOverrides)) : withPypi(graph, p.pypi ?? [], []);
 }
 
 /** The specs the tree starts from; a lock's records have none (their top-level packages are the roots). */
