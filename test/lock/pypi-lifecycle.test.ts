@@ -4,7 +4,7 @@
  * while the index gains newer releases, `--update NAME` takes PyPI names, `--check` compares the
  * PyPI requirements and indexes, and the diff against the lock names the PyPI changes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { renderDiff } from '../../src/lock/diff.js';
 import { prepareRequest } from '../../src/request.js';
 import { buildWheel, metadataText, startIndexServer, type IndexFile, type IndexProject, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
+import { runCli } from '../cli/run-cli.js';
 
 function wheel(name: string, version: string, requires: string[] = []): IndexFile {
   const text = metadataText(name, version, requires);
@@ -106,5 +107,35 @@ describe('a re-lock with PyPI packages', () => {
     expect(check({ pypiOptions: { indexUrl: 'https://mirror.example/simple/' } })).toEqual([
       `the PyPI indexes differ: the request has https://mirror.example/simple/, the lock ${server.indexUrl}`,
     ]);
+  });
+  it('on the command line: --update a PyPI name, diff the two locks (text and markdown), --check a changed requirement and index', async () => {
+    mkdirSync(join(dir, 'old'), { recursive: true });
+    mkdirSync(join(dir, 'new'), { recursive: true });
+    writeFileSync(join(dir, 'old', 'pixi.lock'), lock);
+    const cli = (args: string[]) => runCli(args, { cwd: dir, cacheDir: join(dir, 'cli-cache') });
+    const requestArgs = (...pypi: string[]) => ['python 3.12.*', ...pypi.flatMap((r) => ['--pypi', r]), '--index-url', server.indexUrl, '-c', channel, '-p', 'linux-64'];
+    const updated = await cli([...requestArgs('flask', 'rich'), '--lock', 'old/pixi.lock', '--update', 'flask', '-o', 'new/pixi.lock', '-q']);
+    expect(updated.stderr).toBe('');
+    expect(updated.code).toBe(0);
+
+    const text = await cli(['diff', 'old/pixi.lock', 'new/pixi.lock']);
+    expect(text.stdout).toBe('linux-64: 1 upgraded\n  upgraded  Flask (pypi)  3.0.0  ->  3.1.0\n');
+    const json = JSON.parse((await cli(['diff', 'old/pixi.lock', 'new/pixi.lock', '--json'])).stdout) as { platforms: { changes: unknown[] }[] };
+    expect(json.platforms[0]!.changes).toEqual([
+      { name: 'Flask', kind: 'upgraded', manager: 'pip', old: expect.objectContaining({ version: '3.0.0', build: '' }), new: expect.objectContaining({ version: '3.1.0', build: '' }) },
+    ]);
+    const markdown = await cli(['diff', 'old/pixi.lock', 'new/pixi.lock', '--format', 'markdown']);
+    expect(markdown.stdout).toBe(
+      ['## Lock changes', '', '### linux-64: 1 upgraded', '', '**Requested (top-level)** (1 upgraded)', '', '| Package | Change | Before | After |', '|---|---|---|---|', '| Flask (PyPI) | upgraded | 3.0.0 | 3.1.0 |', ''].join('\n'),
+    );
+
+    const fresh = await cli([...requestArgs('flask', 'rich'), '--lock', 'old/pixi.lock', '--check']);
+    expect(fresh.code).toBe(0);
+    const stale = await cli([...requestArgs('flask', 'rich>=14'), '--lock', 'old/pixi.lock', '--check']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('old/pixi.lock does not satisfy the request:\n  - linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0');
+    const moved = await cli([...requestArgs('flask', 'rich'), '--extra-index-url', 'https://mirror.example/simple/', '--lock', 'old/pixi.lock', '--check']);
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain(`  - the PyPI indexes differ: the request has ${server.indexUrl}, https://mirror.example/simple/, the lock ${server.indexUrl}`);
   });
 });
