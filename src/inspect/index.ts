@@ -17,7 +17,7 @@ import { renderWhy, whyPaths, type WhyAnswer } from './why.js';
 export { buildGraph, dependencyName, type DependencyGraph, type GraphEdge } from './graph.js';
 export type { TreeNode } from './tree.js';
 export type { WhyAnswer } from './why.js';
-export { parseExtraSpec, whyNot, withAddedSpec, type PackageChange, type Preference, type WhyNotAnswer } from './why-not.js';
+export { parseExtraSpec, whyNot, withAddedSpec, type PackageChange, type Preference, type TriedSpec, type WhyNotAnswer } from './why-not.js';
 
 export interface PlatformTree {
   readonly platform: string;

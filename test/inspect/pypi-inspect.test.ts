@@ -28,7 +28,7 @@ let channel: string;
 beforeAll(async () => {
   index = await startIndexServer([
     { name: 'webapp', files: [wheel('webapp', '2.0', ['helper>=1', 'requests>=2.30', 'winonly; sys_platform == "win32"'])] },
-    { name: 'helper', files: [wheel('helper', '1.2')] },
+    { name: 'helper', files: [wheel('helper', '1.0'), wheel('helper', '1.2')] },
     { name: 'winonly', files: [wheel('winonly', '0.1')] },
     { name: 'requests', files: [wheel('requests', '2.32.3')] },
   ]);
@@ -118,5 +118,27 @@ describe('tree and why on a mixed solve (HTTP and MCP)', () => {
     const [data] = JSON.parse(result.content[1]!.text) as { roots: { name: string; build: string; children: { name: string; build: string; spec: string }[] }[] }[];
     const webapp = data!.roots.find((r) => r.name === 'webapp')!;
     expect(webapp.children.map((c) => `${c.name} ${c.build} ${c.spec}`)).toEqual(['helper pypi helper>=1', 'requests h0_0 requests>=2.30']);
+  });
+});
+
+describe('why-not with PyPI (CLI)', () => {
+  it('pypi:REQUIREMENT: already met, or what would change and the preference, or the conflict', async () => {
+    const present = await runCli(['why-not', 'pypi:helper>=1', ...request()], { cwd: dir });
+    expect(present.stdout).toBe('The solution already has pypi:helper>=1: helper 1.2 pypi\n');
+    const byConda = await runCli(['why-not', 'pypi:requests>=2.31', ...request()], { cwd: dir });
+    expect(byConda.stdout).toBe('The solution already has pypi:requests>=2.31: requests 2.31.0 h0_0\n');
+    const older = await runCli(['why-not', 'pypi:helper<1.2', ...request()], { cwd: dir });
+    expect(older.code).toBe(0);
+    expect(older.stdout.split('\n')).toEqual([
+      'The solution could have pypi:helper<1.2; 1 package would change:',
+      '  ~ helper 1.2 pypi -> 1.0 pypi',
+      'The solver chose the current one because, for helper (PyPI), it prefers the higher version: helper 1.2 over 1.0. Requested specs are settled first, in the order given, then their dependencies.',
+      '',
+    ]);
+    const none = await runCli(['why-not', 'pypi:helper>=5', ...request()], { cwd: dir });
+    expect(none.stdout).toMatch(/^The solution cannot have pypi:helper>=5 because /);
+    const bad = await runCli(['why-not', 'pypi:helper>>1', ...request()], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Cannot parse PyPI requirement "helper>>1"');
   });
 });
