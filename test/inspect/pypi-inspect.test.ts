@@ -30,6 +30,7 @@ beforeAll(async () => {
     { name: 'webapp', files: [wheel('webapp', '2.0', ['helper>=1', 'requests>=2.30', 'winonly; sys_platform == "win32"'])] },
     { name: 'helper', files: [wheel('helper', '1.0'), wheel('helper', '1.2')] },
     { name: 'winonly', files: [wheel('winonly', '0.1')] },
+    { name: 'dotted-name', files: [wheel('Dotted.Name', '1.0')] },
     { name: 'requests', files: [wheel('requests', '2.32.3')] },
   ]);
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-inspect-'));
@@ -74,6 +75,12 @@ describe('tree and why on a mixed solve (CLI)', () => {
       '   -> requests 2.31.0 h0_0  (webapp depends on requests>=2.30)',
       '',
     ]);
+  });
+
+  it('why takes a PyPI name in any PEP 503 spelling', async () => {
+    const { code, stdout } = await runCli(['why', 'dotted_NAME', 'python 3.12.*', '--pypi', 'Dotted.Name', '--index-url', index.indexUrl, '-c', channel, '-p', 'linux-64', '-q'], { cwd: dir });
+    expect(stdout).toContain('dotted-name 1.0 pypi is needed by 1 path:');
+    expect(code).toBe(0);
   });
 
   it('a root PyPI requirement that a conda package satisfies is a root edge to it', async () => {
