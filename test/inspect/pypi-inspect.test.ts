@@ -11,15 +11,10 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWheel, metadataText, startIndexServer, type IndexFile, type IndexServer } from '../helpers/pypi-index.js';
+import { indexWheel, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { runCli } from '../cli/run-cli.js';
 import { startTestServer, type TestServer } from '../http/helpers/test-server.js';
-
-function wheel(name: string, version: string, requires: string[] = []): IndexFile {
-  const text = metadataText(name, version, requires);
-  return { ...buildWheel(name, version, text), metadata: text };
-}
 
 let index: IndexServer;
 let dir: string;
@@ -27,11 +22,11 @@ let channel: string;
 
 beforeAll(async () => {
   index = await startIndexServer([
-    { name: 'webapp', files: [wheel('webapp', '2.0', ['helper>=1', 'requests>=2.30', 'winonly; sys_platform == "win32"'])] },
-    { name: 'helper', files: [wheel('helper', '1.0'), wheel('helper', '1.2')] },
-    { name: 'winonly', files: [wheel('winonly', '0.1')] },
-    { name: 'dotted-name', files: [wheel('Dotted.Name', '1.0')] },
-    { name: 'requests', files: [wheel('requests', '2.32.3')] },
+    { name: 'webapp', files: [indexWheel('webapp', '2.0', ['helper>=1', 'requests>=2.30', 'winonly; sys_platform == "win32"'])] },
+    { name: 'helper', files: [indexWheel('helper', '1.0'), indexWheel('helper', '1.2')] },
+    { name: 'winonly', files: [indexWheel('winonly', '0.1')] },
+    { name: 'dotted-name', files: [indexWheel('Dotted.Name', '1.0')] },
+    { name: 'requests', files: [indexWheel('requests', '2.32.3')] },
   ]);
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-inspect-'));
   channel = pathToFileURL(

@@ -13,16 +13,11 @@ import { lockStaleness } from '../../src/lock/check.js';
 import { resolutionDiff } from '../../src/lock/answer.js';
 import { renderDiff } from '../../src/lock/diff.js';
 import { prepareRequest } from '../../src/request.js';
-import { buildWheel, metadataText, startIndexServer, type IndexFile, type IndexProject, type IndexServer } from '../helpers/pypi-index.js';
+import { indexWheel, startIndexServer, type IndexProject, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { runCli } from '../cli/run-cli.js';
 
-function wheel(name: string, version: string, requires: string[] = []): IndexFile {
-  const text = metadataText(name, version, requires);
-  return { ...buildWheel(name, version, text), metadata: text };
-}
-
-const project = (name: string, versions: readonly string[], requires: string[] = []): IndexProject => ({ name, files: versions.map((v) => wheel(name, v, requires)) });
+const project = (name: string, versions: readonly string[], requires: string[] = []): IndexProject => ({ name, files: versions.map((v) => indexWheel(name, v, requires)) });
 
 let server: IndexServer;
 let dir: string;
