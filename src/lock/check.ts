@@ -12,6 +12,8 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { virtualPackageList, virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { tryParseRequirement } from '../../vocabulary/pypi/requirement.js';
+import { tryParsePypiVersion } from '../../vocabulary/pypi/version.js';
 import { pypiIndexReasons, pypiRequirementReasons } from './check-pypi.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
@@ -95,19 +97,28 @@ export function lockStaleReasons(
 
 /**
  * The lock's PyPI packages hold together: each requirement that applies without an extra names a
- * PyPI package of the lock, or a conda package of that name (conda-forge packages PyPI projects
- * under their own names). Markers are not evaluated, so a requirement with a marker is skipped
- * (it may be for another platform); PyPI versions are not compared with specifiers until the PyPI
- * vocabulary arrives.
+ * PyPI package of the lock whose version it allows (PEP 440), or a conda package of that name
+ * (conda-forge packages PyPI projects under their own names). Markers are not evaluated, so a
+ * requirement with a marker is skipped (it may be for another platform).
  */
 function pypiStaleReasons(platform: string, records: readonly PackageRecord[], pypi: readonly PypiRecord[]): StaleReason[] {
   const present = new Set([...records.map((r) => normalizePypiName(r.name)), ...pypi.map((r) => normalizePypiName(r.name))]);
+  const byName = new Map(pypi.map((r) => [normalizePypiName(r.name), r]));
   const reasons: StaleReason[] = [];
   for (const record of pypi) {
     for (const requirement of record.requires_dist) {
       const name = requirementName(requirement);
       if (name === undefined || requirementNeedsExtra(requirement) || requirement.includes(';')) continue;
-      if (!present.has(normalizePypiName(name))) reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", which the lock does not hold` });
+      if (!present.has(normalizePypiName(name))) {
+        reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", which the lock does not hold` });
+        continue;
+      }
+      const target = byName.get(normalizePypiName(name));
+      const parsed = tryParseRequirement(requirement);
+      const version = target?.version == null ? undefined : tryParsePypiVersion(target.version);
+      if (target && parsed && version && !parsed.specifier.contains(version, { installed: true })) {
+        reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", but the lock has ${pypiLabel(target)}` });
+      }
     }
   }
   return reasons;

@@ -99,6 +99,11 @@ describe('a re-lock with PyPI packages', () => {
     expect(check({ pypi: ['flask', 'rich>=14'] })).toEqual(['linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0']);
     expect(check({ pypi: ['flask', 'rich', 'requests'] })).toEqual(['linux-64: the PyPI requirement "requests" is not met: the lock has no requests']);
     expect(check({ pypi: ['flask'] })).toEqual(['linux-64: the lock has rich 13.0.0 (pypi), which no PyPI requirement of the request needs']);
+    // A locked distribution whose Requires-Dist the lock's other pin no longer meets.
+    const edited = lock.replace('- click>=8', '- click>=9');
+    expect(edited).not.toBe(lock);
+    const prepared = prepareRequest(base({ lock: { filename: 'pixi.lock', content: edited } }), options);
+    expect(lockStaleness(prepared, prepared.previousLock!, {})).toEqual(['linux-64: Flask 3.0.0 (pypi) requires "click>=9", but the lock has click 8.1.0']);
     expect(check({ pypiOptions: { indexUrl: 'https://mirror.example/simple/' } })).toEqual([
       `the PyPI indexes differ: the request has https://mirror.example/simple/, the lock ${server.indexUrl}`,
     ]);
