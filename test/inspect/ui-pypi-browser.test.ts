@@ -4,19 +4,20 @@
  * the table marks PyPI packages, and the tree shows the PyPI edge to the conda package that
  * provides a requirement.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../http/helpers/test-server.js';
 import { indexWheel, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
+import { checkChromium, HAVE_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+checkChromium('the /ui PyPI browser test');
 
-(existsSync(CHROMIUM) ? describe : describe.skip)('/ui with PyPI requirements', () => {
+(HAVE_CHROMIUM ? describe : describe.skip)('/ui with PyPI requirements', () => {
   let index: IndexServer;
   let server: TestServer;
   let context: BrowserContext;
@@ -31,11 +32,7 @@ const CHROMIUM = '/usr/bin/chromium';
     dir = mkdtempSync(join(tmpdir(), 'cr-ui-pypi-'));
     channel = pathToFileURL(writePythonChannel(join(dir, 'channel'), ['linux-64'], [{ name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] }])).href;
     server = await startTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    context = await launchChromium(join(dir, 'profile'));
   }, 60_000);
   afterAll(async () => {
     await context?.close();
