@@ -71,7 +71,7 @@ export interface PreparedRequest {
   readonly locked?: ReadonlyMap<string, readonly PackageRecord[]>;
   /**
    * What a lock holds beside its conda records and a resolve keeps as it is: the PyPI
-   * distributions (from the input lock, or from `--lock` until the PyPI solve re-solves them),
+   * distributions (from the input lock, or from `--lock` when the request has no PyPI part),
    * the packages kept by reference, and the lock's details for writing it back.
    */
   readonly kept?: KeptFromLock;
@@ -283,7 +283,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     excludeNewer: excludeNewer === undefined ? undefined : parseExcludeNewer(excludeNewer),
     warnings,
     ...(locked ? { locked: locked.platformsOf(platforms), kept: locked.keptOf(platforms) } : {}),
-    ...(!locked && previousLock ? keptFromPreviousLock(previousLock, platforms, warnings) : {}),
+    ...(!locked && !pypi && previousLock ? keptFromPreviousLock(previousLock, platforms, warnings) : {}),
     ...(previousLock ? { previousLock } : {}),
     ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
     ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
@@ -294,15 +294,17 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
 }
 
 /**
- * A re-solve with `--lock` keeps the lock's PyPI distributions as they are (the PyPI solve is its
- * own work): on the platforms asked for, and said in a warning when there are any.
+ * A re-solve with `--lock` of a request with no PyPI requirement keeps the lock's PyPI
+ * distributions as they are (nothing asks to solve them), on the platforms asked for, and says so
+ * in a warning. A request with PyPI requirements solves them, staying close to the lock's pins
+ * (`PreviousLock.pypiPreferredOn`), as for conda records.
  */
 function keptFromPreviousLock(lock: PreviousLock, platforms: readonly string[], warnings: string[]): { kept?: KeptFromLock } {
   const pypi = new Map(platforms.map((p) => [p, lock.environment.pypi.get(p) ?? []] as const));
   const count = new Set([...pypi.values()].flat().map((r) => r.url)).size;
   if (count === 0) return {};
   warnings.push(
-    `${lock.filename}: environment "${lock.environment.name}": ${count} PyPI package${count === 1 ? '' : 's'} kept as locked (a re-solve solves the conda packages; PyPI packages are not re-solved yet)`,
+    `${lock.filename}: environment "${lock.environment.name}": ${count} PyPI package${count === 1 ? '' : 's'} kept as locked (the request has no PyPI requirement to solve them with; give them with --pypi or a pip: section)`,
   );
   return { kept: { filename: lock.filename, environment: lock.environment.name, pypi, pypiIndexes: lock.environment.pypiIndexes } };
 }

@@ -134,7 +134,12 @@ async function resolvePlatform(
     // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
     const outcome =
       request.pypi && pypiSide
-        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects })
+        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, {
+            resolution: request.resolution ?? 'highest',
+            signal,
+            maxProjects: deps.maxPypiProjects,
+            ...(request.previousLock ? { locked: request.previousLock.pypiPreferredOn(platform) } : {}),
+          })
         : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');

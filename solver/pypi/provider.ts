@@ -398,6 +398,9 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     if (project === undefined) throw new PypiDataNeeded([entry.project], []);
     const lowest = this.#input.resolution === 'lowest' || (this.#input.resolution === 'lowest-direct' && this.#directNames.has(entry.project));
     const releases = [...(project?.releases ?? [])].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
+    const pinned = this.#lockedVersion(entry.project);
+    const at = pinned ? releases.findIndex((r) => r.version.compare(pinned) === 0) : -1;
+    if (at > 0) releases.unshift(...releases.splice(at, 1));
     const extra = entry.kind === 'extra' ? entry.extra : undefined;
     const out: number[] = [];
     for (const release of releases) {
@@ -420,6 +423,12 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     provided.sort((a, b) => (a.version && b.version ? (lowest ? a.version.compare(b.version) : b.version.compare(a.version)) : a.version ? -1 : b.version ? 1 : 0));
     for (const p of provided) out.push(this.#addSolvable(extra === undefined ? { kind: 'conda', name: id, project: entry.project, ...p } : { kind: 'conda-extra', name: id, project: entry.project, ...p }));
     return out;
+  }
+
+  /** The version a previous lock pins for the project, if any. */
+  #lockedVersion(project: string): PypiVersion | undefined {
+    const text = this.#input.locked?.get(project);
+    return text === undefined ? undefined : tryParsePypiVersion(text);
   }
 
   /**

@@ -86,4 +86,9 @@ export interface PypiSolveInput {
   readonly providedBy: (record: PackageRecord) => readonly string[];
   /** The conda names that may provide a PyPI name (the mapping read backwards). */
   readonly providers: (pypiName: string) => readonly string[];
+  /**
+   * Versions a previous lock pins, by normalised name (`--lock`): that release sorts before every
+   * other of its name, as locked conda records do, so it stays unless the problem excludes it.
+   */
+  readonly locked?: ReadonlyMap<string, string>;
 }

@@ -31,7 +31,8 @@ Solve the request as \`conda-resolve resolve\` does (-c, -p, -f, --channel-prior
   why       every path from a requested spec to NAME, shortest first, with the spec that pulled
             each step
   why-not   adds SPEC to the request and solves again: if there is no solution, why; if there
-            is, what would change and which preference made the solver choose the current one
+            is, what would change and which preference made the solver choose the current one;
+            'pypi:REQUIREMENT' (PEP 508, e.g. 'pypi:flask<3') tries a PyPI requirement
 `;
 
 export async function inspectCommand(kind: InspectKind, argv: readonly string[], io: CliIO): Promise<number> {

@@ -6,9 +6,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../vocabulary/errors.js';
-import type { MatchSpec } from '../../vocabulary/match-spec.js';
 import { problemOfCode } from '../errors.js';
-import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type WhyNotAnswer } from '../inspect/index.js';
+import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type TriedSpec, type WhyNotAnswer } from '../inspect/index.js';
 import type { Resolution } from '../resolve.js';
 import type { AppContext, ResolveNote } from './app-context.js';
 import { inputProblem, inputProblemExtras } from './error-handler.js';
@@ -57,7 +56,7 @@ export async function inspectOnServer(
   }
 }
 
-function specOf(text: string): MatchSpec {
+function specOf(text: string): TriedSpec {
   try {
     return parseExtraSpec(text);
   } catch (error) {

@@ -139,7 +139,7 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
     'why_not',
     {
       description: 'Why the solution does not have `spec` (e.g. "numpy>=2"): solves with it added. No solution: the conflict. A solution: what would change and which preference chose the current one.',
-      inputSchema: { ...shape, spec: z.string().min(1).max(MAX_SPEC_LENGTH).describe('The match spec to try.') },
+      inputSchema: { ...shape, spec: z.string().min(1).max(MAX_SPEC_LENGTH).describe('The match spec to try, or "pypi:" and a PEP 508 requirement (e.g. "pypi:flask<3").') },
     },
     ({ spec, ...args }) => inspect({ kind: 'why-not', spec }, args),
   );

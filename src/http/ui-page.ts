@@ -1,7 +1,8 @@
 /**
- * The `/ui` page: a person enters specs, channels and platforms and sees, per platform, the
- * solved packages as a table and as a collapsible dependency tree (nested `<details>`); a click on
- * a package asks `/why`, a spec asks `/why-not`, and any export format downloads from `/resolve`.
+ * The `/ui` page: a person enters specs (conda, and PyPI requirements with their index), channels
+ * and platforms and sees, per platform, the solved packages as a table and as a collapsible
+ * dependency tree (nested `<details>`, PyPI packages marked `pypi`); a click on a package asks
+ * `/why`, a spec asks `/why-not`, and any export format downloads from `/resolve`.
  * Plain HTML and script, no framework and no outside request: everything comes from this server's
  * own API, under the same strict Content-Security-Policy as `/docs`. Text from answers is written
  * with `textContent` only, never as HTML.
@@ -31,6 +32,10 @@ export function uiHtml(options: { version: string; defaultChannels: readonly str
     <div class="col">
       <label for="specs">Package specs <span class="hint">(one per line)</span></label>
       <textarea id="specs" rows="4" spellcheck="false" placeholder="python=3.12&#10;numpy&gt;=1.26"></textarea>
+      <label for="pypi">PyPI requirements <span class="hint">(PEP 508, one per line; solved with the conda specs)</span></label>
+      <textarea id="pypi" rows="2" spellcheck="false" placeholder="rich&gt;=13"></textarea>
+      <label for="index-url">PyPI index <span class="hint">(default https://pypi.org/simple)</span></label>
+      <input id="index-url" type="text" spellcheck="false">
     </div>
     <div class="col">
       <label for="channels">Channels <span class="hint">(comma-separated, in priority order)</span></label>
@@ -172,9 +177,10 @@ export const UI_JS = String.raw`'use strict';
       var row = el('tr');
       row.appendChild(el('td')).appendChild(packageButton(p.name));
       row.appendChild(el('td', p.version));
-      row.appendChild(el('td', p.build));
-      row.appendChild(el('td', p.channel));
-      row.appendChild(el('td', p.size === null ? '' : (p.size / 1048576).toFixed(1) + ' MB', 'num'));
+      // A PyPI distribution (manager pip) has no build and comes from an index, as the tree shows it.
+      row.appendChild(el('td', p.manager === 'pip' ? 'pypi' : p.build));
+      row.appendChild(el('td', p.manager === 'pip' ? (p.index || '') : p.channel));
+      row.appendChild(el('td', p.size == null ? '' : (p.size / 1048576).toFixed(1) + ' MB', 'num'));
       body.appendChild(row);
     });
     return t;
@@ -240,6 +246,10 @@ export const UI_JS = String.raw`'use strict';
     if (channels.length) body.channels = channels;
     var platforms = Array.prototype.map.call(document.querySelectorAll('input[name=platform]:checked'), function (i) { return i.value; });
     if (platforms.length) body.platforms = platforms;
+    var pypi = lines($('pypi').value);
+    if (pypi.length) body.pypi = pypi;
+    var indexUrl = $('index-url').value.trim();
+    if (indexUrl) body.index_url = indexUrl;
     $('solve').disabled = true;
     status('Solving...');
     var started = performance.now();

@@ -1,6 +1,6 @@
 /**
- * Why the solution does not have SPEC: solve the request with SPEC added, per platform, and
- * compare. Three answers:
+ * Why the solution does not have SPEC (a conda match spec, or `pypi:REQUIREMENT`): solve the
+ * request with SPEC added, per platform, and compare. Three answers:
  * - `present`: a selected record already satisfies SPEC;
  * - `unsatisfiable`: with SPEC there is no solution; the explanation says why, worded as the reason
  *   the current solution lacks it (SPEC is added last, so it is always the spec that cannot join);
@@ -20,6 +20,9 @@ import { nativeExplanation, type NativeExplanation } from '../explanation-data.j
 import type { PreparedRequest } from '../request.js';
 import type { PlatformResolution, Resolution } from '../resolve.js';
 import { buildGraph } from './graph.js';
+import { PypiRequirement } from '../../vocabulary/pypi/requirement.js';
+import { parsePypiInput, preparePypi } from '../pypi/request.js';
+import { diffPypi, presentPypi, pypiPreference } from './why-not-pypi.js';
 
 export interface PackageChange {
   readonly name: string;
@@ -49,8 +52,11 @@ export type WhyNotAnswer =
   /** The request fails without SPEC already, or the solve with SPEC failed for another reason. */
   | { readonly platform: string; readonly kind: 'failed'; readonly spec: string; readonly text: string };
 
+/** What why-not tries: a conda match spec, or a PyPI requirement (`pypi:flask<3`). */
+export type TriedSpec = MatchSpec | PypiRequirement;
+
 /** Answers per platform, given the current resolution and one with `spec` appended to the request. */
-export function whyNot(current: Resolution, withSpec: Resolution, spec: MatchSpec): WhyNotAnswer[] {
+export function whyNot(current: Resolution, withSpec: Resolution, spec: TriedSpec): WhyNotAnswer[] {
   return current.platforms.map((now, i) => withoutSecrets(answerPlatform(now, withSpec.platforms[i]!, spec, current.request)));
 }
 
@@ -70,8 +76,13 @@ function redactDeep(value: unknown): unknown {
   return value;
 }
 
-/** The spec why-not tries, parsed; a bad one is the user's input error, as a bad requested spec is. */
-export function parseExtraSpec(text: string): MatchSpec {
+/**
+ * The spec why-not tries, parsed: a conda match spec, or after `pypi:` a PEP 508 requirement; a bad
+ * one is the user's input error, as a bad requested spec is.
+ */
+export function parseExtraSpec(text: string): TriedSpec {
+  const pypi = /^\s*pypi:(?!:)(.*)$/s.exec(text);
+  if (pypi) return parsePypiInput({ requirement: pypi[1]! });
   try {
     return parseMatchSpec(text.trim());
   } catch (error) {
@@ -80,16 +91,20 @@ export function parseExtraSpec(text: string): MatchSpec {
   }
 }
 
-/** The request with `spec` added last. */
-export function withAddedSpec(request: PreparedRequest, spec: MatchSpec): PreparedRequest {
-  return { ...request, specs: [...request.specs, spec] };
+/** The request with `spec` added last (a PyPI requirement to its PyPI part, made with the default index when it has none). */
+export function withAddedSpec(request: PreparedRequest, spec: TriedSpec): PreparedRequest {
+  if (!(spec instanceof PypiRequirement)) return { ...request, specs: [...request.specs, spec] };
+  const pypi = request.pypi;
+  if (!pypi) return { ...request, pypi: preparePypi([{ requirement: String(spec) }], undefined, {}, [])! };
+  const platformRequirements = pypi.platformRequirements && new Map([...pypi.platformRequirements].map(([platform, list]) => [platform, [...list, spec]] as const));
+  return { ...request, pypi: { ...pypi, requirements: [...pypi.requirements, spec], ...(platformRequirements ? { platformRequirements } : {}) } };
 }
 
-function answerPlatform(now: PlatformResolution, next: PlatformResolution, spec: MatchSpec, request: PreparedRequest): WhyNotAnswer {
+function answerPlatform(now: PlatformResolution, next: PlatformResolution, spec: TriedSpec, request: PreparedRequest): WhyNotAnswer {
   const platform = now.platform;
-  const shown = spec.source;
+  const shown = spec instanceof PypiRequirement ? `pypi:${spec}` : spec.source;
   if (now.records === null) return { platform, kind: 'failed', spec: shown, text: `The request itself does not solve on ${platform}: ${now.error}` };
-  const present = now.records.find((record) => spec.matches(record));
+  const present = spec instanceof PypiRequirement ? presentPypi(spec, now, request) : now.records.find((record) => spec.matches(record));
   if (present) {
     const label = `${present.name} ${present.version} ${present.build}`;
     return { platform, kind: 'present', spec: shown, record: label, text: `The solution already has ${shown}: ${label}` };
@@ -101,8 +116,8 @@ function answerPlatform(now: PlatformResolution, next: PlatformResolution, spec:
     }
     return { platform, kind: 'failed', spec: shown, text: `Cannot tell: the solve with ${shown} failed: ${next.error}` };
   }
-  const changes = diff(now.records, next.records);
-  const preference = decidingPreference(now.records, next.records, request, changes);
+  const changes = [...diff(now.records, next.records), ...diffPypi(now.pypi ?? [], next.pypi ?? [])];
+  const preference = decidingPreference(now.records, next.records, request, changes) ?? pypiPreference(now.pypi ?? [], next.pypi ?? [], request, platform);
   const lines = [`The solution could have ${shown}; ${changes.length} package${changes.length === 1 ? '' : 's'} would change:`];
   for (const change of changes) {
     if (change.current === null) lines.push(`  + ${change.name} ${change.alternative}`);

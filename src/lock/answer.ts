@@ -4,13 +4,12 @@
  * of one chosen environment names it), a whole workspace's pixi.lock, and the changes against the
  * lock.
  */
-import type { PackageRecord } from '../../vocabulary/record.js';
 import type { ExporterRegistry } from '../exporters/index.js';
 import type { ExportEnvironment } from '../exporters/types.js';
 import { exportEnvironments, type Resolution } from '../resolve.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { boundedAnswer } from '../answer-size.js';
-import { diffEnvironments, type PlatformDiff } from './diff.js';
+import { diffEnvironments, solvedEnvironments, type PlatformDiff } from './diff.js';
 import { isPixiLockFormat, type PixiLockFormat } from './lock-version.js';
 import { unchangedLockText, type PreviousLock } from './previous-lock.js';
 import { unchangedWorkspaceText, type PreparedWorkspace } from './workspace.js';
@@ -69,9 +68,7 @@ export function workspaceAnswers(workspace: PreparedWorkspace, resolutions: read
   return workspace.environments.map((e, i) => ({ name: e.name, platforms: resolutions[i]!.platforms }));
 }
 
-/** The changes from the lock to the solved platforms (failed platforms are left out). */
+/** The changes from the lock to the solved platforms (failed platforms are left out), PyPI distributions included. */
 export function resolutionDiff(lock: PreviousLock, resolution: Resolution): PlatformDiff[] {
-  const solved = new Map<string, readonly PackageRecord[]>();
-  for (const p of resolution.platforms) if (p.records) solved.set(p.platform, p.records);
-  return diffEnvironments(lock.environment.platforms, solved);
+  return diffEnvironments(Object.assign(new Map(lock.environment.platforms), { pypi: lock.environment.pypi }), solvedEnvironments(resolution.platforms, resolution.request.kept));
 }

@@ -4,13 +4,17 @@
  * satisfies the request when it has the same channels (in order) and platforms, every root spec
  * is met by a locked record on every platform, every locked record's dependencies are met by the
  * others or by the platform's virtual packages, no constraint is broken, and no record is newer
- * than the request's exclude-newer date.
+ * than the request's exclude-newer date. With PyPI requirements, also the indexes and each
+ * requirement against the locked PyPI distributions (./check-pypi.ts).
  */
 import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
-import { virtualPackages } from '../../vocabulary/virtual-packages.js';
+import { virtualPackageList, virtualPackages } from '../../vocabulary/virtual-packages.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { tryParseRequirement } from '../../vocabulary/pypi/requirement.js';
+import { tryParsePypiVersion } from '../../vocabulary/pypi/version.js';
+import { pypiIndexReasons, pypiRequirementReasons } from './check-pypi.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
 /** One reason a lock does not satisfy the request: about one platform, or (no platform) the whole lock. */
@@ -50,12 +54,16 @@ export function lockStaleReasons(
   const extra = lockPlatforms.filter((p) => !request.platforms.includes(p));
   if (missing.length > 0) reasons.push({ reason: `the lock has no ${listOf(missing)} (it locks ${listOf(lockPlatforms)})` });
   if (extra.length > 0) reasons.push({ reason: `the lock also locks ${listOf(extra)}, which the request does not ask for` });
+  if (request.pypi) reasons.push(...pypiIndexReasons(request.pypi, locked.pypiIndexes));
 
   for (const platform of request.platforms) {
     const records = locked.platforms.get(platform);
     if (!records) continue;
     const byName = new Map(records.map((r) => [r.name, r]));
     const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    if (request.pypi) {
+      reasons.push(...pypiRequirementReasons(platform, request.pypi, records, locked.pypi.get(platform) ?? [], virtualPackageList(platform, env, virtualPackagesOn(request, platform))));
+    }
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);
@@ -89,19 +97,28 @@ export function lockStaleReasons(
 
 /**
  * The lock's PyPI packages hold together: each requirement that applies without an extra names a
- * PyPI package of the lock, or a conda package of that name (conda-forge packages PyPI projects
- * under their own names). Markers are not evaluated, so a requirement with a marker is skipped
- * (it may be for another platform); PyPI versions are not compared with specifiers until the PyPI
- * vocabulary arrives.
+ * PyPI package of the lock whose version it allows (PEP 440), or a conda package of that name
+ * (conda-forge packages PyPI projects under their own names). Markers are not evaluated, so a
+ * requirement with a marker is skipped (it may be for another platform).
  */
 function pypiStaleReasons(platform: string, records: readonly PackageRecord[], pypi: readonly PypiRecord[]): StaleReason[] {
   const present = new Set([...records.map((r) => normalizePypiName(r.name)), ...pypi.map((r) => normalizePypiName(r.name))]);
+  const byName = new Map(pypi.map((r) => [normalizePypiName(r.name), r]));
   const reasons: StaleReason[] = [];
   for (const record of pypi) {
     for (const requirement of record.requires_dist) {
       const name = requirementName(requirement);
       if (name === undefined || requirementNeedsExtra(requirement) || requirement.includes(';')) continue;
-      if (!present.has(normalizePypiName(name))) reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", which the lock does not hold` });
+      if (!present.has(normalizePypiName(name))) {
+        reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", which the lock does not hold` });
+        continue;
+      }
+      const target = byName.get(normalizePypiName(name));
+      const parsed = tryParseRequirement(requirement);
+      const version = target?.version == null ? undefined : tryParsePypiVersion(target.version);
+      if (target && parsed && version && !parsed.specifier.contains(version, { installed: true })) {
+        reasons.push({ platform, reason: `${pypiLabel(record)} (pypi) requires "${requirement}", but the lock has ${pypiLabel(target)}` });
+      }
     }
   }
   return reasons;

@@ -3,9 +3,11 @@
  * job summary: per platform, the packages asked for (a lock's top-level packages: nothing else in
  * the environment depends on them) apart from the ones that came with them, each in one table
  * ordered upgrades, downgrades, rebuilds, additions, removals, moves; a table longer than a screen
- * folds into `<details>`.
+ * folds into `<details>`. PyPI distributions are rows of the same tables, marked `(PyPI)`.
  */
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
+import type { PypiRecord } from '../../vocabulary/pypi-record.js';
 import { buildGraph } from '../inspect/graph.js';
 import type { ChangeKind, ExactEnvironments, PackageChange, PackageSide, PlatformDiff } from './diff.js';
 
@@ -13,10 +15,15 @@ const ORDER: readonly ChangeKind[] = ['upgraded', 'downgraded', 'rebuilt', 'adde
 /** Rows beyond which a table is folded. */
 const FOLD_AFTER = 10;
 
-/** The names a lock's environment was asked for, in effect: its top-level packages (none without dependency data). */
-function topLevel(records: readonly PackageRecord[]): Set<string> | undefined {
-  if (!records.some((r) => r.depends.length > 0)) return undefined;
-  return new Set(buildGraph(records, []).roots.map((edge) => edge.to));
+/** The names a lock's environment was asked for, in effect: its top-level packages, PyPI ones by PEP 503 name (none without dependency data). */
+function topLevel(records: readonly PackageRecord[], pypi: readonly PypiRecord[]): Set<string> | undefined {
+  if (!records.some((r) => r.depends.length > 0) && !pypi.some((r) => r.requires_dist.length > 0)) return undefined;
+  return new Set(buildGraph(records, [], pypi).roots.map((edge) => edge.to));
+}
+
+/** How a change is looked up among the names asked for: a PyPI name normalised. */
+function nameKey(change: PackageChange): string {
+  return change.manager === 'pip' ? normalizePypiName(change.name) : change.name;
 }
 
 function escape(text: string): string {
@@ -26,12 +33,13 @@ function escape(text: string): string {
 function side(change: PackageSide | undefined, other: PackageSide | undefined): string {
   if (!change) return '';
   const channel = other && other.channel !== change.channel ? ` (${change.channel})` : '';
-  return `${escape(change.version)} \`${escape(change.build)}\`${channel}`;
+  // A PyPI distribution has no build: its version alone.
+  return `${escape(change.version)}${change.build === '' ? '' : ` \`${escape(change.build)}\``}${channel}`;
 }
 
 function table(changes: readonly PackageChange[]): string[] {
   const rows = [...changes].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return ['| Package | Change | Before | After |', '|---|---|---|---|', ...rows.map((c) => `| ${escape(c.name)} | ${c.kind} | ${side(c.old, c.new)} | ${side(c.new, c.old)} |`)];
+  return ['| Package | Change | Before | After |', '|---|---|---|---|', ...rows.map((c) => `| ${escape(c.name)}${c.manager === 'pip' ? ' (PyPI)' : ''} | ${c.kind} | ${side(c.old, c.new)} | ${side(c.new, c.old)} |`)];
 }
 
 function counts(changes: readonly PackageChange[]): string {
@@ -61,13 +69,15 @@ export function renderDiffMarkdown(diff: readonly PlatformDiff[], before: ExactE
       continue;
     }
     lines.push(`### ${platform}: ${counts(changes)}`, '');
-    const asked = options.requested ?? union(topLevel(after.get(platform) ?? []), topLevel(before.get(platform) ?? []));
+    const asked = options.requested
+      ? new Set([...options.requested].flatMap((name) => [name, normalizePypiName(name)]))
+      : union(topLevel(after.get(platform) ?? [], after.pypi?.get(platform) ?? []), topLevel(before.get(platform) ?? [], before.pypi?.get(platform) ?? []));
     if (!asked) {
       lines.push(...section('Packages', changes));
       continue;
     }
     // A removed package was asked for if it was top-level before; the others are judged after.
-    const isAsked = (c: PackageChange) => asked.has(c.name);
+    const isAsked = (c: PackageChange) => asked.has(nameKey(c));
     lines.push(...section(options.requested ? 'Requested' : 'Requested (top-level)', changes.filter(isAsked)));
     lines.push(...section('Came with them', changes.filter((c) => !isAsked(c))));
   }

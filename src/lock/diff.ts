@@ -7,6 +7,9 @@
 import { parseVersion } from '../../vocabulary/version.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, type PypiRecord } from '../../vocabulary/pypi-record.js';
+import { comparePypiVersions, tryParsePypiVersion } from '../../vocabulary/pypi/version.js';
+import type { KeptFromLock } from '../request.js';
+import type { PlatformResolution } from '../resolve.js';
 
 export type ChangeKind = 'added' | 'removed' | 'upgraded' | 'downgraded' | 'rebuilt' | 'moved';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'upgraded', 'downgraded', 'rebuilt', 'moved'];
@@ -47,6 +50,18 @@ export function diffEnvironments(before: ExactEnvironments, after: ExactEnvironm
   }));
 }
 
+/** The solved platforms as exact environments: records, and the PyPI distributions solved (or kept from a lock). */
+export function solvedEnvironments(platforms: readonly PlatformResolution[], kept?: KeptFromLock): ExactEnvironments {
+  const records = new Map<string, readonly PackageRecord[]>();
+  const pypi = new Map<string, readonly PypiRecord[]>();
+  for (const p of platforms) {
+    if (!p.records) continue;
+    records.set(p.platform, p.records);
+    pypi.set(p.platform, p.pypi ?? kept?.pypi.get(p.platform) ?? []);
+  }
+  return Object.assign(records, { pypi });
+}
+
 /** PyPI packages compared by normalised name: a version change, or the same version from another URL (`moved`). */
 export function diffPypi(before: readonly PypiRecord[], after: readonly PypiRecord[]): PackageChange[] {
   const oldByName = new Map(before.map((r) => [normalizePypiName(r.name), r]));
@@ -61,8 +76,10 @@ export function diffPypi(before: readonly PypiRecord[], after: readonly PypiReco
     if (!a) changes.push({ name, kind: 'added', manager: 'pip', new: pypiSide(b!) });
     else if (!b) changes.push({ name, kind: 'removed', manager: 'pip', old: pypiSide(a) });
     else {
-      const order = comparePypiVersions(a.version ?? '', b.version ?? '');
-      changes.push({ name, kind: order < 0 ? 'upgraded' : order > 0 ? 'downgraded' : 'moved', manager: 'pip', old: pypiSide(a), new: pypiSide(b) });
+      const order = comparePypiPins(a.version ?? '', b.version ?? '');
+      // A lock that names no index (pixi.lock v6 has one list per environment) is not another index.
+      const index = { old: a.index ?? b.index, new: b.index ?? a.index };
+      changes.push({ name, kind: order < 0 ? 'upgraded' : order > 0 ? 'downgraded' : 'moved', manager: 'pip', old: pypiSide({ ...a, index: index.old }), new: pypiSide({ ...b, index: index.new }) });
     }
   }
   return changes;
@@ -72,18 +89,11 @@ function pypiSide(record: PypiRecord): PackageSide {
   return { version: record.version ?? '', build: '', channel: record.index ?? '', url: record.url };
 }
 
-/**
- * Release numbers compared numerically, then the rest as text: enough to tell an upgrade from a
- * downgrade between two pins (full PEP 440 ordering comes with the PyPI vocabulary).
- */
-function comparePypiVersions(a: string, b: string): number {
-  const parts = (v: string) => (/^\d+(\.\d+)*/.exec(v)?.[0] ?? '').split('.').filter(Boolean).map(Number);
-  const x = parts(a);
-  const y = parts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
+/** PEP 440's order; a version that does not parse (a local tree's path) compares as text. */
+function comparePypiPins(a: string, b: string): number {
+  const x = tryParsePypiVersion(a);
+  const y = tryParsePypiVersion(b);
+  if (x && y) return Math.sign(comparePypiVersions(x, y));
   return a === b ? 0 : a < b ? -1 : 1;
 }
 

@@ -7,6 +7,7 @@
  */
 import { parseChannel } from '../../vocabulary/channel.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
+import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import { UsageError } from '../errors.js';
 import { lockEnvironment, readLockFile } from '../locks/lock-file.js';
 import type { LockDocument, LockedEnvironment, LockFormat } from '../locks/types.js';
@@ -22,6 +23,8 @@ export interface PreviousLock {
   readonly update: readonly string[];
   /** URLs of the records a platform's solve should keep: the lock's, less the updated names'. */
   preferredOn(platform: string): readonly string[];
+  /** The PyPI versions a platform's solve should keep (normalised name -> version), less the updated names'. */
+  pypiPreferredOn(platform: string): ReadonlyMap<string, string>;
 }
 
 export function readPreviousLock(
@@ -44,6 +47,8 @@ export function readPreviousLock(
 /** One environment of a lock document as the lock a solve stays close to. */
 export function previousLockOf(document: LockDocument, text: string, environment: LockedEnvironment, update: readonly string[]): PreviousLock {
   const skip = new Set(update);
+  // `--update Flask` names the PyPI distribution `flask` too (PEP 503).
+  const skipPypi = new Set(update.map(normalizePypiName));
   return {
     filename: document.filename,
     text,
@@ -52,12 +57,18 @@ export function previousLockOf(document: LockDocument, text: string, environment
     environments: document.environments.size,
     update: [...update],
     preferredOn: (platform) => (environment.platforms.get(platform) ?? []).filter((r) => !skip.has(r.name)).map((r) => r.url),
+    pypiPreferredOn: (platform) =>
+      new Map((environment.pypi.get(platform) ?? []).flatMap((r) => (r.version === null || skipPypi.has(normalizePypiName(r.name)) ? [] : [[normalizePypiName(r.name), r.version] as const]))),
   };
 }
 
-/** Whether any platform of the environment locks a package of this name. */
+/** Whether any platform of the environment locks a package of this name: a conda name, or a PyPI name compared by PEP 503. */
 export function locksName(environment: LockedEnvironment, name: string): boolean {
-  return [...environment.platforms.values()].some((records) => records.some((r) => r.name === name));
+  const pypiName = normalizePypiName(name);
+  return (
+    [...environment.platforms.values()].some((records) => records.some((r) => r.name === name)) ||
+    [...environment.pypi.values()].some((records) => records.some((r) => normalizePypiName(r.name) === pypiName))
+  );
 }
 
 /**
@@ -66,7 +77,7 @@ export function locksName(environment: LockedEnvironment, name: string): boolean
  */
 export function unchangedLockText(
   lock: PreviousLock,
-  answer: { readonly format: string; readonly channels: readonly string[]; readonly platforms: readonly { platform: string; records: readonly PackageRecord[] | null }[] },
+  answer: { readonly format: string; readonly channels: readonly string[]; readonly platforms: readonly SolvedPlatform[] },
 ): string | undefined {
   // The text holds every environment of the lock, so it stands for one environment only when alone.
   if (answer.format !== lock.format || lock.environments !== 1) return undefined;
@@ -76,17 +87,29 @@ export function unchangedLockText(
 /** Whether the answer has exactly the lock environment's channels, platforms and records. */
 export function sameAnswer(
   lock: PreviousLock,
-  answer: { readonly channels: readonly string[]; readonly platforms: readonly { platform: string; records: readonly PackageRecord[] | null }[] },
+  answer: { readonly channels: readonly string[]; readonly platforms: readonly SolvedPlatform[] },
 ): boolean {
   if (!sameChannels(answer.channels, lock.environment.channels)) return false;
   if (answer.platforms.length !== lock.environment.platforms.size) return false;
-  for (const { platform, records } of answer.platforms) {
+  for (const { platform, records, pypi } of answer.platforms) {
     const locked = lock.environment.platforms.get(platform);
     if (!locked || !records || locked.length !== records.length) return false;
     const urls = new Set(locked.map((r) => r.url));
     if (!records.every((r) => urls.has(r.url))) return false;
+    // A mixed solve's PyPI distributions count too (without one, the lock's are kept as they are).
+    if (pypi !== undefined) {
+      const lockedPypi = new Set((lock.environment.pypi.get(platform) ?? []).map((r) => r.url));
+      if (lockedPypi.size !== pypi.length || !pypi.every((r) => lockedPypi.has(r.url))) return false;
+    }
   }
   return true;
+}
+
+/** One platform of an answer: its conda records and, for a mixed solve, its PyPI distributions. */
+interface SolvedPlatform {
+  readonly platform: string;
+  readonly records: readonly PackageRecord[] | null;
+  readonly pypi?: readonly { readonly url: string }[];
 }
 
 /** Channels compared by base URL, in order (pixi writes `https://conda.anaconda.org/conda-forge/`, we `conda-forge`). */

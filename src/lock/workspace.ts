@@ -11,7 +11,7 @@ import { lockFormatOf, readLockFile } from '../locks/lock-file.js';
 import { prepareRequest, type PrepareOptions, type PreparedRequest, type ResolveRequest } from '../request.js';
 import type { PlatformResolution } from '../resolve.js';
 import { lockStaleReasons, staleText, type StaleReason } from './check.js';
-import { diffEnvironments, type PlatformDiff } from './diff.js';
+import { diffEnvironments, solvedEnvironments, type PlatformDiff } from './diff.js';
 import { locksName, previousLockOf, sameAnswer } from './previous-lock.js';
 import type { LockDocument } from '../locks/types.js';
 import { isPixiLockFormat } from './lock-version.js';
@@ -121,8 +121,9 @@ export function workspaceDiff(
   answers: readonly { readonly name: string; readonly platforms: readonly PlatformResolution[] }[],
 ): EnvironmentDiff[] {
   return answers.map(({ name, platforms }) => {
-    const before = workspace.lock?.document.environments.get(name)?.platforms ?? new Map();
-    const after = new Map(platforms.filter((p) => p.records).map((p) => [p.platform, p.records!]));
-    return { environment: name, platforms: diffEnvironments(before, after) };
+    const locked = workspace.lock?.document.environments.get(name);
+    const before = Object.assign(new Map(locked?.platforms ?? []), { pypi: locked?.pypi ?? new Map() });
+    const kept = workspace.environments.find((e) => e.name === name)?.request.kept;
+    return { environment: name, platforms: diffEnvironments(before, solvedEnvironments(platforms, kept)) };
   });
 }

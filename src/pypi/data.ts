@@ -15,6 +15,7 @@ import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import type { PypiRequirement } from '../../vocabulary/pypi/requirement.js';
 import type { PypiSpecifierSet } from '../../vocabulary/pypi/specifier.js';
 import { bestWheel, type TargetTags } from '../../vocabulary/pypi/tags.js';
+import { tryParsePypiVersion } from '../../vocabulary/pypi/version.js';
 import type { ResolutionStrategy } from '../../vocabulary/pypi-record.js';
 import { UsageError } from '../errors.js';
 
@@ -35,6 +36,8 @@ export interface DiscoveryOptions {
   readonly prereleases: boolean | undefined;
   readonly maxProjects: number;
   readonly signal?: AbortSignal;
+  /** Versions a previous lock pins (normalised name -> version): the likely pick when they fit. */
+  readonly locked?: ReadonlyMap<string, string>;
 }
 
 export class PypiDataStore implements PypiData {
@@ -89,7 +92,7 @@ export class PypiDataStore implements PypiData {
         await this.#fetchProject(name, options);
         const project = this.#projects.get(name);
         if (!project) return;
-        const likely = this.#likely(project, specs.get(name) ?? [], options);
+        const likely = this.#likely(project, specs.get(name) ?? [], options, options.locked?.get(name));
         if (likely) await visitRelease(name, likely.text);
       });
     for (const name of names) work.push(visitProject(normalizePypiName(name)));
@@ -142,12 +145,15 @@ export class PypiDataStore implements PypiData {
   }
 
   /** The release a project will likely get: the preferred version the specifiers allow with a wheel for one of the pythons. */
-  #likely(project: PypiProjectData, specs: readonly PypiSpecifierSet[], options: DiscoveryOptions): PypiRelease | undefined {
+  #likely(project: PypiProjectData, specs: readonly PypiSpecifierSet[], options: DiscoveryOptions, locked: string | undefined): PypiRelease | undefined {
     const lowest = options.resolution !== 'highest';
     const ordered = [...project.releases].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
     const fits = (release: PypiRelease): boolean =>
       !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined);
-    return ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits);
+    // The locked release is what the solve tries first (solver/pypi/provider.ts).
+    const pinned = locked === undefined ? undefined : tryParsePypiVersion(locked);
+    const kept = pinned && ordered.find((r) => r.version.compare(pinned) === 0 && fits(r));
+    return kept || (ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits));
   }
 }
 

@@ -21,6 +21,8 @@ export interface MixedPlatformOptions {
   readonly resolution: ResolutionStrategy;
   readonly signal?: AbortSignal;
   readonly maxProjects?: number;
+  /** Versions a previous lock pins on this platform (normalised name -> version), kept when they fit. */
+  readonly locked?: ReadonlyMap<string, string>;
 }
 
 export async function solvePlatformMixed(input: PlatformSolveInput, platform: string, pypi: PreparedPypi, data: PypiDataStore, options: MixedPlatformOptions): Promise<MixedSolveOutcome> {
@@ -33,6 +35,7 @@ export async function solvePlatformMixed(input: PlatformSolveInput, platform: st
     prereleases,
     maxProjects: options.maxProjects ?? MAX_PYPI_PROJECTS,
     signal: options.signal,
+    ...(options.locked ? { locked: options.locked } : {}),
   };
   const wanted = new Map([['', requirements]]);
   await data.discover(
@@ -55,6 +58,7 @@ export async function solvePlatformMixed(input: PlatformSolveInput, platform: st
           resolution: options.resolution,
           providedBy: (record) => mapping.providedBy(record),
           providers: (name) => mapping.providers(name),
+          ...(options.locked ? { locked: options.locked } : {}),
         },
       });
     } catch (error) {

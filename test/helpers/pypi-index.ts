@@ -156,6 +156,12 @@ export interface IndexFile {
   readonly requiresPython?: string;
 }
 
+/** A pure-Python wheel whose METADATA (also served as its `.metadata` file) lists `requires`. */
+export function indexWheel(name: string, version: string, requires: readonly string[] = []): IndexFile {
+  const text = metadataText(name, version, requires);
+  return { ...buildWheel(name, version, text), metadata: text };
+}
+
 export interface IndexProject {
   readonly name: string;
   readonly files: readonly IndexFile[];

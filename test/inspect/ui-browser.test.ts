@@ -5,21 +5,17 @@
  * server. A screenshot is kept as a test artefact in test-artifacts/ui.png (git-ignored). Skipped,
  * saying so, when /usr/bin/chromium is missing on a developer's machine; CI never skips.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { checkChromium, HAVE_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../http/helpers/test-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts');
-if (!HAVE_CHROMIUM && (process.env.CI || process.env.CONDA_RESOLVE_REQUIRE_SHARED === '1')) {
-  throw new Error(`${CHROMIUM} is missing; CI must install Debian's chromium for the /ui browser test`);
-}
-if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: the /ui browser test is skipped (apt-get install chromium)`);
+checkChromium('the /ui browser test');
 
 (HAVE_CHROMIUM ? describe : describe.skip)('/ui in a browser', () => {
   let server: TestServer;
@@ -29,13 +25,7 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
   beforeAll(async () => {
     server = await startTestServer();
     profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      acceptDownloads: true,
-      viewport: { width: 1280, height: 1000 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    context = await launchChromium(profile, { acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
   }, 60_000);
   afterAll(async () => {
     await context?.close();
