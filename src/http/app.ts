@@ -18,7 +18,7 @@ import { hostSubdir } from '../../vocabulary/platform.js';
 import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
-import { mcpRoutes } from './mcp.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { limitClientShare } from './client-share.js';
 import { refuseCrossSiteSimplePosts } from './request-guards.js';

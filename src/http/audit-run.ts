@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises';
 import { parseMappingFile, pypiMapping, type PypiMapping } from '../pypi-mapping/index.js';
 import { exportEnvironments } from '../resolve.js';
 import type { AppContext, ResolveNote } from './app-context.js';
-import { settled, wholeRequestFailures } from './inspect-run.js';
+import { settled, wholeRequestFailures } from './plugins/solve-runner.js';
 import { HttpProblemError } from './problem.js';
-import type { ResolveInput } from './resolve-input.js';
+import type { ResolveInput } from './routes/resolve-input.js';
 import { admit, boundedError, resolveHere, runWithin } from './routes/resolve.js';
 
 /**

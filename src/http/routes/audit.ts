@@ -9,8 +9,8 @@ import { renderAuditTable, renderSarif } from '../../audit/index.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { auditOnServer } from '../audit-run.js';
-import { wantsText } from '../lock-answers.js';
-import { inputFromJson, type ResolveBody } from '../resolve-input.js';
+import { wantsText } from './resolve-lock.js';
+import { inputFromJson, type ResolveBody } from './resolve-input.js';
 import { JSON_MEDIA_TYPE } from '../schemas.js';
 
 export interface AuditBody extends Omit<ResolveBody, 'format'> {

@@ -9,9 +9,9 @@ import { diffEnvironments, diffJson, hasChanges, onlyPlatforms, renderDiff, type
 import { readExactRecords } from '../../lock/exact-records.js';
 import type { AppContext } from '../app-context.js';
 import { inputProblem } from '../error-handler.js';
-import { wantsText } from '../lock-answers.js';
+import { wantsText } from './resolve-lock.js';
 import { HttpProblemError } from '../problem.js';
-import { fileName, splitCommas } from '../resolve-input.js';
+import { fileName, splitCommas } from './resolve-input.js';
 import { acceptOnlyJson } from '../request-guards.js';
 import { JSON_MEDIA_TYPE } from '../schemas.js';
 

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, ResolveNote } from '../app-context.js';
-import { inspectOnServer, type InspectQuestion } from '../inspect-run.js';
+import { inspectOnServer, type InspectQuestion } from '../plugins/solve-runner.js';
 import { buildInspectSchemas } from '../inspect-schemas.js';
-import { inputFromJson, type ResolveBody } from '../resolve-input.js';
+import { inputFromJson, type ResolveBody } from './resolve-input.js';
 import { acceptOnlyJson } from '../request-guards.js';
 import { JSON_MEDIA_TYPE } from '../schemas.js';
 

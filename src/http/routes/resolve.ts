@@ -26,9 +26,9 @@ import { AnswerTooLargeError, boundedAnswer } from '../../answer-size.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
 import { inputProblem, inputProblemExtras } from '../error-handler.js';
-import { changed, lockCheckBody, refuseLockMisuse, wantsText, type DiffChanges } from '../lock-answers.js';
+import { changed, lockCheckBody, refuseLockMisuse, wantsText, type DiffChanges } from './resolve-lock.js';
 import { HttpProblemError, type PlatformFailure } from '../problem.js';
-import { inputFromJson, inputFromQuery, inputFromUpload, type ResolveBody, type ResolveInput, type ResolveQuery } from '../resolve-input.js';
+import { inputFromJson, inputFromQuery, inputFromUpload, type ResolveBody, type ResolveInput, type ResolveQuery } from './resolve-input.js';
 import { JSON_MEDIA_TYPE, RAW_FILE_MEDIA_TYPES } from '../schemas.js';
 import { timerDelay } from '../../clock.js';
 

@@ -4,10 +4,10 @@
  * logic itself (staleness, diffs, rendering) is `src/lock/`'s, shared with the CLI; this module
  * only words it in the API's terms (field names, not flags).
  */
-import type { PlatformDiff } from '../lock/diff.js';
-import { lockFormatOf } from '../locks/lock-file.js';
-import type { WorkspaceStaleReason } from '../lock/workspace.js';
-import { HttpProblemError } from './problem.js';
+import type { PlatformDiff } from '../../lock/diff.js';
+import { lockFormatOf } from '../../locks/lock-file.js';
+import type { WorkspaceStaleReason } from '../../lock/workspace.js';
+import { HttpProblemError } from '../problem.js';
 import type { ResolveInput } from './resolve-input.js';
 
 /** Options that need `lock`, or that do not go together, refused with the field at fault. */

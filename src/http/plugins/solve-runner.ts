@@ -5,16 +5,16 @@
  * MCP tools alike, so both refuse and answer the same way.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CondaResolveError } from '../../vocabulary/errors.js';
-import type { MatchSpec } from '../../vocabulary/match-spec.js';
-import { problemOfCode } from '../errors.js';
-import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type WhyNotAnswer } from '../inspect/index.js';
-import type { Resolution } from '../resolve.js';
-import type { AppContext, ResolveNote } from './app-context.js';
-import { inputProblem, inputProblemExtras } from './error-handler.js';
-import { HttpProblemError } from './problem.js';
-import type { ResolveInput } from './resolve-input.js';
-import { admit, boundedError, resolveHere, runWithin, timeLimitDetail, type Bounded } from './routes/resolve.js';
+import { CondaResolveError } from '../../../vocabulary/errors.js';
+import type { MatchSpec } from '../../../vocabulary/match-spec.js';
+import { problemOfCode } from '../../errors.js';
+import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type WhyNotAnswer } from '../../inspect/index.js';
+import type { Resolution } from '../../resolve.js';
+import type { AppContext, ResolveNote } from '../app-context.js';
+import { inputProblem, inputProblemExtras } from '../error-handler.js';
+import { HttpProblemError } from '../problem.js';
+import type { ResolveInput } from '../routes/resolve-input.js';
+import { admit, boundedError, resolveHere, runWithin, timeLimitDetail, type Bounded } from '../routes/resolve.js';
 
 export type InspectQuestion =
   | { readonly kind: 'tree'; readonly depth?: number; readonly invert?: string }
