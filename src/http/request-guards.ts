@@ -107,3 +107,24 @@ function originLabel(value: string): string {
   const short = value.length > 100 ? `${value.slice(0, 100)}...` : value;
   return JSON.stringify(short).slice(1, -1);
 }
+
+/**
+ * Whether the client asked for text: `text/plain` in Accept with a higher weight than
+ * `application/json` (which wins a tie, and when neither is named).
+ */
+export function wantsText(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = accept.split(',').map((part) => {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return { range, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
+  });
+  // The weight of a type is that of the most specific range matching it (RFC 9110 section 12.5.1).
+  const weight = (type: string): number => {
+    const [main] = type.split('/');
+    const match = ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${main}/*`) ?? ranges.find((r) => r.range === '*/*');
+    return match?.q ?? 0;
+  };
+  const text = weight('text/plain');
+  return text > 0 && text > weight('application/json');
+}
