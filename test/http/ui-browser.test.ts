@@ -1,7 +1,8 @@
 /**
  * The /ui page in a real browser (Debian's chromium through playwright-core), against the server
- * on 127.0.0.1 with the demo fixtures channel: solve, the table and the collapsible tree per
- * platform, why on a click, why-not, and a download. Nothing may be fetched from outside the
+ * on 127.0.0.1 with the demo fixtures channel and a local PyPI index: solve, the table and the
+ * collapsible tree per platform (PyPI packages and their edges marked), why under the clicked
+ * package, why-not under its form, and a download. Nothing may be fetched from outside the
  * server. A screenshot is kept as a test artefact in test-artifacts/ui.png (git-ignored). Skipped,
  * saying so, when /usr/bin/chromium is missing on a developer's machine; CI never skips.
  */
@@ -10,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../http/helpers/test-server.js';
+import { buildWheel, metadataText, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
+import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -23,11 +25,17 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
 
 (HAVE_CHROMIUM ? describe : describe.skip)('/ui in a browser', () => {
   let server: TestServer;
+  let index: IndexServer;
   let context: BrowserContext;
   let profile: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    const wheel = (name: string, version: string, requires: string[]) => {
+      const text = metadataText(name, version, requires);
+      return { name, files: [{ ...buildWheel(name, version, text, { padding: 150_000 }), metadata: text }] };
+    };
+    index = await startIndexServer([wheel('tinyweb', '2.1.0', ['tinyhttp>=1.0']), wheel('tinyhttp', '1.4.2', [])]);
+    server = await startTestServer({ 'allow-index': [index.indexUrl] });
     profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -40,10 +48,11 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
   afterAll(async () => {
     await context?.close();
     await server?.close();
+    await index?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('solves, shows a table and a tree per platform, answers why and why-not, downloads an export', async () => {
+  it('solves, shows a table and a tree per platform, answers why and why-not where asked, downloads an export', async () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -61,17 +70,26 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
     await page.check('input[name=platform][value="linux-64"]');
     await page.check('input[name=platform][value="osx-arm64"]');
     await page.fill('#specs', 'requests\npython=3.11\nlinux-only-tool');
+    await page.fill('#pypi', 'tinyweb');
+    await page.fill('#index-url', index.indexUrl);
     await page.click('#solve');
     await page.locator('#status', { hasText: /Solved in/ }).waitFor();
 
     // linux-64 solves: a table row per package, the tree from the requested specs.
     const linux = page.locator('section.platform[data-platform="linux-64"]');
-    expect(await linux.locator('h2').textContent()).toMatch(/^linux-64: \d+ packages$/);
+    expect(await linux.locator('h2').textContent()).toMatch(/^linux-64: \d+ packages \(2 from PyPI\)$/);
     const python = linux.locator('tbody tr', { has: page.locator('button.pkg[data-package="python"]') });
-    expect(await python.locator('td').nth(1).textContent()).toBe('3.11.9');
+    // Channels by name, sizes in the unit that fits.
+    expect(await python.locator('td').allTextContents()).toEqual(['python', '3.11.9', 'h4bc722e_0_cpython', 'demo', '32.0 kB']);
+    // PyPI distributions: marked, with their index and wheel tags.
+    const tinyweb = linux.locator('tbody tr', { has: page.locator('button.pkg[data-package="tinyweb"]') });
+    expect(await tinyweb.locator('td').allTextContents()).toEqual(['tinywebPyPI', '2.1.0', 'py3-none-any', new URL(index.indexUrl).host, expect.stringMatching(/^1\d\d kB$/)]);
     // python is shown in full under requests, so its own root is a repeat with nothing to open.
-    const roots = linux.locator('.tree > details > summary > span > button.pkg, .tree > .leaf > span > button.pkg');
-    expect(await roots.allTextContents()).toEqual(['requests', 'python', 'linux-only-tool']);
+    const roots = linux.locator('.tree > details > summary button.pkg, .tree > .leaf button.pkg');
+    expect(await roots.allTextContents()).toEqual(['requests', 'python', 'linux-only-tool', 'tinyweb']);
+    // A PyPI edge: tinyweb's Requires-Dist on tinyhttp.
+    await linux.locator('.tree > details[data-package="tinyweb"] > summary').click({ position: { x: 2, y: 5 } });
+    expect(await linux.locator('.tree > details[data-package="tinyweb"] > .leaf').textContent()).toMatch(/^tinyhttpPyPI 1\.4\.2 \[tinyhttp>=1\.0\]$/);
     expect(await linux.locator('.tree > .leaf', { hasText: 'python' }).textContent()).toMatch(/^python 3\.11\.9 \S+ \[python=3\.11\] \(\*\) shown above$/);
     // Collapsible: requests's branch opens to show python under it, with the depends entry.
     const requests = linux.locator('.tree > details[data-package="requests"]');
@@ -84,22 +102,30 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
     expect(await osx.locator('h2').textContent()).toBe('osx-arm64: no solution');
     expect(await osx.locator('pre.error').textContent()).toContain('linux-only-tool');
 
-    // Click a package: why it is there.
-    await linux.locator('tbody button.pkg[data-package="libzlib"]').click();
-    await page.locator('#answer-text', { hasText: 'is needed by' }).waitFor();
-    expect(await page.textContent('#answer-title')).toBe('Why libzlib?');
-    expect(await page.textContent('#answer-text')).toContain('linux-64:\nlibzlib 1.3.1 h4bc722e_1 is needed by 4 paths:');
+    // Click a package: why it is there, in a row right under it; a second click closes it.
+    const libzlib = linux.locator('tbody tr', { has: page.locator('button.pkg[data-package="libzlib"]') });
+    await libzlib.locator('button.pkg').click();
+    const answerRow = libzlib.locator('xpath=following-sibling::tr[1]');
+    await answerRow.locator('pre', { hasText: 'is needed by' }).waitFor();
+    expect(await answerRow.locator('h3').textContent()).toBe('Why libzlib?');
+    expect(await answerRow.locator('pre').textContent()).toMatch(/^libzlib 1\.3\.1 h4bc722e_1 is needed by 4 paths:/);
+    await libzlib.locator('button.pkg').click();
+    expect(await linux.locator('tr.answer').count()).toBe(0);
+    // In the tree, under the line clicked.
+    await linux.locator('.tree > details[data-package="tinyweb"] > .leaf button.pkg').click();
+    await linux.locator('.tree > details[data-package="tinyweb"] > .leaf > .answer pre', { hasText: 'tinyhttp 1.4.2' }).waitFor();
 
-    // Why not a version.
+    // Why not a version: under the form that asked.
     await page.fill('#why-not-spec', 'python<3.10');
     await page.click('#why-not');
-    await page.locator('#answer-text', { hasText: 'The solution cannot have python<3.10' }).waitFor();
+    await page.locator('#why-not-answer pre', { hasText: 'The solution cannot have python<3.10' }).waitFor();
 
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS_DIR, 'ui.png'), fullPage: true });
 
     // Download an export: only linux-64 solves, so solve that alone first.
     await page.uncheck('input[name=platform][value="osx-arm64"]');
+    await page.fill('#pypi', '');
     await page.click('#solve');
     await page.locator('#status', { hasText: /Solved in \d+ ms$/ }).waitFor();
     await page.selectOption('#format', 'explicit');
