@@ -6,28 +6,22 @@
  * server. A screenshot is kept as a test artefact in test-artifacts/ui.png (git-ignored). Skipped,
  * saying so, when /usr/bin/chromium is missing on a developer's machine; CI never skips.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildWheel, metadataText, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
+import { describeBrowser, openBrowser } from './helpers/chromium.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts');
-if (!HAVE_CHROMIUM && (process.env.CI || process.env.CONDA_RESOLVE_REQUIRE_SHARED === '1')) {
-  throw new Error(`${CHROMIUM} is missing; CI must install Debian's chromium for the /ui browser test`);
-}
-if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: the /ui browser test is skipped (apt-get install chromium)`);
+const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts');
 
-(HAVE_CHROMIUM ? describe : describe.skip)('/ui in a browser', () => {
+describeBrowser('/ui')('/ui in a browser', () => {
   let server: TestServer;
   let index: IndexServer;
   let context: BrowserContext;
-  let profile: string;
+  let closeBrowser: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const wheel = (name: string, version: string, requires: string[]) => {
@@ -36,20 +30,12 @@ if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: 
     };
     index = await startIndexServer([wheel('tinyweb', '2.1.0', ['tinyhttp>=1.0']), wheel('tinyhttp', '1.4.2', [])]);
     server = await startTestServer({ 'allow-index': [index.indexUrl] });
-    profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      acceptDownloads: true,
-      viewport: { width: 1280, height: 1000 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    ({ context, close: closeBrowser } = await openBrowser({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } }));
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
+    await closeBrowser?.();
     await server?.close();
     await index?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('solves, shows a table and a tree per platform, answers why and why-not where asked, downloads an export', async () => {
