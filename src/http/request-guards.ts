@@ -12,7 +12,8 @@
  *   of a `--cors-origin`): a rebound DNS name reaches 127.0.0.1 with the attacker's name in `Host`
  *   (and `Origin`). Behind a reverse proxy (`--trust-proxy`) the proxy decides which names reach it.
  * - Routes that read only JSON answer any other media type with a 415 naming the accepted ones,
- *   before the body is read (fastify's own `text/plain` parser would hand them a string).
+ *   before the body is read (fastify's own `text/plain` parser would hand them a string); and
+ *   `wantsText` reads whether `Accept` prefers a route's text answer to its JSON.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerConfig } from './config.js';
