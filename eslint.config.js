@@ -59,5 +59,8 @@ export default tseslint.config(
     { regex: '(^|/)(read|lock-file|lock-record|lock-yaml)(\\.js)?$', message: 'A lock writer does not import a reader (readers need the pipeline).' },
   ]),
   forbid(['src/http/**/*.ts'], [up('cli', 'The HTTP layer does not import the CLI.')]),
+  // The /ui and /docs pages' scripts run in browsers as ES modules; undefined names are the type
+  // checker's to find (src/http/static/tsconfig.json: checkJs with the DOM's types).
+  { files: ['src/http/static/**/*.js'], languageOptions: { sourceType: 'module' }, rules: { 'no-undef': 'off' } },
   forbid(['src/cluster/**/*.ts'], [up('cli|http', 'src/cluster/ (Redis queue and cache) sits below the HTTP layer and the CLI.')]),
 );

@@ -15,6 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
+import { embedStatic } from './static-files.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE = join(ROOT, 'action', 'conda-resolve.mjs');
@@ -40,7 +41,7 @@ export async function bundle() {
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [noAsmFallback],
+    plugins: [noAsmFallback, embedStatic],
     // A native addon cannot be bundled: the action's CLI falls back to zstd-codec (WebAssembly) without it.
     external: ['zstd-napi'],
     // CommonJS dependencies call require() for Node's own modules, and some read __dirname

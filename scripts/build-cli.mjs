@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // tsc's output, which `npm run build` writes first.
 import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/code-cache.js';
+import { embedStatic } from './static-files.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
@@ -83,7 +84,7 @@ const result = await build({
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
   external: ['undici', 'zstd-codec', 'zstd-napi'],
-  plugins: [commandsFromDist, lazyModules],
+  plugins: [commandsFromDist, lazyModules, embedStatic],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
   supported: { 'dynamic-import': false },

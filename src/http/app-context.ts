@@ -1,9 +1,9 @@
 /**
- * What the route plugins share: the frozen configuration, the injected dependencies, the schemas,
- * and per-request notes for the access log. Passed to each plugin as its options, so nothing is a
- * module-level singleton and every app built in a test is independent.
+ * What the route plugins share: the frozen configuration, the injected dependencies, the schemas.
+ * Passed to each plugin as its options, so nothing is a module-level singleton and every app built
+ * in a test is independent.
  */
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { loadRegistry } from '../exporters/index.js';
 import type { PlatformSolver } from '../solving/types.js';
 import type { ResolveDeps } from '../resolve.js';
@@ -59,17 +59,6 @@ export interface AppDeps {
   readonly metrics?: Metrics;
 }
 
-/** What the access log line of a resolve request says: counts and names, never spec or file text. */
-export interface ResolveNote {
-  format: string | undefined;
-  file: boolean;
-  specs: number;
-  platforms: readonly string[];
-  channels?: readonly string[];
-  failed?: readonly string[];
-  outcome: 'refused' | 'solved' | 'partial' | 'failed' | 'timeout' | 'overloaded' | 'cancelled' | 'checked';
-}
-
 export interface AppContext {
   readonly config: ServerConfig;
   readonly deps: AppDeps;
@@ -77,6 +66,5 @@ export interface AppContext {
   readonly clock: Clock;
   readonly hostPlatform: string;
   readonly startedAt: number;
-  readonly notes: WeakMap<FastifyRequest, ResolveNote>;
   readonly metrics: Metrics;
 }

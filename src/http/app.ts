@@ -13,22 +13,24 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { hostSubdir } from '../../vocabulary/platform.js';
-import type { AppContext, AppDeps, Clock, ResolveNote } from './app-context.js';
+import type { AppContext, AppDeps, Clock } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js';
-import { mcpRoutes } from './mcp.js';
 import { HttpProblemError, makeProblem, PROBLEM_MEDIA_TYPE, sendProblem } from './problem.js';
 import { limitClientShare } from './client-share.js';
 import { refuseCrossSiteSimplePosts } from './request-guards.js';
+import { requestLog } from './plugins/request-log.js';
+import { solveRunner } from './plugins/solve-runner.js';
 import { auditRoutes } from './routes/audit.js';
 import { diffRoutes } from './routes/diff.js';
 import { docsRoutes } from './routes/docs.js';
-import { formatsRoutes } from './routes/formats.js';
 import { inspectRoutes } from './routes/inspect.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
 import { resolveRoutes } from './routes/resolve.js';
+import { uiRoutes } from './routes/ui.js';
 import { buildSchemas } from './schemas.js';
 import { Metrics } from './metrics.js';
 
@@ -63,7 +65,6 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     clock: deps.clock ?? SYSTEM_CLOCK,
     hostPlatform: deps.hostPlatform ?? hostSubdir(process.platform, process.arch),
     startedAt: performance.now(),
-    notes: new WeakMap<FastifyRequest, ResolveNote>(),
     metrics: deps.metrics ?? new Metrics(),
   };
   watchForMetrics(context);
@@ -89,10 +90,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     if (deps.lifecycle?.closing) reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => {
-    context.metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode);
-    accessLog(request, reply, context);
-  });
+  void app.register(requestLog, { metrics: context.metrics });
 
   void app.register(compress, { global: true, globalDecompression: false, threshold: 1024, customTypes: COMPRESSIBLE });
   if (config.corsOrigins.length > 0) {
@@ -119,14 +117,11 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     });
   }
 
-  void app.register(async (scope) => resolveRoutes(scope, context));
-  void app.register(async (scope) => inspectRoutes(scope, context));
-  void app.register(async (scope) => mcpRoutes(scope, context));
-  void app.register(async (scope) => diffRoutes(scope, context));
-  void app.register(async (scope) => auditRoutes(scope, context));
-  void app.register(async (scope) => formatsRoutes(scope, context));
-  void app.register(async (scope) => metaRoutes(scope, context));
-  void app.register(async (scope) => docsRoutes(scope, context));
+  // Each route family is an encapsulated plugin; the solving ones share `app.runner`.
+  void app.register(solveRunner, { context });
+  for (const routes of [resolveRoutes, inspectRoutes, auditRoutes, mcpRoutes, diffRoutes, metaRoutes, docsRoutes, uiRoutes]) {
+    void app.register(routes, { context });
+  }
   return app;
 }
 
@@ -156,31 +151,6 @@ function handleExpectations(app: FastifyInstance, bodyLimit: number): void {
     });
     response.end(body);
   });
-}
-
-/** One line per request: timing and outcome, with counts and names only (no spec or file text). */
-function accessLog(request: FastifyRequest, reply: FastifyReply, context: AppContext): void {
-  const note = context.notes.get(request);
-  request.log.info(
-    {
-      method: request.method,
-      route: request.routeOptions.url ?? '(not found)',
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-      ...(note
-        ? {
-            outcome: note.outcome,
-            format: note.format,
-            specs: note.specs,
-            file: note.file,
-            platforms: note.platforms,
-            channels: note.channels,
-            failed: note.failed?.length ? note.failed : undefined,
-          }
-        : {}),
-    },
-    'request completed',
-  );
 }
 
 /** Points the metrics at the queue and the memory cache this app has. */

@@ -1,5 +1,5 @@
 /**
- * Which URLs a server may fetch on a client's behalf (DECISIONS.md section 6).
+ * Which URLs a server may fetch on a client's behalf.
  *
  * A request names channels; without a policy that is a server-side request forgery: a client could
  * make the server read its own files (`file:///etc`), cloud metadata (`http://169.254.169.254`) or

@@ -1,6 +1,6 @@
 /**
  * The server's configuration: `conda-resolve serve` flags over `CONDA_RESOLVE_*` variables over
- * defaults (DECISIONS.md section 6), validated once and frozen. Nothing here is read at import time;
+ * defaults, validated once and frozen. Nothing here is read at import time;
  * `loadConfig` is a pure function of the environment and flags it is given, so tests build configs
  * without touching `process.env`.
  */

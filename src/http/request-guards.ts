@@ -12,7 +12,8 @@
  *   of a `--cors-origin`): a rebound DNS name reaches 127.0.0.1 with the attacker's name in `Host`
  *   (and `Origin`). Behind a reverse proxy (`--trust-proxy`) the proxy decides which names reach it.
  * - Routes that read only JSON answer any other media type with a 415 naming the accepted ones,
- *   before the body is read (fastify's own `text/plain` parser would hand them a string).
+ *   before the body is read (fastify's own `text/plain` parser would hand them a string); and
+ *   `wantsText` reads whether `Accept` prefers a route's text answer to its JSON.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerConfig } from './config.js';
@@ -106,4 +107,25 @@ export function validateMcpOrigin(scope: FastifyInstance, config: ServerConfig):
 function originLabel(value: string): string {
   const short = value.length > 100 ? `${value.slice(0, 100)}...` : value;
   return JSON.stringify(short).slice(1, -1);
+}
+
+/**
+ * Whether the client asked for text: `text/plain` in Accept with a higher weight than
+ * `application/json` (which wins a tie, and when neither is named).
+ */
+export function wantsText(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = accept.split(',').map((part) => {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return { range, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
+  });
+  // The weight of a type is that of the most specific range matching it (RFC 9110 section 12.5.1).
+  const weight = (type: string): number => {
+    const [main] = type.split('/');
+    const match = ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${main}/*`) ?? ranges.find((r) => r.range === '*/*');
+    return match?.q ?? 0;
+  };
+  const text = weight('text/plain');
+  return text > 0 && text > weight('application/json');
 }

@@ -21,6 +21,8 @@ export interface SchemaLimits {
 /** Media types `POST /resolve` accepts for an environment file sent as the raw body. */
 export const RAW_FILE_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'] as const;
 export const JSON_MEDIA_TYPE = 'application/json';
+/** What JSON answers are sent as. */
+export const NATIVE_MEDIA_TYPE = 'application/json; charset=utf-8';
 
 /** A list given as a JSON array (each item at most `maxLength` characters) or as one comma-separated string. */
 function listOrString(description: string, maxItems: number | undefined, maxLength?: number) {

@@ -3,39 +3,24 @@
  * fills its form from /formats and /platforms, sends a resolve and shows the result. Skipped, saying
  * so, when /usr/bin/chromium is missing on a developer's machine; CI installs it and never skips.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, openBrowser } from './helpers/chromium.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM && (process.env.CI || process.env.CONDA_RESOLVE_REQUIRE_SHARED === '1')) {
-  throw new Error(`${CHROMIUM} is missing; CI must install Debian's chromium for the /docs browser test`);
-}
-if (!HAVE_CHROMIUM) console.warn(`[conda-resolve tests] ${CHROMIUM} is missing: the /docs browser test is skipped (apt-get install chromium)`);
-
-(HAVE_CHROMIUM ? describe : describe.skip)('/docs in a browser', () => {
+describeBrowser('/docs')('/docs in a browser', () => {
   let server: TestServer;
   let context: BrowserContext;
-  let profile: string;
+  let closeBrowser: (() => Promise<void>) | undefined;
   const problems: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer();
-    profile = mkdtempSync(join(tmpdir(), 'cr-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    ({ context, close: closeBrowser } = await openBrowser());
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
+    await closeBrowser?.();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('sends a resolve from the form and shows the packages, then an exporter text', async () => {

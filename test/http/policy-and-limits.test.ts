@@ -15,7 +15,7 @@ import { RepodataStore } from '../../repodata/store.js';
 import { PoolBusyError } from '../../src/solving/solve-pool.js';
 import { InProcessSolver } from '../../src/solving/platform-runner.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../../src/solving/types.js';
-import { boundedError, MAX_ERROR_CHARS } from '../../src/http/routes/resolve.js';
+import { boundedError, MAX_ERROR_CHARS } from '../../src/http/plugins/solve-runner.js';
 import { loadConfig } from '../../src/http/config.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';

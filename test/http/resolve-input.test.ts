@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileName, inputFromJson, inputFromQuery, inputFromUpload, splitSpecs } from '../../src/http/resolve-input.js';
+import { fileName, inputFromJson, inputFromQuery, inputFromUpload, splitSpecs } from '../../src/http/routes/resolve-input.js';
 
 describe('splitSpecs', () => {
   it.each([

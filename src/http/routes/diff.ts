@@ -3,17 +3,17 @@
  * @EXPLICIT, the native JSON result), per platform, as `conda-resolve diff OLD NEW` gives it: JSON
  * (`--json`'s shape) or, with `Accept: text/plain`, the table. Nothing is solved or fetched.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
 import { diffEnvironments, diffJson, hasChanges, onlyPlatforms, renderDiff, type ExactEnvironments } from '../../lock/diff.js';
 import { readExactRecords } from '../../lock/exact-records.js';
 import type { AppContext } from '../app-context.js';
 import { inputProblem } from '../error-handler.js';
-import { wantsText } from '../lock-answers.js';
+import { wantsText } from '../request-guards.js';
 import { HttpProblemError } from '../problem.js';
-import { fileName, splitCommas } from '../resolve-input.js';
+import { fileName, splitCommas } from './resolve-input.js';
 import { acceptOnlyJson } from '../request-guards.js';
-import { JSON_MEDIA_TYPE } from '../schemas.js';
+import { JSON_MEDIA_TYPE, NATIVE_MEDIA_TYPE } from '../schemas.js';
 
 interface ExactFile {
   readonly content: string;
@@ -27,7 +27,7 @@ export interface DiffBody {
   readonly platforms?: string | readonly string[] | null;
 }
 
-export async function diffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export const diffRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
   acceptOnlyJson(app);
   app.post<{ Body: DiffBody }>('/diff', { schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema: context.schemas.diffBody } } } } }, async (request, reply) => {
     const { body } = request;
@@ -37,9 +37,9 @@ export async function diffRoutes(app: FastifyInstance, context: AppContext): Pro
     const platforms = typeof body.platforms === 'string' ? splitCommas(body.platforms) : body.platforms?.map((p) => p.trim()).filter((p) => p !== '');
     const diff = onlyPlatforms(diffEnvironments(before, after), platforms);
     if (wantsText(request.headers.accept)) return reply.code(200).type('text/plain; charset=utf-8').send(renderDiff(diff));
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify({ changed: hasChanges(diff), ...diffJson(diff) }));
+    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify({ changed: hasChanges(diff), ...diffJson(diff) }));
   });
-}
+};
 
 /** One side's records; a file that cannot be read is a 400 naming the side (`old` or `new`). */
 function exact(side: 'old' | 'new', file: ExactFile, environment: string | undefined): ExactEnvironments {

@@ -1,17 +1,28 @@
 /**
  * `POST /tree`, `POST /why` and `POST /why-not`: the `/resolve` JSON body plus each route's own
- * fields (`inspect-schemas.ts`), the same limits and channel policy, answered as one JSON result
- * per platform (a platform that did not solve carries its `error`).
+ * fields (`inspect-schemas.ts`), admitted and solved by the shared runner, answered from the solved
+ * records (src/inspect/) as one JSON result per platform (a platform that did not solve carries its
+ * `error`). The MCP tools `tree`, `why` and `why_not` ask the same questions (`inspectOnServer`).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext, ResolveNote } from '../app-context.js';
-import { inspectOnServer, type InspectQuestion } from '../inspect-run.js';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { CondaResolveError } from '../../../vocabulary/errors.js';
+import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type TriedSpec, type WhyNotAnswer } from '../../inspect/index.js';
+import type { Resolution } from '../../resolve.js';
+import type { AppContext } from '../app-context.js';
+import { inputProblem, inputProblemExtras } from '../error-handler.js';
 import { buildInspectSchemas } from '../inspect-schemas.js';
-import { inputFromJson, type ResolveBody } from '../resolve-input.js';
+import { boundedError } from '../plugins/solve-runner.js';
+import { HttpProblemError } from '../problem.js';
 import { acceptOnlyJson } from '../request-guards.js';
-import { JSON_MEDIA_TYPE } from '../schemas.js';
+import { JSON_MEDIA_TYPE, NATIVE_MEDIA_TYPE } from '../schemas.js';
+import { inputFromJson, type ResolveBody, type ResolveInput } from './resolve-input.js';
 
-const NATIVE_MEDIA_TYPE = 'application/json; charset=utf-8';
+export type InspectQuestion =
+  | { readonly kind: 'tree'; readonly depth?: number; readonly invert?: string }
+  | { readonly kind: 'why'; readonly name: string; readonly limit?: number }
+  | { readonly kind: 'why-not'; readonly spec: string };
+
+export type InspectAnswer = readonly PlatformTree[] | readonly PlatformWhy[] | readonly WhyNotAnswer[];
 
 interface TreeBody extends ResolveBody {
   readonly depth?: number | null;
@@ -25,36 +36,67 @@ interface WhyNotBody extends ResolveBody {
   readonly spec: string;
 }
 
-export async function inspectRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export const inspectRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
   acceptOnlyJson(app);
   const schemas = buildInspectSchemas(context.schemas.resolveBody);
   const body = (schema: object) => ({ schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema } } } } });
 
   app.post<{ Body: TreeBody }>('/tree', body(schemas.treeBody), (request, reply) => {
     const { depth, invert, ...rest } = request.body;
-    return handle({ kind: 'tree', depth: depth ?? undefined, invert: invert ?? undefined }, rest, request, reply, context);
+    return answer({ kind: 'tree', depth: depth ?? undefined, invert: invert ?? undefined }, rest, request, reply);
   });
   app.post<{ Body: WhyBody }>('/why', body(schemas.whyBody), (request, reply) => {
     const { name, limit, ...rest } = request.body;
-    return handle({ kind: 'why', name, limit: limit ?? undefined }, rest, request, reply, context);
+    return answer({ kind: 'why', name, limit: limit ?? undefined }, rest, request, reply);
   });
   app.post<{ Body: WhyNotBody }>('/why-not', body(schemas.whyNotBody), (request, reply) => {
     const { spec, ...rest } = request.body;
-    return handle({ kind: 'why-not', spec }, rest, request, reply, context);
+    return answer({ kind: 'why-not', spec }, rest, request, reply);
   });
+};
+
+async function answer(question: InspectQuestion, body: ResolveBody, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const input = inputFromJson(body, {});
+  request.server.runner.begin(request, input);
+  const items = await inspectOnServer(question, input, request, reply);
+  if (items === undefined) return reply;
+  return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(items));
 }
 
-async function handle(question: InspectQuestion, body: ResolveBody, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<FastifyReply> {
-  const input = inputFromJson(body, {});
-  const note: ResolveNote = { format: undefined, file: input.hasFile, specs: input.request.specs?.length ?? 0, platforms: input.request.platforms ?? [], outcome: 'refused' };
-  context.notes.set(request, note);
-  const answer = await inspectOnServer(question, input, context, note, request, reply);
-  if (answer === null) {
-    // Nobody is listening: no answer is written (and no access log line); this line stands for it.
-    request.log.info({ method: request.method, route: request.routeOptions.url, outcome: 'cancelled', reason: 'client disconnected' }, 'request cancelled');
-    reply.hijack();
-    reply.raw.destroy();
-    return reply;
+/** The answer, or undefined when the client went away (nothing is to be written then). */
+export async function inspectOnServer(question: InspectQuestion, input: ResolveInput, request: FastifyRequest, reply: FastifyReply | null): Promise<InspectAnswer | undefined> {
+  const { runner } = request.server;
+  // The spec to try is checked before the request, so a typo costs no fetch.
+  const extra = question.kind === 'why-not' ? specOf(question.spec) : undefined;
+  const prepared = await runner.admit(input, request);
+  // why-not solves the request with and without the spec at once.
+  const solved = await runner.within(request, reply, (signal): Promise<[Resolution, Resolution | undefined]> =>
+    Promise.all([runner.resolve(prepared, request, signal), extra ? runner.resolve(withAddedSpec(prepared, extra), request, signal) : undefined]),
+  );
+  if (solved === undefined) return undefined;
+  const [current, withSpec] = solved;
+  if (withSpec) runner.failures(request, [{ resolution: withSpec }]);
+  runner.failures(request, [{ resolution: current }]);
+  switch (question.kind) {
+    case 'tree':
+      return treeOf(current, { depth: question.depth, invert: question.invert }).map((t) => ({ ...t, error: bounded(t.error) }));
+    case 'why':
+      return whyOf(current, question.name, question.limit).map((w) => ({ ...w, error: bounded(w.error) }));
+    case 'why-not':
+      return whyNot(current, withSpec!, extra!).map((a) => ({ ...a, text: boundedError(a.text) }));
   }
-  return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(answer));
+}
+
+function specOf(text: string): TriedSpec {
+  try {
+    return parseExtraSpec(text);
+  } catch (error) {
+    const problem = error instanceof CondaResolveError ? inputProblem(error) : undefined;
+    if (problem) throw new HttpProblemError(problem.kind, problem.detail, { ...inputProblemExtras(problem), field: 'spec' });
+    throw error;
+  }
+}
+
+function bounded(error: string | null): string | null {
+  return error === null ? null : boundedError(error);
 }

@@ -1,12 +1,20 @@
-/** `GET /platforms`, `GET /version`, `GET /health`: what the server solves for and how it is doing. */
-import type { FastifyInstance } from 'fastify';
+/**
+ * `GET /formats`, `/platforms`, `/version`, `/health`, `/metrics`: what the server writes and solves
+ * for, and how it is doing. Each answer but health and metrics is fixed once the server has
+ * started, so it is built once. `/formats` is the running exporter registry (a plugin's exporter
+ * appears here and is accepted by `/resolve` without any code of ours naming it), the same document
+ * `conda-resolve formats --json` prints.
+ */
+import type { FastifyPluginAsync } from 'fastify';
 import { KNOWN_SUBDIRS } from '../../../vocabulary/platform.js';
 import { virtualPackages } from '../../../vocabulary/virtual-packages.js';
+import { formatsDocument } from '../../exporters/formats-document.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
 import type { AppContext } from '../app-context.js';
 import { METRICS_MEDIA_TYPE } from '../metrics.js';
+import { NATIVE_MEDIA_TYPE } from '../schemas.js';
 
-export async function metaRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export const metaRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
   const { schemas, deps } = context;
   const targets = KNOWN_SUBDIRS.filter((subdir) => subdir !== 'noarch');
   // Virtual packages depend only on the server's environment (CONDA_OVERRIDE_*), fixed at start.
@@ -18,12 +26,14 @@ export async function metaRoutes(app: FastifyInstance, context: AppContext): Pro
     ),
   });
   const versionBody = JSON.stringify({ name: TOOL_NAME, version: TOOL_VERSION });
+  const formatsBody = JSON.stringify(formatsDocument(deps.registry));
 
+  app.get('/formats', { schema: { response: { 200: schemas.formats } } }, async (_request, reply) => reply.type(NATIVE_MEDIA_TYPE).send(formatsBody));
   app.get('/platforms', { schema: { response: { 200: schemas.platforms } } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(platformsBody),
+    reply.type(NATIVE_MEDIA_TYPE).send(platformsBody),
   );
   app.get('/version', { schema: { response: { 200: schemas.version } } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(versionBody),
+    reply.type(NATIVE_MEDIA_TYPE).send(versionBody),
   );
   // Prometheus scrapes are not rate limited either.
   app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => reply.type(METRICS_MEDIA_TYPE).send(await context.metrics.text()));
@@ -46,4 +56,4 @@ export async function metaRoutes(app: FastifyInstance, context: AppContext): Pro
       ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
     };
   });
-}
+};

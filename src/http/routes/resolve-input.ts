@@ -4,8 +4,8 @@
  * Validation of the values themselves (specs, platforms, channels) is `prepareRequest`'s job; this
  * module only decides which value came from where.
  */
-import { lockFormatOf } from '../locks/lock-file.js';
-import type { ResolveRequest } from '../request.js';
+import { lockFormatOf } from '../../locks/lock-file.js';
+import type { ResolveRequest } from '../../request.js';
 
 type Listish = string | readonly string[] | null | undefined;
 

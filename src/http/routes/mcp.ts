@@ -9,29 +9,30 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CHANNEL_PRIORITIES } from '../../solver/index.js';
-import { MAX_SPEC_LENGTH } from '../../vocabulary/version-spec.js';
-import { formatsDocument } from '../exporters/formats-document.js';
-import { exportEnvironments, toNative } from '../resolve.js';
-import { searchPackages } from '../search-packages.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import type { AppContext, ResolveNote } from './app-context.js';
-import { renderAuditTable } from '../audit/index.js';
-import { auditOnServer } from './audit-run.js';
-import { problemForError } from './error-handler.js';
-import { inspectOnServer, type InspectQuestion } from './inspect-run.js';
-import { MAX_WHY_PATHS } from './inspect-schemas.js';
-import { HttpProblemError } from './problem.js';
-import { validateMcpOrigin } from './request-guards.js';
+import { CHANNEL_PRIORITIES } from '../../../solver/index.js';
+import { MAX_SPEC_LENGTH } from '../../../vocabulary/version-spec.js';
+import { formatsDocument } from '../../exporters/formats-document.js';
+import { exportEnvironments, toNative } from '../../resolve.js';
+import { searchPackages } from '../../search-packages.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
+import { renderAuditTable } from '../../audit/index.js';
+import type { AppContext } from '../app-context.js';
+import { problemForError } from '../error-handler.js';
+import { MAX_WHY_PATHS } from '../inspect-schemas.js';
+import { outcomeOfStatus, type SolveLog } from '../plugins/request-log.js';
+import { boundedError } from '../plugins/solve-runner.js';
+import { HttpProblemError } from '../problem.js';
+import { validateMcpOrigin } from '../request-guards.js';
+import { auditOnServer } from './audit.js';
+import { inspectOnServer, type InspectQuestion } from './inspect.js';
 import { inputFromJson, type ResolveBody } from './resolve-input.js';
-import { admit, boundedError, resolveHere, runWithin, timeLimitDetail } from './routes/resolve.js';
 
 const MAX_NAME_LENGTH = 255;
 const MAX_SEARCH_RESULTS = 200;
 
-export async function mcpRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export const mcpRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
   validateMcpOrigin(app, context.config);
   app.post('/mcp', async (request, reply) => {
     // One message per request, so the rate limit counts every tool call and one request cannot
@@ -52,7 +53,7 @@ export async function mcpRoutes(app: FastifyInstance, context: AppContext): Prom
     await transport.handleRequest(request.raw, reply.raw, request.body);
     return reply;
   });
-}
+};
 
 /** The request fields every solving tool takes, bounded as `/resolve` bounds them. */
 function requestShape(context: AppContext) {
@@ -81,9 +82,8 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
   const server = new McpServer({ name: TOOL_NAME, version: TOOL_VERSION });
   const shape = requestShape(context);
   const inspect = (question: InspectQuestion, args: RequestArgs) =>
-    tool(context, request, async (note) => {
-      const answer = await inspectOnServer(question, inputFromJson(args as ResolveBody, {}), context, note, request, null);
-      const items = answer ?? [];
+    tool(context, request, async () => {
+      const items = (await inspectOnServer(question, inputFromJson(args as ResolveBody, {}), request, null)) ?? [];
       const text = items.map((item) => (items.length > 1 ? `${item.platform}:\n` : '') + (('error' in item ? item.error : null) ?? item.text)).join('\n\n');
       return [text, JSON.stringify(items)];
     });
@@ -94,15 +94,14 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
       description: 'Solve a conda environment per platform. Without `format`: JSON, one result per platform (packages, or error and explanation). With `format`: that exporter\'s text (see list_formats).',
       inputSchema: { ...shape, format: z.string().max(64).optional().describe('Exporter name or alias, e.g. explicit, environment-yaml, conda-lock-v1, pixi-lock.') },
     },
-    (args) => tool(context, request, async (note) => {
+    (args) => tool(context, request, async (log) => {
       const exporter = args.format === undefined ? undefined : context.deps.registry.get(args.format);
-      note.format = exporter?.name;
-      const prepared = await admit(inputFromJson(args as ResolveBody, {}), context, note);
-      const outcome = await runWithin(request, null, context, (signal) => resolveHere(prepared, context, signal, request));
-      if (outcome.kind !== 'done') throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
-      const resolution = outcome.value;
+      log.format = exporter?.name;
+      const { runner } = request.server;
+      const prepared = await runner.admit(inputFromJson(args as ResolveBody, {}), request);
+      const resolution = (await runner.within(request, null, (signal) => runner.resolve(prepared, request, signal)))!;
       const failed = resolution.platforms.filter((p) => p.error !== null);
-      note.outcome = failed.length > 0 ? 'partial' : 'solved';
+      log.outcome = failed.length > 0 ? 'partial' : 'solved';
       if (!exporter) return [JSON.stringify(toNative(resolution).map((r) => ({ ...r, error: r.error === null ? null : boundedError(r.error) })))];
       if (failed.length > 0) throw new HttpProblemError('solve-failed', `Cannot export ${exporter.name}: the solve failed for ${failed.map((p) => p.platform).join(', ')}: ${boundedError(failed[0]!.error!)}`);
       return [context.deps.registry.render(exporter.name, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: context.clock.now() })];
@@ -153,9 +152,8 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
         inputSchema: shape,
       },
       (args) =>
-        tool(context, request, async (note) => {
-          const report = await auditOnServer(inputFromJson(args as ResolveBody, {}), context, note, request, null);
-          if (report === null) throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
+        tool(context, request, async () => {
+          const report = (await auditOnServer(inputFromJson(args as ResolveBody, {}), context, request, null))!;
           return [renderAuditTable(report), JSON.stringify(report)];
         }),
     );
@@ -179,30 +177,29 @@ function mcpServer(context: AppContext, request: FastifyRequest): McpServer {
       },
     },
     ({ query, channels, platform, limit }) =>
-      tool(context, request, async (note) => {
+      tool(context, request, async () => {
         // The query is admitted as a request's one spec: the same parsing, limits and channel policy.
-        const prepared = await admit(inputFromJson({ specs: [query], channels, platforms: platform === undefined ? undefined : [platform] }, {}), context, note);
-        const outcome = await runWithin(request, null, context, (signal) => searchPackages(context.deps.store, prepared.channels, prepared.platforms[0]!, prepared.specs[0]!, { limit, signal }));
-        if (outcome.kind !== 'done') throw new HttpProblemError('time-limit', timeLimitDetail(context.config.requestTimeoutMs));
-        note.outcome = 'solved';
-        const { packages, truncated } = outcome.value;
+        const { runner } = request.server;
+        const prepared = await runner.admit(inputFromJson({ specs: [query], channels, platforms: platform === undefined ? undefined : [platform] }, {}), request);
+        const found = (await runner.within(request, null, (signal) => searchPackages(context.deps.store, prepared.channels, prepared.platforms[0]!, prepared.specs[0]!, { limit, signal })))!;
+        const { packages, truncated } = found;
         const text = packages.length === 0 ? `Nothing matches ${query} on ${prepared.platforms[0]}` : packages.map((p) => `${p.name}: ${p.versions.join(', ')}`).join('\n') + (truncated ? '\n(more names match; narrow the query or raise limit)' : '');
-        return [text, JSON.stringify(outcome.value)];
+        return [text, JSON.stringify(found)];
       }),
   );
   return server;
 }
 
 /** Runs one tool call: its texts as the result, or the problem's safe text with `isError`. */
-async function tool(context: AppContext, request: FastifyRequest, work: (note: ResolveNote) => Promise<string[]>): Promise<CallToolResult> {
-  const note: ResolveNote = { format: undefined, file: false, specs: 0, platforms: [], outcome: 'refused' };
-  context.notes.set(request, note);
+async function tool(context: AppContext, request: FastifyRequest, work: (log: SolveLog) => Promise<string[]>): Promise<CallToolResult> {
+  const log = request.server.runner.begin(request, undefined);
   try {
-    return { content: (await work(note)).map((text) => ({ type: 'text' as const, text })) };
+    return { content: (await work(log)).map((text) => ({ type: 'text' as const, text })) };
   } catch (error) {
     const { problem, internal } = problemForError(error, { bodyLimit: context.config.bodyLimit });
     if (internal) request.log.error({ err: error }, 'MCP tool failed unexpectedly');
-    if (note.outcome === 'refused' && problem.status >= 500) note.outcome = 'failed';
+    // The HTTP answer is a 200 whatever the tool's fate: the log says how the call ended.
+    log.outcome = outcomeOfStatus(problem.status);
     const field = problem.field ? ` (field: ${problem.field})` : '';
     return { isError: true, content: [{ type: 'text', text: `${problem.detail}${field}` }] };
   }
