@@ -14,27 +14,28 @@ import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 // tsc's output, which `npm run build` writes first.
-import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/code-cache.js';
+import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/launch/code-cache.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
 
 /**
- * `serve` and `worker` run from tsc's output (dist/src/cli/), beside which the bundle sits at
- * dist/cli/: main.ts's import of either becomes a stub that imports the real module through
- * `__crImport` (code-cache.ts), since a script's own `import()` needs a flag on Node 20.
+ * `serve` and `worker` run from tsc's output (dist/src/cli/commands/), beside which the bundle sits
+ * at dist/cli/: the command table's import of either becomes a stub that imports the real module
+ * through `__crImport` (launch/code-cache.ts), since a script's own `import()` needs a flag on Node
+ * 20. The stub's `usage` is the real one, read from tsc's output now.
  */
+const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
 const commandsFromDist = {
   name: 'commands-from-dist',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(serve|worker)-command\.js$/ }, (args) =>
-      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: args.path.slice(2), namespace: 'from-dist' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'from-dist' }, (args) => {
-      const name = args.path === 'serve-command.js' ? 'serveCommand' : 'workerCommand';
-      const contents = `export async function ${name}(...args) { return (await __crImport(${JSON.stringify(`../src/cli/${args.path}`)})).${name}(...args); }`;
+    b.onResolve({ filter: SERVICES }, (args) => (args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'from-dist' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'from-dist' }, async (args) => {
+      const real = `../src/cli/${args.path.slice(2)}`;
+      const { usage } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'cli', args.path.slice(2))).href);
+      const contents = `export const usage = ${JSON.stringify(usage)};\nexport async function run(...args) { return (await __crImport(${JSON.stringify(real)})).run(...args); }\n`;
       return { contents, loader: 'js' };
     });
   },
@@ -76,7 +77,7 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20.
 
 const result = await build({
   ...common,
-  entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
+  entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'script-main.ts')],
   outfile: CLI_BUNDLE,
   // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
   // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
@@ -100,14 +101,15 @@ await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, text);
 
 /**
- * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the two
- * small modules it imports, as CommonJS (an ES module as the entry starts Node's ES module loader
- * first, about 8 ms). Its fallback imports of tsc's modules stay imports, relative to dist/src/cli.
+ * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the small
+ * modules of launch/ it imports, as CommonJS (an ES module as the entry starts Node's ES module
+ * loader first: launch/README.md). Its fallback import of tsc's `main.js` stays an import, relative
+ * to dist/src/cli where this file is written.
  */
 const fallbackModules = {
   name: 'fallback-modules',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(main|exit-when-idle)\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+    b.onResolve({ filter: /^\.\.\/main\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './main.js', external: true } : undefined));
   },
 };
 await build({

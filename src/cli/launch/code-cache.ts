@@ -17,8 +17,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { onMainThread } from '../../repodata/bundle-entry.js';
-import { RepodataFile } from '../../repodata/lazy/repodata-file.js';
+import { onMainThread } from '../../solving/bundle-entry.js';
+import { RepodataFile } from '../../../repodata/lazy/repodata-file.js';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {

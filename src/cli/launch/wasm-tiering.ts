@@ -1,22 +1,19 @@
 /**
  * Keeps V8 from re-compiling undici's HTTP parser (WebAssembly) with its optimising compiler in a
- * short run. V8 does that for a function once it has run enough (`--wasm-tiering-budget`), on a
- * background thread, and Node waits for a compile still running before the process exits: a run
- * that only revalidated its cache (two 304 answers) ended ~180 ms after its answer
- * (bench/RESULTS.md). The parser only frames repodata bodies, which its baseline code does as
- * fast. Raising the budget while the first connection sets the parser up, and setting it back once
- * the first answer starts, was measured to be enough: the parser then stays on its baseline code
- * for the run, while the zstd decoder, which wants optimised code for a large download, still gets
- * it. (Raising it for the whole run kept the decoder on baseline code too: the sharded row lost
- * ~70 ms.)
+ * short run: V8 does that for a function once it has run enough (`--wasm-tiering-budget`), on a
+ * background thread, and Node waits for a compile still running before the process exits (the
+ * figure: README.md). The budget is raised while the first request sets the parser up and set back
+ * once its answer starts, so the zstd decoder, which wants optimised code for a large download,
+ * still gets it. undici's public diagnostics channels say when: the HTTP code knows nothing of this.
  */
 import { createRequire } from 'node:module';
 
 /** V8's own default in Node 20 (`node --v8-options`). */
 const DEFAULT_BUDGET = 1_800_000;
 const RAISED_BUDGET = 1_000_000_000;
-
-let state: 'unset' | 'raised' | 'done' = 'unset';
+/** undici's channels (docs/api/DiagnosticsChannel.md in undici): a request made, its answer's headers, its failure. */
+const CREATE = 'undici:request:create';
+const ENDS = ['undici:request:headers', 'undici:request:error'];
 
 function setBudget(budget: number): void {
   try {
@@ -27,18 +24,18 @@ function setBudget(budget: number): void {
   }
 }
 
-/** Before each request (a no-op after the first; a user's own `--wasm-tiering-budget` is left alone). */
-export function raiseParserBudget(): void {
-  if (state !== 'unset') return;
-  state = 'done';
+/** Once per process, before any request; a user's own `--wasm-tiering-budget` is left alone. */
+export function keepParserOnBaseline(): void {
   if (/--wasm[-_]tiering[-_]budget/.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '))) return;
-  state = 'raised';
-  setBudget(RAISED_BUDGET);
-}
-
-/** Once an answer starts (the parser is set up by then), or a request failed; then a no-op. */
-export function restoreParserBudget(): void {
-  if (state !== 'raised') return;
-  state = 'done';
-  setBudget(DEFAULT_BUDGET);
+  const channels = createRequire(import.meta.url)('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
+  const restore = (): void => {
+    for (const name of ENDS) channels.unsubscribe(name, restore);
+    setBudget(DEFAULT_BUDGET);
+  };
+  const raise = (): void => {
+    channels.unsubscribe(CREATE, raise);
+    setBudget(RAISED_BUDGET);
+    for (const name of ENDS) channels.subscribe(name, restore);
+  };
+  channels.subscribe(CREATE, raise);
 }

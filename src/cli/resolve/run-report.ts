@@ -11,9 +11,9 @@
  * - Otherwise nothing: piped output (the action captures stderr with stdout) stays clean.
  */
 import type CliProgress from 'cli-progress';
-import type { LoadProgressEvent } from '../../repodata/types.js';
-import { monotonicMs } from '../clock.js';
-import type { CliIO } from './io.js';
+import type { LoadProgressEvent } from '../../../repodata/types.js';
+import { monotonicMs } from '../../clock.js';
+import type { CliIO } from '../io.js';
 
 export type PlatformPhase = 'load' | 'solve' | 'done' | 'failed';
 

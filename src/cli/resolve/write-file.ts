@@ -21,7 +21,7 @@ import { chmod, chown, lstat, open, readlink, realpath, rename, rm, stat, writeF
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { CondaResolveError } from '../../vocabulary/errors.js';
+import { CondaResolveError } from '../../../vocabulary/errors.js';
 
 /** `-o FILE` could not be written. `path` is the name the user gave. */
 export class OutputFileError extends CondaResolveError {
