@@ -1,22 +1,18 @@
 #!/usr/bin/env node
 // Builds the CLI's bundle, dist/cli/conda-resolve.cjs, with esbuild (run by `npm run build` after
 // tsc): the command line and everything a resolve needs, as one script that dist/src/cli/bin.cjs
-// compiles with V8's code cache (src/cli/code-cache.ts). One file instead of about 150 modules,
-// each resolved and read by the module loader, and a script, because Node 20 caches compiled code
-// only for scripts.
+// compiles with V8's code cache (src/cli/launch/code-cache.ts), and the launcher bin.cjs itself.
+// Why each choice here pays, with its measured figure: src/cli/launch/README.md.
 //
 // Left out, loaded from dist/ or node_modules only by the runs that need them: `serve` and
 // `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
-// only when something is downloaded (undici, zstd-codec). Everything else that is rarely needed is
-// inside but costs nothing until called: a cached script does not parse what it does not run.
+// only when something is downloaded (undici, zstd-codec).
 import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-// tsc's output, which `npm run build` writes first.
-import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/launch/code-cache.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
@@ -43,13 +39,12 @@ const commandsFromDist = {
 
 /**
  * Modules a resolve answered from the cache never uses, loaded on first use instead of when the
- * bundle starts. Built-ins: worker_threads (the solve pool, only for several platforms, ~3 ms) and
- * fs/promises (~3 ms: it loads readline; the warm path reads through node:fs's callbacks instead).
- * Packages: the YAML and TOML parsers (input files), semver (exporter plugins) and msgpack (shards),
- * whose module bodies would otherwise run, and be kept in the code cache, on every start.
- * Each becomes a module whose exports are getters that load the real one.
+ * bundle starts: worker_threads (the solve pool), fs/promises (it loads readline; the warm path
+ * reads through node:fs's callbacks), and the packages whose module bodies would otherwise run,
+ * and be kept in the code cache, on every start: the YAML and TOML parsers, semver, msgpack. Each
+ * becomes a module whose exports are getters that load the real one.
  */
-const LAZY_MODULES = ['node:worker_threads', 'node:timers/promises', 'node:fs/promises', 'js-yaml', 'smol-toml', 'semver', '@msgpack/msgpack'];
+const LAZY_MODULES = ['node:worker_threads', 'node:fs/promises', 'js-yaml', 'smol-toml', 'semver', '@msgpack/msgpack'];
 const requireModule = createRequire(import.meta.url);
 const lazyModules = {
   name: 'lazy-modules',
@@ -95,10 +90,8 @@ const result = await build({
 });
 const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
-// One function expression, which the launcher compiles as it reads it (code-cache.ts).
-const text = `${BUNDLE_HEAD}${result.outputFiles[0].text}${BUNDLE_TAIL}`;
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
-await writeFile(CLI_BUNDLE, text);
+await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
 
 /**
  * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the small

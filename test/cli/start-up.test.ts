@@ -76,9 +76,9 @@ describe('a resolve from a fresh cache', () => {
     for (const name of ['undici', 'zstd-codec', 'zstd-napi', 'fastify', 'ioredis', 'pino']) {
       expect(loaded.has(name), `${name} was loaded`).toBe(false);
     }
-    // Built-ins a warm one-platform resolve has no use for, each a few milliseconds to load: the
-    // solve pool's threads, fs/promises (it loads readline), perf_hooks (the global performance).
-    for (const name of ['worker_threads', 'fs/promises', 'internal/readline/interface', 'perf_hooks', 'timers/promises']) {
+    // Built-ins a warm one-platform resolve has no use for, each a few milliseconds to load
+    // (src/cli/launch/README.md): the solve pool's threads, fs/promises (it loads readline).
+    for (const name of ['worker_threads', 'fs/promises', 'internal/readline/interface']) {
       expect(builtins, `node:${name} was loaded`).not.toContain(name);
     }
   });

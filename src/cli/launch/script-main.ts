@@ -5,7 +5,8 @@
  * Started again as a worker thread (the solve pool), it runs that worker's
  * module instead, as `bundle-main.ts` does for the action's one-file CLI.
  */
-import { onMainThread, setBundleEntry } from '../../solving/bundle-entry.js';
+import { setBundleEntry } from '../../solving/bundle-entry.js';
+import { onMainThread } from './main-thread.js';
 import { exitWhenIdle } from './exit-when-idle.js';
 import { keepParserOnBaseline } from './wasm-tiering.js';
 import { main } from '../main.js';
