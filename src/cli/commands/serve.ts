@@ -1,5 +1,5 @@
 /**
- * `conda-resolve serve`: the HTTP service (DECISIONS.md section 6). Flags win over their
+ * `conda-resolve serve`: the HTTP service (docs in README.md). Flags win over their
  * `CONDA_RESOLVE_*` variables; logs are JSON lines on standard error. Returns once the server has
  * shut down (SIGTERM/SIGINT), with status 0; 2 for a bad flag or setting (a host this machine
  * cannot listen on is one), 1 when it cannot start (the port is taken, say).
