@@ -22,7 +22,7 @@ if (!base || (form !== 'json' && form !== 'zst') || subdirs.length === 0) {
   process.exit(2);
 }
 const require = createRequire(import.meta.url);
-const Agent = require('undici/lib/dispatcher/agent.js');
+const { Agent } = require('undici');
 const agent = new Agent();
 
 /** Receive (and decode) one document; resolves to its decoded length. */

@@ -8,8 +8,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Agent, Dispatcher } from 'undici';
-import AgentClass from 'undici/lib/dispatcher/agent.js';
+import { Agent, type Dispatcher } from 'undici';
 import { redactSecrets } from '../vocabulary/channel.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
 import { RepodataCorruptError, RepodataDecodingBudgetError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
@@ -82,12 +81,9 @@ const MAX_REDIRECTS = 10;
 const USER_AGENT = 'conda-resolve (repodata fetcher; +https://github.com/conda/conda)';
 export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = { maxBodySeconds: 600, minBytesPerWindow: 1024, rateWindowSeconds: 30, maxDecodingBytes: Number.POSITIVE_INFINITY };
 
-/**
- * A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not
- * five). Its class is loaded from its own module, not undici's index (see net/undici-agents.ts).
- */
+/** A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not five). */
 export function createDefaultDispatcher(): Agent {
-  return new AgentClass({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000 } });
+  return new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000 } });
 }
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | null {

@@ -7,7 +7,6 @@
  * reader also enforces the download's total time and minimum rate while it keeps up.
  */
 import type { Dispatcher } from 'undici';
-import { raiseParserBudget, restoreParserBudget } from './net/wasm-tiering.js';
 
 /** How long a body may take, and how slowly it may arrive. */
 export interface BodyTimeRules {
@@ -284,7 +283,6 @@ export function exchange(dispatcher: Dispatcher, options: ExchangeOptions): Prom
     };
     let settled = false;
     const settleError = (error: Error): void => {
-      restoreParserBudget();
       signal?.removeEventListener('abort', onAbort);
       if (!started) {
         if (!settled) {
@@ -300,15 +298,12 @@ export function exchange(dispatcher: Dispatcher, options: ExchangeOptions): Prom
       return;
     }
     signal?.addEventListener('abort', onAbort, { once: true });
-    // The first request of the process sets up undici's HTTP parser: see net/wasm-tiering.ts.
-    raiseParserBudget();
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(controller) {
         controllerRef = controller;
         if (signal?.aborted) controller.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       },
       onResponseStart(controller, statusCode, headers) {
-        restoreParserBudget();
         if (statusCode < 200) return;
         started = true;
         settled = true;

@@ -29,9 +29,32 @@ const noAsmFallback = {
   },
 };
 
+/**
+ * The action runs `conda-resolve --version`, resolves and `conda-resolve audit` (action.yml), never
+ * `serve` or `worker`: the command table's imports of those two become a stub that says so, which
+ * keeps the HTTP service and the Redis queue (fastify, bullmq, ioredis, the MCP server, pino) out.
+ */
+const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
+const noServices = {
+  name: 'no-services',
+  setup(b) {
+    b.onResolve({ filter: SERVICES }, (args) => (args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'no-service' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'no-service' }, (args) => {
+      const name = /(serve|worker)\.js$/.exec(args.path)[1];
+      const message = `"${name}" is not part of the GitHub Action's conda-resolve; install the npm package to run it`;
+      const contents = [
+        `import { EXIT_USAGE, writeError } from './io.js';`,
+        `export const usage = ${JSON.stringify(`${message}\n`)};`,
+        `export async function run(_args, io) { writeError(io, ${JSON.stringify(message)}); return EXIT_USAGE; }`,
+      ].join('\n');
+      return { contents, loader: 'ts', resolveDir: join(ROOT, 'src', 'cli') };
+    });
+  },
+};
+
 export async function bundle() {
   const result = await build({
-    entryPoints: [join(ROOT, 'src', 'cli', 'bundle-main.ts')],
+    entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'bundle-main.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -41,7 +64,7 @@ export async function bundle() {
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [noAsmFallback, embedStatic],
+    plugins: [noAsmFallback, embedStatic, noServices],
     // A native addon cannot be bundled: the action's CLI falls back to zstd-codec (WebAssembly) without it.
     external: ['zstd-napi'],
     // CommonJS dependencies call require() for Node's own modules, and some read __dirname

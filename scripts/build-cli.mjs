@@ -1,41 +1,37 @@
 #!/usr/bin/env node
 // Builds the CLI's bundle, dist/cli/conda-resolve.cjs, with esbuild (run by `npm run build` after
 // tsc): the command line and everything a resolve needs, as one script that dist/src/cli/bin.cjs
-// compiles with V8's code cache (src/cli/code-cache.ts). One file instead of about 150 modules,
-// each resolved and read by the module loader, and a script, because Node 20 caches compiled code
-// only for scripts.
+// compiles with V8's code cache (src/cli/launch/code-cache.ts), and the launcher bin.cjs itself.
+// Why each choice here pays, with its measured figure: src/cli/launch/README.md.
 //
 // Left out, loaded from dist/ or node_modules only by the runs that need them: `serve` and
 // `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
-// only when something is downloaded (undici, zstd-codec). Everything else that is rarely needed is
-// inside but costs nothing until called: a cached script does not parse what it does not run.
+// only when something is downloaded (undici, zstd-codec).
 import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-// tsc's output, which `npm run build` writes first.
-import { BUNDLE_HEAD, BUNDLE_TAIL } from '../dist/src/cli/code-cache.js';
-import { embedStatic } from './static-files.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
 
 /**
- * `serve` and `worker` run from tsc's output (dist/src/cli/), beside which the bundle sits at
- * dist/cli/: main.ts's import of either becomes a stub that imports the real module through
- * `__crImport` (code-cache.ts), since a script's own `import()` needs a flag on Node 20.
+ * `serve` and `worker` run from tsc's output (dist/src/cli/commands/), beside which the bundle sits
+ * at dist/cli/: the command table's import of either becomes a stub that imports the real module
+ * through `__crImport` (launch/code-cache.ts), since a script's own `import()` needs a flag on Node
+ * 20. The stub's `usage` is the real one, read from tsc's output now.
  */
+const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
 const commandsFromDist = {
   name: 'commands-from-dist',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(serve|worker)-command\.js$/ }, (args) =>
-      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: args.path.slice(2), namespace: 'from-dist' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'from-dist' }, (args) => {
-      const name = args.path === 'serve-command.js' ? 'serveCommand' : 'workerCommand';
-      const contents = `export async function ${name}(...args) { return (await __crImport(${JSON.stringify(`../src/cli/${args.path}`)})).${name}(...args); }`;
+    b.onResolve({ filter: SERVICES }, (args) => (args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'from-dist' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'from-dist' }, async (args) => {
+      const real = `../src/cli/${args.path.slice(2)}`;
+      const { usage } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'cli', args.path.slice(2))).href);
+      const contents = `export const usage = ${JSON.stringify(usage)};\nexport async function run(...args) { return (await __crImport(${JSON.stringify(real)})).run(...args); }\n`;
       return { contents, loader: 'js' };
     });
   },
@@ -43,13 +39,12 @@ const commandsFromDist = {
 
 /**
  * Modules a resolve answered from the cache never uses, loaded on first use instead of when the
- * bundle starts. Built-ins: worker_threads (the solve pool, only for several platforms, ~3 ms) and
- * fs/promises (~3 ms: it loads readline; the warm path reads through node:fs's callbacks instead).
- * Packages: the YAML and TOML parsers (input files), semver (exporter plugins) and msgpack (shards),
- * whose module bodies would otherwise run, and be kept in the code cache, on every start.
- * Each becomes a module whose exports are getters that load the real one.
+ * bundle starts: worker_threads (the solve pool), fs/promises (it loads readline; the warm path
+ * reads through node:fs's callbacks), and the packages whose module bodies would otherwise run,
+ * and be kept in the code cache, on every start: the YAML and TOML parsers, semver, msgpack. Each
+ * becomes a module whose exports are getters that load the real one.
  */
-const LAZY_MODULES = ['node:worker_threads', 'node:timers/promises', 'node:fs/promises', 'js-yaml', 'smol-toml', 'semver', '@msgpack/msgpack'];
+const LAZY_MODULES = ['node:worker_threads', 'node:fs/promises', 'js-yaml', 'smol-toml', 'semver', '@msgpack/msgpack'];
 const requireModule = createRequire(import.meta.url);
 const lazyModules = {
   name: 'lazy-modules',
@@ -77,14 +72,14 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20.
 
 const result = await build({
   ...common,
-  entryPoints: [join(ROOT, 'src', 'cli', 'script-main.ts')],
+  entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'script-main.ts')],
   outfile: CLI_BUNDLE,
   // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
   // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
   external: ['undici', 'zstd-codec', 'zstd-napi'],
-  plugins: [commandsFromDist, lazyModules, embedStatic],
+  plugins: [commandsFromDist, lazyModules],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
   supported: { 'dynamic-import': false },
@@ -95,20 +90,19 @@ const result = await build({
 });
 const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
-// One function expression, which the launcher compiles as it reads it (code-cache.ts).
-const text = `${BUNDLE_HEAD}${result.outputFiles[0].text}${BUNDLE_TAIL}`;
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
-await writeFile(CLI_BUNDLE, text);
+await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
 
 /**
- * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the two
- * small modules it imports, as CommonJS (an ES module as the entry starts Node's ES module loader
- * first, about 8 ms). Its fallback imports of tsc's modules stay imports, relative to dist/src/cli.
+ * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the small
+ * modules of launch/ it imports, as CommonJS (an ES module as the entry starts Node's ES module
+ * loader first: launch/README.md). Its fallback import of tsc's `main.js` stays an import, relative
+ * to dist/src/cli where this file is written.
  */
 const fallbackModules = {
   name: 'fallback-modules',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(main|exit-when-idle)\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+    b.onResolve({ filter: /^\.\.\/main\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './main.js', external: true } : undefined));
   },
 };
 await build({

@@ -1,7 +1,3 @@
-/**
- * Milliseconds on a monotonic clock, for durations. `performance.now()` is the same clock, but in
- * Node the first use of the global `performance` loads perf_hooks (~1.5 ms of a CLI start).
- */
 /** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -11,8 +7,4 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export function timerDelay(ms: number): number {
   return Math.min(ms, MAX_TIMER_MS);
-}
-
-export function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
 }

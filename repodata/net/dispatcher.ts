@@ -11,7 +11,6 @@
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { loadAgent, loadProxyAgent } from './undici-agents.js';
 import type { ProxySettings } from './proxy.js';
 
 export interface TlsSettings {
@@ -85,9 +84,9 @@ async function createAgent(settings: DispatcherSettings, read: Record<string, un
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
   const common = { connections: settings.connections ?? 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
   const proxy = settings.proxy;
-  if (proxy?.http === undefined && proxy?.https === undefined) return new (await loadAgent())(common);
-  const EnvHttpProxyAgent = await loadProxyAgent();
-  return new EnvHttpProxyAgent({
+  const undici = await import('undici');
+  if (proxy?.http === undefined && proxy?.https === undefined) return new undici.Agent(common);
+  return new undici.EnvHttpProxyAgent({
     ...common,
     // Empty strings, not undefined: undefined would make undici read process.env itself.
     httpProxy: proxy.http ?? '',

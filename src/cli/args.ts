@@ -1,15 +1,54 @@
 /**
- * `parseArgs` for every command, with the message a user can act on: an unknown flag names the
- * closest known one ("did you mean --json?"), and conda's own flags we have no use for are named
- * as such instead of looking like typos.
+ * The opening every command shares: `parseArgs` with the command's option table, a usage error a
+ * user can act on (an unknown flag names the closest known one: "did you mean --json?"), and
+ * `--help`. The command's module then gets the parsed values.
  */
 import { closest, distance } from 'fastest-levenshtein';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parseArgsOptions, type OptionTable } from './command-table.js';
+import type { CommandSpec, OptionTable } from './command-table.js';
+import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+
+/** The table without the `help` texts, as `node:util` `parseArgs` takes it. */
+export function parseArgsOptions<T extends OptionTable>(table: T): { [K in keyof T]: Omit<T[K], 'help' | 'value'> } {
+  return Object.fromEntries(Object.entries(table).map(([name, { help: _help, value: _value, ...spec }]) => [name, spec])) as {
+    [K in keyof T]: Omit<T[K], 'help' | 'value'>;
+  };
+}
 
 type Parsed<T extends OptionTable> = ReturnType<typeof parseArgs<{ args: string[]; options: ReturnType<typeof parseArgsOptions<T>>; allowPositionals: true; strict: true }>>;
 
-export type ParseOutcome<T extends OptionTable> = { ok: true; values: Parsed<T>['values']; positionals: string[] } | { ok: false; message: string };
+/** What a command's `run` receives. */
+export interface CommandArgs<T extends OptionTable> {
+  readonly values: Parsed<T>['values'];
+  readonly positionals: string[];
+}
+
+export type ParseOutcome<T extends OptionTable> = ({ ok: true } & CommandArgs<T>) | { ok: false; message: string };
+
+/** Run `spec`'s command on `argv` (what follows the command's name). */
+export async function runCommand(spec: CommandSpec, name: string, argv: readonly string[], io: CliIO): Promise<number> {
+  let rest = argv;
+  if (spec.action !== undefined) {
+    const [action, ...after] = argv;
+    if (action !== spec.action && !(action === '--help' || action === '-h' || action === 'help')) {
+      const what = action === undefined ? 'give an action' : `unknown ${name} action "${action}"`;
+      writeError(io, `${what}: the ${name} command has "${spec.action}" (conda-resolve ${name} ${spec.action}); see conda-resolve ${name} --help`);
+      return EXIT_USAGE;
+    }
+    rest = action === spec.action ? after : ['--help'];
+  }
+  const parsed = parseCommandArgs(rest, spec.options, { command: name, positionals: spec.positionals });
+  if (!parsed.ok) {
+    writeError(io, parsed.message);
+    return EXIT_USAGE;
+  }
+  const module = await spec.load!();
+  if (parsed.values.help === true) {
+    io.stdout.write(module.usage);
+    return EXIT_OK;
+  }
+  return module.run(parsed, io, name);
+}
 
 /** The spellings a user may type: `--name` for every option, `-x` for the short ones. */
 function spellings(table: OptionTable): string[] {

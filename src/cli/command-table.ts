@@ -1,9 +1,11 @@
 /**
- * Every command and option of the command line in one table: the commands parse their argv with
- * these `parseArgs` option sets, `args.ts` suggests the closest known flag from them, `main.ts`
- * knows which words are commands, and `completion-command.ts` writes shell completion from them.
- * Pure data: importing it loads nothing else.
+ * Every command and option of the command line in one table: `main.ts` dispatches on it, `args.ts`
+ * parses each command's argv with its option set (and suggests the closest known flag), and
+ * `commands/completion.ts` writes shell completion from it. Importing it loads no command: each
+ * entry's `load` imports the command's module when it runs.
  */
+import type { CommandArgs } from './args.js';
+import type { CliIO } from './io.js';
 
 /** What an option's value is, for shell completion. */
 export type ValueKind = 'file' | 'dir' | 'platform' | 'format' | 'channel' | 'priority' | 'shell' | 'text';
@@ -144,7 +146,7 @@ export const LISTING_OPTIONS = {
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 
-/** `serve`'s options; its own help text (serve-command.ts) describes them in full. */
+/** `serve`'s options; its own help text (commands/serve.ts) describes them in full. */
 export const SERVE_OPTIONS = {
   host: { type: 'string', help: 'address to listen on', value: 'text' },
   port: { type: 'string', help: 'port (0 picks a free one)', value: 'text' },
@@ -177,7 +179,7 @@ export const SERVE_OPTIONS = {
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 
-/** `worker`'s options; its own help text (worker-command.ts) describes them in full. */
+/** `worker`'s options; its own help text (commands/worker.ts) describes them in full. */
 export const WORKER_OPTIONS = {
   redis: { type: 'string', help: 'Redis URL the replicas use', value: 'text' },
   workers: { type: 'string', help: 'solve threads', value: 'text' },
@@ -188,37 +190,49 @@ export const WORKER_OPTIONS = {
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const satisfies OptionTable;
 
-export interface CommandSpec {
+/** A command's module, `commands/<name>.ts`: its `--help` text and what it does with its parsed arguments. */
+export interface CommandModule<T extends OptionTable> {
+  readonly usage: string;
+  /** `name` is the word that chose the command (`tree`, `why` and `why-not` share one module). */
+  run(args: CommandArgs<T>, io: CliIO, name: string): Promise<number>;
+}
+
+export interface CommandSpec<T extends OptionTable = OptionTable> {
   readonly name: string;
   readonly help: string;
-  readonly options: OptionTable;
+  readonly options: T;
   /** Words that may follow the command (sub-subcommands, shells). */
   readonly words?: readonly string[];
+  /** False when the command takes no positional arguments. */
+  readonly positionals?: boolean;
+  /** The one action word that must come first (`cache clean`). */
+  readonly action?: string;
+  /** A long-running service that handles its own signals (main.ts leaves them to it). */
+  readonly service?: boolean;
+  /** The command's module; `help` has none (main.ts prints the usage). */
+  readonly load?: () => Promise<CommandModule<T>>;
 }
+
+/** One entry: ties `load`'s module to `options`, so a command's `run` gets the values its table parses. */
+const command = <T extends OptionTable>(spec: CommandSpec<T>): CommandSpec<T> => spec;
 
 /** The commands, in the order `--help` lists them. `resolve` is also what runs without a command. */
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: 'resolve', help: 'solve specs for one or more platforms', options: RESOLVE_OPTIONS },
-  { name: 'info', help: 'version, platform, virtual packages, channels, cache', options: INFO_OPTIONS },
-  { name: 'cache', help: 'the repodata cache (cache clean)', options: CACHE_CLEAN_OPTIONS, words: ['clean'] },
-  { name: 'config', help: 'the effective configuration and its sources', options: LISTING_OPTIONS },
-  { name: 'diff', help: 'what changed between two locks or exact environments', options: DIFF_OPTIONS },
-  { name: 'tree', help: 'the solved environment as a dependency tree', options: INSPECT_OPTIONS },
-  { name: 'why', help: 'every path from a requested spec to a package', options: INSPECT_OPTIONS },
-  { name: 'why-not', help: 'why the solution does not have a spec, or what would change', options: INSPECT_OPTIONS },
-  { name: 'audit', help: 'known vulnerabilities (OSV) of a solve or a lock', options: AUDIT_OPTIONS },
-  { name: 'formats', help: 'the exporters', options: LISTING_OPTIONS },
-  { name: 'serve', help: 'run the HTTP service', options: SERVE_OPTIONS },
-  { name: 'worker', help: 'solve jobs from the Redis queue of serve --redis replicas', options: WORKER_OPTIONS },
-  { name: 'completion', help: 'print a shell completion script', options: COMPLETION_OPTIONS, words: ['bash', 'zsh', 'fish'] },
+  command({ name: 'resolve', help: 'solve specs for one or more platforms', options: RESOLVE_OPTIONS, load: () => import('./commands/resolve.js') }),
+  command({ name: 'info', help: 'version, platform, virtual packages, channels, cache', options: INFO_OPTIONS, positionals: false, load: () => import('./commands/info.js') }),
+  command({ name: 'cache', help: 'the repodata cache (cache clean)', options: CACHE_CLEAN_OPTIONS, words: ['clean'], action: 'clean', positionals: false, load: () => import('./commands/cache.js') }),
+  command({ name: 'config', help: 'the effective configuration and its sources', options: LISTING_OPTIONS, positionals: false, load: () => import('./commands/config.js') }),
+  command({ name: 'diff', help: 'what changed between two locks or exact environments', options: DIFF_OPTIONS, load: () => import('./commands/diff.js') }),
+  command({ name: 'tree', help: 'the solved environment as a dependency tree', options: INSPECT_OPTIONS, load: () => import('./commands/inspect.js') }),
+  command({ name: 'why', help: 'every path from a requested spec to a package', options: INSPECT_OPTIONS, load: () => import('./commands/inspect.js') }),
+  command({ name: 'why-not', help: 'why the solution does not have a spec, or what would change', options: INSPECT_OPTIONS, load: () => import('./commands/inspect.js') }),
+  command({ name: 'audit', help: 'known vulnerabilities (OSV) of a solve or a lock', options: AUDIT_OPTIONS, load: () => import('./commands/audit.js') }),
+  command({ name: 'formats', help: 'the exporters', options: LISTING_OPTIONS, positionals: false, load: () => import('./commands/formats.js') }),
+  command({ name: 'serve', help: 'run the HTTP service', options: SERVE_OPTIONS, positionals: false, service: true, load: () => import('./commands/serve.js') }),
+  command({ name: 'worker', help: 'solve jobs from the Redis queue of serve --redis replicas', options: WORKER_OPTIONS, positionals: false, service: true, load: () => import('./commands/worker.js') }),
+  command({ name: 'completion', help: 'print a shell completion script', options: COMPLETION_OPTIONS, words: ['bash', 'zsh', 'fish'], load: () => import('./commands/completion.js') }),
   { name: 'help', help: 'show help', options: {} },
 ];
 
 export const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((c) => c.name));
 
-/** The table without the `help` texts, as `node:util` `parseArgs` takes it. */
-export function parseArgsOptions<T extends OptionTable>(table: T): { [K in keyof T]: Omit<T[K], 'help' | 'value'> } {
-  return Object.fromEntries(Object.entries(table).map(([name, { help: _help, value: _value, ...spec }]) => [name, spec])) as {
-    [K in keyof T]: Omit<T[K], 'help' | 'value'>;
-  };
-}

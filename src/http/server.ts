@@ -15,7 +15,7 @@ import { PypiIndexClient } from '../../repodata/pypi/client.js';
 import type { PreparedPypi } from '../pypi/request.js';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import Agent from 'undici/lib/dispatcher/agent.js';
+import { Agent } from 'undici';
 import { defaultCacheDir, RepodataStore } from '../../repodata/store.js';
 import { parseChannel, redactSecrets } from '../../vocabulary/channel.js';
 import { hostSubdir } from '../../vocabulary/platform.js';

@@ -7,7 +7,6 @@
  */
 import { solve, SolveTimeoutError } from '../../solver/index.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
-import { monotonicMs } from '../clock.js';
 import { timeoutMessage, type SolvePool } from './solve-pool.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
 
@@ -82,9 +81,9 @@ export class ThisThreadThenPoolSolver implements PlatformSolver {
     this.#hereScheduled = true;
     setImmediate(() => {
       const job = this.#waiting.shift();
-      const started = monotonicMs();
+      const started = performance.now();
       const done = () => {
-        if (monotonicMs() - started > this.#parallelAfterMs) this.#usePool = true;
+        if (performance.now() - started > this.#parallelAfterMs) this.#usePool = true;
         this.#hereScheduled = false;
         this.#dispatch();
       };

@@ -11,7 +11,7 @@
  * SharedArrayBuffer flag that the worker's AbortSignal reads; if a solve does not stop within a
  * grace period after its deadline, the worker is terminated and replaced.
  */
-import { bundledWorker } from '../../repodata/bundle-entry.js';
+import { bundledWorker } from './bundle-entry.js';
 import { availableParallelism } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { SubdirIndex } from '../../repodata/types.js';

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/cli/write-file.js';
+import { writeFileAtomic } from '../../src/cli/resolve/write-file.js';
 import { DEMO, requireBuild, runCli, spawnCli, tempDir } from './run-cli.js';
 
 const isRoot = process.getuid?.() === 0;

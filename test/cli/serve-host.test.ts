@@ -7,7 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveCommand } from '../../src/cli/serve-command.js';
+import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { requireBuild, spawnCli, tempDir, TextSink } from './run-cli.js';
 
@@ -15,7 +15,7 @@ async function serve(args: readonly string[], env: Record<string, string> = {}):
   const stdout = new TextSink();
   const stderr = new TextSink();
   const io: CliIO = { stdout, stderr, env: { CONDA_RESOLVE_CACHE_DIR: tempDir('cr-serve-cache-'), ...env }, cwd: process.cwd() };
-  const code = await serveCommand(['--log-level', 'silent', ...args], io);
+  const code = await main(['serve', '--log-level', 'silent', ...args], io);
   return { code, stderr: stderr.text, stdout: stdout.text };
 }
 

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLink } from '../../src/cluster/redis-link.js';
 import { decodeOutcome } from '../../src/cluster/solve-job.js';
 import { startSolveWorker } from '../../src/cluster/worker.js';
-import { replicaPolicies } from '../../src/cli/worker-command.js';
+import { replicaPolicies } from '../../src/cli/commands/worker.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, DEMO_CHANNEL, injectTestServer, type NativeBody } from '../http/helpers/test-server.js';
 import { REDIS_SERVER, startRedis, until } from './helpers.js';

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLink } from '../../src/cluster/redis-link.js';
 import { startSolveWorker } from '../../src/cluster/worker.js';
-import { replicaPolicies } from '../../src/cli/worker-command.js';
+import { replicaPolicies } from '../../src/cli/commands/worker.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type ProblemBody } from '../http/helpers/test-server.js';
 import { freePort, REDIS_SERVER, startRedis, until, type RedisProcess } from './helpers.js';

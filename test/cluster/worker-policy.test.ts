@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicaPolicies } from '../../src/cli/worker-command.js';
+import { replicaPolicies } from '../../src/cli/commands/worker.js';
 import { startSolveWorker, type RunningSolveWorker } from '../../src/cluster/worker.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';

@@ -6,17 +6,17 @@
  * Exit status: 0 answered; 1 a platform did not solve (tree, why), the package is not in the
  * environment (why), or the answer could not be worked out (why-not); 2 a usage error.
  */
-import { readPypiMappings } from './pypi-mapping-file.js';
-import { exitStatusOf, userMessage, UsageError } from '../errors.js';
-import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../inspect/index.js';
-import { prepareRequest, type InputFile } from '../request.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeReadable, writeWarning, type CliIO } from './io.js';
-import { parseCommandArgs } from './args.js';
-import { INSPECT_OPTIONS } from './command-table.js';
-import { readInputFile, runLimits, runResolves } from './resolve-command.js';
-import { createRunReport } from './run-report.js';
-import { verbosity } from './resolve-habits.js';
-import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
+import { readPypiMappings } from '../resolve/pypi-mapping-file.js';
+import { exitStatusOf, userMessage, UsageError } from '../../errors.js';
+import { joinPlatformTexts, parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec } from '../../inspect/index.js';
+import { prepareRequest, type InputFile } from '../../request.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeReadable, writeWarning, type CliIO } from '../io.js';
+import type { CommandArgs } from '../args.js';
+import type { INSPECT_OPTIONS } from '../command-table.js';
+import { readInputFile, runLimits, runResolves } from './resolve.js';
+import { createRunReport } from '../resolve/run-report.js';
+import { verbosity } from '../resolve/resolve-habits.js';
+import { prepareOptionsFor, requestFromFlags, settingsForFlags } from '../resolve/request-flags.js';
 
 export type InspectKind = 'tree' | 'why' | 'why-not';
 
@@ -35,17 +35,10 @@ Solve the request as \`conda-resolve resolve\` does (-c, -p, -f, --channel-prior
             'pypi:REQUIREMENT' (PEP 508, e.g. 'pypi:flask<3') tries a PyPI requirement
 `;
 
-export async function inspectCommand(kind: InspectKind, argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, INSPECT_OPTIONS, { command: kind });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(INSPECT_USAGE);
-    return EXIT_OK;
-  }
+export const usage = INSPECT_USAGE;
+
+export async function run({ values, positionals }: CommandArgs<typeof INSPECT_OPTIONS>, io: CliIO, name: string): Promise<number> {
+  const kind = name as InspectKind;
   const depth = values.depth === undefined ? undefined : Number(values.depth);
   if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
     writeError(io, `--depth must be a whole number of levels (0 or more), not "${values.depth}"`);

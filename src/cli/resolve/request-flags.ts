@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { hostSubdir } from '../../vocabulary/platform.js';
-import type { InputFile, PrepareOptions, ResolveRequest } from '../request.js';
-import type { CondaPypiMapOverrides } from '../pypi/request.js';
-import type { CliIO } from './io.js';
+import { hostSubdir } from '../../../vocabulary/platform.js';
+import type { InputFile, PrepareOptions, ResolveRequest } from '../../request.js';
+import type { CondaPypiMapOverrides } from '../../pypi/request.js';
+import type { CliIO } from '../io.js';
 import { verbosity, type HabitFlags } from './resolve-habits.js';
 import { userSettings, type UserSettings } from './user-settings.js';
 

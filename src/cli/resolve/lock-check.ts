@@ -1,13 +1,13 @@
 /** `--check` and `--diff` with `--lock FILE`: whether the lock still answers, and what a solve changes. */
-import { UsageError } from '../errors.js';
-import { lockStaleness } from '../lock/check.js';
-import { resolutionDiff } from '../lock/answer.js';
-import { diffJson, renderDiff } from '../lock/diff.js';
-import type { PreviousLock } from '../lock/previous-lock.js';
-import type { PreparedRequest } from '../request.js';
-import type { Resolution } from '../resolve.js';
-import { terminalSafe } from '../../vocabulary/control-characters.js';
-import { EXIT_FAILED, EXIT_OK, writeError, type CliIO } from './io.js';
+import { UsageError } from '../../errors.js';
+import { lockStaleness } from '../../lock/check.js';
+import { resolutionDiff } from '../../lock/answer.js';
+import { diffJson, renderDiff } from '../../lock/diff.js';
+import type { PreviousLock } from '../../lock/previous-lock.js';
+import type { PreparedRequest } from '../../request.js';
+import type { Resolution } from '../../resolve.js';
+import { terminalSafe } from '../../../vocabulary/control-characters.js';
+import { EXIT_FAILED, EXIT_OK, writeError, type CliIO } from '../io.js';
 
 export function checkCommand(request: PreparedRequest, io: CliIO, quiet: boolean): number {
   const lock = requireLock(request, '--check');

@@ -6,8 +6,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Channel } from '../../vocabulary/channel.js';
-import { KNOWN_SUBDIRS } from '../../vocabulary/platform.js';
+import type { Channel } from '../../../vocabulary/channel.js';
+import { KNOWN_SUBDIRS } from '../../../vocabulary/platform.js';
 
 function looksLikeChannelFolder(path: string): boolean {
   try {

@@ -8,11 +8,11 @@
  *   zsh:  conda-resolve completion zsh > "${fpath[1]}/_conda-resolve"
  *   fish: conda-resolve completion fish > ~/.config/fish/completions/conda-resolve.fish
  */
-import { TARGET_SUBDIRS } from '../../vocabulary/platform.js';
-import { loadRegistry, pluginLoadedLine } from '../exporters/index.js';
-import { parseCommandArgs } from './args.js';
-import { COMMANDS, COMPLETION_OPTIONS, type CommandSpec, type OptionSpec, type ValueKind } from './command-table.js';
-import { EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
+import { TARGET_SUBDIRS } from '../../../vocabulary/platform.js';
+import { loadRegistry, pluginLoadedLine } from '../../exporters/index.js';
+import type { CommandArgs } from '../args.js';
+import { COMMANDS, COMPLETION_OPTIONS, type CommandSpec, type OptionSpec, type ValueKind } from '../command-table.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from '../io.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -34,16 +34,9 @@ export interface ValueWords {
   readonly shell: readonly string[];
 }
 
-export async function completionCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, COMPLETION_OPTIONS, { command: 'completion' });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  if (parsed.values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+export const usage = USAGE;
+
+export async function run(parsed: CommandArgs<typeof COMPLETION_OPTIONS>, io: CliIO): Promise<number> {
   const [shell, ...extra] = parsed.positionals;
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell) || extra.length > 0) {
     const what = shell === undefined ? 'name a shell' : extra.length > 0 ? 'give one shell' : `unknown shell "${shell}"`;

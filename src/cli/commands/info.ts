@@ -6,20 +6,20 @@
  * .condarc file or variable, or the built-in default), the channel priority, the configuration
  * files read, and the repodata cache directory with its size.
  */
-import { defaultCacheDir } from '../../repodata/cache.js';
-import { parseChannel } from '../../vocabulary/channel.js';
-import { hostSubdir, parsePlatform } from '../../vocabulary/platform.js';
-import { virtualPackageList } from '../../vocabulary/virtual-packages.js';
-import { expandChannel } from '../config/channels.js';
-import { CondaResolveError, exitStatusOf, UsageError, userMessage, type ErrorCode } from '../errors.js';
-import { TOOL_VERSION } from '../version.js';
-import { parseCommandArgs } from './args.js';
-import { cacheUsage } from './cache-usage.js';
-import { INFO_OPTIONS } from './command-table.js';
-import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
-import type { RequestFlags } from './request-flags.js';
-import { formatBytes } from './run-report.js';
-import { userSettings } from './user-settings.js';
+import { defaultCacheDir } from '../../../repodata/cache.js';
+import { parseChannel } from '../../../vocabulary/channel.js';
+import { hostSubdir, parsePlatform } from '../../../vocabulary/platform.js';
+import { virtualPackageList } from '../../../vocabulary/virtual-packages.js';
+import { expandChannel } from '../../config/channels.js';
+import { CondaResolveError, exitStatusOf, UsageError, userMessage, type ErrorCode } from '../../errors.js';
+import { TOOL_VERSION } from '../../version.js';
+import type { CommandArgs } from '../args.js';
+import { cacheUsage } from '../cache-usage.js';
+import type { INFO_OPTIONS } from '../command-table.js';
+import { EXIT_OK, writeError, type CliIO } from '../io.js';
+import type { RequestFlags } from '../resolve/request-flags.js';
+import { formatBytes } from '../resolve/run-report.js';
+import { userSettings } from '../resolve/user-settings.js';
 
 const USAGE = `usage: conda-resolve info [-p PLATFORM]... [-c CHANNEL]... [--override-channels]
                           [--virtual-package V]... [--cache-dir DIR] [--json]
@@ -57,17 +57,9 @@ export interface InfoDocument {
   readonly cache_size: { readonly bytes: number; readonly files: number };
 }
 
-export async function infoCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, INFO_OPTIONS, { command: 'info', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+export const usage = USAGE;
+
+export async function run({ values }: CommandArgs<typeof INFO_OPTIONS>, io: CliIO): Promise<number> {
   let document: InfoDocument;
   try {
     document = await gatherInfo(io, values);

@@ -3,13 +3,13 @@
  * config.toml and `CONDA_*` variables give) and where each value came from, like `conda config
  * --show` with `--show-sources` folded in. Credentials inside values are redacted.
  */
-import { redactSecrets } from '../../vocabulary/channel.js';
-import { loadConfig } from '../config/load.js';
-import { SETTING_KEYS } from '../config/settings.js';
-import { exitStatusOf, userMessage } from '../errors.js';
-import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
-import { parseCommandArgs } from './args.js';
-import { LISTING_OPTIONS } from './command-table.js';
+import { redactSecrets } from '../../../vocabulary/channel.js';
+import { loadConfig } from '../../config/load.js';
+import { SETTING_KEYS } from '../../config/settings.js';
+import { exitStatusOf, userMessage } from '../../errors.js';
+import { EXIT_OK, writeError, type CliIO } from '../io.js';
+import type { CommandArgs } from '../args.js';
+import type { LISTING_OPTIONS } from '../command-table.js';
 
 function redact(value: unknown): unknown {
   if (typeof value === 'string') return redactSecrets(value);
@@ -27,17 +27,9 @@ function render(value: unknown, indent: string): string {
   return ` ${String(value)}`;
 }
 
-export async function configCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, LISTING_OPTIONS, { command: 'config', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write('usage: conda-resolve config [--json]\n\nPrint the effective configuration and the file or variable each value came from.\n');
-    return EXIT_OK;
-  }
+export const usage = 'usage: conda-resolve config [--json]\n\nPrint the effective configuration and the file or variable each value came from.\n';
+
+export async function run({ values }: CommandArgs<typeof LISTING_OPTIONS>, io: CliIO): Promise<number> {
   let config;
   try {
     config = loadConfig({ env: io.env });

@@ -3,15 +3,15 @@
  * that carry exact records (pixi.lock, conda-lock.yml, @EXPLICIT, the native JSON result), per
  * platform. Exit 0 whatever the difference (as `git diff` without `--exit-code`); 2 for bad usage.
  */
-import { parseCommandArgs } from './args.js';
-import { DIFF_OPTIONS } from './command-table.js';
+import type { CommandArgs } from '../args.js';
+import type { DIFF_OPTIONS } from '../command-table.js';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
-import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../lock/diff.js';
-import { renderDiffMarkdown } from '../lock/diff-markdown.js';
-import { readExactRecords } from '../lock/exact-records.js';
-import { EXIT_OK, EXIT_USAGE, writeError, writeReadable, type CliIO } from './io.js';
+import { exitStatusOf, InputFileError, userMessage } from '../../errors.js';
+import { diffEnvironments, diffJson, onlyPlatforms, renderDiff, type ExactEnvironments } from '../../lock/diff.js';
+import { renderDiffMarkdown } from '../../lock/diff-markdown.js';
+import { readExactRecords } from '../../lock/exact-records.js';
+import { EXIT_OK, EXIT_USAGE, writeError, writeReadable, type CliIO } from '../io.js';
 
 export const DIFF_USAGE = `usage: conda-resolve diff OLD NEW [--json | --format markdown] [-e NAME] [-p PLATFORM]...
 
@@ -31,17 +31,9 @@ JSON result, in any mix.
   -h, --help               show this help
 `;
 
-export async function diffCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, DIFF_OPTIONS, { command: 'diff' });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(DIFF_USAGE);
-    return EXIT_OK;
-  }
+export const usage = DIFF_USAGE;
+
+export async function run({ values, positionals }: CommandArgs<typeof DIFF_OPTIONS>, io: CliIO): Promise<number> {
   if (positionals.length !== 2) {
     writeError(io, `diff takes two files, OLD and NEW (got ${positionals.length}); see conda-resolve diff --help`);
     return EXIT_USAGE;

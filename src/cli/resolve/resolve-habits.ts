@@ -10,7 +10,7 @@
  * - `-v`/`-vv`: how much is logged (see run-report.ts).
  * And a word that is one of our commands is never read as a package spec.
  */
-import { COMMAND_NAMES } from './command-table.js';
+import { COMMAND_NAMES } from '../command-table.js';
 
 export interface HabitFlags {
   readonly json?: boolean | undefined;

@@ -6,12 +6,12 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import type { ExporterRegistry } from '../exporters/index.js';
-import type { Exporter } from '../exporters/types.js';
+import { UsageError } from '../../errors.js';
+import type { ExporterRegistry } from '../../exporters/index.js';
+import type { Exporter } from '../../exporters/types.js';
 
 export function exporterForOutput(
-  exporters: typeof import('../exporters/index.js'),
+  exporters: typeof import('../../exporters/index.js'),
   registry: ExporterRegistry,
   output: string,
   cwd: string,

@@ -9,23 +9,23 @@
  */
 import { relative, resolve as resolvePath, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { audit, failsAt, parseSeverity, renderAuditTable, renderSarif, type AuditEnvironment, type Severity } from '../audit/index.js';
-import { exitStatusOf, userMessage, UsageError } from '../errors.js';
-import { defaultCacheDir } from '../../repodata/cache-dir.js';
-import { isCondaForge, parseMappingFile, pypiMapping, PypiMappingError, type DefaultMapping, type UserMapping } from '../pypi-mapping/index.js';
-import { DEFAULT_PYPI_MAPPING_URL, loadRemoteMapping, PYPI_MAPPING_URL_ENV } from '../pypi-mapping/remote.js';
-import { prepareRequest, type InputFile } from '../request.js';
-import { exportEnvironments } from '../resolve.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { parseCommandArgs } from './args.js';
-import { AUDIT_OPTIONS } from './command-table.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from './io.js';
-import { readInputFile, runLimits, runResolves } from './resolve-command.js';
-import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
-import { verbosity } from './resolve-habits.js';
-import type { UserSettings } from './user-settings.js';
-import { createRunReport } from './run-report.js';
-import { writeFileAtomic } from './write-file.js';
+import { audit, failsAt, parseSeverity, renderAuditTable, renderSarif, type AuditEnvironment, type Severity } from '../../audit/index.js';
+import { exitStatusOf, userMessage, UsageError } from '../../errors.js';
+import { defaultCacheDir } from '../../../repodata/cache-dir.js';
+import { isCondaForge, parseMappingFile, pypiMapping, PypiMappingError, type DefaultMapping, type UserMapping } from '../../pypi-mapping/index.js';
+import { DEFAULT_PYPI_MAPPING_URL, loadRemoteMapping, PYPI_MAPPING_URL_ENV } from '../../pypi-mapping/remote.js';
+import { prepareRequest, type InputFile } from '../../request.js';
+import { exportEnvironments } from '../../resolve.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
+import type { CommandArgs } from '../args.js';
+import type { AUDIT_OPTIONS } from '../command-table.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeWarning, type CliIO } from '../io.js';
+import { readInputFile, runLimits, runResolves } from './resolve.js';
+import { prepareOptionsFor, requestFromFlags, settingsForFlags } from '../resolve/request-flags.js';
+import { verbosity } from '../resolve/resolve-habits.js';
+import type { UserSettings } from '../resolve/user-settings.js';
+import { createRunReport } from '../resolve/run-report.js';
+import { writeFileAtomic } from '../resolve/write-file.js';
 
 export const AUDIT_USAGE = `usage: conda-resolve audit [SPEC...] [resolve options] (--db PATH | --osv-api URL)
        conda-resolve audit -f pixi.lock|conda-lock.yml --db PATH
@@ -54,17 +54,9 @@ listed as not covered.
 
 const FORMATS = ['table', 'json', 'sarif'] as const;
 
-export async function auditCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, AUDIT_OPTIONS, { command: 'audit' });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values, positionals: specs } = parsed;
-  if (values.help) {
-    io.stdout.write(AUDIT_USAGE);
-    return EXIT_OK;
-  }
+export const usage = AUDIT_USAGE;
+
+export async function run({ values, positionals: specs }: CommandArgs<typeof AUDIT_OPTIONS>, io: CliIO): Promise<number> {
   const format = values.json ? 'json' : (values.format ?? 'table');
   if (!(FORMATS as readonly string[]).includes(format)) {
     writeError(io, `--format must be table, json or sarif, not "${format}"`);

@@ -1,19 +1,11 @@
 /**
- * Writes `-o FILE` where the user pointed it, never replacing what is not a regular file.
- *
- * - A regular file, new or existing, is replaced atomically: a temporary file in the same
- *   directory, then a rename, so readers see the old content or the new, never half of it.
- * - A symbolic link (or a chain of them) is followed to its final target, which is written that
- *   way in the target's directory; the links stay. A dangling link gets its target created.
- * - FIFOs and character devices are opened and written into: renaming over them would replace a
- *   pipe or a device (as root, `/dev/full` itself) with a regular file.
- * - `/dev/stdout` and `/dev/stderr` (also as `/dev/fd/1`, `/proc/self/fd/2`...) are written to
- *   the command's stream (or this process's descriptor) directly, which also works when it is a
- *   socket (a child process's standard output often is) and so cannot be opened by name. Other
- *   paths under /proc (`/dev/fd/N`) are opened by name, as a shell does.
- * - A directory, a socket file or a block device is refused.
- *
- * Every failure is an `OutputFileError` naming the path as the user gave it.
+ * Writes `-o FILE` where the user pointed it, never replacing what is not a regular file: a regular
+ * file is replaced atomically (a temporary file beside it, then a rename); a symbolic link is
+ * followed and its target written so (the links stay); a FIFO or character device is written into,
+ * since a rename would replace it (as root, `/dev/full` itself); `/dev/stdout`, `/dev/stderr` and
+ * their `/dev/fd/N` and `/proc/self/fd/N` names go to the stream itself, which may be a socket that
+ * cannot be opened by name; a directory, socket file or block device is refused. Every failure is
+ * an `OutputFileError` naming the path as the user gave it.
  */
 import { randomBytes } from 'node:crypto';
 import { constants, write, type Stats } from 'node:fs';
@@ -21,7 +13,7 @@ import { chmod, chown, lstat, open, readlink, realpath, rename, rm, stat, writeF
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { CondaResolveError } from '../../vocabulary/errors.js';
+import { CondaResolveError } from '../../../vocabulary/errors.js';
 
 /** `-o FILE` could not be written. `path` is the name the user gave. */
 export class OutputFileError extends CondaResolveError {

@@ -2,27 +2,19 @@
  * `conda-resolve formats`: the formats document (`GET /formats` serves the same one), listed by
  * category as conda's `conda export --help` shows its exporters, or with `--json` as indented JSON.
  */
-import { formatsDocument, loadRegistry, pluginLoadedLine, type FormatsDocument } from '../exporters/index.js';
-import { EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
-import { parseCommandArgs } from './args.js';
-import { LISTING_OPTIONS } from './command-table.js';
+import { formatsDocument, loadRegistry, pluginLoadedLine, type FormatsDocument } from '../../exporters/index.js';
+import { EXIT_OK, writeNote, writeWarning, type CliIO } from '../io.js';
+import type { CommandArgs } from '../args.js';
+import type { LISTING_OPTIONS } from '../command-table.js';
 
 const CATEGORY_TITLES = [
   ['lockfile', 'Lockfiles'],
   ['environment', 'Environment specs'],
 ] as const;
 
-export async function formatsCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, LISTING_OPTIONS, { command: 'formats', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write('usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n');
-    return EXIT_OK;
-  }
+export const usage = 'usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n';
+
+export async function run({ values }: CommandArgs<typeof LISTING_OPTIONS>, io: CliIO): Promise<number> {
   const { registry, warnings, plugins } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);
   for (const plugin of plugins) writeNote(io, pluginLoadedLine(plugin));

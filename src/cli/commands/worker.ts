@@ -2,19 +2,19 @@
  * `conda-resolve worker --redis URL`: a solver process for `serve --redis` replicas. It takes solves
  * from the queue in Redis until SIGTERM/SIGINT, then finishes the jobs it holds and exits 0.
  */
-import { parseCommandArgs } from './args.js';
-import { WORKER_OPTIONS } from './command-table.js';
+import type { CommandArgs } from '../args.js';
+import type { WORKER_OPTIONS } from '../command-table.js';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { defaultCacheDir } from '../../repodata/store.js';
-import { userMessage } from '../errors.js';
-import { ConfigError, redisUrl } from '../http/config.js';
-import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from '../cluster/redis-link.js';
-import type { JobPolicy } from '../cluster/solve-job.js';
-import type { WorkerChannelPolicy } from '../cluster/worker.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
+import { defaultCacheDir } from '../../../repodata/store.js';
+import { userMessage } from '../../errors.js';
+import { ConfigError, redisUrl } from '../../http/config.js';
+import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from '../../cluster/redis-link.js';
+import type { JobPolicy } from '../../cluster/solve-job.js';
+import type { WorkerChannelPolicy } from '../../cluster/worker.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from '../io.js';
 
 export const WORKER_USAGE = `usage: conda-resolve worker --redis URL [--workers N] [--cache-dir DIR] [--solve-cache-ttl SECONDS]
                             [--solve-cache-entries N] [--log-level LEVEL]
@@ -46,7 +46,7 @@ to another worker after about 5 s.
  * the same allowlist, local channels, address rules and DNS-rebinding check at connection time.
  */
 export async function replicaPolicies(cwd: string): Promise<(policy: JobPolicy, channelAlias: string | null) => WorkerChannelPolicy> {
-  const { createChannelPolicy } = await import('../http/channel-policy.js');
+  const { createChannelPolicy } = await import('../../http/channel-policy.js');
   return (policy, channelAlias) => {
     const made = createChannelPolicy({ allowed: policy.allowed, allowLocal: policy.allowLocal, channelAlias: channelAlias ?? undefined, cwd });
     return { checkUrl: (url: URL) => made.checkUrl(url.href), lookup: made.lookup };
@@ -55,17 +55,9 @@ export async function replicaPolicies(cwd: string): Promise<(policy: JobPolicy, 
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export async function workerCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, WORKER_OPTIONS, { command: 'worker', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(WORKER_USAGE);
-    return EXIT_OK;
-  }
+export const usage = WORKER_USAGE;
+
+export async function run({ values }: CommandArgs<typeof WORKER_OPTIONS>, io: CliIO): Promise<number> {
   const from = (flag: string | undefined, name: string, variable: string) =>
     flag !== undefined ? { value: flag, from: `--${name}` } : io.env[variable]?.trim() ? { value: io.env[variable]!, from: variable } : undefined;
   let url: string | null;
@@ -103,7 +95,7 @@ export async function workerCommand(argv: readonly string[], io: CliIO): Promise
   }
 
   const logger = pino({ level, base: { service: 'conda-resolve-worker' } }, io.stderr);
-  const { startSolveWorker } = await import('../cluster/worker.js');
+  const { startSolveWorker } = await import('../../cluster/worker.js');
   // Listening from the start: a worker still waiting for Redis stops on SIGTERM too.
   const stop = new AbortController();
   const onSignal = () => stop.abort();

@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InputFileError } from '../errors.js';
-import type { CondaPypiMapOverrides } from '../pypi/request.js';
+import { InputFileError } from '../../errors.js';
+import type { CondaPypiMapOverrides } from '../../pypi/request.js';
 
 export async function readPypiMappings(locations: readonly string[] | undefined, cwd: string): Promise<CondaPypiMapOverrides | undefined> {
   if (!locations || locations.length === 0) return undefined;

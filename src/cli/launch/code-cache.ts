@@ -10,28 +10,22 @@
  * of it), is replaced when V8 rejects it, and any error reading or writing it only means a run
  * without it. Writes go through a temporary file and a rename, so concurrent runs are safe.
  */
-import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { onMainThread } from '../../repodata/bundle-entry.js';
-import { RepodataFile } from '../../repodata/lazy/repodata-file.js';
+import { onMainThread } from './main-thread.js';
 
 /** What the bundle exports (script-main.ts). */
 export interface BundleExports {
   run(entryUrl: string): Promise<void>;
 }
 
-/**
- * The bundle file is one function expression, these two around esbuild's output (written so by
- * scripts/build-cli.mjs): compiled as read, where wrapping it here made V8 copy the 0.7 MB string
- * once more (a concatenation is flattened before compiling), about 3 ms of a start.
- */
-export const BUNDLE_HEAD = '(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {';
-export const BUNDLE_TAIL = '\n})';
+/** esbuild's CommonJS output, wrapped as a function of what a module gets and of what stands in for `import` (build-cli.mjs). */
+const BUNDLE_HEAD = '(function (exports, require, module, __filename, __dirname, __crUrl, __crResolve, __crImport) {';
+const BUNDLE_TAIL = '\n})';
 
 const MAGIC = Buffer.from('CRCODE02');
 /** The magic, the data's length (4 bytes) and its SHA-1 (20 bytes). */
@@ -56,14 +50,11 @@ function digest(data: Buffer): Buffer {
   return createHash('sha1').update(data).digest();
 }
 
-/**
- * The cached data in `path`, or undefined when it is missing, short or damaged. Read into `into`
- * when it is large enough (the data is then a view of it), else into a new buffer.
- */
-export function readCodeCache(path: string, into?: Buffer): Buffer | undefined {
+/** The cached data in `path`, or undefined when it is missing, short or damaged. */
+export function readCodeCache(path: string): Buffer | undefined {
   let file: Buffer;
   try {
-    file = readWhole(path, into);
+    file = readFileSync(path);
   } catch {
     return undefined;
   }
@@ -71,18 +62,6 @@ export function readCodeCache(path: string, into?: Buffer): Buffer | undefined {
   const data = file.subarray(HEADER);
   if (data.length !== file.readUInt32LE(MAGIC.length) || !digest(data).equals(file.subarray(MAGIC.length + 4, HEADER))) return undefined;
   return data;
-}
-
-/** The bytes of the file at `path`, in `into` when it is large enough. */
-function readWhole(path: string, into: Buffer | undefined): Buffer {
-  const file = RepodataFile.open(path);
-  try {
-    const out = into !== undefined && into.length >= file.length ? into.subarray(0, file.length) : Buffer.allocUnsafe(file.length);
-    file.readInto(out, 0);
-    return out;
-  } finally {
-    file.close();
-  }
 }
 
 /** Write `data` as the cache in `path` and delete the caches of other bundles or Nodes; errors are ignored. */
@@ -129,23 +108,17 @@ export interface LoadOptions {
  */
 export function loadBundle(bundlePath: string, options: LoadOptions): BundleExports {
   const { cacheDir } = options;
-  // esbuild writes ASCII (it escapes the rest): then a one-byte string is made without decoding
-  // UTF-8, 2-3 ms less for the 0.7 MB bundle.
-  const raw = readFileSync(bundlePath);
-  const source = raw.toString(isAscii(raw) ? 'latin1' : 'utf8');
+  const source = `${BUNDLE_HEAD}${readFileSync(bundlePath, 'utf8')}${BUNDLE_TAIL}`;
   let cachePath: string | undefined;
   let cachedData: Buffer | undefined;
   if (cacheDir !== undefined) {
     try {
       cachePath = codeCachePath(bundlePath, cacheDir);
-      // Into the bundle's bytes, done with once decoded: memory touched for the first time is
-      // what costs at start (the cache is smaller than the bundle; V8 copies what it keeps).
-      cachedData = readCodeCache(cachePath, raw);
+      cachedData = readCodeCache(cachePath);
     } catch {
       cachePath = undefined;
     }
   }
-  if (!source.startsWith(BUNDLE_HEAD) || !source.endsWith(BUNDLE_TAIL)) throw new Error(`${bundlePath} is not the conda-resolve bundle`);
   const script = new Script(source, { filename: bundlePath, cachedData });
   if (cachePath !== undefined && options.write && onMainThread() && (cachedData === undefined || script.cachedDataRejected === true)) {
     const path = cachePath;

@@ -3,13 +3,13 @@
  * (downloaded repodata, its indexes and the shards), like `pixi clean cache --repodata` or
  * `conda clean --index-cache`. `--dry-run` says what would go and removes nothing.
  */
-import { defaultCacheDir } from '../../repodata/cache.js';
-import { exitStatusOf, userMessage } from '../errors.js';
-import { parseCommandArgs } from './args.js';
-import { cacheUsage, removeCache, type CacheUsage } from './cache-usage.js';
-import { CACHE_CLEAN_OPTIONS } from './command-table.js';
-import { EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
-import { formatBytes } from './run-report.js';
+import { defaultCacheDir } from '../../../repodata/cache.js';
+import { exitStatusOf, userMessage } from '../../errors.js';
+import type { CommandArgs } from '../args.js';
+import { cacheUsage, removeCache, type CacheUsage } from '../cache-usage.js';
+import type { CACHE_CLEAN_OPTIONS } from '../command-table.js';
+import { EXIT_OK, writeError, type CliIO } from '../io.js';
+import { formatBytes } from '../resolve/run-report.js';
 
 const USAGE = `usage: conda-resolve cache clean [--dry-run] [--cache-dir DIR] [--json]
 
@@ -32,26 +32,9 @@ const SKIPPED = {
   unmarked: 'it holds no CACHEDIR.TAG written by conda-resolve, so it is not known to be the cache (an older cache is marked by the next resolve that writes to it)',
 } as const;
 
-export async function cacheCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const [action, ...rest] = argv;
-  if (action === '--help' || action === '-h' || action === 'help') {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
-  if (action !== 'clean') {
-    writeError(io, `${action === undefined ? 'give an action' : `unknown cache action "${action}"`}: the cache command has "clean" (conda-resolve cache clean [--dry-run]); see conda-resolve cache --help`);
-    return EXIT_USAGE;
-  }
-  const parsed = parseCommandArgs(rest, CACHE_CLEAN_OPTIONS, { command: 'cache', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+export const usage = USAGE;
+
+export async function run({ values }: CommandArgs<typeof CACHE_CLEAN_OPTIONS>, io: CliIO): Promise<number> {
   const dir = values['cache-dir'] ?? defaultCacheDir(io.env);
   const dryRun = values['dry-run'] === true;
   let usage: CacheUsage;

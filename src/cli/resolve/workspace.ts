@@ -3,15 +3,15 @@
  * every environment solved, then written together; with `--lock`, `--update`, `--check` and
  * `--diff` applying to every environment.
  */
-import { UsageError, userMessage } from '../errors.js';
-import type { ExporterRegistry } from '../exporters/index.js';
-import { renderDiff } from '../lock/diff.js';
-import { renderWorkspace, workspaceAnswers } from '../lock/answer.js';
-import type { PixiLockFormat } from '../lock/lock-version.js';
-import { prepareWorkspace, workspaceDiff, workspaceStaleness, type EnvironmentDiff } from '../lock/workspace.js';
-import type { PrepareOptions, PreparedRequest, ResolveRequest } from '../request.js';
-import type { Resolution } from '../resolve.js';
-import { EXIT_FAILED, EXIT_OK, writeError, writeWarning, type CliIO } from './io.js';
+import { UsageError, userMessage } from '../../errors.js';
+import type { ExporterRegistry } from '../../exporters/index.js';
+import { renderDiff } from '../../lock/diff.js';
+import { renderWorkspace, workspaceAnswers } from '../../lock/answer.js';
+import type { PixiLockFormat } from '../../lock/lock-version.js';
+import { prepareWorkspace, workspaceDiff, workspaceStaleness, type EnvironmentDiff } from '../../lock/workspace.js';
+import type { PrepareOptions, PreparedRequest, ResolveRequest } from '../../request.js';
+import type { Resolution } from '../../resolve.js';
+import { EXIT_FAILED, EXIT_OK, writeError, writeWarning, type CliIO } from '../io.js';
 
 export interface WorkspaceDeps {
   readonly values: { readonly check?: boolean; readonly diff?: boolean; readonly json?: boolean; readonly quiet?: boolean; readonly output?: string };

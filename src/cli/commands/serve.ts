@@ -1,16 +1,16 @@
 /**
- * `conda-resolve serve`: the HTTP service (DECISIONS.md section 6). Flags win over their
+ * `conda-resolve serve`: the HTTP service (docs in README.md). Flags win over their
  * `CONDA_RESOLVE_*` variables; logs are JSON lines on standard error. Returns once the server has
  * shut down (SIGTERM/SIGINT), with status 0; 2 for a bad flag or setting (a host this machine
  * cannot listen on is one), 1 when it cannot start (the port is taken, say).
  */
 import { createServer } from 'node:net';
-import { CondaResolveError, userMessage } from '../errors.js';
-import { ConfigError, loadConfig, type ServeFlags } from '../http/config.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from './io.js';
-import { parseCommandArgs } from './args.js';
-import { SERVE_OPTIONS } from './command-table.js';
-import { removeTempFilesOnSignal } from './signal-cleanup.js';
+import { CondaResolveError, userMessage } from '../../errors.js';
+import { ConfigError, loadConfig, type ServeFlags } from '../../http/config.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from '../io.js';
+import type { CommandArgs } from '../args.js';
+import type { SERVE_OPTIONS } from '../command-table.js';
+import { removeTempFilesOnSignal } from '../signal-cleanup.js';
 
 export const SERVE_USAGE = `usage: conda-resolve serve [--host HOST] [--port PORT] [--allow-channel CHANNEL]...
                            [--allow-local-channels] [--cache-dir DIR] [--prewarm CHANNEL/PLATFORM]...
@@ -77,17 +77,9 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
   -h, --help                   show this help
 `;
 
-export async function serveCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, SERVE_OPTIONS, { command: 'serve', positionals: false });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(SERVE_USAGE);
-    return EXIT_OK;
-  }
+export const usage = SERVE_USAGE;
+
+export async function run({ values }: CommandArgs<typeof SERVE_OPTIONS>, io: CliIO): Promise<number> {
   const { help: _help, ...flags } = values;
   let config;
   try {
@@ -112,7 +104,7 @@ export async function serveCommand(argv: readonly string[], io: CliIO): Promise<
   }
 
   // Loaded here, not at the top: `conda-resolve --help` should not pay for fastify and pino.
-  const { startServer } = await import('../http/server.js');
+  const { startServer } = await import('../../http/server.js');
   // Until the server listens (and its own graceful shutdown takes the signals), a stop signal ends
   // a --prewarm download at once, removing its temp files.
   const stopSignalCleanup = removeTempFilesOnSignal();

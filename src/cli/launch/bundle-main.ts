@@ -4,13 +4,13 @@
  * (the solve pool) it runs that worker's module. See repodata/bundle-entry.ts.
  */
 import { isMainThread } from 'node:worker_threads';
-import { setBundleEntry, workerRole } from '../../repodata/bundle-entry.js';
+import { setBundleEntry, workerRole } from '../../solving/bundle-entry.js';
 
 setBundleEntry(import.meta.url);
 if (isMainThread) {
-  await import('./bin.js');
+  await import('../bin.js');
 } else {
   const role = workerRole(process.argv);
-  if (role === 'solve') await import('../solving/solve-worker.js');
+  if (role === 'solve') await import('../../solving/solve-worker.js');
   else throw new Error('conda-resolve bundle: a worker thread was started without a role');
 }

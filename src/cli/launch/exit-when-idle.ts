@@ -1,10 +1,9 @@
 /**
- * Ends the process as soon as a command is done, when nothing else is left to run. Left to itself,
- * Node frees the whole heap page by page before exiting (tens of milliseconds after a resolve, more
- * than some commands take); `process.exit` skips that. Only when idle: the output is flushed first
- * (stdout is asynchronous on some platforms' pipes), and any timer, open file, socket or worker
- * still active after one more turn of the event loop means something still has work to finish,
- * so the process then ends on its own as before.
+ * Ends the process as soon as a command is done, when nothing else is left to run: left to itself,
+ * Node frees the whole heap page by page before exiting (the cost: README.md), which
+ * `process.exit` skips. Only when idle: the output is flushed first (stdout is asynchronous on some
+ * platforms' pipes), and any timer, open file, socket or worker still active after one more turn
+ * of the event loop means work is left, so the process then ends on its own as before.
  */
 
 /** Resolves once what was written to `stream` before has been handed to the system. */

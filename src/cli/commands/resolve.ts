@@ -2,40 +2,40 @@
  * `conda-resolve [resolve] ...`: parse flags, read files, resolve every platform, print native JSON
  * or an exporter's text to standard output (or `-o FILE`).
  */
-import type { PypiIndexClient } from '../../repodata/pypi/client.js';
-import type { PreparedPypi } from '../pypi/request.js';
-import { readPypiMappings } from './pypi-mapping-file.js';
+import type { PypiIndexClient } from '../../../repodata/pypi/client.js';
+import type { PreparedPypi } from '../../pypi/request.js';
+import { readPypiMappings } from '../resolve/pypi-mapping-file.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { RepodataStore, defaultCacheDir } from '../../repodata/store.js';
-import { exitStatusOf, InputFileError, userMessage } from '../errors.js';
-import type { ExporterRegistry } from '../exporters/index.js';
-import type { Exporter } from '../exporters/types.js';
-import { InProcessSolver, ThisThreadThenPoolSolver } from '../solving/platform-runner.js';
-import { prepareRequest, type InputFile, type PreparedRequest } from '../request.js';
-import { resolvePrepared, toNative, type Resolution } from '../resolve.js';
-import { isWorkspaceRequest } from '../lock/workspace.js';
-import { workspaceCommand } from './workspace-command.js';
-import { SolvePool } from '../solving/solve-pool.js';
-import type { PlatformSolver } from '../solving/types.js';
-import { parseByteSize } from '../byte-size.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from './io.js';
-import { USAGE } from './usage.js';
-import { writeFileAtomic } from './write-file.js';
-import { createRunReport, type RunReport, type SummaryFacts } from './run-report.js';
-import { parseCommandArgs } from './args.js';
-import { RESOLVE_OPTIONS } from './command-table.js';
-import { checkResolveArgs, verbosity } from './resolve-habits.js';
-import type { UserSettings } from './user-settings.js';
-import { prepareOptionsFor, requestFromFlags, settingsForFlags } from './request-flags.js';
-import { exporterForOutput } from './output-format.js';
-import { leftOutWarnings, renderResolution } from '../lock/answer.js';
-import { chosenPixiLockFormat, isPixiLockFormat } from '../lock/lock-version.js';
-import { lockExportEnvironments, lockFormatOf, readLockFile } from '../locks/lock-file.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { boundedAnswer } from '../answer-size.js';
-import { checkCommand, lockDiffText, requireLock } from './lock-check.js';
+import { RepodataStore, defaultCacheDir } from '../../../repodata/store.js';
+import { exitStatusOf, InputFileError, userMessage } from '../../errors.js';
+import type { ExporterRegistry } from '../../exporters/index.js';
+import type { Exporter } from '../../exporters/types.js';
+import { InProcessSolver, ThisThreadThenPoolSolver } from '../../solving/platform-runner.js';
+import { prepareRequest, type InputFile, type PreparedRequest } from '../../request.js';
+import { resolvePrepared, toNative, type Resolution } from '../../resolve.js';
+import { isWorkspaceRequest } from '../../lock/workspace.js';
+import { workspaceCommand } from '../resolve/workspace.js';
+import { SolvePool } from '../../solving/solve-pool.js';
+import type { PlatformSolver } from '../../solving/types.js';
+import { parseByteSize } from '../../byte-size.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, writeNote, writeWarning, type CliIO } from '../io.js';
+import { USAGE } from '../usage.js';
+import { writeFileAtomic } from '../resolve/write-file.js';
+import { createRunReport, type RunReport, type SummaryFacts } from '../resolve/run-report.js';
+import type { CommandArgs } from '../args.js';
+import type { RESOLVE_OPTIONS } from '../command-table.js';
+import { checkResolveArgs, verbosity } from '../resolve/resolve-habits.js';
+import type { UserSettings } from '../resolve/user-settings.js';
+import { prepareOptionsFor, requestFromFlags, settingsForFlags } from '../resolve/request-flags.js';
+import { exporterForOutput } from '../resolve/output-format.js';
+import { leftOutWarnings, renderResolution } from '../../lock/answer.js';
+import { chosenPixiLockFormat, isPixiLockFormat } from '../../lock/lock-version.js';
+import { lockExportEnvironments, lockFormatOf, readLockFile } from '../../locks/lock-file.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
+import { boundedAnswer } from '../../answer-size.js';
+import { checkCommand, lockDiffText, requireLock } from '../resolve/lock-check.js';
 
 
 const DEFAULT_TIMEOUT_S = 300;
@@ -46,17 +46,9 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-export async function resolveCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(argv, RESOLVE_OPTIONS, { command: 'resolve' });
-  if (!parsed.ok) {
-    writeError(io, parsed.message);
-    return EXIT_USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
+export const usage = USAGE;
+
+export async function run({ values, positionals }: CommandArgs<typeof RESOLVE_OPTIONS>, io: CliIO): Promise<number> {
   const habitError = checkResolveArgs(values, positionals);
   if (habitError !== undefined) {
     writeError(io, habitError);
@@ -75,7 +67,7 @@ export async function resolveCommand(argv: readonly string[], io: CliIO): Promis
     let exporter: Exporter | undefined;
     let registry: ExporterRegistry | undefined;
     // Exporters (and plugin discovery) are loaded only when a format may be wanted.
-    const exporters = values.format !== undefined || values.output !== undefined || values.lock !== undefined ? await import('../exporters/index.js') : undefined;
+    const exporters = values.format !== undefined || values.output !== undefined || values.lock !== undefined ? await import('../../exporters/index.js') : undefined;
     const formatName = values.format;
     if (exporters) {
       const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
@@ -214,7 +206,7 @@ export async function runResolves(
     for (const request of requests) {
       const options = { timeoutMs, onPlatform: report.onPlatform, unrequestedChannels: user.unrequestedChannels(io.cwd) };
       // The index client (and the HTTP stack it brings) is loaded only for a request with PyPI requirements.
-      const PypiClient = request.pypi ? (await import('../../repodata/pypi/client.js')).PypiIndexClient : undefined;
+      const PypiClient = request.pypi ? (await import('../../../repodata/pypi/client.js')).PypiIndexClient : undefined;
       const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
         new PypiClient!({
           indexUrl: pypi.indexUrl,

@@ -6,17 +6,17 @@
  * configured ones.
  */
 import type { Dispatcher } from 'undici';
-import type { NetworkPolicy } from '../../repodata/net/network.js';
-import { tryParseChannel, type Channel } from '../../vocabulary/channel.js';
-import { ConfigFileError } from '../config/errors.js';
-import { loadConfig, type EffectiveConfig } from '../config/load.js';
-import { networkSettings } from '../config/network.js';
-import { expandChannel, type ChannelSettings } from '../config/channels.js';
-import { checkChannelLists } from '../config/channel-lists.js';
-import type { PreparedRequest } from '../request.js';
+import type { NetworkPolicy } from '../../../repodata/net/network.js';
+import { tryParseChannel, type Channel } from '../../../vocabulary/channel.js';
+import { ConfigFileError } from '../../config/errors.js';
+import { loadConfig, type EffectiveConfig } from '../../config/load.js';
+import { networkSettings } from '../../config/network.js';
+import { expandChannel, type ChannelSettings } from '../../config/channels.js';
+import { checkChannelLists } from '../../config/channel-lists.js';
+import type { PreparedRequest } from '../../request.js';
 import { localFolderHints } from './local-folder-hint.js';
-import { UsageError } from '../errors.js';
-import type { CliIO } from './io.js';
+import { UsageError } from '../../errors.js';
+import type { CliIO } from '../io.js';
 
 export interface UserFlags {
   readonly channels: readonly string[] | undefined;
@@ -77,8 +77,8 @@ export function userSettings(io: CliIO, flags: UserFlags): UserSettings {
       if (channels?.every((c) => c.kind === 'file')) return {};
       const settings = networkSettings(config, io.env, { log });
       const [{ createNetworkDispatcher, TlsFileError }, { NetworkPolicy }] = await Promise.all([
-        import('../../repodata/net/dispatcher.js'),
-        import('../../repodata/net/network.js'),
+        import('../../../repodata/net/dispatcher.js'),
+        import('../../../repodata/net/network.js'),
       ]);
       try {
         return { dispatcher: createNetworkDispatcher(settings.dispatcher), network: new NetworkPolicy(settings.network) };

@@ -11,9 +11,8 @@
  * - Otherwise nothing: piped output (the action captures stderr with stdout) stays clean.
  */
 import type CliProgress from 'cli-progress';
-import type { LoadProgressEvent } from '../../repodata/types.js';
-import { monotonicMs } from '../clock.js';
-import type { CliIO } from './io.js';
+import type { LoadProgressEvent } from '../../../repodata/types.js';
+import type { CliIO } from '../io.js';
 
 export type PlatformPhase = 'load' | 'solve' | 'done' | 'failed';
 
@@ -96,7 +95,7 @@ function subdirOutcome(s: SubdirState): string {
 
 /** Loads cli-progress only when the live lines will be drawn (a terminal): other runs never use it. */
 export async function createRunReport(io: CliIO, options: ReportOptions): Promise<RunReport> {
-  const now = options.now ?? monotonicMs;
+  const now = options.now ?? (() => performance.now());
   const started = now();
   const subdirs = new Map<string, SubdirState>();
   const platforms = new Map<string, PlatformState>();

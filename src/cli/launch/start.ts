@@ -1,0 +1,49 @@
+/**
+ * What the `conda-resolve` executable (`src/cli/bin.ts`) does: run the built bundle beside
+ * dist/src (`dist/cli/conda-resolve.cjs`, see scripts/build-cli.mjs) with V8's code cache
+ * (code-cache.ts), else import the modules as they are: a checkout run through tsx, tsc's output
+ * alone, a bundle older than `main.js` (tsc ran again after it was built), or one that does not
+ * load. Why each step pays: README.md in this folder.
+ */
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defaultCacheDir } from '../../../repodata/cache-dir.js';
+import { loadBundle, type BundleExports } from './code-cache.js';
+import { exitWhenIdle } from './exit-when-idle.js';
+import { keepParserOnBaseline } from './wasm-tiering.js';
+
+/** Commands that run too little of the bundle to make a code cache worth keeping. */
+const LIGHT = new Set(['--version', '-V', '--help', '-h', 'help', 'completion']);
+
+/** The bundle, when `binUrl` is the launcher in dist/src/cli and the bundle is at least as new as tsc's output and loads. */
+function builtBundle(binUrl: string): BundleExports | undefined {
+  // The action's one-file CLI (an .mjs holding everything) and a checkout run through tsx have none.
+  if (!/\.c?js$/.test(binUrl)) return undefined;
+  try {
+    const bundle = fileURLToPath(new URL('../../cli/conda-resolve.cjs', binUrl));
+    const compiled = fileURLToPath(new URL('./main.js', binUrl));
+    // A second's slack: an unpacked package's files may get their times one by one.
+    if (statSync(bundle).mtimeMs < statSync(compiled).mtimeMs - 1000) return undefined;
+    return loadBundle(bundle, { cacheDir: defaultCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') });
+  } catch {
+    return undefined;
+  }
+}
+
+/** `binUrl` is the executable's module URL (dist/src/cli/bin.cjs when built): worker threads start there too. */
+export async function start(binUrl: string): Promise<void> {
+  const built = builtBundle(binUrl);
+  if (built) {
+    await built.run(binUrl);
+    return;
+  }
+  keepParserOnBaseline();
+  const { main } = await import('../main.js');
+  const code = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
+  await exitWhenIdle(code);
+}
