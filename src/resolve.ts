@@ -4,6 +4,7 @@
  * solution, a timeout) becomes that platform's sanitized error and leaves the others alone.
  */
 import type { RepodataStore } from '../repodata/store.js';
+import type { DecodingBudget } from '../repodata/decoding-budget.js';
 import type { SubdirIndex } from '../repodata/types.js';
 import type { Explanation } from '../solver/index.js';
 import type { Channel } from '../vocabulary/channel.js';
@@ -64,6 +65,8 @@ export interface ResolveOptions {
    * out): a name no requested channel has is looked up there, only to say so in the error.
    */
   readonly unrequestedChannels?: readonly Channel[];
+  /** The request's own repodata decoding budget (the server gives each request one). */
+  readonly decodingBudget?: DecodingBudget;
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
@@ -116,7 +119,8 @@ async function resolvePlatform(
   try {
     options.onPlatform?.(platform, 'load');
     const subdirs = [platform, 'noarch'];
-    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, { signal });
+    const loading = { signal, budget: options.decodingBudget };
+    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, loading);
     const channels = request.channels.map((channel, i) => ({
       name: channel.name,
       sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
@@ -148,9 +152,9 @@ async function resolvePlatform(
         platform,
         request,
         searched: indexes,
-        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], { signal }),
+        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], loading),
         unrequested: options.unrequestedChannels ?? [],
-        loadChannel: (channel) => deps.store.prepare([channel], [platform, 'noarch'], [missing], { signal }),
+        loadChannel: (channel) => deps.store.prepare([channel], [platform, 'noarch'], [missing], loading),
       });
       // The hint names channels, which may be the server's local paths: hidden from remote clients.
       const shown = hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;

@@ -15,6 +15,7 @@ import { inputProblem, inputProblemExtras } from './error-handler.js';
 import { HttpProblemError } from './problem.js';
 import type { ResolveInput } from './resolve-input.js';
 import { admit, boundedError, resolveHere, runWithin, timeLimitDetail, type Bounded } from './routes/resolve.js';
+import { DecodingBudget } from '../../repodata/decoding-budget.js';
 
 export type InspectQuestion =
   | { readonly kind: 'tree'; readonly depth?: number; readonly invert?: string }
@@ -35,9 +36,10 @@ export async function inspectOnServer(
   // The spec to try is checked before the request, so a typo costs no fetch.
   const extra = question.kind === 'why-not' ? specOf(question.spec) : undefined;
   const prepared = await admit(input, context, note);
-  // why-not solves the request with and without the spec at once.
+  // why-not solves the request with and without the spec at once, on one decoding budget.
+  const budget = new DecodingBudget(context.config.maxRequestDecodingBytes);
   const outcome = await runWithin(request, reply, context, (signal): Promise<(Resolution | undefined)[]> =>
-    Promise.all([resolveHere(prepared, context, signal, request), extra ? resolveHere(withAddedSpec(prepared, extra), context, signal, request) : undefined]),
+    Promise.all([resolveHere(prepared, context, signal, request, budget), extra ? resolveHere(withAddedSpec(prepared, extra), context, signal, request, budget) : undefined]),
   );
   const value = settled(outcome, context, note);
   if (value === null) return null;

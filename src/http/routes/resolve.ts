@@ -22,6 +22,7 @@ import { renderDiff } from '../../lock/diff.js';
 import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
 import { prepareRequest, TooManySpecsError, type PreparedRequest, type PrepareOptions } from '../../request.js';
 import { resolvePrepared, toNative, type Resolution } from '../../resolve.js';
+import { DecodingBudget } from '../../../repodata/decoding-budget.js';
 import { AnswerTooLargeError, boundedAnswer } from '../../answer-size.js';
 import type { AppContext, ResolveNote } from '../app-context.js';
 import { ChannelRefusedError } from '../channel-policy.js';
@@ -147,7 +148,8 @@ async function handleWorkspace(
   if (input.check) return answerCheck(workspace.environments, workspace.lock!.document.filename, () => workspaceStaleReasons(workspace, deps.env), reply, note);
 
   const requests = workspace.environments.map((e) => e.request);
-  const outcome = await runWithin(request, reply, context, (signal) => Promise.all(requests.map((prepared) => resolveHere(prepared, context, signal, request))));
+  const budget = new DecodingBudget(context.config.maxRequestDecodingBytes);
+  const outcome = await runWithin(request, reply, context, (signal) => Promise.all(requests.map((prepared) => resolveHere(prepared, context, signal, request, budget))));
   if (outcome.kind !== 'done') return ended(outcome, platforms, request, reply, context, note);
   const resolutions = outcome.value;
   // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
@@ -433,13 +435,22 @@ export function runWithin<T>(request: FastifyRequest, reply: FastifyReply | null
   });
 }
 
-/** One resolve on the server's store and solver, paths hidden; never rejects (failures are per platform). */
-export function resolveHere(prepared: PreparedRequest, context: AppContext, signal: AbortSignal, request: FastifyRequest): Promise<Resolution> {
+/**
+ * One resolve on the server's store and solver, paths hidden; never rejects (failures are per platform).
+ * Its repodata loads draw on `budget`, the HTTP request's own decoding budget (one per resolve by default).
+ */
+export function resolveHere(
+  prepared: PreparedRequest,
+  context: AppContext,
+  signal: AbortSignal,
+  request: FastifyRequest,
+  budget = new DecodingBudget(context.config.maxRequestDecodingBytes),
+): Promise<Resolution> {
   const { config, deps } = context;
   return resolvePrepared(
     prepared,
     { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true, maxPypiProjects: config.maxPypiProjects, ...(deps.pypiClient ? { pypiClient: deps.pypiClient } : {}) },
-    { signal, timeoutMs: config.requestTimeoutMs },
+    { signal, timeoutMs: config.requestTimeoutMs, decodingBudget: budget },
   ).catch((error: unknown) => {
     // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
     request.log.error({ err: error }, 'resolve failed unexpectedly');
