@@ -10,7 +10,7 @@ import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { virtualPackages } from '../../vocabulary/virtual-packages.js';
-import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { specsOn, subdirOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
 import { sameChannels, type PreviousLock } from './previous-lock.js';
 
 /** One reason a lock does not satisfy the request: about one platform, or (no platform) the whole lock. */
@@ -55,7 +55,7 @@ export function lockStaleReasons(
     const records = locked.platforms.get(platform);
     if (!records) continue;
     const byName = new Map(records.map((r) => [r.name, r]));
-    const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    const system = new Map(virtualPackages(subdirOn(request, platform), env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);

@@ -14,7 +14,7 @@
  *   ones (by name, then URL) as pixi writes them in version 6.
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
-import { requireEnvironments, validateUrls } from '../write-common.js';
+import { requireEnvironments, validateUrls, withSubdirPlatforms } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
 import { environmentsByName, pypiEntry, pypiIndexesOf } from './write-common.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
@@ -27,9 +27,11 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
 }
 
 /** The pixi.lock data, before it is written as YAML. */
-export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
-  requireEnvironments(environments, FORMAT);
-  validateUrls(environments, FORMAT);
+export function rattlerLockV6Document(given: readonly ExportEnvironment[]): YamlValue {
+  requireEnvironments(given, FORMAT);
+  validateUrls(given, FORMAT);
+  // v6 keys platforms by subdir: a v7 named platform is written as its subdir.
+  const environments = withSubdirPlatforms(given, FORMAT);
   // Each environment lists its platforms sorted and its packages by URL.
   const written = new Map<string, YamlValue>();
   for (const [name, group] of environmentsByName(environments)) {
