@@ -61,7 +61,8 @@ export async function auditOnServer(input: ResolveInput, context: AppContext, no
   note.failed = failed.map((f) => f.platform);
   note.outcome = failed.length > 0 ? 'partial' : 'solved';
   const environments = exportEnvironments(resolution).filter((e) => !failed.some((f) => f.platform === e.platform));
-  const report = await audit(environments, { source: { db: context.config.osvDb, osvApi: context.config.osvApi }, mapping: await serverMapping(context.config.pypiMapping) });
+  const api = context.deps.osvDispatcher ? { api: { dispatcher: context.deps.osvDispatcher } } : {};
+  const report = await audit(environments, { source: { db: context.config.osvDb, osvApi: context.config.osvApi }, mapping: await serverMapping(context.config.pypiMapping), ...api });
   // The database's place on the server's disk is the operator's business.
   return { ...report, database: { ...report.database, source: context.config.osvDb ? 'osv-db' : report.database.source }, failed };
 }

@@ -47,7 +47,7 @@ async function local(inputs: Record<string, string>, prepare: (workspace: string
     runnerOs: 'Linux',
     runnerArch: 'X64',
     stepTimeoutMs: 120_000,
-  }, 180_000);
+  });
   runs.push(run);
   return run;
 }
