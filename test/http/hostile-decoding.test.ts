@@ -6,6 +6,7 @@
  * stops, instead of decoding on for nobody.
  */
 import { readdirSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
@@ -27,6 +28,19 @@ function tempFiles(dir: string): string[] {
     }
   }
   return found;
+}
+
+/**
+ * A `repodata.json.zst` body that decodes 3 MiB and then waits: a zstd frame's header, a whole
+ * document as its first (raw, not last) block, 3 MiB of spaces in RLE blocks. Returns what ends it.
+ */
+function writeHeldBody(res: ServerResponse): () => void {
+  const doc = Buffer.from('{"info":{},"packages":{}}');
+  const raw = doc.length << 3;
+  res.writeHead(200);
+  res.write(Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38, raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff]), doc]));
+  for (let i = 0; i < 24; i++) res.write(Buffer.from([0x02, 0x00, 0x10, 0x20]));
+  return () => res.end(Buffer.from([0x03, 0x00, 0x10, 0x20]));
 }
 
 let server: InjectedServer | undefined;
@@ -91,10 +105,6 @@ describe('a load nobody waits for any more', () => {
 
 describe('the global decoding budget', () => {
   it('subdirs decoding at once past it fail saying so; the budget is given back when they end', async () => {
-    // A zstd frame's header and a whole document as its first (raw, not last) block.
-    const doc = Buffer.from('{"info":{},"packages":{}}');
-    const raw = doc.length << 3;
-    const head = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38, raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff]), doc]);
     const held: (() => void)[] = [];
     let holding = true;
     channel = await startChannelServer({ root: '/nonexistent' });
@@ -104,11 +114,8 @@ describe('the global decoding budget', () => {
         res.writeHead(404).end();
         return true;
       }
-      // 3 MiB of spaces after a whole document, then the body waits (holding its share) until released.
-      res.writeHead(200);
-      res.write(head);
-      for (let i = 0; i < 24; i++) res.write(Buffer.from([0x02, 0x00, 0x10, 0x20]));
-      const end = () => res.end(Buffer.from([0x03, 0x00, 0x10, 0x20]));
+      // The body waits (holding its share) until released.
+      const end = writeHeldBody(res);
       if (holding) held.push(end);
       else end();
       return true;
@@ -131,11 +138,8 @@ describe('the global decoding budget', () => {
 
 describe("a request's own decoding budget", () => {
   it('one request for 8 platforms of a hostile channel spends its own budget; a concurrent normal request is answered', async () => {
-    // Hostile: each platform subdir's repodata.json.zst is a whole document and 3 MiB of spaces, then
-    // the body waits, holding what it decoded (noarch is missing, so no one load fails them all).
-    const doc = Buffer.from('{"info":{},"packages":{}}');
-    const raw = doc.length << 3;
-    const head = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38, raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff]), doc]);
+    // Hostile: each platform subdir's repodata.json.zst decodes 3 MiB, then the body waits, holding
+    // what it decoded (noarch is missing, so no one load fails them all).
     const held: (() => void)[] = [];
     let hostileClosed = 0;
     // Normal: one small package, then (once the gate opens) 2 MiB of spaces before the document ends.
@@ -154,10 +158,7 @@ describe("a request's own decoding budget", () => {
         return true;
       }
       res.once('close', () => hostileClosed++);
-      res.writeHead(200);
-      res.write(head);
-      for (let i = 0; i < 24; i++) res.write(Buffer.from([0x02, 0x00, 0x10, 0x20]));
-      held.push(() => res.end(Buffer.from([0x03, 0x00, 0x10, 0x20])));
+      held.push(writeHeldBody(res));
       return true;
     };
     // A 4 MiB size cap: a global budget of 16 MiB, and 8 MiB for each request (the default, 2 x the cap).
