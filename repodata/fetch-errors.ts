@@ -90,6 +90,24 @@ export class RepodataDecodingBudgetError extends RepodataFetchError {
   }
 }
 
+/**
+ * One request's own decoding budget (`DecodingBudget`) is spent: the repodata loads it waits for
+ * decode more than it may hold at once. The request's loads stop; other requests' loads go on.
+ */
+export class RepodataRequestBudgetError extends RepodataFetchError {
+  readonly limitBytes: number;
+
+  constructor(channel: string, subdir: string, limitBytes: number) {
+    super(
+      channel,
+      subdir,
+      `this request's repodata decodes to more than ${formatBytes(limitBytes)} at once, its decoding budget on this server (--max-request-decoding); ask for fewer platforms or channels at a time`,
+      { code: 'CR_ERR_REPODATA_TOO_LARGE' },
+    );
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** A download took longer than its cap, or the server sent too slowly. */
 export class RepodataTimeoutError extends RepodataFetchError {
   constructor(channel: string, subdir: string, detail: string, options: { url?: string | null } = {}) {

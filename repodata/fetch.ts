@@ -15,6 +15,7 @@ import { RepodataCorruptError, RepodataDecodingBudgetError, RepodataFetchError, 
 import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import type { NetworkPolicy } from './net/network.js';
+import type { DecodedBytesMeter } from './decoding-budget.js';
 import { createZstdDecoder, ZstdDataError, type ZstdStreamDecoder } from './zstd.js';
 
 export { checkUrlAllowed, type CheckUrl } from './url-policy.js';
@@ -31,6 +32,8 @@ export interface FetchContext {
   readonly rules?: DownloadRules | undefined;
   /** Mirrors, stored credentials and retries (`net/network.ts`); none when unset. */
   readonly network?: NetworkPolicy | undefined;
+  /** Told each body's decoded bytes, and given them back when it ends: the waiting requests' budgets. */
+  readonly meter?: DecodedBytesMeter | undefined;
 }
 
 export interface Validators {
@@ -322,6 +325,8 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   const budget = context.rules?.maxDecodingBytes ?? DEFAULT_DOWNLOAD_RULES.maxDecodingBytes;
   /** This body's share of `decodingNow`, given back when it ends however it ends. */
   let counted = 0;
+  /** The part of it told to `context.meter`. */
+  let metered = 0;
 
   // Count wire bytes as they arrive, before any decoder.
   async function* wire(): AsyncGenerator<Buffer> {
@@ -369,6 +374,11 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     decodingNow += chunk.length;
     counted += chunk.length;
     if (decodingNow > budget) throw new RepodataDecodingBudgetError(context.channel, context.subdir, budget, { url: response.url });
+    // The waiting requests' own budgets: one this passes stops waiting for the load (its signal),
+    // and a load nobody waits for any more stops here (the abort below).
+    metered += chunk.length;
+    context.meter?.add(chunk.length);
+    context.signal?.throwIfAborted();
     hash?.update(chunk);
     try {
       const result = options.onData(chunk);
@@ -457,6 +467,8 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     );
   } finally {
     decodingNow -= counted;
+    context.meter?.release(metered);
+    metered = 0;
     counted = 0;
   }
   if (total !== null && raw.received !== total) {

@@ -14,6 +14,7 @@ import type { Channel } from '../vocabulary/channel.js';
 import type { CacheFormat, CacheState, RepodataCache } from './cache.js';
 import { corruptFromParse, RepodataCorruptError, RepodataOfflineError } from './fetch-errors.js';
 import type { DownloadRules, FetchContext, HttpResponse } from './fetch.js';
+import type { DecodedBytesMeter } from './decoding-budget.js';
 import { loadIndexFromCache } from './lazy/cached-repodata.js';
 import { LazySubdirIndex } from './lazy/lazy-subdir-index.js';
 import { DownloadIndexer, keepSidecar, openScannedIndex } from './lazy/stream-index.js';
@@ -100,13 +101,13 @@ export class RemoteSubdirs {
    * committed, so a document that does not parse never enters the cache). All formats answering
    * 404 commits a `missing` state.
    */
-  async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined): Promise<FetchedSubdir> {
+  async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined, meter?: DecodedBytesMeter): Promise<FetchedSubdir> {
     // Every format but plain JSON needs zstd: on a first fetch its codec loads while the HTTP client
     // does. A revalidation usually ends in 304s and needs none: it loads the codec if data comes
     // (loading it anyway kept such a run ~170 ms past its answer, waiting on V8's optimising
     // compile of the decoder in the background; bench/RESULTS.md).
     if (state === null) preloadZstd();
-    const { http, context } = await this.#net(channel, subdir, signal);
+    const { http, context } = await this.#net(channel, subdir, signal, meter);
     const now = this.#options.now();
     const probeShards =
       this.#options.shards &&
@@ -185,12 +186,12 @@ export class RemoteSubdirs {
   }
 
   /** The HTTP module and a dispatcher, loaded on first use. */
-  async #net(channel: Channel, subdir: string, signal: AbortSignal | undefined): Promise<{ http: HttpModule; context: FetchContext }> {
+  async #net(channel: Channel, subdir: string, signal: AbortSignal | undefined, meter?: DecodedBytesMeter): Promise<{ http: HttpModule; context: FetchContext }> {
     const http = await import('./fetch.js');
     this.#dispatcher ??= http.createDefaultDispatcher();
     return {
       http,
-      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules, network: this.#options.network },
+      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules, network: this.#options.network, meter },
     };
   }
 

@@ -16,6 +16,7 @@ import { ConcurrencyLimit, SharedWork } from './limit.js';
 import { emptyIndex } from './records-index.js';
 import { DEFAULT_STEP_ASIDE_MS, RemoteSubdirs } from './remote-subdir.js';
 import { followSignal } from './follow-signal.js';
+import { DecodingMeter, type DecodingBudget } from './decoding-budget.js';
 import { ShardClosures } from './sharded/closure.js';
 import { ShardedSubdirIndex } from './sharded/sharded-subdir.js';
 import { channelRef, type LoadProgress, type LoadProgressEvent, type SubdirIndex } from './types.js';
@@ -63,6 +64,11 @@ export interface RepodataStoreOptions {
 
 export interface LoadOptions {
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The request's own decoding budget (`decoding-budget.ts`): the loads it waits for are charged to
+   * it; once it is spent they fail with `RepodataRequestBudgetError`, other requests' loads go on.
+   */
+  readonly budget?: DecodingBudget | undefined;
 }
 
 interface MemoryEntry {
@@ -98,6 +104,8 @@ export class RepodataStore {
   /** The channel (with its credentials) each index was loaded from, so another process can load it too. */
   readonly #channels = new WeakMap<SubdirIndex, Channel>();
   readonly #loads = new SharedWork<string, SubdirIndex | null>();
+  /** The decoded bytes of each load under way, for the budgets of the requests waiting for it. */
+  readonly #meters = new Map<string, DecodingMeter>();
   readonly #closures = new ShardClosures();
   readonly #refreshed = new Set<string>();
   readonly #now: () => number;
@@ -139,7 +147,10 @@ export class RepodataStore {
     // Every load waits on one follower of the caller's signal (follow-signal.ts). When one fails
     // the answer is that failure: the loads still running are left, and stop unless another caller
     // waits for them (a hostile channel's other subdirs must not decode on for nobody).
-    const { signal, unlink, abort } = followSignal(options.signal);
+    // A spent budget stops them too (and the shard closure below).
+    const budget = options.budget;
+    const outer = budget ? (options.signal ? AbortSignal.any([options.signal, budget.signal]) : budget.signal) : options.signal;
+    const { signal, unlink, abort } = followSignal(outer);
     let loaded: (SubdirIndex | null)[];
     try {
       loaded = await Promise.all(
@@ -161,7 +172,7 @@ export class RepodataStore {
       if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
       row.forEach((index, s) => indexes.push(index ?? emptyIndex(channelRef(channel), subdirs[s]!)));
     });
-    if (await this.#closures.complete(indexes, rootNames, options.signal)) {
+    if (await this.#closures.complete(indexes, rootNames, outer)) {
       for (const index of indexes) {
         if (index instanceof ShardedSubdirIndex) {
           this.#options.onProgress?.({ channel: index.channel.name, url: index.channel.baseUrl, subdir: index.subdir, phase: 'done', records: index.recordCount });
@@ -178,11 +189,30 @@ export class RepodataStore {
    */
   load(channel: Channel, subdir: string, options: LoadOptions = {}): Promise<SubdirIndex | null> {
     const key = this.#key(channel, subdir);
+    const { budget } = options;
+    if (budget?.spent) return Promise.reject(budget.errorFor(channel.name, subdir));
+    let meter = this.#meters.get(key);
+    if (!meter) {
+      meter = new DecodingMeter(channel.name, subdir);
+      this.#meters.set(key, meter);
+    }
+    const joined = meter;
+    joined.join(budget);
     return this.#loads
-      .run(key, (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal)), options.signal)
-      .then((index) => {
-        if (index) this.#channels.set(index, channel);
-        return index;
+      .run(key, (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal, joined)), options.signal)
+      .then(
+        (index) => {
+          if (index) this.#channels.set(index, channel);
+          return index;
+        },
+        (error: unknown) => {
+          // Named for this subdir, whichever of the request's loads passed the budget.
+          throw budget?.spent && error === budget.signal.reason ? budget.errorFor(channel.name, subdir) : error;
+        },
+      )
+      .finally(() => {
+        joined.leave(budget);
+        if (joined.idle && this.#meters.get(key) === joined) this.#meters.delete(key);
       });
   }
 
@@ -256,7 +286,7 @@ export class RepodataStore {
     return index;
   }
 
-  async #loadRemote(channel: Channel, subdir: string, key: string, signal: AbortSignal | undefined): Promise<SubdirIndex | null> {
+  async #loadRemote(channel: Channel, subdir: string, key: string, signal: AbortSignal | undefined, meter: DecodingMeter): Promise<SubdirIndex | null> {
     const now = this.#now();
     const ttl = this.#options.ttlSeconds ?? 60;
     const mustRefresh = this.#options.refresh === true && !this.#refreshed.has(key);
@@ -274,7 +304,7 @@ export class RepodataStore {
     }
     if (this.#options.offline) throw new RepodataOfflineError(channel.name, subdir);
 
-    const fetched = await this.#remote.fetch(channel, subdir, key, state, signal);
+    const fetched = await this.#remote.fetch(channel, subdir, key, state, signal, meter);
     this.#refreshed.add(key);
     return this.#indexFromState(channel, subdir, key, fetched.state, fetched.index);
   }

@@ -192,6 +192,7 @@ const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
   // rendering a solved environment
   CR_ERR_EXPORT_NO_ENVIRONMENTS: failure('export-failed'),
   CR_ERR_EXPORT_NO_URL: failure('export-failed'),
+  CR_ERR_EXPORT_SHARED_SUBDIR: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: failure('export-failed'),
   CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES: failure('export-failed'),

@@ -79,6 +79,11 @@ export interface PreparedRequest {
   readonly platformSpecs?: ReadonlyMap<string, readonly MatchSpec[]>;
   /** Virtual packages per platform from a pixi manifest's system-requirements, before `virtualPackages`. */
   readonly platformVirtualPackages?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The conda subdir of each platform that is a lock's named platform (pixi.lock v7 `p2` ->
+   * `linux-64`), when the lock (input or `--lock`) names one; `platforms` then holds the name.
+   */
+  readonly platformSubdirs?: ReadonlyMap<string, string>;
   /** The pixi manifest environment the request was made from. */
   readonly manifestEnvironment?: string;
   /** The PyPI part, when the request has PyPI requirements. */
@@ -102,6 +107,11 @@ export interface KeptFromLock {
 /** The root specs of one platform. */
 export function specsOn(request: PreparedRequest, platform: string): readonly MatchSpec[] {
   return request.platformSpecs?.get(platform) ?? request.specs;
+}
+
+/** The conda subdir of one of the request's platforms (a lock's named platform has its own). */
+export function subdirOn(request: Pick<PreparedRequest, 'platformSubdirs'>, platform: string): string {
+  return request.platformSubdirs?.get(platform) ?? platform;
 }
 
 /** The virtual package entries of one platform: the manifest's, then the request's own (which win). */
@@ -223,8 +233,17 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     (request.platforms?.length ? request.platforms : files.some((f) => f.platforms.length > 0) ? files.flatMap((f) => f.platforms) : [...(previousLock?.environment.platforms.keys() ?? [])]).map((p) => p.trim()),
   );
   if (platforms.length === 0) platforms.push(options.hostPlatform);
+  // A lock's named platforms (pixi.lock v7) are platforms of this request too, solved for their
+  // subdir with the virtual packages the lock gives them. The lock keys one by its subdir when no
+  // other platform has that subdir, else by its name (`p2`).
+  const lockDetails = locked?.details ?? previousLock?.environment.details;
+  const lockKey = (name: string): string => [...(lockDetails?.platformNames ?? [])].find(([, n]) => n === name)?.[0] ?? name;
+  const named = (lockDetails?.lockPlatforms ?? []).filter((p) => p.name !== p.subdir).map((p) => ({ ...p, key: lockKey(p.name) }));
+  const platformSubdirs = new Map(named.filter((p) => p.key !== p.subdir).map((p) => [p.key, p.subdir] as const));
+  // A lock input names the platforms it locks when asked for another.
+  const lockedRecords = locked?.platformsOf(platforms);
   for (const platform of platforms) {
-    if (platform === 'noarch' || !isKnownSubdir(platform)) {
+    if (platform === 'noarch' || !(isKnownSubdir(platform) || platformSubdirs.has(platform))) {
       throw new UsageError(
         'CR_ERR_INPUT_PLATFORM',
         `Cannot resolve for platform "${platform}": ${platform === 'noarch' ? 'noarch is not a target platform' : 'unknown platform'}. Valid platforms include: ${KNOWN_SUBDIRS.filter((s) => s !== 'noarch').join(', ')}`,
@@ -265,9 +284,11 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const extraVirtual = [...(request.virtualPackages ?? [])];
+  const platformVirtual = new Map<string, readonly string[]>(manifest?.virtualPackages ?? []);
+  for (const platform of named) if (!platformVirtual.has(platform.key)) platformVirtual.set(platform.key, platform.virtualPackages);
   // Validate the virtual packages once per platform, so a bad entry is a usage error.
   try {
-    for (const platform of platforms) virtualPackages(platform, options.env, [...(manifest?.virtualPackages.get(platform) ?? []), ...extraVirtual]);
+    for (const platform of platforms) virtualPackages(subdirOn({ platformSubdirs }, platform), options.env, [...(platformVirtual.get(platform) ?? []), ...extraVirtual]);
   } catch (error) {
     if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_OPTION', error.message, { cause: error });
     throw error;
@@ -282,11 +303,12 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     virtualPackages: extraVirtual,
     excludeNewer: excludeNewer === undefined ? undefined : parseExcludeNewer(excludeNewer),
     warnings,
-    ...(locked ? { locked: locked.platformsOf(platforms), kept: locked.keptOf(platforms) } : {}),
+    ...(locked && lockedRecords ? { locked: lockedRecords, kept: locked.keptOf(platforms) } : {}),
     ...(!locked && !pypi && previousLock ? keptFromPreviousLock(previousLock, platforms, warnings) : {}),
     ...(previousLock ? { previousLock } : {}),
     ...(platformSpecs.size > 0 ? { platformSpecs } : {}),
-    ...(manifest && manifest.virtualPackages.size > 0 ? { platformVirtualPackages: manifest.virtualPackages } : {}),
+    ...(platformVirtual.size > 0 ? { platformVirtualPackages: platformVirtual } : {}),
+    ...(platformSubdirs.size > 0 ? { platformSubdirs } : {}),
     ...(manifest ? { manifestEnvironment: manifest.environment } : {}),
     ...(pypi ? { pypi } : {}),
     ...(resolution !== 'highest' ? { resolution } : {}),

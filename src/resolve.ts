@@ -4,6 +4,7 @@
  * solution, a timeout) becomes that platform's sanitized error and leaves the others alone.
  */
 import type { RepodataStore } from '../repodata/store.js';
+import type { DecodingBudget } from '../repodata/decoding-budget.js';
 import type { SubdirIndex } from '../repodata/types.js';
 import type { Explanation } from '../solver/index.js';
 import type { Channel } from '../vocabulary/channel.js';
@@ -15,7 +16,7 @@ import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
-import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
+import { specsOn, subdirOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { PlatformSolver } from './solving/types.js';
 import { timerDelay } from './clock.js';
 import type { PypiIndexClient } from '../repodata/pypi/client.js';
@@ -64,6 +65,8 @@ export interface ResolveOptions {
    * out): a name no requested channel has is looked up there, only to say so in the error.
    */
   readonly unrequestedChannels?: readonly Channel[];
+  /** The request's own repodata decoding budget (the server gives each request one). */
+  readonly decodingBudget?: DecodingBudget;
 }
 
 export async function resolvePrepared(request: PreparedRequest, deps: ResolveDeps, options: ResolveOptions = {}): Promise<Resolution> {
@@ -115,8 +118,11 @@ async function resolvePlatform(
   const signal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
   try {
     options.onPlatform?.(platform, 'load');
-    const subdirs = [platform, 'noarch'];
-    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, { signal });
+    // A lock's named platform (`p2`) loads and solves for its subdir.
+    const subdir = subdirOn(request, platform);
+    const subdirs = [subdir, 'noarch'];
+    const loading = { signal, budget: options.decodingBudget };
+    const indexes: SubdirIndex[] = await deps.store.prepare(request.channels, subdirs, rootNames, loading);
     const channels = request.channels.map((channel, i) => ({
       name: channel.name,
       sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
@@ -125,7 +131,7 @@ async function resolvePlatform(
     const input = {
       specs: specsOn(request, platform),
       channels,
-      virtualPackages: virtualPackages(platform, deps.env, virtualPackagesOn(request, platform)),
+      virtualPackages: virtualPackages(subdir, deps.env, virtualPackagesOn(request, platform)),
       channelPriority: request.channelPriority,
       excludeNewer: request.excludeNewer,
       locked: request.previousLock?.preferredOn(platform),
@@ -134,7 +140,7 @@ async function resolvePlatform(
     // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
     const outcome =
       request.pypi && pypiSide
-        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, {
+        ? await pypiSide.solve(input, subdir, request.pypi, pypiSide.data, {
             resolution: request.resolution ?? 'highest',
             signal,
             maxProjects: deps.maxPypiProjects,
@@ -150,12 +156,12 @@ async function resolvePlatform(
       const missing = missingName(outcome.explanation);
       const hint = missing === null ? '' : await missingNameHint({
         name: missing,
-        platform,
+        platform: subdir,
         request,
         searched: indexes,
-        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], { signal }),
+        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], loading),
         unrequested: options.unrequestedChannels ?? [],
-        loadChannel: (channel) => deps.store.prepare([channel], [platform, 'noarch'], [missing], { signal }),
+        loadChannel: (channel) => deps.store.prepare([channel], [subdir, 'noarch'], [missing], loading),
       });
       // The hint names channels, which may be the server's local paths: hidden from remote clients.
       const shown = hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;

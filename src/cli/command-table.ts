@@ -170,6 +170,7 @@ export const SERVE_OPTIONS = {
   'trust-proxy': { type: 'boolean', help: 'trust X-Forwarded-* headers' },
   'log-level': { type: 'string', help: 'pino log level', value: 'text' },
   'max-repodata-size': { type: 'string', help: 'largest decoded repodata per subdir', value: 'text' },
+  'max-request-decoding': { type: 'string', help: 'repodata one request may decode at once', value: 'text' },
   'download-timeout': { type: 'string', help: 'repodata download time limit', value: 'text' },
   condarc: { type: 'string', help: 'network settings from this .condarc', value: 'file' },
   'osv-db': { type: 'string', help: "POST /audit: OSV's all.zip or a folder of OSV files", value: 'file' },

@@ -8,6 +8,7 @@
  * different environment.
  */
 import { requestedName } from './spec-forms.js';
+import { lockPlatformSubdir } from '../locks/facts.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
 
 const FORMAT = 'explicit';
@@ -17,7 +18,8 @@ export function exportExplicit(environment: ExportEnvironment, context: ExportCo
     '# This file may be used to create an environment using:',
     // conda 26.x writes `<env>` even for a named environment.
     '# $ conda create --name <env> --file <this file>',
-    `# platform: ${environment.platform}`,
+    // A lock's named platform (`p2`) is written as its subdir, which is what conda reads here.
+    `# platform: ${lockPlatformSubdir(environment.lock, environment.platform)}`,
     `# created-by: ${context.toolName} ${context.toolVersion}`,
   ];
   const records = environment.records.filter((record) => !record.name.startsWith('__'));

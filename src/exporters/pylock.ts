@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { markerEnvironment } from '../../vocabulary/pypi/marker-environment.js';
 import { normalizePypiName, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
+import { lockPlatformSubdir } from '../locks/facts.js';
 
 const FORMAT = 'pylock';
 
@@ -21,7 +22,7 @@ function platformMarker(environment: ExportEnvironment): string {
   if (!python) {
     throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml for ${environment.platform}: it has PyPI packages but no conda python`);
   }
-  const env = markerEnvironment({ platform: environment.platform, python, records: environment.records });
+  const env = markerEnvironment({ platform: lockPlatformSubdir(environment.lock, environment.platform), python, records: environment.records });
   return `sys_platform == '${env.sys_platform}' and platform_machine == '${env.platform_machine}'`;
 }
 

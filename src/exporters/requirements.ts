@@ -7,6 +7,7 @@
  * case with the message below; use `explicit`, `environment-yaml` or `environment-json` instead.
  */
 import { canonicalSpec } from './spec-forms.js';
+import { lockPlatformSubdir } from '../locks/facts.js';
 import { ExportError, type ExportContext, type ExportEnvironment, type Exporter } from './types.js';
 
 const FORMAT = 'requirements';
@@ -15,7 +16,8 @@ export function exportRequirements(environment: ExportEnvironment, context: Expo
   const lines = [
     '# This file may be used to create an environment using:',
     '# $ conda create --name <env> --file <this file>',
-    `# platform: ${environment.platform}`,
+    // A lock's named platform (`p2`) is written as its subdir, which is what conda reads here.
+    `# platform: ${lockPlatformSubdir(environment.lock, environment.platform)}`,
     `# created-by: ${context.toolName} ${context.toolVersion}`,
   ];
   const requested = environment.requestedSpecs ?? [];

@@ -14,6 +14,7 @@ import type { SolveCacheStats } from '../solving/solve-cache.js';
 import type { ClusterStatus } from '../cluster/replica.js';
 import type { Redis as RateLimitRedis } from 'ioredis';
 import type { Metrics } from './metrics.js';
+import type { Dispatcher } from 'undici';
 
 export type ExporterRegistry = Awaited<ReturnType<typeof loadRegistry>>['registry'];
 
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly cluster?: { readonly redis: RateLimitRedis; status(): Promise<ClusterStatus> };
   /** What GET /metrics reports; default a fresh registry fed by this app alone. */
   readonly metrics?: Metrics;
+  /** The HTTP client of `--osv-api` (serve --condarc's proxies and TLS); Node's own network without it. */
+  readonly osvDispatcher?: Dispatcher;
 }
 
 export interface AppContext {

@@ -34,6 +34,7 @@ export interface ServeFlags {
   readonly 'trust-proxy'?: boolean;
   readonly 'log-level'?: string;
   readonly 'max-repodata-size'?: string;
+  readonly 'max-request-decoding'?: string;
   readonly 'download-timeout'?: string;
   readonly condarc?: string;
   readonly redis?: string;
@@ -94,6 +95,11 @@ export interface ServerConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Cap on one channel subdir's decoded repodata, in bytes. */
   readonly maxRepodataBytes: number;
+  /**
+   * One request's decoding budget: repodata its loads may decode at once (2 x `maxRepodataBytes` by
+   * default), within the global budget of 4 x `maxRepodataBytes` that every request shares.
+   */
+  readonly maxRequestDecodingBytes: number;
   /** Longest one repodata download may take, headers to last byte (it goes on after its requests give up). */
   readonly downloadTimeoutMs: number;
   /** How long SIGTERM waits for requests in flight before closing their connections. */
@@ -161,6 +167,7 @@ export const CONFIG_SOURCES = {
   trustProxy: ['--trust-proxy', 'CONDA_RESOLVE_TRUST_PROXY'],
   logLevel: ['--log-level', 'CONDA_RESOLVE_LOG_LEVEL'],
   maxRepodataBytes: ['--max-repodata-size', 'CONDA_RESOLVE_MAX_REPODATA_SIZE'],
+  maxRequestDecoding: ['--max-request-decoding', 'CONDA_RESOLVE_MAX_REQUEST_DECODING'],
   downloadTimeout: ['--download-timeout', 'CONDA_RESOLVE_DOWNLOAD_TIMEOUT'],
   redis: ['--redis', 'CONDA_RESOLVE_REDIS_URL'],
   osvDb: ['--osv-db', 'CONDA_RESOLVE_OSV_DB'],
@@ -204,6 +211,8 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
   const port = integer(pick('port', flags.port), CONFIG_DEFAULTS.port, 0, 65535);
   const bodyLimit = byteSize(pick('bodyLimit', flags['body-limit']), CONFIG_DEFAULTS.bodyLimit, 1, 1024 ** 3);
   const maxRepodataBytes = byteSize(pick('maxRepodataBytes', flags['max-repodata-size']), CONFIG_DEFAULTS.maxRepodataBytes, 1024 ** 2, 2 * 1024 ** 3);
+  // Below the global budget (4 x the subdir cap), so one request never holds all of it.
+  const maxRequestDecodingBytes = byteSize(pick('maxRequestDecoding', flags['max-request-decoding']), 2 * maxRepodataBytes, 1024 ** 2, 4 * maxRepodataBytes);
   const downloadTimeoutSeconds = positiveNumber(pick('downloadTimeout', flags['download-timeout']), CONFIG_DEFAULTS.downloadTimeoutSeconds, 3600);
   const maxSpecs = integer(pick('maxSpecs', flags['max-specs']), CONFIG_DEFAULTS.maxSpecs, 1, 100_000);
   const maxPlatforms = integer(pick('maxPlatforms', flags['max-platforms']), CONFIG_DEFAULTS.maxPlatforms, 1, 64);
@@ -265,6 +274,7 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
     trustProxy,
     logLevel: logLevel as ServerConfig['logLevel'],
     maxRepodataBytes,
+    maxRequestDecodingBytes,
     downloadTimeoutMs: Math.round(downloadTimeoutSeconds * 1000),
     // In-flight requests end by their own time limit; a little more lets their answers be written.
     shutdownGraceMs: requestTimeoutMs + 5000,

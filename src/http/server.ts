@@ -157,6 +157,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     env: options.env,
     cwd: options.cwd,
     hostPlatform,
+    // The operator's OSV API goes through serve --condarc's proxies and TLS, as the channels do
+    // (its URL is the operator's, so the channel policy's address checks do not apply to it).
+    ...(config.osvApi !== undefined && config.condarc !== undefined ? { osvDispatcher: serverNetwork(config.condarc, options.env, undefined).dispatcher } : {}),
     // With --redis the local pool is never started: /health and /metrics report the shared queue.
     pool: replica ? { size: 0, running: 0, queued: 0, maxQueue: 0 } : pool,
     solveCache: cache,

@@ -11,7 +11,7 @@ import { tryParseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { normalizePypiName, pypiLabel, requirementName, requirementNeedsExtra, type PypiRecord } from '../../vocabulary/pypi-record.js';
 import { virtualPackageList, virtualPackages } from '../../vocabulary/virtual-packages.js';
-import { specsOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
+import { specsOn, subdirOn, virtualPackagesOn, type PreparedRequest } from '../request.js';
 import { tryParseRequirement } from '../../vocabulary/pypi/requirement.js';
 import { tryParsePypiVersion } from '../../vocabulary/pypi/version.js';
 import { pypiIndexReasons, pypiRequirementReasons } from './check-pypi.js';
@@ -60,9 +60,9 @@ export function lockStaleReasons(
     const records = locked.platforms.get(platform);
     if (!records) continue;
     const byName = new Map(records.map((r) => [r.name, r]));
-    const system = new Map(virtualPackages(platform, env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
+    const system = new Map(virtualPackages(subdirOn(request, platform), env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
     if (request.pypi) {
-      reasons.push(...pypiRequirementReasons(platform, request.pypi, records, locked.pypi.get(platform) ?? [], virtualPackageList(platform, env, virtualPackagesOn(request, platform))));
+      reasons.push(...pypiRequirementReasons(platform, request.pypi, records, locked.pypi.get(platform) ?? [], virtualPackageList(subdirOn(request, platform), env, virtualPackagesOn(request, platform))));
     }
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;

@@ -7,8 +7,11 @@ import type { PackageRecord } from '../../vocabulary/record.js';
 import { InputFileError, UsageError } from '../errors.js';
 import type { ParsedInputFile } from '../inputs/types.js';
 import type { KeptFromLock } from '../request.js';
+import type { LockEnvironmentDetails } from '../locks/facts.js';
 
 export interface LockInput {
+  /** The locked environment's details (pixi.lock v7's platforms with their subdirs among them). */
+  readonly details: LockEnvironmentDetails;
   /** The records of the platforms asked for. */
   platformsOf(platforms: readonly string[]): ReadonlyMap<string, readonly PackageRecord[]>;
   /** What the lock keeps beside the records on those platforms (PyPI packages, references, details). */
@@ -34,6 +37,7 @@ export function checkLockInput(
   }
   const locked = lock.locked;
   return {
+    details: locked.details,
     platformsOf(platforms) {
       const result = new Map<string, readonly PackageRecord[]>();
       for (const platform of platforms) {

@@ -66,3 +66,12 @@ export interface LockEnvironmentDetails {
 export function entryKey(kind: LockPackageKind, id: string): string {
   return `${kind}:${id}`;
 }
+
+/**
+ * The conda subdir of a platform key: a pixi.lock v7 named platform's `subdir` (`p1` -> `win-64`),
+ * else the key itself, which is then a subdir. Where conda needs a subdir (solving, virtual
+ * packages, `# platform:` lines, conda-lock's `platform`), a lock's platform names go through this.
+ */
+export function lockPlatformSubdir(details: LockEnvironmentDetails | undefined, platform: string): string {
+  return details?.lockPlatforms?.find((p) => p.name === platform)?.subdir ?? platform;
+}

@@ -127,6 +127,8 @@ export interface StepRecord {
   stdout: string;
   stderr: string;
   outputs: Record<string, string>;
+  /** What the step wrote to its job summary file ($GITHUB_STEP_SUMMARY). */
+  summary?: string;
 }
 
 export interface ActionRun {
@@ -303,6 +305,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     record.exitCode = result.exitCode;
     record.stdout = result.stdout;
     record.stderr = result.stderr;
+    record.summary = await readFile(files.GITHUB_STEP_SUMMARY, 'utf8');
     log += result.log;
     // Outputs and env written before a failure still count, as on GitHub.
     for (const [key, value] of parseFileCommands(await readFile(files.GITHUB_OUTPUT, 'utf8'))) record.outputs[key] = value;

@@ -78,11 +78,13 @@ describe('the error registry', () => {
 });
 
 describe('exporter error codes', () => {
-  it('every CR_ERR_* code used in src/exporters is listed and described, and every listed code is used', () => {
-    const dir = join(PROJECT_ROOT, 'src/exporters');
+  it('every CR_ERR_* code used in src/exporters (and the lock writers\' export codes in src/locks) is listed and described, and every listed code is used', () => {
     const used = new Set<string>();
-    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'types.ts')) {
-      for (const match of readFileSync(join(dir, file), 'utf8').matchAll(/'(CR_ERR_[A-Z_]+)'/g)) used.add(match[1]!);
+    for (const [folder, pattern] of [['src/exporters', /'(CR_ERR_[A-Z_]+)'/g], ['src/locks', /'(CR_ERR_(?:FORMAT|EXPORT)_[A-Z_]+)'/g]] as const) {
+      const dir = join(PROJECT_ROOT, folder);
+      for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'types.ts')) {
+        for (const match of readFileSync(join(dir, file), 'utf8').matchAll(pattern)) used.add(match[1]!);
+      }
     }
     expect([...used].sort()).toEqual(Object.keys(EXPORTER_ERROR_CODES).sort());
     for (const [code, meaning] of Object.entries(EXPORTER_ERROR_CODES)) {

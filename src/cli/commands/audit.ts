@@ -105,7 +105,9 @@ export async function run({ values, positionals: specs }: CommandArgs<typeof AUD
     const environments: AuditEnvironment[] = exportEnvironments(resolution).filter((e) => !failed.some((f) => f.platform === e.platform));
     const condaForge = await defaultMapping(environments, users, values, user, io);
     const mapping = pypiMapping({ user: users, condaForge });
-    const network = osvApi !== undefined ? await user.network([]) : {};
+    // The API goes through the channels' network settings (proxies, TLS): `network([])` meant
+    // "only local channels", which gave no client and left the API on Node's own network.
+    const network = osvApi !== undefined ? await user.network(undefined) : {};
     const result = await audit(environments, { source: { db: db === undefined ? undefined : resolvePath(io.cwd, db), osvApi }, mapping, api: { dispatcher: network.dispatcher } });
     let text: string;
     if (format === 'table') text = renderAuditTable(result);

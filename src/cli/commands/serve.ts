@@ -54,6 +54,11 @@ Serve the resolve API over HTTP: POST/GET /resolve, /formats, /platforms, /versi
                                (CONDA_RESOLVE_LOG_LEVEL; default info)
       --max-repodata-size SIZE stop a channel subdir whose repodata decodes to more than SIZE
                                (CONDA_RESOLVE_MAX_REPODATA_SIZE; default 1GiB, at most 2GiB)
+      --max-request-decoding SIZE
+                               repodata one request may be decoding at once; past it that
+                               request's loads fail and other requests' go on, within the
+                               server's budget of 4 x --max-repodata-size
+                               (CONDA_RESOLVE_MAX_REQUEST_DECODING; default 2 x --max-repodata-size)
       --download-timeout SECONDS
                                longest one repodata download may take; a download also fails
                                when it receives under 1 KiB in 30 s (CONDA_RESOLVE_DOWNLOAD_TIMEOUT;

@@ -20,6 +20,7 @@ import { HttpProblemError, type PlatformFailure } from '../problem.js';
 import type { ResolveInput } from '../routes/resolve-input.js';
 import { lockFormatOf } from '../../locks/lock-file.js';
 import type { SolveLog } from './request-log.js';
+import { DecodingBudget } from '../../../repodata/decoding-budget.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,6 +45,9 @@ export function timeLimitDetail(ms: number): string {
 class RequestEndedError extends CondaResolveError {}
 
 export class SolveRunner {
+  /** Each HTTP request's decoding budget, made at its first resolve and gone with the request. */
+  readonly #budgets = new WeakMap<FastifyRequest, DecodingBudget>();
+
   constructor(private readonly context: AppContext) {}
 
   /** Starts the request's log account (`request.solveLog`) from what was sent. */
@@ -187,13 +191,22 @@ export class SolveRunner {
     }
   }
 
-  /** One resolve on the server's store and solver, paths hidden; never rejects (failures are per platform). */
+  /**
+   * One resolve on the server's store and solver, paths hidden; never rejects (failures are per platform).
+   * Every resolve of one HTTP request (a workspace's environments, why-not's two solves) draws on that
+   * request's own decoding budget, within the process's global one.
+   */
   resolve(prepared: PreparedRequest, request: FastifyRequest, signal: AbortSignal): Promise<Resolution> {
     const { config, deps } = this.context;
+    let budget = this.#budgets.get(request);
+    if (budget === undefined) {
+      budget = new DecodingBudget(config.maxRequestDecodingBytes);
+      this.#budgets.set(request, budget);
+    }
     return resolvePrepared(
       prepared,
       { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true, maxPypiProjects: config.maxPypiProjects, ...(deps.pypiClient ? { pypiClient: deps.pypiClient } : {}) },
-      { signal, timeoutMs: config.requestTimeoutMs },
+      { signal, timeoutMs: config.requestTimeoutMs, decodingBudget: budget },
     ).catch((error: unknown) => {
       // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
       request.log.error({ err: error }, 'resolve failed unexpectedly');

@@ -71,7 +71,8 @@ export async function auditOnServer(input: ResolveInput, context: AppContext, re
   if (resolution === undefined) return undefined;
   const failed = runner.failures(request, [{ resolution }]).map(({ platform, error }) => ({ platform, error }));
   const environments = exportEnvironments(resolution).filter((e) => !failed.some((f) => f.platform === e.platform));
-  const report = await audit(environments, { source: { db: config.osvDb, osvApi: config.osvApi }, mapping: await serverMapping(config.pypiMapping) });
+  const api = context.deps.osvDispatcher ? { api: { dispatcher: context.deps.osvDispatcher } } : {};
+  const report = await audit(environments, { source: { db: config.osvDb, osvApi: config.osvApi }, mapping: await serverMapping(config.pypiMapping), ...api });
   // The database's place on the server's disk is the operator's business.
   return { ...report, database: { ...report.database, source: config.osvDb ? 'osv-db' : report.database.source }, failed };
 }

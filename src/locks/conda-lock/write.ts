@@ -6,7 +6,7 @@
 import type { PackageRecord } from '../../../vocabulary/record.js';
 import { requirementName, requirementNeedsExtra, type PypiRecord } from '../../../vocabulary/pypi-record.js';
 import { condaLockEntryKey } from './facts.js';
-import { requireEnvironments, validateUrls } from '../write-common.js';
+import { requireEnvironments, validateUrls, withSubdirPlatforms } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
 import { dependencyVersion } from '../../exporters/spec-forms.js';
 import type { ExportContext, ExportEnvironment, Exporter } from '../../exporters/types.js';
@@ -33,9 +33,11 @@ export function exportCondaLockV1(environments: readonly ExportEnvironment[], co
  *   sources, time, git, inputs and custom metadata) and each entry's source, build, category and
  *   optional.
  */
-export function condaLockV1Document(environments: readonly ExportEnvironment[], context: ExportContext): YamlValue {
-  requireEnvironments(environments, FORMAT);
-  validateUrls(environments, FORMAT);
+export function condaLockV1Document(given: readonly ExportEnvironment[], context: ExportContext): YamlValue {
+  requireEnvironments(given, FORMAT);
+  validateUrls(given, FORMAT);
+  // conda-lock's `platform` is a subdir: a pixi.lock v7 named platform is written as its subdir.
+  const environments = withSubdirPlatforms(given, FORMAT);
   // A conda-lock.yml read back carries what CEP 37 defines beyond records; it is written back.
   const kept = environments.find((environment) => environment.lock?.condaLock)?.lock?.condaLock;
   const extras = (platform: string, manager: 'conda' | 'pip', url: string) => kept?.entries.get(condaLockEntryKey(platform, manager, url));

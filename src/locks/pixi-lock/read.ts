@@ -14,6 +14,7 @@ import { lockedRecord, lockError, type LockEntryFields } from '../lock-record.js
 import type { LockDocument, LockedEnvironment } from '../types.js';
 import { parseLegacyLock } from '../conda-lock/read.js';
 import { derivedFields, isUrlLocation, LATEST_PIXI_LOCK_VERSION } from './facts.js';
+import { isKnownSubdir } from '../../../vocabulary/platform.js';
 
 
 /** One package entry once read: a record, a PyPI distribution or a reference. */
@@ -108,7 +109,9 @@ export function parsePixiLock(filename: string, content: string): LockDocument {
       if (lockPlatforms) {
         const platform = lockPlatforms.find((p) => p.name === platformName);
         if (!platform) throw lockError(filename, `${at}: platform "${platformName}" is not in the lock's "platforms" list`);
-        // Keyed by the conda subdir a solve and a check understand, unless two names share it.
+        // Keyed by the conda subdir a solve and a check understand when no other platform of the
+        // environment has it; two that share one (`linux-64` and `p2`, a CUDA machine) keep the
+        // lock's names, whose subdir `lockPlatformSubdir` gives where conda needs one.
         if (platform.subdir !== platformName && !platforms.has(platform.subdir) && !Object.hasOwn(packages, platform.subdir)) {
           key = platform.subdir;
           platformNames.set(key, platformName);
@@ -172,6 +175,9 @@ function readPlatforms(filename: string, value: unknown): LockPlatform[] {
     seen.add(entry.name);
     const subdir = entry.subdir ?? entry.name;
     if (typeof subdir !== 'string') throw lockError(filename, `${where}.subdir is not text`);
+    if (!isKnownSubdir(subdir) || subdir === 'noarch') {
+      throw lockError(filename, `${where}: platform "${entry.name}" has no conda subdir ("${subdir}" is not one; a named platform gives its "subdir")`);
+    }
     const virtual = entry['virtual-packages'] ?? [];
     if (!Array.isArray(virtual) || !virtual.every((v) => typeof v === 'string')) throw lockError(filename, `${where}.virtual-packages is not a list of text`);
     return { name: entry.name, subdir, virtualPackages: virtual as string[] };

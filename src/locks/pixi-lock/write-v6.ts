@@ -4,7 +4,7 @@
  * `rattlerLockV6Document`).
  */
 import type { PackageRecord } from '../../../vocabulary/record.js';
-import { requireEnvironments, validateUrls } from '../write-common.js';
+import { requireEnvironments, validateUrls, withSubdirPlatforms } from '../write-common.js';
 import { sortByKeys } from '../../exporters/python-sort.js';
 import { environmentsByName, pypiEntry, pypiIndexesOf } from './write-common.js';
 import type { ExportEnvironment, Exporter } from '../../exporters/types.js';
@@ -30,9 +30,11 @@ export function exportRattlerLockV6(environments: readonly ExportEnvironment[]):
  *   conda ones, the environment's `indexes` after its channels, and `pypi` entries after the conda
  *   ones (by name, then URL) as pixi writes them in version 6.
  */
-export function rattlerLockV6Document(environments: readonly ExportEnvironment[]): YamlValue {
-  requireEnvironments(environments, FORMAT);
-  validateUrls(environments, FORMAT);
+export function rattlerLockV6Document(given: readonly ExportEnvironment[]): YamlValue {
+  requireEnvironments(given, FORMAT);
+  validateUrls(given, FORMAT);
+  // v6 keys platforms by subdir: a v7 named platform is written as its subdir.
+  const environments = withSubdirPlatforms(given, FORMAT);
   // Each environment lists its platforms sorted and its packages by URL.
   const written = new Map<string, YamlValue>();
   for (const [name, group] of environmentsByName(environments)) {
