@@ -16,7 +16,7 @@ import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
 import { specsOn, virtualPackagesOn, type PreparedRequest } from './request.js';
-import type { PlatformSolver } from './solving/types.js';
+import type { MixedAnswerSource, PlatformSolver } from './solving/types.js';
 import { timerDelay } from './clock.js';
 import type { PypiIndexClient } from '../repodata/pypi/client.js';
 import type { PypiDataStore } from './pypi/data.js';
@@ -131,10 +131,11 @@ async function resolvePlatform(
       locked: request.previousLock?.preferredOn(platform),
       timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
     };
-    // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
+    // A request with PyPI requirements solves both ecosystems in one problem, in this thread (its
+    // fetches and solves interleave); the solver's answer store, when it has one, caches the answer.
     const outcome =
       request.pypi && pypiSide
-        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects })
+        ? await pypiSide.solve(input, platform, request.pypi, pypiSide.data, { resolution: request.resolution ?? 'highest', signal, maxProjects: deps.maxPypiProjects, answers: (deps.solver as MixedAnswerSource).mixedAnswers })
         : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');

@@ -5,6 +5,7 @@
  * of the release each is likely to get, so the first solve usually has all it needs; what a solve
  * reaches beyond that it asks for (`PypiDataNeeded`), and the walk goes on from there.
  */
+import { createHash } from 'node:crypto';
 import { PypiIndexClient } from '../../repodata/pypi/client.js';
 import { PypiProjectNotFoundError } from '../../repodata/pypi/errors.js';
 import type { PypiFile, PypiProject } from '../../repodata/pypi/types.js';
@@ -43,6 +44,8 @@ export class PypiDataStore implements PypiData {
   readonly #raw = new Map<string, PypiProject>();
   readonly #metadata = new Map<string, PypiReleaseMetadata>();
   readonly #pending = new Map<string, Promise<void>>();
+  /** Each fetched project's page state (a hash of what the indexes listed; `-` for none). */
+  readonly #identities = new Map<string, string>();
   /** Projects fetched, for the per-request bound. */
   #count = 0;
 
@@ -60,6 +63,22 @@ export class PypiDataStore implements PypiData {
 
   metadata(name: string, version: string): PypiReleaseMetadata | undefined {
     return this.#metadata.get(`${name}==${version}`);
+  }
+
+  /** The files the indexes list for a fetched project (null: no index has it). */
+  files(name: string): readonly PypiFile[] | null | undefined {
+    return this.#projects.has(name) ? (this.#raw.get(name)?.files ?? null) : undefined;
+  }
+
+  /** The page state of every project fetched so far: what a solve's answer depends on besides its metadata, which never changes for a file. */
+  pageIdentities(): Record<string, string> {
+    return Object.fromEntries([...this.#identities].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+
+  /** The page state of `name` now (fetched if not yet, within the request's bound). */
+  async pageIdentity(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<string> {
+    await this.#fetchProject(name, options);
+    return this.#identities.get(name) ?? '-';
   }
 
   /**
@@ -108,16 +127,19 @@ export class PypiDataStore implements PypiData {
     return pending;
   }
 
-  async #fetchProject(name: string, options: DiscoveryOptions): Promise<void> {
+  async #fetchProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
     if (this.#projects.has(name)) return;
     if (++this.#count > options.maxProjects) throw new TooManyPypiProjectsError(options.maxProjects);
     try {
       const project = await this.#client.getProject(name, { signal: options.signal });
       this.#raw.set(name, project);
       this.#projects.set(name, releasesOf(project));
+      this.#identities.set(name, pageIdentity(project));
     } catch (error) {
-      if (error instanceof PypiProjectNotFoundError) this.#projects.set(name, null);
-      else throw error;
+      if (error instanceof PypiProjectNotFoundError) {
+        this.#projects.set(name, null);
+        this.#identities.set(name, '-');
+      } else throw error;
     }
   }
 
@@ -149,6 +171,15 @@ export class PypiDataStore implements PypiData {
       !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined);
     return ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits);
   }
+}
+
+/**
+ * A hash of everything a project's pages list that a solve reads (files, hashes, Requires-Python,
+ * yanked, which index): a page that changes in any of these, whatever its ETag says, has a new one.
+ */
+function pageIdentity(project: PypiProject): string {
+  const files = project.files.map((f) => [f.filename, f.url, f.hashes, f.requiresPython, f.yanked, f.index, f.indexRank, f.coreMetadata]);
+  return createHash('sha256').update(JSON.stringify([project.indexes, files])).digest('hex');
 }
 
 /** A project's wheels grouped by release (sdists left out: conda-resolve never builds). */

@@ -9,8 +9,10 @@ import { pythonInterpreter } from '../../vocabulary/pypi/marker-environment.js';
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import { tagTargetOf, targetTags, type TargetTags } from '../../vocabulary/pypi/tags.js';
 import type { ResolutionStrategy } from '../../vocabulary/pypi-record.js';
-import type { PlatformSolveInput } from '../solving/types.js';
-import { MAX_PYPI_PROJECTS, type PypiDataStore } from './data.js';
+import type { PypiRequirement } from '../../vocabulary/pypi/requirement.js';
+import type { MixedAnswerStore, PlatformSolveInput } from '../solving/types.js';
+import { cachedMixedAnswer, mixedAnswerKey, rememberMixedAnswer } from './answer-cache.js';
+import { MAX_PYPI_PROJECTS, type DiscoveryOptions, type PypiDataStore } from './data.js';
 import { condaPypiMapping } from './mapping.js';
 import { pypiRequirementsOn, type PreparedPypi } from './request.js';
 
@@ -21,19 +23,39 @@ export interface MixedPlatformOptions {
   readonly resolution: ResolutionStrategy;
   readonly signal?: AbortSignal;
   readonly maxProjects?: number;
+  /** The server's cache of answers (in memory or Redis): looked up first, told each new answer. */
+  readonly answers?: MixedAnswerStore;
 }
 
 export async function solvePlatformMixed(input: PlatformSolveInput, platform: string, pypi: PreparedPypi, data: PypiDataStore, options: MixedPlatformOptions): Promise<MixedSolveOutcome> {
   const requirements = pypiRequirementsOn(pypi, platform);
   const mapping = condaPypiMapping(pypi.mappingOverrides);
   const prereleases = pypi.prerelease === 'allow' ? true : pypi.prerelease === 'disallow' ? false : undefined;
-  const discovery = {
+  const discovery: DiscoveryOptions = {
     tags: pythonTags(input, platform),
     resolution: options.resolution,
     prereleases,
     maxProjects: options.maxProjects ?? MAX_PYPI_PROJECTS,
     signal: options.signal,
   };
+  const key = options.answers ? mixedAnswerKey(options.answers, input, { platform, requirements, pypi, resolution: options.resolution }) : null;
+  if (key !== null) {
+    const cached = await cachedMixedAnswer(options.answers!, key, input, data, discovery);
+    if (cached) return cached;
+  }
+  const outcome = await solveRounds(input, platform, requirements, data, { ...discovery, mapping });
+  if (key !== null) await rememberMixedAnswer(options.answers!, key, outcome, data);
+  return outcome;
+}
+
+async function solveRounds(
+  input: PlatformSolveInput,
+  platform: string,
+  requirements: readonly PypiRequirement[],
+  data: PypiDataStore,
+  discovery: DiscoveryOptions & { readonly mapping: ReturnType<typeof condaPypiMapping> },
+): Promise<MixedSolveOutcome> {
+  const { mapping, prereleases, resolution, signal } = discovery;
   const wanted = new Map([['', requirements]]);
   await data.discover(
     requirements.map((r) => normalizePypiName(r.name)),
@@ -45,14 +67,14 @@ export async function solvePlatformMixed(input: PlatformSolveInput, platform: st
     try {
       return solveMixed({
         ...input,
-        signal: options.signal,
+        signal,
         pypi: {
           platform,
           virtualPackages: input.virtualPackages,
           requirements,
           data,
           prereleases,
-          resolution: options.resolution,
+          resolution,
           providedBy: (record) => mapping.providedBy(record),
           providers: (name) => mapping.providers(name),
         },
