@@ -77,6 +77,8 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
   const side = pypi ? await import('./pypi/pipeline.js') : undefined;
   const client = pypi && side ? (deps.pypiClient ?? side.defaultPypiClient(deps.env))(pypi) : undefined;
   const data = client && side ? side.pypiDataStore(client) : undefined;
+  // The PyPI walk starts now, beside the conda repodata loads below.
+  const prefetch = pypi && side && data ? side.prefetchPypi(pypi, request.platforms, data, { resolution: request.resolution ?? 'highest', signal: options.signal, maxProjects: deps.maxPypiProjects }) : undefined;
   try {
     const platforms = await Promise.all(
       request.platforms.map((platform) => {
@@ -92,6 +94,7 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
     );
     return { request, platforms };
   } finally {
+    await prefetch;
     await client?.close();
   }
 }

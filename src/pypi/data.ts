@@ -96,21 +96,26 @@ export class PypiDataStore implements PypiData {
     };
     for (const list of wanted.values()) for (const r of list) addSpec(r);
     const work: Promise<void>[] = [];
+    // A walk without tags (the prefetch that runs while the conda repodata loads) is kept apart
+    // from the walks with tags: those walk again over what it fetched, choosing with the tags.
+    const walk = options.tags.length === 0 ? 'untagged:' : '';
     const visitRelease = (name: string, version: string): Promise<void> =>
-      this.#once(`m:${name}==${version}`, async () => {
+      this.#once(`${walk}m:${name}==${version}`, async () => {
         await this.#fetchMetadata(name, version, options);
         const metadata = this.#metadata.get(`${name}==${version}`);
         if (!metadata) return;
         await Promise.all(metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))));
       });
-    const visitProject = (name: string): Promise<void> =>
-      this.#once(`p:${name}`, async () => {
-        await this.#fetchProject(name, options);
-        const project = this.#projects.get(name);
-        if (!project) return;
-        const likely = this.#likely(project, specs.get(name) ?? [], options);
-        if (likely) await visitRelease(name, likely.text);
-      });
+    // Each requirement that reaches a project chooses its likely release again with every
+    // specifier known by then, so a later, narrower one (`dep<2` after `dep>=1`) fetches the
+    // release the solve will want now rather than in another round after the solve.
+    const visitProject = async (name: string): Promise<void> => {
+      await this.#fetchProject(name, options);
+      const project = this.#projects.get(name);
+      if (!project) return;
+      const likely = this.#likely(project, specs.get(name) ?? [], options);
+      if (likely) await visitRelease(name, likely.text);
+    };
     for (const name of names) work.push(visitProject(normalizePypiName(name)));
     for (const { name, version } of releases) {
       work.push(visitRelease(name, version));
@@ -127,7 +132,12 @@ export class PypiDataStore implements PypiData {
     return pending;
   }
 
-  async #fetchProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
+  /** Fetches a project's pages once per resolve, however many walks ask at once. */
+  #fetchProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
+    return this.#once(`fetch-project:${name}`, () => this.#loadProject(name, options));
+  }
+
+  async #loadProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
     if (this.#projects.has(name)) return;
     if (++this.#count > options.maxProjects) throw new TooManyPypiProjectsError(options.maxProjects);
     try {
@@ -143,7 +153,12 @@ export class PypiDataStore implements PypiData {
     }
   }
 
-  async #fetchMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
+  /** Fetches a release's metadata once per resolve (wheels of one release carry the same metadata). */
+  #fetchMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
+    return this.#once(`fetch-metadata:${name}==${version}`, () => this.#loadMetadata(name, version, options));
+  }
+
+  async #loadMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
     const key = `${name}==${version}`;
     if (this.#metadata.has(key)) return;
     if (!this.#projects.has(name)) await this.#fetchProject(name, options);
@@ -168,7 +183,7 @@ export class PypiDataStore implements PypiData {
     const lowest = options.resolution !== 'highest';
     const ordered = [...project.releases].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
     const fits = (release: PypiRelease): boolean =>
-      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined);
+      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && (options.tags.length === 0 || options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined));
     return ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits);
   }
 }

@@ -86,6 +86,26 @@ async function solveRounds(
   }
 }
 
+/**
+ * Starts the walk over every platform's root requirements before the conda repodata is loaded, so
+ * the PyPI round trips overlap that load instead of following it. Without the pythons' tags it
+ * guesses each project's release from the specifiers alone; the walks with tags then reuse what it
+ * fetched. Never rejects: a failure shows again in the walk with tags, which awaits the same fetch.
+ */
+export function prefetchPypi(pypi: PreparedPypi, platforms: readonly string[], data: PypiDataStore, options: MixedPlatformOptions): Promise<void> {
+  const wanted = new Map(platforms.map((platform) => [platform, pypiRequirementsOn(pypi, platform)] as const));
+  const names = [...new Set([...wanted.values()].flat().map((r) => normalizePypiName(r.name)))];
+  return data
+    .discover(names, [], wanted, {
+      tags: [],
+      resolution: options.resolution,
+      prereleases: pypi.prerelease === 'allow' ? true : pypi.prerelease === 'disallow' ? false : undefined,
+      maxProjects: options.maxProjects ?? MAX_PYPI_PROJECTS,
+      signal: options.signal,
+    })
+    .catch(() => undefined);
+}
+
 /** The wheel tags of the pythons the channels have for the platform, newest first (for discovery). */
 function pythonTags(input: PlatformSolveInput, platform: string): TargetTags[] {
   const seen = new Map<string, TargetTags>();
