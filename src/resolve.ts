@@ -77,8 +77,10 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
   const side = pypi ? await import('./pypi/pipeline.js') : undefined;
   const client = pypi && side ? (deps.pypiClient ?? side.defaultPypiClient(deps.env))(pypi) : undefined;
   const data = client && side ? side.pypiDataStore(client) : undefined;
-  // The PyPI walk starts now, beside the conda repodata loads below.
-  const prefetch = pypi && side && data ? side.prefetchPypi(pypi, request.platforms, data, { resolution: request.resolution ?? 'highest', signal: options.signal, maxProjects: deps.maxPypiProjects }) : undefined;
+  // The PyPI walk starts now, beside the conda repodata loads below; not where an answer store may
+  // hold the answer (the server's cache), whose hits must cost no metadata fetches.
+  const answers = (deps.solver as MixedAnswerSource).mixedAnswers;
+  const prefetch = pypi && side && data && !answers ? side.prefetchPypi(pypi, request.platforms, data, { resolution: request.resolution ?? 'highest', signal: options.signal, maxProjects: deps.maxPypiProjects }) : undefined;
   try {
     const platforms = await Promise.all(
       request.platforms.map((platform) => {

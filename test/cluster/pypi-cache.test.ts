@@ -9,22 +9,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLink } from '../../src/cluster/redis-link.js';
-import { buildWheel, metadataText, startIndexServer, type IndexProject } from '../helpers/pypi-index.js';
+import { simpleProject, startIndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { call, injectTestServer } from '../http/helpers/test-server.js';
 import { REDIS_SERVER, startRedis, until } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
 
-function project(name: string, versions: readonly string[], requires: readonly string[] = []): IndexProject {
-  return {
-    name,
-    files: versions.map((version) => {
-      const text = metadataText(name, version, requires);
-      return { ...buildWheel(name, version, text), metadata: text };
-    }),
-  };
-}
 
 describeRedis('serve --redis: mixed answers in the shared cache', () => {
   const closers: (() => Promise<unknown>)[] = [];
@@ -35,7 +26,7 @@ describeRedis('serve --redis: mixed answers in the shared cache', () => {
   it('shares a mixed answer between two replicas, and never serves a tampered one', async () => {
     const redis = await startRedis();
     closers.push(() => redis.stop());
-    const index = await startIndexServer([project('toplib', ['1.0'], ['leaflib']), project('leaflib', ['1.0', '2.0'])], { cacheControl: 'no-cache' });
+    const index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib']), simpleProject('leaflib', ['1.0', '2.0'])], { cacheControl: 'no-cache' });
     closers.push(() => index.close());
     const dir = mkdtempSync(join(tmpdir(), 'cr-cluster-pypi-'));
     closers.push(async () => rmSync(dir, { recursive: true, force: true }));

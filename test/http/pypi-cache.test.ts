@@ -8,19 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWheel, metadataText, startIndexServer, type IndexProject, type IndexServer } from '../helpers/pypi-index.js';
+import { simpleProject, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { call, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
-function project(name: string, versions: readonly string[], requires: readonly string[] = []): IndexProject {
-  return {
-    name,
-    files: versions.map((version) => {
-      const text = metadataText(name, version, requires);
-      return { ...buildWheel(name, version, text), metadata: text };
-    }),
-  };
-}
 
 let index: IndexServer;
 let server: InjectedServer;
@@ -29,7 +20,7 @@ let channel: string;
 
 beforeAll(async () => {
   // Pages are revalidated on every use (no max-age), as a lookup must see a changed page.
-  index = await startIndexServer([project('toplib', ['1.0'], ['leaflib>=1']), project('leaflib', ['1.0', '1.1'])], { cacheControl: 'no-cache' });
+  index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib>=1']), simpleProject('leaflib', ['1.0', '1.1'])], { cacheControl: 'no-cache' });
   dir = mkdtempSync(join(tmpdir(), 'cr-http-pypi-cache-'));
   channel = pathToFileURL(writePythonChannel(join(dir, 'channel'), ['linux-64'])).href;
   server = await injectTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
@@ -74,7 +65,7 @@ describe('mixed answers in the solve cache', () => {
 
   it('solves again when a project page the answer read has changed', async () => {
     await resolve();
-    index.setProject(project('leaflib', ['1.0', '1.1', '1.2']));
+    index.setProject(simpleProject('leaflib', ['1.0', '1.1', '1.2']));
     const before = await cacheStats();
     expect(await resolve()).toEqual(['leaflib==1.2', 'toplib==1.0']);
     expect((await cacheStats()).misses - before.misses).toBeGreaterThanOrEqual(1);

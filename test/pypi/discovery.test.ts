@@ -7,16 +7,13 @@ import { PypiIndexClient } from '../../repodata/pypi/client.js';
 import { PypiDataStore } from '../../src/pypi/data.js';
 import { parseRequirement } from '../../vocabulary/pypi/requirement.js';
 import { targetTags } from '../../vocabulary/pypi/tags.js';
-import { buildWheel, metadataText, startIndexServer, type IndexProject, type IndexServer } from '../helpers/pypi-index.js';
+import { simpleProject, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
 
-function project(name: string, versions: readonly string[], requires: readonly string[] = []): IndexProject {
-  return { name, files: versions.map((version) => ({ ...buildWheel(name, version, metadataText(name, version, requires)), metadata: metadataText(name, version, requires) })) };
-}
 
 let index: IndexServer;
 let dir: string;
 beforeAll(async () => {
-  index = await startIndexServer([project('wide', ['1.0'], ['shared>=1']), project('narrow', ['1.0'], ['shared<2']), project('shared', ['1.0', '1.5', '2.0'])]);
+  index = await startIndexServer([simpleProject('wide', ['1.0'], ['shared>=1']), simpleProject('narrow', ['1.0'], ['shared<2']), simpleProject('shared', ['1.0', '1.5', '2.0'])]);
   dir = mkdtempSync(join(tmpdir(), 'cr-discovery-'));
 });
 afterAll(async () => {
