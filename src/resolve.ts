@@ -17,7 +17,7 @@ import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
 import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
 import { specsOn, subdirOn, virtualPackagesOn, type PreparedRequest } from './request.js';
-import type { PlatformSolver } from './solving/types.js';
+import type { MixedAnswerSource, PlatformSolver } from './solving/types.js';
 import { timerDelay } from './clock.js';
 import type { PypiIndexClient } from '../repodata/pypi/client.js';
 import type { PypiDataStore } from './pypi/data.js';
@@ -80,6 +80,10 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
   const side = pypi ? await import('./pypi/pipeline.js') : undefined;
   const client = pypi && side ? (deps.pypiClient ?? side.defaultPypiClient(deps.env))(pypi) : undefined;
   const data = client && side ? side.pypiDataStore(client) : undefined;
+  // The PyPI walk starts now, beside the conda repodata loads below; not where an answer store may
+  // hold the answer (the server's cache), whose hits must cost no metadata fetches.
+  const answers = (deps.solver as MixedAnswerSource).mixedAnswers;
+  const prefetch = pypi && side && data && !answers ? side.prefetchPypi(pypi, request.platforms, data, { resolution: request.resolution ?? 'highest', signal: options.signal, maxProjects: deps.maxPypiProjects }) : undefined;
   try {
     const platforms = await Promise.all(
       request.platforms.map((platform) => {
@@ -95,6 +99,7 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
     );
     return { request, platforms };
   } finally {
+    await prefetch;
     await client?.close();
   }
 }
@@ -137,13 +142,15 @@ async function resolvePlatform(
       locked: request.previousLock?.preferredOn(platform),
       timeoutMs: options.timeoutMs !== undefined ? Math.max(1, options.timeoutMs - (Date.now() - started)) : undefined,
     };
-    // A request with PyPI requirements solves both ecosystems in one problem, in this thread.
+    // A request with PyPI requirements solves both ecosystems in one problem, in this thread (its
+    // fetches and solves interleave); the solver's answer store, when it has one, caches the answer.
     const outcome =
       request.pypi && pypiSide
         ? await pypiSide.solve(input, subdir, request.pypi, pypiSide.data, {
             resolution: request.resolution ?? 'highest',
             signal,
             maxProjects: deps.maxPypiProjects,
+            answers: (deps.solver as MixedAnswerSource).mixedAnswers,
             ...(request.previousLock ? { locked: request.previousLock.pypiPreferredOn(platform) } : {}),
           })
         : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);

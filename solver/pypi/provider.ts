@@ -96,6 +96,10 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
   /** Per wheel solvable: the PyPI names of the requirements that hold (the solved graph's edges). */
   readonly #edges = new Map<number, string[]>();
   readonly #directNames: ReadonlySet<string>;
+  /** Names whose root requirement names a pre-release (the user asked for them). */
+  readonly #userPrereleases = new Set<string>();
+  /** Root `==`/`===` pins per name: the yanked releases they select count for every requirement on the name. */
+  readonly #userPins = new Map<string, PypiSpecifierSet[]>();
   #pythons: PythonFacts[] | undefined;
   readonly #tagsCache = new Map<string, TargetTags>();
 
@@ -105,6 +109,14 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     this.#conda = condaProvider;
     this.#input = input;
     this.#directNames = new Set(input.requirements.map((r) => normalizePypiName(r.name)));
+    // What the user asked for a name holds for every requirement on it, as pip merges the
+    // specifiers of one name before choosing (PEP 440: pre-releases "explicitly requested by the
+    // user"; PEP 592: a yanked release an `==` pin names).
+    for (const requirement of input.requirements) {
+      const project = normalizePypiName(requirement.name);
+      if (requirement.specifier.prereleases === true) this.#userPrereleases.add(project);
+      if (isPinned(requirement.specifier)) this.#userPins.set(project, [...(this.#userPins.get(project) ?? []), requirement.specifier]);
+    }
     const condaTies = condaProvider.ties;
     this.ties = {
       tieRun: (solvable) => (isConda(solvable) ? condaTies.tieRun(local(solvable)) : -1),
@@ -308,22 +320,24 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     const project = normalizePypiName(requirement.name);
     const spec = requirement.specifier;
     const text = spec.toString();
-    const sets = [this.#specifierSet(this.#baseName(project), project, spec, text)];
+    const sets = [this.#specifierSet(this.#baseName(project), project, project, spec, text)];
     for (const extra of requirement.extras) {
       const normal = normalizePypiName(extra);
-      sets.push(this.#specifierSet(this.#extraName(project, normal), `${project}[${normal}]`, spec, text));
+      sets.push(this.#specifierSet(this.#extraName(project, normal), project, `${project}[${normal}]`, spec, text));
     }
     return sets;
   }
 
-  #specifierSet(name: number, label: string, spec: PypiSpecifierSet, text: string): VersionSetId {
-    const pinned = spec.specifiers.some((s) => s.operator === '===' || (s.operator === '==' && !s.version.endsWith('.*')));
-    const prereleases = this.#input.prereleases;
+  #specifierSet(name: number, project: string, label: string, spec: PypiSpecifierSet, text: string): VersionSetId {
+    const pinned = isPinned(spec);
+    const prereleases = this.#input.prereleases ?? (this.#userPrereleases.has(project) ? true : undefined);
+    const userPins = this.#userPins.get(project) ?? [];
     return this.#versionSet(`${name}:${text}`, name, `${label}${text ? ` ${text}` : ''} (PyPI)`, (solvables) => {
       const usable = solvables.filter((s) => {
         const entry = this.#solvables[s];
         if (entry.kind === 'conda' || entry.kind === 'conda-extra') return entry.version !== undefined || spec.isEmpty;
-        return pinned || !(entry.kind === 'wheel' || entry.kind === 'extra') || !entry.release.yanked;
+        if (pinned || !(entry.kind === 'wheel' || entry.kind === 'extra') || !entry.release.yanked) return true;
+        return userPins.some((pin) => pin.contains(entry.release.version, { prereleases: true }));
       });
       return spec.filter(usable, { key: (s) => this.#versionOf(pypi(s)) ?? '', prereleases });
     });
@@ -574,4 +588,9 @@ function pythonLabel(facts: readonly PythonFacts[]): string {
   if (minors.length === 0) return 'no python';
   if (fulls.length === 1) return fulls[0];
   return minors.length <= 3 ? minors.map((m) => `${m}.*`).join(' | ') : `${minors[minors.length - 1]}.* to ${minors[0]}.*`;
+}
+
+/** An `===` or a non-wildcard `==` specifier: the one kind that may select a yanked release (PEP 592). */
+function isPinned(spec: PypiSpecifierSet): boolean {
+  return spec.specifiers.some((s) => s.operator === '===' || (s.operator === '==' && !s.version.endsWith('.*')));
 }

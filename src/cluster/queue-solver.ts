@@ -11,11 +11,11 @@ import { Queue, QueueEvents, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Channel } from '../../vocabulary/channel.js';
 import type { SubdirIndex } from '../../repodata/types.js';
-import type { PackageRecord } from '../../vocabulary/record.js';
 import { CondaResolveError } from '../errors.js';
-import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
-import { bullConnectionOptions, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
-import { decodeOutcome, solveKey, type JobChannel, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
+import type { MixedAnswerSource, MixedAnswerStore, PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
+import { bullConnectionOptions, DEFAULT_CACHE_LIMITS, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
+export { fromTheseChannels } from './solve-job.js';
+import { decodeOutcome, fromTheseChannels, solveKey, type JobChannel, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
 
 export interface IndexSource {
   contentIdentity(index: SubdirIndex): string | null;
@@ -71,29 +71,7 @@ class MissingChannelError extends CondaResolveError {
   }
 }
 
-/**
- * A cached outcome checked against the request's own indexes: a solved one is served only when
- * every record is one the request's channels have (same channel, subdir, name and URL), and then
- * with the indexes' records, so nothing else of the entry is trusted. Anything else is null (a miss).
- */
-export function fromTheseChannels(outcome: PlatformSolveOutcome, input: Pick<PlatformSolveInput, 'channels'>): PlatformSolveOutcome | null {
-  if (outcome.kind !== 'solved') return outcome;
-  const records: PackageRecord[] = [];
-  for (const cached of outcome.records) {
-    const index = input.channels.find((channel) => channel.name === cached.channel)?.sources.find((source) => source.subdir === cached.subdir);
-    let own: PackageRecord | undefined;
-    try {
-      own = index?.records(cached.name).find((record) => record.url === cached.url && record.fn === cached.fn);
-    } catch {
-      own = undefined; // a sharded index without that name fetched
-    }
-    if (!own) return null;
-    records.push(own);
-  }
-  return { kind: 'solved', records };
-}
-
-export class QueueSolver implements PlatformSolver {
+export class QueueSolver implements PlatformSolver, MixedAnswerSource {
   readonly queue: Queue<SolveJobData, SolveJobResult>;
   readonly #events: QueueEvents;
   readonly #eventsConnection: DuplicatedRedis;
@@ -126,6 +104,20 @@ export class QueueSolver implements PlatformSolver {
       for (const fail of this.#waiting) fail(error);
     });
   }
+
+  /**
+   * Mixed conda+PyPI answers, which the replica solves itself (src/pypi/answer-cache.ts), shared
+   * through the same Redis cache under content-identity keys. Redis away makes a lookup a miss and
+   * a write a no-op: the replica can still solve these.
+   */
+  readonly mixedAnswers: MixedAnswerStore = {
+    condaKey: (input) => solveKey(input, (index) => this.#indexes.contentIdentity(index)),
+    get: async (key) => (this.#link.ready ? await this.#link.cachedText(key).catch(() => null) : null),
+    set: async (key, text) => {
+      if (this.#link.ready) await this.#link.rememberText(key, text, DEFAULT_CACHE_LIMITS).catch(() => undefined);
+    },
+    counted: (hit) => this.#on.cache?.(hit),
+  };
 
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
     signal?.throwIfAborted();

@@ -95,13 +95,22 @@ export class RedisLink {
   }
 
   async cached(key: string): Promise<PlatformSolveOutcome | null> {
-    const text = await this.client.get(solveKey(key));
+    const text = await this.cachedText(key);
     return text === null ? null : decodeOutcome(text);
+  }
+
+  /** An entry as written (a mixed conda+PyPI answer is decoded by its reader). */
+  async cachedText(key: string): Promise<string | null> {
+    return this.client.get(solveKey(key));
   }
 
   /** Keeps an outcome under its key, within the TTL and the size bounds. */
   async remember(key: string, outcome: PlatformSolveOutcome, limits: SolveCacheLimits): Promise<void> {
-    const text = encodeOutcome(outcome);
+    await this.rememberText(key, encodeOutcome(outcome), limits);
+  }
+
+  /** Keeps an entry's text under its key, within the TTL and the size bounds. */
+  async rememberText(key: string, text: string, limits: SolveCacheLimits): Promise<void> {
     if (Buffer.byteLength(text) > limits.maxEntryBytes) return;
     const now = Date.now();
     await this.client.multi().set(solveKey(key), text, 'EX', limits.ttlSeconds).zadd(CACHE_INDEX, now, key).zremrangebyscore(CACHE_INDEX, 0, now - limits.ttlSeconds * 1000).exec();

@@ -141,3 +141,25 @@ function isOutcome(value: unknown): value is PlatformSolveOutcome {
       return false;
   }
 }
+
+/**
+ * A cached outcome checked against the request's own indexes: a solved one is served only when
+ * every record is one the request's channels have (same channel, subdir, name and URL), and then
+ * with the indexes' records, so nothing else of the entry is trusted. Anything else is null (a miss).
+ */
+export function fromTheseChannels(outcome: PlatformSolveOutcome, input: Pick<PlatformSolveInput, 'channels'>): PlatformSolveOutcome | null {
+  if (outcome.kind !== 'solved') return outcome;
+  const records: PackageRecord[] = [];
+  for (const cached of outcome.records) {
+    const index = input.channels.find((channel) => channel.name === cached.channel)?.sources.find((source) => source.subdir === cached.subdir);
+    let own: PackageRecord | undefined;
+    try {
+      own = index?.records(cached.name).find((record) => record.url === cached.url && record.fn === cached.fn);
+    } catch {
+      own = undefined; // a sharded index without that name fetched
+    }
+    if (!own) return null;
+    records.push(own);
+  }
+  return { kind: 'solved', records };
+}

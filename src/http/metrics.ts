@@ -15,7 +15,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LoadProgressEvent } from '../../repodata/types.js';
 import { redactSecrets } from '../../vocabulary/channel.js';
 import type { SolveCacheStats } from '../solving/solve-cache.js';
-import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
+import type { MixedAnswerSource, PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
 
 export const METRICS_MEDIA_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -155,9 +155,10 @@ export class Metrics {
   }
 
   /** A solver that times every solve it passes on. */
-  timed(solver: PlatformSolver): PlatformSolver {
+  timed(solver: PlatformSolver & MixedAnswerSource): PlatformSolver & MixedAnswerSource {
     const histogram = this.#solves;
     return {
+      ...(solver.mixedAnswers ? { mixedAnswers: solver.mixedAnswers } : {}),
       async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
         const stop = histogram.startTimer();
         try {

@@ -5,6 +5,7 @@
  * of the release each is likely to get, so the first solve usually has all it needs; what a solve
  * reaches beyond that it asks for (`PypiDataNeeded`), and the walk goes on from there.
  */
+import { createHash } from 'node:crypto';
 import { PypiIndexClient } from '../../repodata/pypi/client.js';
 import { PypiProjectNotFoundError } from '../../repodata/pypi/errors.js';
 import type { PypiFile, PypiProject } from '../../repodata/pypi/types.js';
@@ -46,6 +47,8 @@ export class PypiDataStore implements PypiData {
   readonly #raw = new Map<string, PypiProject>();
   readonly #metadata = new Map<string, PypiReleaseMetadata>();
   readonly #pending = new Map<string, Promise<void>>();
+  /** Each fetched project's page state (a hash of what the indexes listed; `-` for none). */
+  readonly #identities = new Map<string, string>();
   /** Projects fetched, for the per-request bound. */
   #count = 0;
 
@@ -65,6 +68,22 @@ export class PypiDataStore implements PypiData {
     return this.#metadata.get(`${name}==${version}`);
   }
 
+  /** The files the indexes list for a fetched project (null: no index has it). */
+  files(name: string): readonly PypiFile[] | null | undefined {
+    return this.#projects.has(name) ? (this.#raw.get(name)?.files ?? null) : undefined;
+  }
+
+  /** The page state of every project fetched so far: what a solve's answer depends on besides its metadata, which never changes for a file. */
+  pageIdentities(): Record<string, string> {
+    return Object.fromEntries([...this.#identities].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+
+  /** The page state of `name` now (fetched if not yet, within the request's bound). */
+  async pageIdentity(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<string> {
+    await this.#fetchProject(name, options);
+    return this.#identities.get(name) ?? '-';
+  }
+
   /**
    * Fetches the pages of `names` and the metadata of `releases`, then walks on: for each project
    * fetched, the metadata of its likely release, and the projects that release requires.
@@ -80,21 +99,26 @@ export class PypiDataStore implements PypiData {
     };
     for (const list of wanted.values()) for (const r of list) addSpec(r);
     const work: Promise<void>[] = [];
+    // A walk without tags (the prefetch that runs while the conda repodata loads) is kept apart
+    // from the walks with tags: those walk again over what it fetched, choosing with the tags.
+    const walk = options.tags.length === 0 ? 'untagged:' : '';
     const visitRelease = (name: string, version: string): Promise<void> =>
-      this.#once(`m:${name}==${version}`, async () => {
+      this.#once(`${walk}m:${name}==${version}`, async () => {
         await this.#fetchMetadata(name, version, options);
         const metadata = this.#metadata.get(`${name}==${version}`);
         if (!metadata) return;
         await Promise.all(metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))));
       });
-    const visitProject = (name: string): Promise<void> =>
-      this.#once(`p:${name}`, async () => {
-        await this.#fetchProject(name, options);
-        const project = this.#projects.get(name);
-        if (!project) return;
-        const likely = this.#likely(project, specs.get(name) ?? [], options, options.locked?.get(name));
-        if (likely) await visitRelease(name, likely.text);
-      });
+    // Each requirement that reaches a project chooses its likely release again with every
+    // specifier known by then, so a later, narrower one (`dep<2` after `dep>=1`) fetches the
+    // release the solve will want now rather than in another round after the solve.
+    const visitProject = async (name: string): Promise<void> => {
+      await this.#fetchProject(name, options);
+      const project = this.#projects.get(name);
+      if (!project) return;
+      const likely = this.#likely(project, specs.get(name) ?? [], options, options.locked?.get(name));
+      if (likely) await visitRelease(name, likely.text);
+    };
     for (const name of names) work.push(visitProject(normalizePypiName(name)));
     for (const { name, version } of releases) {
       work.push(visitRelease(name, version));
@@ -111,20 +135,33 @@ export class PypiDataStore implements PypiData {
     return pending;
   }
 
-  async #fetchProject(name: string, options: DiscoveryOptions): Promise<void> {
+  /** Fetches a project's pages once per resolve, however many walks ask at once. */
+  #fetchProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
+    return this.#once(`fetch-project:${name}`, () => this.#loadProject(name, options));
+  }
+
+  async #loadProject(name: string, options: Pick<DiscoveryOptions, 'maxProjects' | 'signal'>): Promise<void> {
     if (this.#projects.has(name)) return;
     if (++this.#count > options.maxProjects) throw new TooManyPypiProjectsError(options.maxProjects);
     try {
       const project = await this.#client.getProject(name, { signal: options.signal });
       this.#raw.set(name, project);
       this.#projects.set(name, releasesOf(project));
+      this.#identities.set(name, pageIdentity(project));
     } catch (error) {
-      if (error instanceof PypiProjectNotFoundError) this.#projects.set(name, null);
-      else throw error;
+      if (error instanceof PypiProjectNotFoundError) {
+        this.#projects.set(name, null);
+        this.#identities.set(name, '-');
+      } else throw error;
     }
   }
 
-  async #fetchMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
+  /** Fetches a release's metadata once per resolve (wheels of one release carry the same metadata). */
+  #fetchMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
+    return this.#once(`fetch-metadata:${name}==${version}`, () => this.#loadMetadata(name, version, options));
+  }
+
+  async #loadMetadata(name: string, version: string, options: DiscoveryOptions): Promise<void> {
     const key = `${name}==${version}`;
     if (this.#metadata.has(key)) return;
     if (!this.#projects.has(name)) await this.#fetchProject(name, options);
@@ -149,12 +186,21 @@ export class PypiDataStore implements PypiData {
     const lowest = options.resolution !== 'highest';
     const ordered = [...project.releases].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
     const fits = (release: PypiRelease): boolean =>
-      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined);
+      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && (options.tags.length === 0 || options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined));
     // The locked release is what the solve tries first (solver/pypi/provider.ts).
     const pinned = locked === undefined ? undefined : tryParsePypiVersion(locked);
     const kept = pinned && ordered.find((r) => r.version.compare(pinned) === 0 && fits(r));
     return kept || (ordered.find((r) => (options.prereleases === true || !r.version.isPrerelease) && fits(r)) ?? ordered.find(fits));
   }
+}
+
+/**
+ * A hash of everything a project's pages list that a solve reads (files, hashes, Requires-Python,
+ * yanked, which index): a page that changes in any of these, whatever its ETag says, has a new one.
+ */
+function pageIdentity(project: PypiProject): string {
+  const files = project.files.map((f) => [f.filename, f.url, f.hashes, f.requiresPython, f.yanked, f.index, f.indexRank, f.coreMetadata]);
+  return createHash('sha256').update(JSON.stringify([project.indexes, files])).digest('hex');
 }
 
 /** A project's wheels grouped by release (sdists left out: conda-resolve never builds). */

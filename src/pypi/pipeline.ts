@@ -10,7 +10,7 @@ import type { PreparedPypi } from './request.js';
 export { PypiDataStore } from './data.js';
 export { condaPypiMapping } from './mapping.js';
 export { pypiRequirementsOn } from './request.js';
-export { solvePlatformMixed } from './solve-platform.js';
+export { prefetchPypi, solvePlatformMixed } from './solve-platform.js';
 export { normalizePypiName } from '../../vocabulary/pypi/name.js';
 
 export function defaultPypiClient(env: Readonly<Record<string, string | undefined>>): (pypi: PreparedPypi) => PypiIndexClient {

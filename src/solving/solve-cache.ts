@@ -12,7 +12,7 @@
  * are not. The cache is bounded by entry count (least recently used out first).
  */
 import { indexIdentity } from '../../repodata/index-identity.js';
-import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
+import type { MixedAnswerSource, MixedAnswerStore, PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from './types.js';
 
 export interface SolveCacheStats {
   readonly entries: number;
@@ -26,22 +26,54 @@ interface InFlight {
   waiters: number;
 }
 
-export class CachingSolver implements PlatformSolver {
-  readonly #inner: PlatformSolver;
+export class CachingSolver implements PlatformSolver, MixedAnswerSource {
+  readonly #inner: PlatformSolver & MixedAnswerSource;
   readonly #maxEntries: number;
   readonly #done = new Map<string, PlatformSolveOutcome>();
+  /** Mixed conda+PyPI answers (src/pypi/answer-cache.ts), under the same bound. */
+  readonly #answers = new Map<string, string>();
   readonly #running = new Map<string, InFlight>();
   #hits = 0;
   #misses = 0;
 
-  constructor(inner: PlatformSolver, options: { maxEntries: number }) {
+  constructor(inner: PlatformSolver & MixedAnswerSource, options: { maxEntries: number }) {
     this.#inner = inner;
     this.#maxEntries = options.maxEntries;
   }
 
   stats(): SolveCacheStats {
-    return { entries: this.#done.size, hits: this.#hits, misses: this.#misses };
+    return { entries: this.#done.size + this.#answers.size, hits: this.#hits, misses: this.#misses };
   }
+
+  /**
+   * Mixed answers are solved in the request's thread, not by the inner solver: they are kept here,
+   * and in the inner solver's store too when it has one (Redis, shared by replicas), whose conda
+   * key (content identities) is then used so that every replica computes the same key.
+   */
+  readonly mixedAnswers: MixedAnswerStore = {
+    condaKey: (input) => (this.#inner.mixedAnswers ? this.#inner.mixedAnswers.condaKey(input) : this.#key(input)),
+    get: async (key) => {
+      const text = this.#answers.get(key);
+      if (text !== undefined) {
+        this.#answers.delete(key);
+        this.#answers.set(key, text);
+        return text;
+      }
+      return (await this.#inner.mixedAnswers?.get(key)) ?? null;
+    },
+    set: async (key, text) => {
+      if (this.#maxEntries > 0) {
+        this.#answers.set(key, text);
+        while (this.#answers.size > this.#maxEntries) this.#answers.delete(this.#answers.keys().next().value as string);
+      }
+      await this.#inner.mixedAnswers?.set(key, text);
+    },
+    counted: (hit) => {
+      if (hit) this.#hits++;
+      else this.#misses++;
+      this.#inner.mixedAnswers?.counted(hit);
+    },
+  };
 
   async solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome> {
     signal?.throwIfAborted();

@@ -21,3 +21,23 @@ export type PlatformSolveOutcome =
 export interface PlatformSolver {
   solve(input: PlatformSolveInput, signal?: AbortSignal): Promise<PlatformSolveOutcome>;
 }
+
+/**
+ * A store of mixed conda+PyPI answers beside a solver (the in-memory cache, Redis): the PyPI side
+ * (`src/pypi/answer-cache.ts`) keys, encodes and checks the entries; the store keeps them and names
+ * the conda part's index state in the key as it does for its own entries.
+ */
+export interface MixedAnswerStore {
+  /** The conda part of the key (specs, options and each index's identity), or null: not cacheable. */
+  condaKey(input: PlatformSolveInput): string | null;
+  /** The entry's text, or null. */
+  get(key: string): Promise<string | null>;
+  set(key: string, text: string): Promise<void>;
+  /** Told whether a lookup was served, for the stats and metrics. */
+  counted(hit: boolean): void;
+}
+
+/** A solver that also keeps mixed answers. */
+export interface MixedAnswerSource {
+  readonly mixedAnswers?: MixedAnswerStore;
+}

@@ -370,3 +370,14 @@ export async function startIndexServer(projects: readonly IndexProject[], option
       }),
   };
 }
+
+/** A project whose releases each have one py3-none-any wheel and a `.metadata` file requiring `requires`. */
+export function simpleProject(name: string, versions: readonly string[], requires: readonly string[] = []): IndexProject {
+  return {
+    name,
+    files: versions.map((version) => {
+      const text = metadataText(name, version, requires);
+      return { ...buildWheel(name, version, text), metadata: text };
+    }),
+  };
+}
