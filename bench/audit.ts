@@ -40,29 +40,63 @@ try {
   const records: PackageRecord[] = locked.map((name) => {
     const fn = `${name}-1.2.3-pyhd8ed1ab_0.conda`;
     return {
-      name, version: '1.2.3', build: 'pyhd8ed1ab_0', build_number: 0, channel: 'conda-forge', subdir: 'noarch', fn,
-      url: `https://conda.anaconda.org/conda-forge/noarch/${fn}`, md5: null, sha256: 'ab'.repeat(32), size: 1000,
-      depends: ['python >=3.8'], constrains: [], track_features: [], features: null, license: 'MIT', license_family: 'MIT', noarch: 'python', timestamp: 1700000000000,
+      name,
+      version: '1.2.3',
+      build: 'pyhd8ed1ab_0',
+      build_number: 0,
+      channel: 'conda-forge',
+      subdir: 'noarch',
+      fn,
+      url: `https://conda.anaconda.org/conda-forge/noarch/${fn}`,
+      md5: null,
+      sha256: 'ab'.repeat(32),
+      size: 1000,
+      depends: ['python >=3.8'],
+      constrains: [],
+      track_features: [],
+      features: null,
+      license: 'MIT',
+      license_family: 'MIT',
+      noarch: 'python',
+      timestamp: 1700000000000,
     };
   });
   const lock = join(dir, 'pixi.lock');
-  writeFileSync(lock, registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records, channels: ['conda-forge'] }], { toolName: 'conda-resolve', toolVersion: '0', now: new Date() }));
+  writeFileSync(
+    lock,
+    registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records, channels: ['conda-forge'] }], {
+      toolName: 'conda-resolve',
+      toolVersion: '0',
+      now: new Date(),
+    }),
+  );
 
   // The database: our test records' shapes with new ids, names and ranges.
   const shapes = readdirSync(join(ROOT, 'fixtures', 'osv', 'own'))
-    .map((f) => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'osv', 'own', f), 'utf8')) as { affected?: { package: { name: string; ecosystem: string }; ranges?: { events: object[] }[] }[]; withdrawn?: string })
+    .map(
+      (f) =>
+        JSON.parse(readFileSync(join(ROOT, 'fixtures', 'osv', 'own', f), 'utf8')) as {
+          affected?: { package: { name: string; ecosystem: string }; ranges?: { events: object[] }[] }[];
+          withdrawn?: string;
+        },
+    )
     .filter((r) => r.withdrawn === undefined && r.affected?.[0]?.package.ecosystem === 'PyPI');
   const files: Record<string, Uint8Array> = {};
   const encoder = new TextEncoder();
   for (let i = 0; i < RECORDS; i++) {
-    const shape = structuredClone(shapes[i % shapes.length]!) as Record<string, unknown> & { affected: { package: { name: string }; ranges?: { events: object[] }[] }[] };
+    const shape = structuredClone(shapes[i % shapes.length]!) as Record<string, unknown> & {
+      affected: { package: { name: string }; ranges?: { events: object[] }[] }[];
+    };
     const id = `GHSA-bench-${String(i).padStart(6, '0')}`;
     const name = i % 20 === 0 ? locked[(i / 20) % PACKAGES]! : others[i % others.length]!;
     shape.id = id;
     for (const affected of shape.affected) {
       affected.package.name = name;
       // Half the hits cover 1.2.3, half are fixed before it.
-      affected.ranges = [{ events: [{ introduced: '0' }, { fixed: i % 40 === 0 ? '2.0.0' : '1.0.0' }] }].map((r) => ({ type: 'ECOSYSTEM', ...r }));
+      affected.ranges = [{ events: [{ introduced: '0' }, { fixed: i % 40 === 0 ? '2.0.0' : '1.0.0' }] }].map((r) => ({
+        type: 'ECOSYSTEM',
+        ...r,
+      }));
     }
     files[`${id}.json`] = encoder.encode(JSON.stringify(shape, null, 2));
   }
@@ -74,7 +108,12 @@ try {
 
   const time = (command: string, args: readonly string[]): { ms: number; stdout: string } => {
     const started = process.hrtime.bigint();
-    const run = spawnSync(command, args, { encoding: 'utf8', cwd: dir, maxBuffer: 64 * 1024 ** 2, env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: join(dir, 'cache') } });
+    const run = spawnSync(command, args, {
+      encoding: 'utf8',
+      cwd: dir,
+      maxBuffer: 64 * 1024 ** 2,
+      env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: join(dir, 'cache') },
+    });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
     return { ms, stdout: run.stdout };
@@ -101,7 +140,9 @@ try {
   const floorCold = time('python3', floorArgs).ms;
   const floor = median(Array.from({ length: ROUNDS }, () => time('python3', floorArgs).ms));
 
-  console.log(`conda-resolve audit (whole process): cold ${cold.ms.toFixed(0)} ms, warm ${warm.toFixed(0)} ms (median of ${ROUNDS}); ${findings} findings`);
+  console.log(
+    `conda-resolve audit (whole process): cold ${cold.ms.toFixed(0)} ms, warm ${warm.toFixed(0)} ms (median of ${ROUNDS}); ${findings} findings`,
+  );
   console.log(`floor, python3 zipfile + json over every record: first ${floorCold.toFixed(0)} ms, then ${floor.toFixed(0)} ms`);
   console.log(`ratio (warm / floor): ${(warm / floor).toFixed(2)}x`);
 } finally {

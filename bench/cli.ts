@@ -65,7 +65,8 @@ async function run(argv: string[], env: Record<string, string> = {}, answer = tr
 
 const platformSets = [['linux-64'], ['linux-64', 'osx-arm64', 'win-64']];
 // The cache directory by variable, so the code cache (<cache>/code-cache) is kept there too.
-const ours = (platforms: string[]) => run([cli, '-c', channel, ...platforms.flatMap((p) => ['-p', p]), 'python=3.9'], { CONDA_RESOLVE_CACHE_DIR: cacheDir });
+const ours = (platforms: string[]) =>
+  run([cli, '-c', channel, ...platforms.flatMap((p) => ['-p', p]), 'python=3.9'], { CONDA_RESOLVE_CACHE_DIR: cacheDir });
 const theirs = (platforms: string[]) => run([peer, channel, platforms.join(','), 'python=3.9']);
 const bareNode = () => run(['-e', '0'], {}, false);
 const baselineDir = mkdtempSync(join(tmpdir(), 'cr-bench-cli-baseline-'));
@@ -100,13 +101,19 @@ const median = (xs: number[]) => {
 };
 const summary = (key: string) => {
   const list = samples.get(key)!;
-  return { ms: median(list.map((r) => r.ms)), rss: list[0]!.rssMb === null ? null : median(list.map((r) => r.rssMb!)), python: list[0]!.python };
+  return {
+    ms: median(list.map((r) => r.ms)),
+    rss: list[0]!.rssMb === null ? null : median(list.map((r) => r.rssMb!)),
+    python: list[0]!.python,
+  };
 };
 
 const node = summary('node');
 console.log(`conda-forge-py39 over 127.0.0.1, python=3.9, ${rounds} interleaved rounds, median wall time of the whole process`);
 console.log(`node -e 0: ${node.ms.toFixed(0)} ms, ${node.rss?.toFixed(0) ?? '-'} MB`);
-console.log('| platforms | conda-resolve ms | rattler ms | ratio (ours/rattler) | ratio (ours/node -e 0) | conda-resolve RSS MB | rattler RSS MB | python (ours / rattler) |');
+console.log(
+  '| platforms | conda-resolve ms | rattler ms | ratio (ours/rattler) | ratio (ours/node -e 0) | conda-resolve RSS MB | rattler RSS MB | python (ours / rattler) |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const platforms of platformSets) {
   const a = summary(`conda-resolve|${platforms.length}`);
@@ -119,14 +126,18 @@ if (baseline) {
   for (const platforms of platformSets) {
     const a = summary(`conda-resolve|${platforms.length}`);
     const b = summary(`baseline|${platforms.length}`);
-    console.log(`baseline ${baseline}, ${platforms.join(' + ')}: ${b.ms.toFixed(0)} ms, ${b.rss?.toFixed(0) ?? '-'} MB (this build / baseline: ${(a.ms / b.ms).toFixed(2)})`);
+    console.log(
+      `baseline ${baseline}, ${platforms.join(' + ')}: ${b.ms.toFixed(0)} ms, ${b.rss?.toFixed(0) ?? '-'} MB (this build / baseline: ${(a.ms / b.ms).toFixed(2)})`,
+    );
   }
 }
 const linux = summary('conda-resolve|1').ms;
 const versusRattler = linux / summary('rattler|1').ms;
 const versusNode = linux / node.ms;
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-console.log(`issue 13 targets (linux-64): under 0.25x rattler: ${versusRattler.toFixed(2)}x, ${verdict(versusRattler < 0.25)}; under 2x node -e 0: ${versusNode.toFixed(2)}x, ${verdict(versusNode < 2)}`);
+console.log(
+  `issue 13 targets (linux-64): under 0.25x rattler: ${versusRattler.toFixed(2)}x, ${verdict(versusRattler < 0.25)}; under 2x node -e 0: ${versusNode.toFixed(2)}x, ${verdict(versusNode < 2)}`,
+);
 const one = summary('conda-resolve|1').ms;
 const three = summary('conda-resolve|3').ms;
 console.log(`conda-resolve three platforms / one platform: ${(three / one).toFixed(2)}`);

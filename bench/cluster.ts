@@ -81,7 +81,11 @@ function freePort(): Promise<number> {
 
 /** Starts `conda-resolve <args>` and settles with the first log line matching `ready`. */
 function start(cliArgs: string[], ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [CLI, ...cliArgs], { cwd: ROOT, env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...cliArgs], {
+    cwd: ROOT,
+    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   let seen = '';
   return new Promise((resolve, reject) => {
@@ -95,7 +99,23 @@ function start(cliArgs: string[], ready: RegExp): Promise<{ child: ChildProcess;
 }
 
 async function serve(extra: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const args = ['serve', '--port', '0', '--allow-local-channels', '--rate-limit', '0', '--solve-cache', '0', '--timeout', '120', '--cache-dir', temp(), '--prewarm', `${CHANNEL}/${PLATFORM}`, ...extra];
+  const args = [
+    'serve',
+    '--port',
+    '0',
+    '--allow-local-channels',
+    '--rate-limit',
+    '0',
+    '--solve-cache',
+    '0',
+    '--timeout',
+    '120',
+    '--cache-dir',
+    temp(),
+    '--prewarm',
+    `${CHANNEL}/${PLATFORM}`,
+    ...extra,
+  ];
   const { child, line } = await start(args, /listening on/);
   return { child, url: /"url":"([^"]+)"/.exec(line)![1]! };
 }
@@ -126,7 +146,12 @@ interface Workload {
 const LIGHT: Workload = {
   name: 'light: real environments on defaults-main-2022',
   count: REQUESTS,
-  body: (round, i) => JSON.stringify({ specs: [...SPEC_SETS[i % SPEC_SETS.length]!, `setuptools>=0.${round}${i}`], channels: [CHANNEL], platforms: [PLATFORM] }),
+  body: (round, i) =>
+    JSON.stringify({
+      specs: [...SPEC_SETS[i % SPEC_SETS.length]!, `setuptools>=0.${round}${i}`],
+      channels: [CHANNEL],
+      platforms: [PLATFORM],
+    }),
   expect: '"error":null',
 };
 
@@ -182,9 +207,15 @@ async function loadOnce(url: string, workload: Workload): Promise<Figures> {
 }
 
 async function post(url: string, body: string, expected: string): Promise<void> {
-  const response = await request(`${url}/resolve`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
+  const response = await request(`${url}/resolve`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   const text = await response.body.text();
-  if (response.statusCode !== 200 || !text.includes(expected)) throw new Error(`resolve answered ${response.statusCode}: ${text.slice(0, 300)}`);
+  if (response.statusCode !== 200 || !text.includes(expected))
+    throw new Error(`resolve answered ${response.statusCode}: ${text.slice(0, 300)}`);
 }
 
 function row(name: string, f: Figures, base?: Figures): string {
@@ -195,7 +226,9 @@ function row(name: string, f: Figures, base?: Figures): string {
 async function main(): Promise<void> {
   const redisPort = await freePort();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
-  children.push(spawn(redisServer, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+  children.push(
+    spawn(redisServer, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+  );
   const redis = new Redis(redisUrl, { retryStrategy: (times) => (times > 50 ? null : 100) });
   redis.on('error', () => undefined);
   await redis.ping();
@@ -214,7 +247,9 @@ async function main(): Promise<void> {
   const workers: ChildProcess[] = [];
   for (const count of [1, 2]) {
     while (workers.length < count) {
-      workers.push((await start(['worker', '--redis', redisUrl, '--workers', String(THREADS), '--cache-dir', temp()], /worker ready/)).child);
+      workers.push(
+        (await start(['worker', '--redis', redisUrl, '--workers', String(THREADS), '--cache-dir', temp()], /worker ready/)).child,
+      );
     }
     console.log(`serve --redis, ${count} worker(s)...`);
     for (const workload of workloads) cluster.get(workload)!.push(await load(replica.url, workload, () => redis.flushall()));
@@ -233,7 +268,9 @@ async function main(): Promise<void> {
     console.log(row(`single process, serve --workers ${THREADS * 2}`, two!, one));
     console.log(row(`serve --redis, 1 worker x ${plural(THREADS, 'thread')}`, w1!, w1));
     console.log(row(`serve --redis, 2 workers x ${plural(THREADS, 'thread')}`, w2!, w1));
-    console.log(`two workers / one worker: ${(w2!.solvesPerSecond / w1!.solvesPerSecond).toFixed(2)}x; two workers / single process with ${THREADS * 2} threads: ${(w2!.solvesPerSecond / two!.solvesPerSecond).toFixed(2)}`);
+    console.log(
+      `two workers / one worker: ${(w2!.solvesPerSecond / w1!.solvesPerSecond).toFixed(2)}x; two workers / single process with ${THREADS * 2} threads: ${(w2!.solvesPerSecond / two!.solvesPerSecond).toFixed(2)}`,
+    );
   }
 }
 

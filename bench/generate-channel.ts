@@ -169,54 +169,270 @@ function coreHash(version: string): string {
 
 const CORE_LIBS: CoreLib[] = [
   { name: '_libgcc_mutex', versions: ['0.1'], depends: () => [], buildsPerVersion: 2 },
-  { name: '_openmp_mutex', versions: ['4.5'], depends: () => ['_libgcc_mutex 0.1 conda_forge', 'libgomp >=7.5.0'], constrains: () => ['openmp_impl 9999'], buildsPerVersion: 4 },
+  {
+    name: '_openmp_mutex',
+    versions: ['4.5'],
+    depends: () => ['_libgcc_mutex 0.1 conda_forge', 'libgomp >=7.5.0'],
+    constrains: () => ['openmp_impl 9999'],
+    buildsPerVersion: 4,
+  },
   { name: 'libgomp', versions: GCC, depends: () => ['_libgcc_mutex 0.1 conda_forge'], buildsPerVersion: 6 },
-  { name: 'libgcc-ng', versions: GCC, depends: () => ['_libgcc_mutex 0.1 conda_forge', '_openmp_mutex >=4.5'], constrains: (v, b) => [`libgomp ${v} ${b}`], buildsPerVersion: 6 },
+  {
+    name: 'libgcc-ng',
+    versions: GCC,
+    depends: () => ['_libgcc_mutex 0.1 conda_forge', '_openmp_mutex >=4.5'],
+    constrains: (v, b) => [`libgomp ${v} ${b}`],
+    buildsPerVersion: 6,
+  },
   { name: 'libstdcxx-ng', versions: GCC, depends: () => [], buildsPerVersion: 6 },
   { name: 'libgfortran5', versions: GCC, depends: () => [], constrains: (v) => [`libgfortran-ng ${v} *`], buildsPerVersion: 4 },
   { name: 'libgfortran-ng', versions: GCC, depends: (v) => [`libgfortran5 ${v} h${coreHash(v)}_*`], buildsPerVersion: 4 },
-  { name: 'ld_impl_linux-64', versions: ['2.36.1', '2.38', '2.39', '2.40'], depends: () => [], constrains: (v) => [`binutils_impl_linux-64 ${v}`], buildsPerVersion: 3 },
-  { name: 'ca-certificates', versions: ['2022.12.7', '2023.5.7', '2023.7.22', '2023.11.17', '2024.2.2'], depends: () => [], buildsPerVersion: 1 },
+  {
+    name: 'ld_impl_linux-64',
+    versions: ['2.36.1', '2.38', '2.39', '2.40'],
+    depends: () => [],
+    constrains: (v) => [`binutils_impl_linux-64 ${v}`],
+    buildsPerVersion: 3,
+  },
+  {
+    name: 'ca-certificates',
+    versions: ['2022.12.7', '2023.5.7', '2023.7.22', '2023.11.17', '2024.2.2'],
+    depends: () => [],
+    buildsPerVersion: 1,
+  },
   { name: 'bzip2', versions: ['1.0.8'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 6, maxPin: 'x' },
-  { name: 'libzlib', versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'], depends: () => ['libgcc-ng >=12'], constrains: (v) => [`zlib ${v} *_0`], buildsPerVersion: 5, maxPin: 'x.x' },
-  { name: 'zlib', versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'], depends: (v) => ['libgcc-ng >=12', `libzlib ${v} h${coreHash(v)}_0`], buildsPerVersion: 4 },
+  {
+    name: 'libzlib',
+    versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'],
+    depends: () => ['libgcc-ng >=12'],
+    constrains: (v) => [`zlib ${v} *_0`],
+    buildsPerVersion: 5,
+    maxPin: 'x.x',
+  },
+  {
+    name: 'zlib',
+    versions: ['1.2.11', '1.2.12', '1.2.13', '1.3', '1.3.1'],
+    depends: (v) => ['libgcc-ng >=12', `libzlib ${v} h${coreHash(v)}_0`],
+    buildsPerVersion: 4,
+  },
   { name: 'xz', versions: ['5.2.5', '5.2.6', '5.4.2', '5.4.6'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 3, maxPin: 'x' },
   { name: 'libffi', versions: ['3.3', '3.4.2'], depends: () => ['libgcc-ng >=9.4.0'], buildsPerVersion: 5, maxPin: 'x.x' },
   { name: 'libnsl', versions: ['2.0.0', '2.0.1'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2, maxPin: 'x.x' },
   { name: 'libuuid', versions: ['2.32.1', '2.38.1'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 3, maxPin: 'x' },
   { name: 'libxcrypt', versions: ['4.4.36'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2 },
-  { name: 'libexpat', versions: ['2.5.0', '2.6.1', '2.6.2'], depends: () => ['libgcc-ng >=12'], constrains: (v) => [`expat ${v}.*`], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'ncurses', versions: ['6.2', '6.3', '6.4', '6.4.20240210', '6.5'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 3, maxPin: 'x' },
-  { name: 'readline', versions: ['8.1', '8.1.2', '8.2'], depends: () => ['libgcc-ng >=12', 'ncurses >=6.3,<7.0a0'], buildsPerVersion: 3, maxPin: 'x' },
-  { name: 'tk', versions: ['8.6.11', '8.6.12', '8.6.13'], depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 4, maxPin: 'x.x' },
-  { name: 'libsqlite', versions: ['3.40.0', '3.42.0', '3.43.2', '3.44.2', '3.45.1', '3.45.2', '3.45.3'], depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'openssl', versions: ['1.1.1w', '3.0.13', '3.1.5', '3.2.0', '3.2.1', '3.3.0'], depends: () => ['ca-certificates', 'libgcc-ng >=12'], constrains: () => ['pyopenssl >=22.1'], buildsPerVersion: 3, maxPin: 'x' },
-  { name: 'libopenblas', versions: ['0.3.21', '0.3.23', '0.3.25', '0.3.26', '0.3.27'], depends: () => ['libgcc-ng >=12', 'libgfortran-ng', 'libgfortran5 >=12.3.0'], constrains: (v) => [`openblas >=${v},<${nextMinor(v)}`], buildsPerVersion: 3, maxPin: 'x' },
-  { name: 'mkl', versions: ['2022.1.0', '2022.2.1', '2023.2.0'], depends: () => ['_openmp_mutex >=4.5', 'llvm-openmp >=16.0.6', 'tbb 2021.*'], buildsPerVersion: 2, license: 'LicenseRef-IntelSimplifiedSoftwareOct2022' },
-  { name: 'llvm-openmp', versions: ['15.0.7', '16.0.6', '17.0.6', '18.1.5'], depends: () => ['libzlib >=1.2.13,<1.3.0a0'], constrains: () => ['openmp 18.1.5|18.1.5.*'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'tbb', versions: ['2021.7.0', '2021.9.0', '2021.11.0', '2021.12.0'], depends: () => ['libgcc-ng >=12', 'libhwloc >=2.10.0,<2.10.1.0a0', 'libstdcxx-ng >=12'], buildsPerVersion: 2 },
-  { name: 'libhwloc', versions: ['2.9.1', '2.9.3', '2.10.0'], depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'libxml2 >=2.12.6,<3.0a0'], buildsPerVersion: 2, maxPin: 'x.x' },
-  { name: 'libxml2', versions: ['2.10.4', '2.11.6', '2.12.6', '2.12.7'], depends: () => ['icu >=73.2,<74.0a0', 'libgcc-ng >=12', 'libiconv >=1.17,<2.0a0', 'libzlib >=1.2.13,<1.3.0a0', 'xz >=5.2.6,<6.0a0'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'icu', versions: ['70.1', '72.1', '73.2'], depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12'], buildsPerVersion: 2, maxPin: 'x' },
+  {
+    name: 'libexpat',
+    versions: ['2.5.0', '2.6.1', '2.6.2'],
+    depends: () => ['libgcc-ng >=12'],
+    constrains: (v) => [`expat ${v}.*`],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'ncurses',
+    versions: ['6.2', '6.3', '6.4', '6.4.20240210', '6.5'],
+    depends: () => ['libgcc-ng >=12'],
+    buildsPerVersion: 3,
+    maxPin: 'x',
+  },
+  {
+    name: 'readline',
+    versions: ['8.1', '8.1.2', '8.2'],
+    depends: () => ['libgcc-ng >=12', 'ncurses >=6.3,<7.0a0'],
+    buildsPerVersion: 3,
+    maxPin: 'x',
+  },
+  {
+    name: 'tk',
+    versions: ['8.6.11', '8.6.12', '8.6.13'],
+    depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'],
+    buildsPerVersion: 4,
+    maxPin: 'x.x',
+  },
+  {
+    name: 'libsqlite',
+    versions: ['3.40.0', '3.42.0', '3.43.2', '3.44.2', '3.45.1', '3.45.2', '3.45.3'],
+    depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'openssl',
+    versions: ['1.1.1w', '3.0.13', '3.1.5', '3.2.0', '3.2.1', '3.3.0'],
+    depends: () => ['ca-certificates', 'libgcc-ng >=12'],
+    constrains: () => ['pyopenssl >=22.1'],
+    buildsPerVersion: 3,
+    maxPin: 'x',
+  },
+  {
+    name: 'libopenblas',
+    versions: ['0.3.21', '0.3.23', '0.3.25', '0.3.26', '0.3.27'],
+    depends: () => ['libgcc-ng >=12', 'libgfortran-ng', 'libgfortran5 >=12.3.0'],
+    constrains: (v) => [`openblas >=${v},<${nextMinor(v)}`],
+    buildsPerVersion: 3,
+    maxPin: 'x',
+  },
+  {
+    name: 'mkl',
+    versions: ['2022.1.0', '2022.2.1', '2023.2.0'],
+    depends: () => ['_openmp_mutex >=4.5', 'llvm-openmp >=16.0.6', 'tbb 2021.*'],
+    buildsPerVersion: 2,
+    license: 'LicenseRef-IntelSimplifiedSoftwareOct2022',
+  },
+  {
+    name: 'llvm-openmp',
+    versions: ['15.0.7', '16.0.6', '17.0.6', '18.1.5'],
+    depends: () => ['libzlib >=1.2.13,<1.3.0a0'],
+    constrains: () => ['openmp 18.1.5|18.1.5.*'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'tbb',
+    versions: ['2021.7.0', '2021.9.0', '2021.11.0', '2021.12.0'],
+    depends: () => ['libgcc-ng >=12', 'libhwloc >=2.10.0,<2.10.1.0a0', 'libstdcxx-ng >=12'],
+    buildsPerVersion: 2,
+  },
+  {
+    name: 'libhwloc',
+    versions: ['2.9.1', '2.9.3', '2.10.0'],
+    depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'libxml2 >=2.12.6,<3.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x.x',
+  },
+  {
+    name: 'libxml2',
+    versions: ['2.10.4', '2.11.6', '2.12.6', '2.12.7'],
+    depends: () => ['icu >=73.2,<74.0a0', 'libgcc-ng >=12', 'libiconv >=1.17,<2.0a0', 'libzlib >=1.2.13,<1.3.0a0', 'xz >=5.2.6,<6.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'icu',
+    versions: ['70.1', '72.1', '73.2'],
+    depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
   { name: 'libiconv', versions: ['1.16', '1.17'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'freetype', versions: ['2.10.4', '2.12.1'], depends: () => ['libgcc-ng >=12', 'libpng >=1.6.39,<1.7.0a0', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 3, maxPin: 'x' },
-  { name: 'libpng', versions: ['1.6.37', '1.6.39', '1.6.43'], depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 2, maxPin: 'x.x' },
-  { name: 'libjpeg-turbo', versions: ['2.1.5.1', '3.0.0'], depends: () => ['libgcc-ng >=12'], constrains: () => ['jpeg <0.0.0a'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'lcms2', versions: ['2.14', '2.15', '2.16'], depends: () => ['libgcc-ng >=12', 'libjpeg-turbo >=3.0.0,<4.0a0', 'libtiff >=4.6.0,<4.7.0a0'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'libtiff', versions: ['4.5.1', '4.6.0'], depends: () => ['libdeflate >=1.20,<1.21.0a0', 'libgcc-ng >=12', 'libjpeg-turbo >=3.0.0,<4.0a0', 'libstdcxx-ng >=12', 'libwebp-base >=1.3.2,<2.0a0', 'libzlib >=1.2.13,<1.3.0a0', 'xz >=5.2.6,<6.0a0', 'zstd >=1.5.5,<1.6.0a0'], buildsPerVersion: 2, maxPin: 'x.x' },
+  {
+    name: 'freetype',
+    versions: ['2.10.4', '2.12.1'],
+    depends: () => ['libgcc-ng >=12', 'libpng >=1.6.39,<1.7.0a0', 'libzlib >=1.2.13,<1.3.0a0'],
+    buildsPerVersion: 3,
+    maxPin: 'x',
+  },
+  {
+    name: 'libpng',
+    versions: ['1.6.37', '1.6.39', '1.6.43'],
+    depends: () => ['libgcc-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x.x',
+  },
+  {
+    name: 'libjpeg-turbo',
+    versions: ['2.1.5.1', '3.0.0'],
+    depends: () => ['libgcc-ng >=12'],
+    constrains: () => ['jpeg <0.0.0a'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'lcms2',
+    versions: ['2.14', '2.15', '2.16'],
+    depends: () => ['libgcc-ng >=12', 'libjpeg-turbo >=3.0.0,<4.0a0', 'libtiff >=4.6.0,<4.7.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'libtiff',
+    versions: ['4.5.1', '4.6.0'],
+    depends: () => [
+      'libdeflate >=1.20,<1.21.0a0',
+      'libgcc-ng >=12',
+      'libjpeg-turbo >=3.0.0,<4.0a0',
+      'libstdcxx-ng >=12',
+      'libwebp-base >=1.3.2,<2.0a0',
+      'libzlib >=1.2.13,<1.3.0a0',
+      'xz >=5.2.6,<6.0a0',
+      'zstd >=1.5.5,<1.6.0a0',
+    ],
+    buildsPerVersion: 2,
+    maxPin: 'x.x',
+  },
   { name: 'libdeflate', versions: ['1.18', '1.19', '1.20'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 1, maxPin: 'x.x' },
-  { name: 'libwebp-base', versions: ['1.3.1', '1.3.2', '1.4.0'], depends: () => ['libgcc-ng >=12'], constrains: (v) => [`libwebp ${v}`], buildsPerVersion: 1, maxPin: 'x' },
-  { name: 'brotli', versions: ['1.0.9', '1.1.0'], depends: () => ['libgcc-ng >=12', `libbrotlidec 1.1.0 h${coreHash('1.1.0')}_1`, `libbrotlienc 1.1.0 h${coreHash('1.1.0')}_1`], buildsPerVersion: 2 },
+  {
+    name: 'libwebp-base',
+    versions: ['1.3.1', '1.3.2', '1.4.0'],
+    depends: () => ['libgcc-ng >=12'],
+    constrains: (v) => [`libwebp ${v}`],
+    buildsPerVersion: 1,
+    maxPin: 'x',
+  },
+  {
+    name: 'brotli',
+    versions: ['1.0.9', '1.1.0'],
+    depends: () => ['libgcc-ng >=12', `libbrotlidec 1.1.0 h${coreHash('1.1.0')}_1`, `libbrotlienc 1.1.0 h${coreHash('1.1.0')}_1`],
+    buildsPerVersion: 2,
+  },
   { name: 'libbrotlicommon', versions: ['1.0.9', '1.1.0'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2, maxPin: 'x.x' },
-  { name: 'libbrotlidec', versions: ['1.0.9', '1.1.0'], depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'], buildsPerVersion: 2 },
-  { name: 'libbrotlienc', versions: ['1.0.9', '1.1.0'], depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'], buildsPerVersion: 2 },
-  { name: 'libxcb', versions: ['1.13', '1.15'], depends: () => ['libgcc-ng >=12', 'pthread-stubs', 'xorg-libxau', 'xorg-libxdmcp'], buildsPerVersion: 2, maxPin: 'x.x' },
+  {
+    name: 'libbrotlidec',
+    versions: ['1.0.9', '1.1.0'],
+    depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'],
+    buildsPerVersion: 2,
+  },
+  {
+    name: 'libbrotlienc',
+    versions: ['1.0.9', '1.1.0'],
+    depends: () => [`libbrotlicommon 1.1.0 h${coreHash('1.1.0')}_1`, 'libgcc-ng >=12'],
+    buildsPerVersion: 2,
+  },
+  {
+    name: 'libxcb',
+    versions: ['1.13', '1.15'],
+    depends: () => ['libgcc-ng >=12', 'pthread-stubs', 'xorg-libxau', 'xorg-libxdmcp'],
+    buildsPerVersion: 2,
+    maxPin: 'x.x',
+  },
   { name: 'pthread-stubs', versions: ['0.4'], depends: () => ['libgcc-ng >=7.5.0'], buildsPerVersion: 2 },
   { name: 'xorg-libxau', versions: ['1.0.9', '1.0.11'], depends: () => ['libgcc-ng >=12'], buildsPerVersion: 2 },
   { name: 'xorg-libxdmcp', versions: ['1.1.3'], depends: () => ['libgcc-ng >=9.3.0'], buildsPerVersion: 2 },
-  { name: 'openjpeg', versions: ['2.5.0', '2.5.2'], depends: () => ['libgcc-ng >=12', 'libpng >=1.6.43,<1.7.0a0', 'libstdcxx-ng >=12', 'libtiff >=4.6.0,<4.7.0a0', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 2, maxPin: 'x' },
-  { name: 'r-base', versions: ['4.1.3', '4.2.3', '4.3.3'], depends: () => ['libblas >=3.9.0,<4.0a0', 'libgcc-ng >=12', 'libgfortran-ng', 'liblapack >=3.9.0,<4.0a0', 'libstdcxx-ng >=12', 'readline >=8.2,<9.0a0', 'tk >=8.6.13,<8.7.0a0'], buildsPerVersion: 3, license: 'GPL-2.0-or-later' },
-  { name: 'zstd', versions: ['1.5.2', '1.5.5', '1.5.6'], depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'], buildsPerVersion: 2, maxPin: 'x.x' },
+  {
+    name: 'openjpeg',
+    versions: ['2.5.0', '2.5.2'],
+    depends: () => [
+      'libgcc-ng >=12',
+      'libpng >=1.6.43,<1.7.0a0',
+      'libstdcxx-ng >=12',
+      'libtiff >=4.6.0,<4.7.0a0',
+      'libzlib >=1.2.13,<1.3.0a0',
+    ],
+    buildsPerVersion: 2,
+    maxPin: 'x',
+  },
+  {
+    name: 'r-base',
+    versions: ['4.1.3', '4.2.3', '4.3.3'],
+    depends: () => [
+      'libblas >=3.9.0,<4.0a0',
+      'libgcc-ng >=12',
+      'libgfortran-ng',
+      'liblapack >=3.9.0,<4.0a0',
+      'libstdcxx-ng >=12',
+      'readline >=8.2,<9.0a0',
+      'tk >=8.6.13,<8.7.0a0',
+    ],
+    buildsPerVersion: 3,
+    license: 'GPL-2.0-or-later',
+  },
+  {
+    name: 'zstd',
+    versions: ['1.5.2', '1.5.5', '1.5.6'],
+    depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'libzlib >=1.2.13,<1.3.0a0'],
+    buildsPerVersion: 2,
+    maxPin: 'x.x',
+  },
 ];
 
 /** BLAS: libblas/libcblas/liblapack builds per implementation, as conda-forge's blas feedstock. */
@@ -245,25 +461,64 @@ const PY_EXTENSIONS: PyExtension[] = [
   {
     name: 'pandas',
     versions: ['1.2.5', '1.3.5', '1.4.4', '1.5.3', '2.0.3', '2.1.1', '2.1.4', '2.2.0', '2.2.1', '2.2.2'],
-    depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'numpy >=1.22.4,<2.0a0', 'python-dateutil >=2.8.1', 'python-tzdata >=2022a', 'pytz >=2020.1'],
+    depends: () => [
+      'libgcc-ng >=12',
+      'libstdcxx-ng >=12',
+      'numpy >=1.22.4,<2.0a0',
+      'python-dateutil >=2.8.1',
+      'python-tzdata >=2022a',
+      'pytz >=2020.1',
+    ],
     buildsPerPython: 2,
   },
   {
     name: 'scipy',
     versions: ['1.7.3', '1.8.1', '1.9.3', '1.10.1', '1.11.3', '1.11.4', '1.12.0', '1.13.0'],
-    depends: () => ['libblas >=3.9.0,<4.0a0', 'libcblas >=3.9.0,<4.0a0', 'libgcc-ng >=12', 'libgfortran-ng', 'libgfortran5 >=12.3.0', 'liblapack >=3.9.0,<4.0a0', 'libstdcxx-ng >=12', 'numpy >=1.22.4,<2.0a0'],
+    depends: () => [
+      'libblas >=3.9.0,<4.0a0',
+      'libcblas >=3.9.0,<4.0a0',
+      'libgcc-ng >=12',
+      'libgfortran-ng',
+      'libgfortran5 >=12.3.0',
+      'liblapack >=3.9.0,<4.0a0',
+      'libstdcxx-ng >=12',
+      'numpy >=1.22.4,<2.0a0',
+    ],
     buildsPerPython: 2,
   },
   {
     name: 'scikit-learn',
     versions: ['1.0.2', '1.1.3', '1.2.2', '1.3.0', '1.3.2', '1.4.1.post1', '1.4.2'],
-    depends: () => ['_openmp_mutex >=4.5', 'joblib >=1.2.0', 'libgcc-ng >=12', 'libstdcxx-ng >=12', 'numpy >=1.22.4,<2.0a0', 'scipy', 'threadpoolctl >=2.0.0'],
+    depends: () => [
+      '_openmp_mutex >=4.5',
+      'joblib >=1.2.0',
+      'libgcc-ng >=12',
+      'libstdcxx-ng >=12',
+      'numpy >=1.22.4,<2.0a0',
+      'scipy',
+      'threadpoolctl >=2.0.0',
+    ],
     buildsPerPython: 2,
   },
   {
     name: 'matplotlib-base',
     versions: ['3.5.3', '3.6.3', '3.7.3', '3.8.2', '3.8.3', '3.8.4'],
-    depends: () => ['certifi >=2020.06.20', 'contourpy >=1.0.1', 'cycler >=0.10', 'fonttools >=4.22.0', 'freetype >=2.12.1,<3.0a0', 'kiwisolver >=1.3.1', 'libgcc-ng >=12', 'libstdcxx-ng >=12', 'numpy >=1.22.4,<2.0a0', 'packaging >=20.0', 'pillow >=8', 'pyparsing >=2.3.1', 'python-dateutil >=2.7', 'tk >=8.6.13,<8.7.0a0'],
+    depends: () => [
+      'certifi >=2020.06.20',
+      'contourpy >=1.0.1',
+      'cycler >=0.10',
+      'fonttools >=4.22.0',
+      'freetype >=2.12.1,<3.0a0',
+      'kiwisolver >=1.3.1',
+      'libgcc-ng >=12',
+      'libstdcxx-ng >=12',
+      'numpy >=1.22.4,<2.0a0',
+      'packaging >=20.0',
+      'pillow >=8',
+      'pyparsing >=2.3.1',
+      'python-dateutil >=2.7',
+      'tk >=8.6.13,<8.7.0a0',
+    ],
     buildsPerPython: 1,
   },
   {
@@ -275,13 +530,34 @@ const PY_EXTENSIONS: PyExtension[] = [
   {
     name: 'pillow',
     versions: ['9.2.0', '9.4.0', '10.0.1', '10.1.0', '10.2.0', '10.3.0'],
-    depends: () => ['freetype >=2.12.1,<3.0a0', 'lcms2 >=2.16,<3.0a0', 'libgcc-ng >=12', 'libjpeg-turbo >=3.0.0,<4.0a0', 'libtiff >=4.6.0,<4.7.0a0', 'libwebp-base >=1.3.2,<2.0a0', 'libxcb >=1.15,<1.16.0a0', 'libzlib >=1.2.13,<1.3.0a0', 'openjpeg >=2.5.2,<3.0a0', 'tk >=8.6.13,<8.7.0a0'],
+    depends: () => [
+      'freetype >=2.12.1,<3.0a0',
+      'lcms2 >=2.16,<3.0a0',
+      'libgcc-ng >=12',
+      'libjpeg-turbo >=3.0.0,<4.0a0',
+      'libtiff >=4.6.0,<4.7.0a0',
+      'libwebp-base >=1.3.2,<2.0a0',
+      'libxcb >=1.15,<1.16.0a0',
+      'libzlib >=1.2.13,<1.3.0a0',
+      'openjpeg >=2.5.2,<3.0a0',
+      'tk >=8.6.13,<8.7.0a0',
+    ],
     buildsPerPython: 1,
     license: 'HPND',
   },
   { name: 'kiwisolver', versions: ['1.4.4', '1.4.5'], depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12'], buildsPerPython: 2 },
-  { name: 'contourpy', versions: ['1.0.7', '1.1.1', '1.2.0', '1.2.1'], depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'numpy >=1.20'], buildsPerPython: 1 },
-  { name: 'fonttools', versions: ['4.43.1', '4.47.2', '4.51.0'], depends: () => ['brotli', 'libgcc-ng >=12', 'munkres', 'unicodedata2 >=14.0.0'], buildsPerPython: 1 },
+  {
+    name: 'contourpy',
+    versions: ['1.0.7', '1.1.1', '1.2.0', '1.2.1'],
+    depends: () => ['libgcc-ng >=12', 'libstdcxx-ng >=12', 'numpy >=1.20'],
+    buildsPerPython: 1,
+  },
+  {
+    name: 'fonttools',
+    versions: ['4.43.1', '4.47.2', '4.51.0'],
+    depends: () => ['brotli', 'libgcc-ng >=12', 'munkres', 'unicodedata2 >=14.0.0'],
+    buildsPerPython: 1,
+  },
   { name: 'tornado', versions: ['6.2', '6.3.3', '6.4'], depends: () => ['libgcc-ng >=12'], buildsPerPython: 1 },
   { name: 'unicodedata2', versions: ['15.0.0', '15.1.0'], depends: () => ['libgcc-ng >=12'], buildsPerPython: 1 },
 ];
@@ -312,7 +588,50 @@ const NOARCH_PYTHON: NoarchPython[] = [
 
 // --- filler --------------------------------------------------------------------------------------
 
-const SYLLABLES = ['ab', 'ar', 'ba', 'bo', 'ca', 'cy', 'da', 'de', 'el', 'fa', 'fi', 'ga', 'ge', 'ha', 'io', 'ja', 'ka', 'ki', 'la', 'lo', 'ma', 'mi', 'na', 'no', 'or', 'pa', 'py', 'qu', 'ra', 're', 'sa', 'si', 'ta', 'to', 'ul', 'va', 'vi', 'wa', 'xe', 'yo', 'za', 'zu'];
+const SYLLABLES = [
+  'ab',
+  'ar',
+  'ba',
+  'bo',
+  'ca',
+  'cy',
+  'da',
+  'de',
+  'el',
+  'fa',
+  'fi',
+  'ga',
+  'ge',
+  'ha',
+  'io',
+  'ja',
+  'ka',
+  'ki',
+  'la',
+  'lo',
+  'ma',
+  'mi',
+  'na',
+  'no',
+  'or',
+  'pa',
+  'py',
+  'qu',
+  'ra',
+  're',
+  'sa',
+  'si',
+  'ta',
+  'to',
+  'ul',
+  'va',
+  'vi',
+  'wa',
+  'xe',
+  'yo',
+  'za',
+  'zu',
+];
 const LICENSES: ReadonlyArray<[string, string]> = [
   ['MIT', 'MIT'],
   ['BSD-3-Clause', 'BSD'],
@@ -330,7 +649,16 @@ function fillerName(random: Random, kind: FillerKind, taken: Set<string>): strin
     const parts = random.int(2, 4);
     for (let i = 0; i < parts; i++) stem += random.pick(SYLLABLES);
     if (random.chance(0.25)) stem += `-${random.pick(SYLLABLES)}${random.pick(SYLLABLES)}`;
-    const name = kind === 'clib' ? (random.chance(0.6) ? `lib${stem}` : stem) : kind === 'rpkg' ? `r-${stem}` : random.chance(0.3) ? `py${stem}` : stem;
+    const name =
+      kind === 'clib'
+        ? random.chance(0.6)
+          ? `lib${stem}`
+          : stem
+        : kind === 'rpkg'
+          ? `r-${stem}`
+          : random.chance(0.3)
+            ? `py${stem}`
+            : stem;
     if (!taken.has(name)) {
       taken.add(name);
       return name;
@@ -397,18 +725,34 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
         ];
         const [lic, family] = ['Python-2.0', 'OTHER'];
         linux.add({
-          name: 'python', version, build: `h${random.hex(7)}_${bn}_cpython`, build_number: bn, depends,
+          name: 'python',
+          version,
+          build: `h${random.hex(7)}_${bn}_cpython`,
+          build_number: bn,
+          depends,
           constrains: [`python_abi ${py.minor}.* *_cp${py.minor.replace('.', '')}`],
-          license: lic, license_family: family, size: sizeFor(random, 30_000_000), timestamp: when(f, random), ext: extFor(f, random),
+          license: lic,
+          license_family: family,
+          size: sizeFor(random, 30_000_000),
+          timestamp: when(f, random),
+          ext: extFor(f, random),
         });
       }
     });
     for (let bn = 2; bn <= 4; bn++) {
       const f = py.from + bn * 0.05;
       linux.add({
-        name: 'python_abi', version: py.minor, build: `${bn}_cp${py.minor.replace('.', '')}`, build_number: bn, depends: [],
-        constrains: [`python ${py.minor}.* *_cpython`], license: 'BSD-3-Clause', license_family: 'BSD',
-        size: sizeFor(random, 6000), timestamp: when(f, random), ext: extFor(f, random),
+        name: 'python_abi',
+        version: py.minor,
+        build: `${bn}_cp${py.minor.replace('.', '')}`,
+        build_number: bn,
+        depends: [],
+        constrains: [`python ${py.minor}.* *_cpython`],
+        license: 'BSD-3-Clause',
+        license_family: 'BSD',
+        size: sizeFor(random, 6000),
+        timestamp: when(f, random),
+        ext: extFor(f, random),
       });
     }
   }
@@ -419,11 +763,26 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
       for (let bn = 0; bn < (lib.buildsPerVersion ?? 2); bn++) {
         // Still draw the hex the builds used to take, so every record after the core keeps its bytes.
         random.hex(7);
-        const build = lib.name === '_libgcc_mutex' ? (bn === 0 ? 'conda_forge' : 'main') : lib.name === '_openmp_mutex' ? `${bn}_${['gnu', 'llvm', 'kmp_llvm', 'gnu'][bn]}` : `h${coreHash(version)}_${bn}`;
+        const build =
+          lib.name === '_libgcc_mutex'
+            ? bn === 0
+              ? 'conda_forge'
+              : 'main'
+            : lib.name === '_openmp_mutex'
+              ? `${bn}_${['gnu', 'llvm', 'kmp_llvm', 'gnu'][bn]}`
+              : `h${coreHash(version)}_${bn}`;
         const [lic, family] = license(random, lib.license);
         const record: RawRecord = {
-          name: lib.name, version, build, build_number: bn, depends: lib.depends(version),
-          license: lic, license_family: family, size: sizeFor(random, 400_000), timestamp: when(f + bn * 0.01, random), ext: extFor(f, random),
+          name: lib.name,
+          version,
+          build,
+          build_number: bn,
+          depends: lib.depends(version),
+          license: lic,
+          license_family: family,
+          size: sizeFor(random, 400_000),
+          timestamp: when(f + bn * 0.01, random),
+          ext: extFor(f, random),
         };
         const constrains = lib.constrains?.(version, build);
         if (constrains && constrains.length > 0) record.constrains = constrains;
@@ -439,11 +798,48 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
     for (const impl of BLAS_IMPLS) {
       const build = `${n}_linux64_${impl}`;
       const implDep = impl === 'openblas' ? 'libopenblas >=0.3.25,<1.0a0' : 'mkl >=2022.1.0,<2023.0a0';
-      const common = { version: BLAS_VERSION, build, build_number: n, license: 'BSD-3-Clause', license_family: 'BSD', ext: extFor(f, random) } as const;
-      linux.add({ ...common, name: 'libblas', depends: [implDep], constrains: [`liblapack ${BLAS_VERSION} ${build}`, `libcblas ${BLAS_VERSION} ${build}`, `blas * ${impl}`], size: sizeFor(random, 14_000), timestamp: when(f, random), ...(impl === 'mkl' ? { track_features: 'blas_mkl' } : {}) });
-      linux.add({ ...common, name: 'libcblas', depends: [`libblas ${BLAS_VERSION} ${build}`], constrains: [`liblapack ${BLAS_VERSION} ${build}`, `blas * ${impl}`], size: sizeFor(random, 14_000), timestamp: when(f, random) });
-      linux.add({ ...common, name: 'liblapack', depends: [`libblas ${BLAS_VERSION} ${build}`], constrains: [`libcblas ${BLAS_VERSION} ${build}`, `blas * ${impl}`], size: sizeFor(random, 14_000), timestamp: when(f, random) });
-      linux.add({ ...common, name: 'blas', version: '2.' + String(100 + n), build: impl, depends: [`libblas ${BLAS_VERSION} ${build}`, `libcblas ${BLAS_VERSION} ${build}`, `liblapack ${BLAS_VERSION} ${build}`], size: sizeFor(random, 14_000), timestamp: when(f, random) });
+      const common = {
+        version: BLAS_VERSION,
+        build,
+        build_number: n,
+        license: 'BSD-3-Clause',
+        license_family: 'BSD',
+        ext: extFor(f, random),
+      } as const;
+      linux.add({
+        ...common,
+        name: 'libblas',
+        depends: [implDep],
+        constrains: [`liblapack ${BLAS_VERSION} ${build}`, `libcblas ${BLAS_VERSION} ${build}`, `blas * ${impl}`],
+        size: sizeFor(random, 14_000),
+        timestamp: when(f, random),
+        ...(impl === 'mkl' ? { track_features: 'blas_mkl' } : {}),
+      });
+      linux.add({
+        ...common,
+        name: 'libcblas',
+        depends: [`libblas ${BLAS_VERSION} ${build}`],
+        constrains: [`liblapack ${BLAS_VERSION} ${build}`, `blas * ${impl}`],
+        size: sizeFor(random, 14_000),
+        timestamp: when(f, random),
+      });
+      linux.add({
+        ...common,
+        name: 'liblapack',
+        depends: [`libblas ${BLAS_VERSION} ${build}`],
+        constrains: [`libcblas ${BLAS_VERSION} ${build}`, `blas * ${impl}`],
+        size: sizeFor(random, 14_000),
+        timestamp: when(f, random),
+      });
+      linux.add({
+        ...common,
+        name: 'blas',
+        version: '2.' + String(100 + n),
+        build: impl,
+        depends: [`libblas ${BLAS_VERSION} ${build}`, `libcblas ${BLAS_VERSION} ${build}`, `liblapack ${BLAS_VERSION} ${build}`],
+        size: sizeFor(random, 14_000),
+        timestamp: when(f, random),
+      });
     }
   });
 
@@ -456,9 +852,16 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
         for (let bn = 0; bn < (ext.buildsPerPython ?? 1); bn++) {
           const [lic, family] = license(random, ext.license);
           const record: RawRecord = {
-            name: ext.name, version, build: `py${py.minor.replace('.', '')}h${random.hex(7)}_${bn}`, build_number: bn,
+            name: ext.name,
+            version,
+            build: `py${py.minor.replace('.', '')}h${random.hex(7)}_${bn}`,
+            build_number: bn,
             depends: [...ext.depends(version, random), ...pythonDeps(py.minor)].sort(),
-            license: lic, license_family: family, size: sizeFor(random, 8_000_000), timestamp: when(Math.max(f, py.from) + bn * 0.01, random), ext: extFor(f, random),
+            license: lic,
+            license_family: family,
+            size: sizeFor(random, 8_000_000),
+            timestamp: when(Math.max(f, py.from) + bn * 0.01, random),
+            ext: extFor(f, random),
           };
           const constrains = ext.constrains?.(version);
           if (constrains) record.constrains = constrains;
@@ -474,8 +877,17 @@ function addCore(linux: SubdirBuilder, noarch: SubdirBuilder, random: Random): v
       for (let bn = 0; bn < 2; bn++) {
         const [lic, family] = license(random);
         noarch.add({
-          name: pkg.name, version, build: pkg.name === 'tzdata' ? `h${random.hex(7)}_${bn}` : `pyhd8ed1ab_${bn}`, build_number: bn, depends: pkg.depends,
-          noarch: pkg.name === 'tzdata' ? 'generic' : 'python', license: lic, license_family: family, size: sizeFor(random, 200_000), timestamp: when(f + bn * 0.01, random), ext: extFor(f, random),
+          name: pkg.name,
+          version,
+          build: pkg.name === 'tzdata' ? `h${random.hex(7)}_${bn}` : `pyhd8ed1ab_${bn}`,
+          build_number: bn,
+          depends: pkg.depends,
+          noarch: pkg.name === 'tzdata' ? 'generic' : 'python',
+          license: lic,
+          license_family: family,
+          size: sizeFor(random, 200_000),
+          timestamp: when(f + bn * 0.01, random),
+          ext: extFor(f, random),
         });
       }
     });
@@ -498,7 +910,15 @@ function quotas(random: Random, names: number, total: number): number[] {
   return out;
 }
 
-function addFiller(builder: SubdirBuilder, random: Random, names: number, total: number, noarch: boolean, taken: Set<string>, deps: string[]): void {
+function addFiller(
+  builder: SubdirBuilder,
+  random: Random,
+  names: number,
+  total: number,
+  noarch: boolean,
+  taken: Set<string>,
+  deps: string[],
+): void {
   if (names <= 0 || total <= 0) return;
   const counts = quotas(random, names, total);
   const made: string[] = [];
@@ -539,9 +959,16 @@ function addFiller(builder: SubdirBuilder, random: Random, names: number, total:
             build = `h${random.hex(7)}_${bn}`;
           }
           const record: RawRecord = {
-            name, version, build, build_number: bn, depends: depends.sort(),
-            license: lic, license_family: family, size: sizeFor(random, kind === 'clib' ? 600_000 : 250_000),
-            timestamp: when(f, random), ext: extFor(f, random),
+            name,
+            version,
+            build,
+            build_number: bn,
+            depends: depends.sort(),
+            license: lic,
+            license_family: family,
+            size: sizeFor(random, kind === 'clib' ? 600_000 : 250_000),
+            timestamp: when(f, random),
+            ext: extFor(f, random),
           };
           if (noarch) record.noarch = 'python';
           if (random.chance(0.08)) record.constrains = [`${random.pick(made.length > 0 ? made : [name])} >=${fillerVersion(random, v, 1)}`];
@@ -605,13 +1032,17 @@ function writeSubdir(out: string, builder: SubdirBuilder, random: Random, compac
   };
   const nl = compact ? '' : '\n';
   const sp = compact ? '' : ' ';
-  emit(`{${nl}${compact ? '' : '  '}"info":${sp}{${nl}${compact ? '' : '    '}"subdir":${sp}${JSON.stringify(builder.subdir)}${nl}${compact ? '' : '  '}},${nl}`);
+  emit(
+    `{${nl}${compact ? '' : '  '}"info":${sp}{${nl}${compact ? '' : '    '}"subdir":${sp}${JSON.stringify(builder.subdir)}${nl}${compact ? '' : '  '}},${nl}`,
+  );
   for (const section of ['.tar.bz2', '.conda'] as const) {
     emit(`${compact ? '' : '  '}${JSON.stringify(section === '.conda' ? 'packages.conda' : 'packages')}:${sp}{`);
     let first = true;
     for (const { fn, record } of unique) {
       if (record.ext !== section) continue;
-      emit(`${first ? '' : ','}${nl}${compact ? '' : '    '}${JSON.stringify(fn)}:${sp}${serialise(record, builder.subdir, random, !compact)}`);
+      emit(
+        `${first ? '' : ','}${nl}${compact ? '' : '    '}${JSON.stringify(fn)}:${sp}${serialise(record, builder.subdir, random, !compact)}`,
+      );
       first = false;
     }
     emit(`${first ? '' : nl + (compact ? '' : '  ')}},${nl}`);
@@ -630,7 +1061,9 @@ export function generateChannel(options: GenerateOptions): GeneratedSubdir[] {
   const noarch = new SubdirBuilder('noarch');
   addCore(linux, noarch, random);
   const taken = new Set<string>([...linux.names, ...noarch.names]);
-  const coreLibPins = CORE_LIBS.filter((lib) => lib.maxPin).map((lib) => `${lib.name} ${pin(lib.versions[lib.versions.length - 1], lib.maxPin ?? 'x')}`);
+  const coreLibPins = CORE_LIBS.filter((lib) => lib.maxPin).map(
+    (lib) => `${lib.name} ${pin(lib.versions[lib.versions.length - 1], lib.maxPin ?? 'x')}`,
+  );
   const records = options.records ?? 465_000;
   const names = options.names ?? 25_000;
   addFiller(linux, random, names - linux.names.size, records - linux.records.length, false, taken, coreLibPins);
@@ -655,7 +1088,9 @@ function main(): void {
     },
   });
   if (values.help || !values.out) {
-    process.stderr.write('usage: npx tsx bench/generate-channel.ts --out DIR [--records N] [--names N] [--noarch-records N] [--noarch-names N] [--seed S] [--compact]\n');
+    process.stderr.write(
+      'usage: npx tsx bench/generate-channel.ts --out DIR [--records N] [--names N] [--noarch-records N] [--noarch-names N] [--seed S] [--compact]\n',
+    );
     process.exit(values.help ? 0 : 2);
   }
   const number = (text: string | undefined, what: string): number | undefined => {
@@ -680,7 +1115,9 @@ function main(): void {
   const seconds = (performance.now() - started) / 1000;
   console.log('subdir      records    names       MB  path');
   for (const sub of result) {
-    console.log(`${sub.subdir.padEnd(10)} ${String(sub.records).padStart(8)} ${String(sub.names).padStart(8)} ${(sub.bytes / 1e6).toFixed(1).padStart(8)}  ${sub.path}`);
+    console.log(
+      `${sub.subdir.padEnd(10)} ${String(sub.records).padStart(8)} ${String(sub.names).padStart(8)} ${(sub.bytes / 1e6).toFixed(1).padStart(8)}  ${sub.path}`,
+    );
   }
   console.log(`generated in ${seconds.toFixed(1)} s`);
 }

@@ -32,11 +32,16 @@ const PRELOAD = pathToFileURL(join(HERE, 'thread-cpu.mjs')).href;
 const SCALE = join(HERE, 'out', 'scale');
 const SPECS = ['python=3.9', 'numpy', 'pandas'];
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, env: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, env: { type: 'string', multiple: true, default: [] } },
+});
 const rounds = Number(values.rounds);
 const extraEnv = Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-const derived = existsSync(SCALE) ? readdirSync(SCALE).find((name) => name.startsWith('derived-') && existsSync(join(SCALE, name, 'json', '.done.json'))) : undefined;
-if (!derived || !existsSync(CLI)) throw new Error('run `npx tsx bench/scale.ts --only http-json` first (it builds the channel and its served forms; dist/ must be built)');
+const derived = existsSync(SCALE)
+  ? readdirSync(SCALE).find((name) => name.startsWith('derived-') && existsSync(join(SCALE, name, 'json', '.done.json')))
+  : undefined;
+if (!derived || !existsSync(CLI))
+  throw new Error('run `npx tsx bench/scale.ts --only http-json` first (it builds the channel and its served forms; dist/ must be built)');
 const root = join(SCALE, derived);
 // One folder per document: the other subdir is missing, so the CLI fetches and indexes just one.
 for (const subdir of ['linux-64', 'noarch']) {
@@ -79,13 +84,19 @@ const copyOne = once(COPY);
 const copyTwo = await twice(COPY);
 const spinOne = once(SPIN);
 const spinTwo = await twice(SPIN);
-console.log(`machine: memory copy ${fmt(copyOne)} GB/s in one process, ${copyTwo.map(fmt).join(' + ')} GB/s in two at once; a compute loop ${fmt(spinOne)} s alone, ${spinTwo.map(fmt).join(' / ')} s each in two at once`);
+console.log(
+  `machine: memory copy ${fmt(copyOne)} GB/s in one process, ${copyTwo.map(fmt).join(' + ')} GB/s in two at once; a compute loop ${fmt(spinOne)} s alone, ${spinTwo.map(fmt).join(' / ')} s each in two at once`,
+);
 
 // --- 2 and 3. the row whole, and split in two ----------------------------------------------------
 const server = await startPythonServer(root);
 
 function cli(form: string, cpuOut?: string) {
-  const env: Record<string, string> = { ...extraEnv, CONDA_RESOLVE_CACHE_DIR: mkdtempSync(join(scratch, 'cache-')), ...(cpuOut ? { CR_BENCH_CPU_OUT: cpuOut } : {}) };
+  const env: Record<string, string> = {
+    ...extraEnv,
+    CONDA_RESOLVE_CACHE_DIR: mkdtempSync(join(scratch, 'cache-')),
+    ...(cpuOut ? { CR_BENCH_CPU_OUT: cpuOut } : {}),
+  };
   return timed(['--import', PRELOAD, CLI, 'resolve', '-c', `${server.url}/${form}`, '-p', 'linux-64', '-q', ...SPECS], env);
 }
 
@@ -116,10 +127,14 @@ try {
   server.close();
   rmSync(scratch, { recursive: true, force: true });
 }
-console.log(`\n| cold HTTP repodata.json, empty cache (${rounds} rounds, medians${values.env.length ? `, ${values.env.join(' ')}` : ''}) | s |`);
+console.log(
+  `\n| cold HTTP repodata.json, empty cache (${rounds} rounds, medians${values.env.length ? `, ${values.env.join(' ')}` : ''}) | s |`,
+);
 console.log('|---|---|');
 console.log(`| one process, both documents | ${fmt(median(whole))} |`);
 console.log(`| two processes at once, one document each | ${fmt(median(pair))} |`);
 if (mainCpu.length > 0) {
-  console.log(`| CPU of the one process: main thread (of it in the kernel) / all threads | ${fmt(median(mainCpu))} (${fmt(median(mainKernel))}) / ${fmt(median(processCpu))} |`);
+  console.log(
+    `| CPU of the one process: main thread (of it in the kernel) / all threads | ${fmt(median(mainCpu))} (${fmt(median(mainKernel))}) / ${fmt(median(processCpu))} |`,
+  );
 }

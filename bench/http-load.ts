@@ -71,7 +71,11 @@ function serverEntry(): string {
   console.error(`[http-load] compiling the server into ${out} (dist/ is missing or older than the sources)`);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { stdio: 'ignore' });
+  spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out],
+    { stdio: 'ignore' },
+  );
   const entry = join(out, 'src', 'cli', 'bin.cjs');
   if (!existsSync(entry)) throw new Error(`compilation produced no ${entry}`);
   return entry;
@@ -89,7 +93,24 @@ async function startServer(extra: string[]): Promise<Server> {
   mkdirSync(cacheDir, { recursive: true });
   const child = spawn(
     process.execPath,
-    [serverEntry(), 'serve', '--port', '0', '--allow-local-channels', '--default-channel', CHANNEL, '--prewarm', `${CHANNEL}/linux-64`, '--rate-limit', '0', '--cache-dir', cacheDir, '--workers', args.workers!, ...extra],
+    [
+      serverEntry(),
+      'serve',
+      '--port',
+      '0',
+      '--allow-local-channels',
+      '--default-channel',
+      CHANNEL,
+      '--prewarm',
+      `${CHANNEL}/linux-64`,
+      '--rate-limit',
+      '0',
+      '--cache-dir',
+      cacheDir,
+      '--workers',
+      args.workers!,
+      ...extra,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' } },
   );
   let buffered = '';
@@ -237,7 +258,10 @@ async function peerPhase(channelUrl: string): Promise<Record<string, number> | u
   const peer = createServer((req, res) => {
     const spec = new URL(req.url ?? '/', 'http://x').searchParams.get('spec') ?? 'python';
     simpleSolve([spec], [channelUrl], ['linux-64', 'noarch'], locked).then(
-      (records) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(records, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))),
+      (records) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(records, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))),
       (error: unknown) => res.writeHead(500).end(String(error)),
     );
   });
@@ -250,7 +274,13 @@ async function peerPhase(channelUrl: string): Promise<Record<string, number> | u
   const result = await cannon({ url, connections, amount: Number(args['peer-requests']), timeout: 120 });
   const seconds = (performance.now() - started) / 1000;
   await new Promise<void>((resolve) => peer.close(() => resolve()));
-  return { requests: result.requests.total, non2xx: result.non2xx, rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    rps: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
 }
 
 async function main(): Promise<void> {
@@ -269,15 +299,21 @@ async function main(): Promise<void> {
   console.log(`server ${server.url} (workers ${args.workers}, solve cache ${args['solve-cache'] ?? 'default'})`);
   const rounds = await loadPhase(server);
   const load = rounds[0]!;
-  console.log(`\nload: python=3.9 linux-64, conda-forge-py39, ${args.connections} connections, ${args.requests} requests per round after ${args.warmup} warm-up requests`);
+  console.log(
+    `\nload: python=3.9 linux-64, conda-forge-py39, ${args.connections} connections, ${args.requests} requests per round after ${args.warmup} warm-up requests`,
+  );
   for (const [i, round] of rounds.entries()) {
     const growth = ((round.rssAfter! - round.rssBefore!) / round.rssBefore!) * 100;
-    console.log(`  round ${i + 1}: ${round.rps!.toFixed(0)} requests/s, p50 ${round.p50} ms, p99 ${round.p99} ms, non-2xx/errors ${round.non2xx}/${round.errors}, RSS ${round.rssBefore!.toFixed(0)} MB -> ${round.rssAfter!.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%)`);
+    console.log(
+      `  round ${i + 1}: ${round.rps!.toFixed(0)} requests/s, p50 ${round.p50} ms, p99 ${round.p99} ms, non-2xx/errors ${round.non2xx}/${round.errors}, RSS ${round.rssBefore!.toFixed(0)} MB -> ${round.rssAfter!.toFixed(0)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%)`,
+    );
   }
   if (rounds.length > 1) {
     const first = rounds[0]!.rssBefore!;
     const last = rounds.at(-1)!.rssAfter!;
-    console.log(`  over all ${rounds.length} rounds: RSS ${first.toFixed(0)} MB -> ${last.toFixed(0)} MB (${(((last - first) / first) * 100).toFixed(1)}%)`);
+    console.log(
+      `  over all ${rounds.length} rounds: RSS ${first.toFixed(0)} MB -> ${last.toFixed(0)} MB (${(((last - first) / first) * 100).toFixed(1)}%)`,
+    );
   }
 
   const mixed = await mixedPhase(server, slowChannel);
@@ -291,7 +327,9 @@ async function main(): Promise<void> {
   if (!args['no-peer']) {
     const peer = await peerPhase(`${channelServer.url}/conda-forge-py39`);
     if (peer) {
-      console.log(`\npeer: rattler simpleSolve (WASM) behind node:http, same request, ${args.connections} connections, ${peer.requests} requests`);
+      console.log(
+        `\npeer: rattler simpleSolve (WASM) behind node:http, same request, ${args.connections} connections, ${peer.requests} requests`,
+      );
       console.log(`  requests/s      ${peer.rps!.toFixed(1)}   (conda-resolve ${(load.rps! / peer.rps!).toFixed(0)}x)`);
       console.log(`  latency p50     ${peer.p50} ms`);
       console.log(`  latency p99     ${peer.p99} ms   non-2xx ${peer.non2xx}`);

@@ -67,7 +67,12 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
   } else if (mode === 'lazy-scan') {
     // The cache's code path with no sidecar: read into shared memory, scan.
     const loaded = paths.map((jsonPath, i) =>
-      loadIndexFromCache({ jsonPath, sidecarPath: `${jsonPath}.absent-index`, source: { channel, subdir: SUBDIRS[i] }, writeSidecar: false }),
+      loadIndexFromCache({
+        jsonPath,
+        sidecarPath: `${jsonPath}.absent-index`,
+        source: { channel, subdir: SUBDIRS[i] },
+        writeSidecar: false,
+      }),
     );
     if (loaded.some((l) => l.from !== 'scan')) throw new Error('expected a scan');
     result = recordClosure(
@@ -76,7 +81,9 @@ function runChild(mode: Mode, channelDir: string, specs: readonly string[]): Chi
     );
   } else {
     const bytes = mode === 'lazy-sidecar' ? 'memory' : 'positional';
-    const loaded = paths.map((jsonPath, i) => loadIndexFromCache({ jsonPath, source: { channel, subdir: SUBDIRS[i] }, bytes, writeSidecar: false }));
+    const loaded = paths.map((jsonPath, i) =>
+      loadIndexFromCache({ jsonPath, source: { channel, subdir: SUBDIRS[i] }, bytes, writeSidecar: false }),
+    );
     if (loaded.some((l) => l.from !== 'sidecar')) throw new Error('sidecar missing or stale');
     result = recordClosure(
       loaded.map((l) => l.index),
@@ -115,7 +122,10 @@ function main(): void {
   // Fresh sidecars for the sidecar modes (written by a scan, as the disk cache would).
   for (const [i, jsonPath] of paths.entries()) {
     rmSync(`${jsonPath}.index`, { force: true });
-    loadIndexFromCache({ jsonPath, source: { channel: { name: 'synthetic', baseUrl: `file://${channelDir}` }, subdir: SUBDIRS[i] } }).index.close();
+    loadIndexFromCache({
+      jsonPath,
+      source: { channel: { name: 'synthetic', baseUrl: `file://${channelDir}` }, subdir: SUBDIRS[i] },
+    }).index.close();
   }
 
   const rounds = Math.max(1, Number(values.rounds));
@@ -123,10 +133,14 @@ function main(): void {
   for (let round = 0; round < rounds; round++) {
     for (const mode of MODES) {
       const started = performance.now();
-      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode, '--channel', channelDir, '--specs', specs.join(' ')], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      });
+      const child = spawnSync(
+        process.execPath,
+        [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode, '--channel', channelDir, '--specs', specs.join(' ')],
+        {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        },
+      );
       const processMs = performance.now() - started;
       if (child.status !== 0) throw new Error(`child ${mode} failed: ${child.stderr}`);
       const result = JSON.parse(child.stdout) as ChildResult;
@@ -137,11 +151,21 @@ function main(): void {
   const pick = (mode: Mode, key: keyof ChildResult): number => median((results.get(mode) ?? []).map((r) => r[key] ?? 0));
   const base = pick('json-parse', 'ms');
   const sample = (results.get('lazy-scan') ?? [])[0];
-  console.log(`conda-resolve load-index benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${rounds} cold processes)`);
+  console.log(
+    `conda-resolve load-index benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${rounds} cold processes)`,
+  );
   console.log(`channel: ${channelDir} (linux-64 + noarch, ${(totalBytes / 1e6).toFixed(0)} MB of JSON)`);
-  console.log(`closure of "${specs.join(' ')}": ${sample?.closureNames} names, ${sample?.closureRecords} records; ratio = load time / JSON.parse time\n`);
+  console.log(
+    `closure of "${specs.join(' ')}": ${sample?.closureNames} names, ${sample?.closureRecords} records; ratio = load time / JSON.parse time\n`,
+  );
   printLoadTable(
-    MODES.map((mode) => ({ label: LABELS[mode], ms: pick(mode, 'ms'), cpuMs: pick(mode, 'cpuMs'), processMs: pick(mode, 'processMs'), maxRssMb: pick(mode, 'maxRssMb') })),
+    MODES.map((mode) => ({
+      label: LABELS[mode],
+      ms: pick(mode, 'ms'),
+      cpuMs: pick(mode, 'cpuMs'),
+      processMs: pick(mode, 'processMs'),
+      maxRssMb: pick(mode, 'maxRssMb'),
+    })),
     base,
   );
 }

@@ -130,7 +130,8 @@ async function runStoreChild(layout: StoreLayout, url: string, cacheDir: string)
     const again = await store.prepare([channel], SUBDIRS, ['python']);
     const hotMs = performance.now() - hotStarted;
     if (again.some((index, i) => index !== indexes[i])) throw new Error('the second prepare built new indexes');
-    if (indexes.some((index) => index instanceof ShardedSubdirIndex) !== (layout === 'shards')) throw new Error(`unexpected index kind for ${layout}`);
+    if (indexes.some((index) => index instanceof ShardedSubdirIndex) !== (layout === 'shards'))
+      throw new Error(`unexpected index kind for ${layout}`);
     const records = indexes.reduce((sum, index) => sum + index.recordCount, 0);
     return { ms, cpuMs: (cpu.user + cpu.system) / 1000, closureMs, hotMs, maxRssMb: peakRssMb(), records };
   } finally {
@@ -156,7 +157,10 @@ async function storePart(rounds: number): Promise<void> {
   const run = promisify(execFile);
   const child = async (args: string[]): Promise<{ stdout: string; processMs: number }> => {
     const started = performance.now();
-    const { stdout } = await run(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const { stdout } = await run(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
     return { stdout, processMs: performance.now() - started };
   };
   const results = new Map<string, StoreChildResult[]>();
@@ -172,7 +176,11 @@ async function storePart(rounds: number): Promise<void> {
       res.writeHead(404).end();
       return true;
     };
-    servers.push(plain, await startChannelServer({ root: join(work, 'zst'), maxAge: 3600 }), await startChannelServer({ root: join(work, 'shards'), maxAge: 3600 }));
+    servers.push(
+      plain,
+      await startChannelServer({ root: join(work, 'zst'), maxAge: 3600 }),
+      await startChannelServer({ root: join(work, 'shards'), maxAge: 3600 }),
+    );
     const urls: Record<StoreLayout, string> = {
       json: `${servers[0]!.url}/conda-forge-py39`,
       zst: `${servers[1]!.url}/conda-forge-py39`,
@@ -198,10 +206,25 @@ async function storePart(rounds: number): Promise<void> {
 
   const pick = (key: string, field: keyof StoreChildResult): number => median((results.get(key) ?? []).map((r) => r[field] ?? 0));
   const base = median(peer.map((r) => r.ms));
-  console.log(`\nRepodataStore.prepare over loopback: conda-forge-py39 linux-64 + noarch, roots "python" (median of ${peer.length} rounds)`);
-  console.log(`peer: JSON.parse of both files ${base.toFixed(1)} ms (${median(peer.map((r) => r.maxRssMb)).toFixed(0)} MB peak); ratio = (warm + closure) / that`);
+  console.log(
+    `\nRepodataStore.prepare over loopback: conda-forge-py39 linux-64 + noarch, roots "python" (median of ${peer.length} rounds)`,
+  );
+  console.log(
+    `peer: JSON.parse of both files ${base.toFixed(1)} ms (${median(peer.map((r) => r.maxRssMb)).toFixed(0)} MB peak); ratio = (warm + closure) / that`,
+  );
   console.log('warm + closure = warm prepare, then every record of the closure of python built (what a solve reads)\n');
-  const header = ['layout', 'cold ms', 'warm ms', 'warm + closure', 'hot ms', 'ratio', 'warm CPU ms', 'warm process ms', 'peak RSS MB', 'records'];
+  const header = [
+    'layout',
+    'cold ms',
+    'warm ms',
+    'warm + closure',
+    'hot ms',
+    'ratio',
+    'warm CPU ms',
+    'warm process ms',
+    'peak RSS MB',
+    'records',
+  ];
   console.log(`| ${header.map((h, i) => (i === 0 ? h.padEnd(20) : h)).join(' | ')} |`);
   console.log(`|${header.map((h, i) => '-'.repeat((i === 0 ? 20 : h.length) + 2)).join('|')}|`);
   for (const layout of STORE_LAYOUTS) {
@@ -251,7 +274,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  if (values.part !== 'all' && values.part !== 'scale' && values.part !== 'store') throw new Error(`--part must be all, scale or store, not ${values.part}`);
+  if (values.part !== 'all' && values.part !== 'scale' && values.part !== 'store')
+    throw new Error(`--part must be all, scale or store, not ${values.part}`);
   if (values.part === 'store') {
     await storePart(Math.max(1, Number(values.rounds)));
     return;
@@ -264,7 +288,8 @@ async function main(): Promise<void> {
   if (!SUBDIRS.every((subdir) => existsSync(join(shardedDir, subdir, 'repodata_shards.msgpack.zst')))) {
     console.error(`writing the sharded layout into ${shardedDir} ...`);
     const summary = await shardChannel({ source: channelDir, out: shardedDir, subdirs: SUBDIRS });
-    for (const s of summary) console.error(`  ${s.subdir}: ${s.names} shards, ${s.records} records, index ${(s.indexBytes / 1e3).toFixed(0)} kB`);
+    for (const s of summary)
+      console.error(`  ${s.subdir}: ${s.names} shards, ${s.records} records, index ${(s.indexBytes / 1e3).toFixed(0)} kB`);
   }
   for (const subdir of SUBDIRS) readFileSync(join(channelDir, subdir, 'repodata.json')); // warm the page cache
 
@@ -278,7 +303,20 @@ async function main(): Promise<void> {
     // Async, so this process's channel server keeps answering while the child runs.
     const { stdout } = await run(
       process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode, '--channel', channelDir, '--url', url, '--cache', cacheDir, '--specs', specs.join(' ')],
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        '--child',
+        mode,
+        '--channel',
+        channelDir,
+        '--url',
+        url,
+        '--cache',
+        cacheDir,
+        '--specs',
+        specs.join(' '),
+      ],
       { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
     return { ...(JSON.parse(stdout) as ChildResult), processMs: performance.now() - started };
@@ -307,11 +345,19 @@ async function main(): Promise<void> {
   const base = pick('json-parse', 'ms');
   const sample = (results.get('warm-fresh') ?? [])[0];
   const jsonBytes = SUBDIRS.reduce((sum, subdir) => sum + readFileSync(join(channelDir, subdir, 'repodata.json')).length, 0);
-  console.log(`conda-resolve load-sharded benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${results.get('json-parse')?.length} cold processes)`);
+  console.log(
+    `conda-resolve load-sharded benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${results.get('json-parse')?.length} cold processes)`,
+  );
   console.log(`channel: ${channelDir} (linux-64 + noarch, ${(jsonBytes / 1e6).toFixed(0)} MB of JSON), sharded at ${url}`);
   console.log(`closure of "${specs.join(' ')}": ${sample?.names} names, ${sample?.records} records; ratio = load time / JSON.parse time\n`);
   printLoadTable(
-    MODES.map((mode) => ({ label: LABELS[mode], ms: pick(mode, 'ms'), cpuMs: pick(mode, 'cpuMs'), processMs: pick(mode, 'processMs'), maxRssMb: pick(mode, 'maxRssMb') })),
+    MODES.map((mode) => ({
+      label: LABELS[mode],
+      ms: pick(mode, 'ms'),
+      cpuMs: pick(mode, 'cpuMs'),
+      processMs: pick(mode, 'processMs'),
+      maxRssMb: pick(mode, 'maxRssMb'),
+    })),
     base,
   );
   if (values.part === 'all') await storePart(Math.max(1, Number(values.rounds)));

@@ -46,7 +46,9 @@ const work = mkdtempSync(join(tmpdir(), 'cr-bench-locks-'));
 
 function realLocks(): string[] {
   if (values.lock) return values.lock.map((file) => resolve(file));
-  const folders = [process.env.CONDA_RESOLVE_WILD_LOCKS, join(SHARED_DIR, 'locks', 'wild')].filter((f): f is string => !!f && existsSync(f));
+  const folders = [process.env.CONDA_RESOLVE_WILD_LOCKS, join(SHARED_DIR, 'locks', 'wild')].filter(
+    (f): f is string => !!f && existsSync(f),
+  );
   return folders.flatMap((folder) =>
     readdirSync(folder)
       .filter((name) => name.endsWith('.lock') && statSync(join(folder, name)).size >= 400 * 1024)
@@ -98,7 +100,9 @@ function builtLock(): string | undefined {
   mkdirSync(join(work, 'built'));
   const file = join(work, 'built', 'pixi.lock');
   writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-  console.log(`built lock: ${ENVIRONMENTS.length} environments x ${PLATFORMS.length} platforms from conda-forge-py39 and defaults-main-2022 records, ${exporter.name}`);
+  console.log(
+    `built lock: ${ENVIRONMENTS.length} environments x ${PLATFORMS.length} platforms from conda-forge-py39 and defaults-main-2022 records, ${exporter.name}`,
+  );
   return file;
 }
 
@@ -136,7 +140,11 @@ interface Row {
 
 async function measure(file: string): Promise<void> {
   const text = readFileSync(file, 'utf8');
-  const doc = yaml.load(text) as { version: number; environments: Record<string, { packages?: Record<string, unknown[]> }>; packages: unknown[] };
+  const doc = yaml.load(text) as {
+    version: number;
+    environments: Record<string, { packages?: Record<string, unknown[]> }>;
+    packages: unknown[];
+  };
   const envs = Object.entries(doc.environments).map(([name, env]) => ({
     name,
     platforms: Object.entries(env.packages ?? {}).map(([platform, refs]) => ({ platform, refs: refs.length })),
@@ -154,9 +162,18 @@ async function measure(file: string): Promise<void> {
   const base = [cli, '-q', '--offline', '-f', 'pixi.lock'];
   const rows: Row[] = [
     { label: 'node -e 0', argv: ['-e', '0'] },
-    { label: 'js-yaml load (floor)', argv: ['-e', `require(${JSON.stringify(join(PROJECT_ROOT, 'node_modules', 'js-yaml'))}).load(require('fs').readFileSync(${JSON.stringify(join(dir, 'pixi.lock'))}, 'utf8'))`] },
+    {
+      label: 'js-yaml load (floor)',
+      argv: [
+        '-e',
+        `require(${JSON.stringify(join(PROJECT_ROOT, 'node_modules', 'js-yaml'))}).load(require('fs').readFileSync(${JSON.stringify(join(dir, 'pixi.lock'))}, 'utf8'))`,
+      ],
+    },
     ...(v7 && doc.version === 7 ? [{ label: 'read + write v7 (all)', argv: [...base, '--format', 'rattler-lock-v7'] }] : []),
-    { label: `read + explicit (${largest.name}, ${onePlatform})`, argv: [...base, '-e', largest.name, '-p', onePlatform, '--format', 'explicit'] },
+    {
+      label: `read + explicit (${largest.name}, ${onePlatform})`,
+      argv: [...base, '-e', largest.name, '-p', onePlatform, '--format', 'explicit'],
+    },
     { label: `to conda-lock.yml (${largest.name})`, argv: [...base, '-e', largest.name, '--format', 'conda-lock-v1'] },
   ];
 
@@ -165,7 +182,8 @@ async function measure(file: string): Promise<void> {
   for (const row of [...rows]) {
     try {
       const first = await run(row.argv, dir);
-      if (row.label.startsWith('read + write v7')) console.log(`  v7 written again is ${first.stdout === text ? 'byte-identical' : 'DIFFERENT'} to the input`);
+      if (row.label.startsWith('read + write v7'))
+        console.log(`  v7 written again is ${first.stdout === text ? 'byte-identical' : 'DIFFERENT'} to the input`);
     } catch (error) {
       console.log(`  ${row.label}: left out, ${(error as Error).message.split('\n')[0]}`);
       rows.splice(rows.indexOf(row), 1);
@@ -199,7 +217,11 @@ function inProcess(text: string): void {
   const load = time(() => yaml.load(text));
   const read = time(() => readLockFile('pixi.lock', text));
   const lock = readLockFile('pixi.lock', text);
-  const write = v7 ? time(() => v7.exportMultiplatform!(lockExportEnvironments(lock), { toolName: 'conda-resolve', toolVersion: 'bench', now: new Date(0) })) : NaN;
+  const write = v7
+    ? time(() =>
+        v7.exportMultiplatform!(lockExportEnvironments(lock), { toolName: 'conda-resolve', toolVersion: 'bench', now: new Date(0) }),
+      )
+    : NaN;
   console.log(
     `  in process: js-yaml load ${load.toFixed(0)} ms, our read ${read.toFixed(0)} ms (${(read / load).toFixed(2)}x)` +
       (v7 ? `, our v7 write of every environment ${write.toFixed(0)} ms (${(write / load).toFixed(2)}x the load)` : ''),

@@ -72,7 +72,9 @@ export interface LoadRow {
 
 /** The load benchmarks' table: one row per mode, the ratio against `baseMs` (the peer's time). */
 export function printLoadTable(rows: readonly LoadRow[], baseMs: number): void {
-  console.log(`| ${'mode'.padEnd(44)} | ${'load ms'.padStart(8)} | ${'ratio'.padStart(6)} | ${'CPU ms'.padStart(7)} | ${'process ms'.padStart(10)} | ${'peak RSS MB'.padStart(11)} |`);
+  console.log(
+    `| ${'mode'.padEnd(44)} | ${'load ms'.padStart(8)} | ${'ratio'.padStart(6)} | ${'CPU ms'.padStart(7)} | ${'process ms'.padStart(10)} | ${'peak RSS MB'.padStart(11)} |`,
+  );
   console.log(`|${'-'.repeat(46)}|${'-'.repeat(10)}|${'-'.repeat(8)}|${'-'.repeat(9)}|${'-'.repeat(12)}|${'-'.repeat(13)}|`);
   for (const row of rows) {
     console.log(

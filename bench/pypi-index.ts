@@ -23,7 +23,13 @@ import { buildWheel, metadataText, startIndexServer, type IndexProject } from '.
 import { comparePypiVersions, parsePypiVersion } from '../vocabulary/pypi/version.js';
 import { median } from './measure.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, delay: { type: 'string', default: '50' }, serve: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    delay: { type: 'string', default: '50' },
+    serve: { type: 'boolean', default: false },
+  },
+});
 const ROUNDS = Number(values.rounds);
 const DELAY = Number(values.delay);
 
@@ -39,8 +45,14 @@ function graph(): IndexProject[] {
     const next = names[depth + 1] ?? [];
     level.forEach((name, i) => {
       // Every project of the next level is someone's dependency.
-      const requires = next.length === 0 ? [] : [...new Set([i, i + level.length, i + 2 * level.length].map((k) => next[k % next.length]!))].map((dep) => `${dep}>=1.0; python_version >= "3.8"`);
-      for (let k = 0; k < next.length; k++) if (k % level.length === i && !requires.some((r) => r.startsWith(`${next[k]}>`))) requires.push(`${next[k]}>=1.0`);
+      const requires =
+        next.length === 0
+          ? []
+          : [...new Set([i, i + level.length, i + 2 * level.length].map((k) => next[k % next.length]!))].map(
+              (dep) => `${dep}>=1.0; python_version >= "3.8"`,
+            );
+      for (let k = 0; k < next.length; k++)
+        if (k % level.length === i && !requires.some((r) => r.startsWith(`${next[k]}>`))) requires.push(`${next[k]}>=1.0`);
       const files = ['1.0', '1.1', '2.0'].map((version) => {
         const text = metadataText(name, version, requires);
         const wheel = buildWheel(name, version, text, { padding: 20_000 });
@@ -62,10 +74,13 @@ async function walk(client: PypiIndexClient): Promise<{ projects: number; ms: nu
     if (seen.has(name)) return;
     seen.add(name);
     const project: PypiProject = await client.getProject(name);
-    const newest = project.files.reduce((best, file) => {
-      const version = parsePypiVersion(file.filename.split('-')[1]!);
-      return best === null || comparePypiVersions(version, best.version) > 0 ? { file, version } : best;
-    }, null as null | { file: PypiProject['files'][number]; version: ReturnType<typeof parsePypiVersion> });
+    const newest = project.files.reduce(
+      (best, file) => {
+        const version = parsePypiVersion(file.filename.split('-')[1]!);
+        return best === null || comparePypiVersions(version, best.version) > 0 ? { file, version } : best;
+      },
+      null as null | { file: PypiProject['files'][number]; version: ReturnType<typeof parsePypiVersion> },
+    );
     const { metadata } = await client.getMetadata(newest!.file);
     await Promise.all(requiresDistOf(metadata).map((requirement) => visit(normalizePypiName(requirement.name))));
   };
@@ -101,7 +116,9 @@ async function main(): Promise<void> {
     });
   const server = { indexUrl: await ask<string>(null, 'indexUrl'), count: () => ask<number>('count', 'count') };
   const floor = 2 * DEPTH * DELAY;
-  console.log(`60 projects, ${DEPTH} levels (${LEVELS.join(', ')}), ${DELAY} ms per answer; floor 2 x ${DEPTH} x ${DELAY} ms = ${floor} ms (page then metadata at each level)`);
+  console.log(
+    `60 projects, ${DEPTH} levels (${LEVELS.join(', ')}), ${DELAY} ms per answer; floor 2 x ${DEPTH} x ${DELAY} ms = ${floor} ms (page then metadata at each level)`,
+  );
   const cpu: Record<string, number[]> = { cold: [], fresh: [], stale: [] };
   const cold: number[] = [];
   const fresh: number[] = [];

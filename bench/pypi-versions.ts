@@ -32,13 +32,25 @@ if (typeof packaging === 'string') {
 
 // Inputs: PyPI-like versions (three in four a plain release), and sets of one to three specifiers.
 const plain = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('.'));
-const versionText = fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: pypiVersionString.filter((t) => tryParsePypiVersion(t) !== undefined) });
+const versionText = fc.oneof(
+  { weight: 3, arbitrary: plain },
+  { weight: 1, arbitrary: pypiVersionString.filter((t) => tryParsePypiVersion(t) !== undefined) },
+);
 const versions = fc.sample(versionText, { numRuns: COUNT, seed: SEED });
 const anchor = versionText.map((text) => {
   const v = parsePypiVersion(text);
-  return { text, normalized: String(v.public), release: v.release.join('.'), hasLocal: v.local !== undefined, releaseLength: v.release.length };
+  return {
+    text,
+    normalized: String(v.public),
+    release: v.release.join('.'),
+    hasLocal: v.local !== undefined,
+    releaseLength: v.release.length,
+  };
 });
-const specifiers = fc.sample(fc.array(anchor.chain(specifierFor), { minLength: 1, maxLength: 3 }).map((s) => s.join(', ')), { numRuns: COUNT, seed: SEED + 1 });
+const specifiers = fc.sample(
+  fc.array(anchor.chain(specifierFor), { minLength: 1, maxLength: 3 }).map((s) => s.join(', ')),
+  { numRuns: COUNT, seed: SEED + 1 },
+);
 
 const time = (run: () => void) => medianTime(ROUNDS, run);
 
@@ -85,8 +97,12 @@ out["matched"] = state["m"]`,
 );
 
 const matched = sets.reduce((n, set, i) => n + (set.contains(parsedVersions[i]!) ? 1 : 0), 0);
-console.log(`${COUNT.toLocaleString('en')} versions and specifier sets, median of ${ROUNDS} rounds; Python: packaging ${packaging.version} (${packaging.module})`);
-console.log(`matches agree: ours ${matched.toLocaleString('en')}, packaging ${python.matched.toLocaleString('en')}${matched === python.matched ? '' : '  <-- DIFFER'}`);
+console.log(
+  `${COUNT.toLocaleString('en')} versions and specifier sets, median of ${ROUNDS} rounds; Python: packaging ${packaging.version} (${packaging.module})`,
+);
+console.log(
+  `matches agree: ours ${matched.toLocaleString('en')}, packaging ${python.matched.toLocaleString('en')}${matched === python.matched ? '' : '  <-- DIFFER'}`,
+);
 console.log('| step | conda-resolve (ms) | packaging (ms) | ours / packaging |');
 console.log('|---|---|---|---|');
 const rows: [keyof typeof ours, string][] = [

@@ -18,7 +18,14 @@ import { parseArgs, promisify } from 'node:util';
 import { buildWheel, metadataText, startIndexServer, type IndexProject } from '../test/helpers/pypi-index.js';
 import { median } from './measure.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '2' }, delay: { type: 'string', default: '50' }, serve: { type: 'boolean', default: false }, 'no-pip': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '2' },
+    delay: { type: 'string', default: '50' },
+    serve: { type: 'boolean', default: false },
+    'no-pip': { type: 'boolean', default: false },
+  },
+});
 const ROUNDS = Number(values.rounds);
 const DELAY = Number(values.delay);
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..');
@@ -66,7 +73,25 @@ if (values.serve) {
   const requirements = Array.from({ length: 40 }, (_, i) => `app${i}`);
   const ours = async (cacheDir: string): Promise<{ ms: number; count: number }> => {
     const started = performance.now();
-    const { stdout } = await run(process.execPath, [BIN, 'python=3.9', 'numpy', '-c', CHANNEL, '-p', 'linux-aarch64', '--cache-dir', cacheDir, '--index-url', indexUrl, '-q', ...requirements.flatMap((r) => ['--pypi', r])], { maxBuffer: 1 << 26 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        BIN,
+        'python=3.9',
+        'numpy',
+        '-c',
+        CHANNEL,
+        '-p',
+        'linux-aarch64',
+        '--cache-dir',
+        cacheDir,
+        '--index-url',
+        indexUrl,
+        '-q',
+        ...requirements.flatMap((r) => ['--pypi', r]),
+      ],
+      { maxBuffer: 1 << 26 },
+    );
     const ms = performance.now() - started;
     const [result] = JSON.parse(stdout) as { packages: { manager: string }[]; error: string | null }[];
     if (result!.error) throw new Error(result!.error);
@@ -74,10 +99,40 @@ if (values.serve) {
   };
   const pip = async (cacheDir: string | null, dir: string): Promise<{ ms: number; count: number }> => {
     const started = performance.now();
-    await run('python3', ['-m', 'pip', 'install', '--dry-run', '--quiet', '--report', join(dir, 'report.json'), '--ignore-installed', '--only-binary=:all:', '--platform', 'manylinux2014_aarch64', '--python-version', '3.9', '--target', join(dir, 'target'), '--index-url', indexUrl, ...requirements], {
-      env: { ...process.env, PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', ...(cacheDir ? { PIP_CACHE_DIR: cacheDir } : { PIP_NO_CACHE_DIR: '1' }) },
-    });
-    const report = JSON.parse(await (await import('node:fs/promises')).readFile(join(dir, 'report.json'), 'utf8')) as { install: unknown[] };
+    await run(
+      'python3',
+      [
+        '-m',
+        'pip',
+        'install',
+        '--dry-run',
+        '--quiet',
+        '--report',
+        join(dir, 'report.json'),
+        '--ignore-installed',
+        '--only-binary=:all:',
+        '--platform',
+        'manylinux2014_aarch64',
+        '--python-version',
+        '3.9',
+        '--target',
+        join(dir, 'target'),
+        '--index-url',
+        indexUrl,
+        ...requirements,
+      ],
+      {
+        env: {
+          ...process.env,
+          PIP_CONFIG_FILE: '/dev/null',
+          PIP_DISABLE_PIP_VERSION_CHECK: '1',
+          ...(cacheDir ? { PIP_CACHE_DIR: cacheDir } : { PIP_NO_CACHE_DIR: '1' }),
+        },
+      },
+    );
+    const report = JSON.parse(await (await import('node:fs/promises')).readFile(join(dir, 'report.json'), 'utf8')) as {
+      install: unknown[];
+    };
     return { ms: performance.now() - started, count: report.install.length };
   };
   const times: Record<string, number[]> = { oursCold: [], oursWarm: [], pipCold: [], pipWarm: [] };
@@ -103,8 +158,11 @@ if (values.serve) {
   }
   child.send('close');
   const floor = 2 * 2 * DELAY;
-  const line = (what: string, list: number[]): string => `${what.padEnd(44)} median ${median(list).toFixed(0).padStart(6)} ms  (${list.map((t) => t.toFixed(0)).join(', ')})`;
-  console.log(`conda python=3.9 numpy (defaults-main-2022 linux-aarch64) + 40 PyPI requirements (50 projects, 2 levels), ${DELAY} ms per answer; ${counts}`);
+  const line = (what: string, list: number[]): string =>
+    `${what.padEnd(44)} median ${median(list).toFixed(0).padStart(6)} ms  (${list.map((t) => t.toFixed(0)).join(', ')})`;
+  console.log(
+    `conda python=3.9 numpy (defaults-main-2022 linux-aarch64) + 40 PyPI requirements (50 projects, 2 levels), ${DELAY} ms per answer; ${counts}`,
+  );
   console.log(line('conda-resolve CLI, cold (empty cache)', times.oursCold!));
   console.log(line('conda-resolve CLI, warm (cache filled)', times.oursWarm!));
   if (!values['no-pip']) {
@@ -112,5 +170,7 @@ if (values.serve) {
     console.log(line('pip install --dry-run --report, warm', times.pipWarm!));
     console.log(`warm: pip / conda-resolve = ${(median(times.pipWarm!) / median(times.oursWarm!)).toFixed(1)}x (target >= 10x)`);
   }
-  console.log(`cold: ${(median(times.oursCold!) / floor).toFixed(2)}x the PyPI latency floor of ${floor} ms (2 levels x page + metadata; target <= 1.5x)`);
+  console.log(
+    `cold: ${(median(times.oursCold!) / floor).toFixed(2)}x the PyPI latency floor of ${floor} ms (2 levels x page + metadata; target <= 1.5x)`,
+  );
 }

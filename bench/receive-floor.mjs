@@ -82,10 +82,12 @@ async function receive(url) {
 }
 
 const file = form === 'zst' ? 'repodata.json.zst' : 'repodata.json';
-const sizes = await Promise.all(subdirs.map((subdir) => receive(new URL(`${base.replace(/\/$/, '')}/${subdir}/${file}`)))).catch((error) => {
-  process.stderr.write(`receive-floor: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+const sizes = await Promise.all(subdirs.map((subdir) => receive(new URL(`${base.replace(/\/$/, '')}/${subdir}/${file}`)))).catch(
+  (error) => {
+    process.stderr.write(`receive-floor: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
 await agent.close();
 const cpu = process.cpuUsage();
 process.stdout.write(`${JSON.stringify({ bytes: sizes.reduce((a, b) => a + b, 0), cpuS: (cpu.user + cpu.system) / 1e6 })}\n`);

@@ -30,7 +30,12 @@ import { writeSyntheticChannel } from '../test/helpers/synthetic-channel.js';
 import { median } from './measure.js';
 
 const { values } = parseArgs({
-  options: { cold: { type: 'string', default: '40' }, requests: { type: 'string', default: '1000' }, kinds: { type: 'string' }, 'skip-cold': { type: 'boolean' } },
+  options: {
+    cold: { type: 'string', default: '40' },
+    requests: { type: 'string', default: '1000' },
+    kinds: { type: 'string' },
+    'skip-cold': { type: 'boolean' },
+  },
 });
 const coldRuns = Number(values.cold);
 const requests = Number(values.requests);
@@ -65,7 +70,14 @@ function run(args: string[]): Promise<Run> {
 function solvedSet(stdout: string): string {
   try {
     const platforms = JSON.parse(stdout) as { packages: { name: string; version: string }[] }[];
-    return platforms.map((p) => p.packages.map((r) => `${r.name}=${r.version}`).sort().join(' ')).join(' | ');
+    return platforms
+      .map((p) =>
+        p.packages
+          .map((r) => `${r.name}=${r.version}`)
+          .sort()
+          .join(' '),
+      )
+      .join(' | ');
   } catch {
     return '<not JSON>';
   }
@@ -77,7 +89,9 @@ async function partA(): Promise<void> {
     return;
   }
   const channel = writeSyntheticChannel(join(work, 'channel', 'synthetic'), 2_500_000);
-  const server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', join(work, 'channel')], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', join(work, 'channel')], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const port = await new Promise<number>((resolve) => {
     let out = '';
     server.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -89,17 +103,26 @@ async function partA(): Promise<void> {
   const url = `http://127.0.0.1:${port}/synthetic`;
   try {
     const ours: Run[] = [];
-    for (let i = 0; i < coldRuns; i++) ours.push(await run([cli, '-c', url, '-p', 'linux-64', channel.spec, '-q', '--cache-dir', join(work, `cold-${i}`)]));
-    const together = await Promise.all(Array.from({ length: 10 }, () => run([cli, '-c', url, '-p', 'linux-64', channel.spec, '-q', '--cache-dir', join(work, 'shared-cache')])));
+    for (let i = 0; i < coldRuns; i++)
+      ours.push(await run([cli, '-c', url, '-p', 'linux-64', channel.spec, '-q', '--cache-dir', join(work, `cold-${i}`)]));
+    const together = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        run([cli, '-c', url, '-p', 'linux-64', channel.spec, '-q', '--cache-dir', join(work, 'shared-cache')]),
+      ),
+    );
     const theirs: Run[] = [];
     for (let i = 0; i < 10; i++) theirs.push(await run([peer, url, 'linux-64', channel.spec]));
     const answers = new Set([...ours, ...together].map((r) => solvedSet(r.stdout)));
     const peerAgrees = theirs.every((r) => solvedSet(r.stdout) === [...answers][0]);
-    console.log(`python3 -m http.server, synthetic channel (linux-64 repodata.json ${(channel.linuxBytes / 1e6).toFixed(1)} MB), cold cache every run`);
+    console.log(
+      `python3 -m http.server, synthetic channel (linux-64 repodata.json ${(channel.linuxBytes / 1e6).toFixed(1)} MB), cold cache every run`,
+    );
     console.log('| runs | crashed | non-zero exit | distinct answers | median ms |');
     console.log('|---|---|---|---|---|');
     const row = (name: string, list: Run[]) =>
-      console.log(`| ${name}: ${list.length} | ${list.filter((r) => r.crashed).length} | ${list.filter((r) => r.code !== 0).length} | ${new Set(list.map((r) => solvedSet(r.stdout))).size} | ${median(list.map((r) => r.ms)).toFixed(0)} |`);
+      console.log(
+        `| ${name}: ${list.length} | ${list.filter((r) => r.crashed).length} | ${list.filter((r) => r.code !== 0).length} | ${new Set(list.map((r) => solvedSet(r.stdout))).size} | ${median(list.map((r) => r.ms)).toFixed(0)} |`,
+      );
     row('conda-resolve sequential', ours);
     row('conda-resolve 10 at once, one --cache-dir', together);
     row('rattler (peer) sequential', theirs);
@@ -111,10 +134,14 @@ async function partA(): Promise<void> {
 }
 
 async function partB(): Promise<void> {
-  const load = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'reliability-load.ts'), String(requests), ...(values.kinds ? [values.kinds] : [])], {
-    cwd: PROJECT_ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const load = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'reliability-load.ts'), String(requests), ...(values.kinds ? [values.kinds] : [])],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: load.stdout });
   const next = (): Promise<string> => new Promise((resolve) => lines.once('line', resolve));
   const faultBase = await next();
@@ -143,15 +170,29 @@ async function partB(): Promise<void> {
   await server.closed;
   stall.disable();
   clearInterval(sampler);
-  const result = JSON.parse(report) as { tally: Record<string, number>; answered: number; reset: number; slowestHealthMs: number; sigtermAfterMs: number; totalMs: number; kinds: number };
-  console.log(`\n${requests} concurrent requests of ${result.kinds} kinds (valid, malformed, refused, hanging, trickling, zstd bomb, gzip bomb); SIGTERM after ${result.sigtermAfterMs.toFixed(0)} ms`);
+  const result = JSON.parse(report) as {
+    tally: Record<string, number>;
+    answered: number;
+    reset: number;
+    slowestHealthMs: number;
+    sigtermAfterMs: number;
+    totalMs: number;
+    kinds: number;
+  };
+  console.log(
+    `\n${requests} concurrent requests of ${result.kinds} kinds (valid, malformed, refused, hanging, trickling, zstd bomb, gzip bomb); SIGTERM after ${result.sigtermAfterMs.toFixed(0)} ms`,
+  );
   console.log('| kind and status | requests |');
   console.log('|---|---|');
   for (const [key, n] of Object.entries(result.tally).sort()) console.log(`| ${key} | ${n} |`);
-  console.log(`answered with a status: ${result.answered} of ${requests}; reset or refused: ${result.reset}; all answered in ${(result.totalMs / 1000).toFixed(1)} s`);
+  console.log(
+    `answered with a status: ${result.answered} of ${requests}; reset or refused: ${result.reset}; all answered in ${(result.totalMs / 1000).toFixed(1)} s`,
+  );
   console.log(`slowest /health before SIGTERM: ${result.slowestHealthMs.toFixed(0)} ms`);
   console.log(`peak RSS of the server process: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
-  console.log(`longest event-loop stall (monitorEventLoopDelay max): ${(stall.max / 1e6).toFixed(0)} ms; p99 ${(stall.percentile(99) / 1e6).toFixed(0)} ms`);
+  console.log(
+    `longest event-loop stall (monitorEventLoopDelay max): ${(stall.max / 1e6).toFixed(0)} ms; p99 ${(stall.percentile(99) / 1e6).toFixed(0)} ms`,
+  );
   await new Promise((resolve) => load.once('exit', resolve));
 }
 

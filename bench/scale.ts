@@ -53,7 +53,19 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -89,9 +101,21 @@ const ROW_SPECS: Record<RowId, RowSpec> = {
   'file-warm': { label: 'file://, second and later runs', target: '< 0.3 s, < 150 MB', maxS: 0.3, maxMb: 150 },
   'file-cold': { label: 'file://, first run (empty cache)', target: '< 3 s, < 400 MB', maxS: 3, maxMb: 400 },
   'http-json': { label: 'HTTP repodata.json, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
-  'http-zst': { label: 'HTTP repodata.json.zst, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
+  'http-zst': {
+    label: 'HTTP repodata.json.zst, empty cache',
+    target: '< 3 s, < 400 MB, < 0.3x rattler',
+    maxS: 3,
+    maxMb: 400,
+    maxRatio: 0.3,
+  },
   // Not a row of the issue: plain JSON as many servers send it (nginx's gzip_static, CDNs), held to the plain row's targets.
-  'http-gzip': { label: 'HTTP repodata.json, Content-Encoding gzip, empty cache', target: '< 3 s, < 400 MB, < 0.3x rattler', maxS: 3, maxMb: 400, maxRatio: 0.3 },
+  'http-gzip': {
+    label: 'HTTP repodata.json, Content-Encoding gzip, empty cache',
+    target: '< 3 s, < 400 MB, < 0.3x rattler',
+    maxS: 3,
+    maxMb: 400,
+    maxRatio: 0.3,
+  },
   'http-warm': { label: 'HTTP, warm cache', target: '< 0.3 s, < 150 MB', maxS: 0.3, maxMb: 150 },
   sharded: { label: 'sharded over HTTP (CEP 16), empty cache', target: '< 1 s', maxS: 1 },
 };
@@ -215,7 +239,10 @@ function record(side: Side, what: string, run: Run): void {
 function runTool(argv: string[], what: string): void {
   console.error(`${what} ...`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', ...argv], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', ...argv], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status})`);
   console.error(`${what}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
@@ -269,7 +296,14 @@ function ensureServedForms(channel: string): Served {
       marker: join(root, 'sharded', '.done.json'),
       build: () => {
         runTool(
-          [join(ROOT, 'test', 'tools', 'shard-channel.ts'), '--source', channel, '--out', join(root, 'sharded'), ...SUBDIRS.flatMap((s) => ['--subdir', s])],
+          [
+            join(ROOT, 'test', 'tools', 'shard-channel.ts'),
+            '--source',
+            channel,
+            '--out',
+            join(root, 'sharded'),
+            ...SUBDIRS.flatMap((s) => ['--subdir', s]),
+          ],
           `writing the sharded layout into ${join(root, 'sharded')}`,
         );
         link('sharded');
@@ -293,7 +327,12 @@ function ensureServedForms(channel: string): Served {
   });
   if (haveZstd) steps.push(compressed('zst', 'zst', 'zstd', ['-q', '-3', '-T0']));
   if (haveGzip) steps.push(compressed('gzip', 'gz', 'gzip', ['-6']));
-  const wanted = new Set(['json', ...(only.has('sharded') ? ['sharded'] : []), ...(only.has('http-zst') ? ['zst'] : []), ...(only.has('http-gzip') ? ['gzip'] : [])]);
+  const wanted = new Set([
+    'json',
+    ...(only.has('sharded') ? ['sharded'] : []),
+    ...(only.has('http-zst') ? ['zst'] : []),
+    ...(only.has('http-gzip') ? ['gzip'] : []),
+  ]);
   for (const step of steps) {
     if (!wanted.has(step.name)) continue;
     if (existsSync(step.marker) && readFileSync(step.marker, 'utf8') === stamp) continue;
@@ -328,7 +367,8 @@ async function withRequests(server: PythonServer, fn: () => Promise<Run>): Promi
 
 // --- the bench -----------------------------------------------------------------------------------
 
-const ours = (channel: string, cacheDir: string) => runProcess([CLI, ...SPECS, '-c', channel, '-p', PLATFORM, '-q'], { CONDA_RESOLVE_CACHE_DIR: cacheDir });
+const ours = (channel: string, cacheDir: string) =>
+  runProcess([CLI, ...SPECS, '-c', channel, '-p', PLATFORM, '-q'], { CONDA_RESOLVE_CACHE_DIR: cacheDir });
 const theirs = (channel: string) => runProcess([PEER, channel, PLATFORM, ...SPECS]);
 /** The receive floor of a cold HTTP row (bench/receive-floor.mjs): the documents fetched (and decoded), nothing else. */
 const receiveOnly = (channel: string, form: 'json' | 'zst') => runProcess([FLOOR, channel, form, ...SUBDIRS]);
@@ -416,7 +456,11 @@ if (only.has('http-warm')) {
     record(side, `http-warm round ${round + 1}`, a.run);
     side.requests ??= a.requests;
   }
-  results.set('http-warm', { ours: side, rattler: 'same-as-http-json', note: 'rattler has no persistent cache in WebAssembly: its warm run is its cold one (http-json)' });
+  results.set('http-warm', {
+    ours: side,
+    rattler: 'same-as-http-json',
+    note: 'rattler has no persistent cache in WebAssembly: its warm run is its cold one (http-json)',
+  });
 }
 if (only.has('sharded')) await coldHttpRow('sharded', served.forms.sharded);
 server.close();
@@ -434,11 +478,17 @@ function summary(side: Side): { s?: number; mb?: number; failed: boolean } {
 console.log(
   `\nconda-resolve scale benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${rounds} rounds, median of whole processes, peak RSS by /usr/bin/time)`,
 );
-console.log(`channel: ${channel} (${SUBDIRS.map((s, i) => `${s} ${(channelBytes[i]! / 1e6).toFixed(0)} MB`).join(', ')}); request: ${SPECS.join(' ')} -p ${PLATFORM}`);
+console.log(
+  `channel: ${channel} (${SUBDIRS.map((s, i) => `${s} ${(channelBytes[i]! / 1e6).toFixed(0)} MB`).join(', ')}); request: ${SPECS.join(' ')} -p ${PLATFORM}`,
+);
 console.log(`served by python3 http.server (ThreadingHTTPServer, max-age=3600) at ${server.url} from ${served.root}`);
 // The .zst rows depend on it: the optional native addon decodes ~4x as fast as the WebAssembly build.
-console.log(`zstd decoder of our CLI: ${(await zstdBuild()) === 'native' ? 'native libzstd (zstd-napi)' : 'WebAssembly (zstd-codec; zstd-napi is not installed or CONDA_RESOLVE_ZSTD=wasm)'}`);
-console.log(`node -e 0 (floor): ${fmtS(median(floor))} s; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end\n`);
+console.log(
+  `zstd decoder of our CLI: ${(await zstdBuild()) === 'native' ? 'native libzstd (zstd-napi)' : 'WebAssembly (zstd-codec; zstd-napi is not installed or CONDA_RESOLVE_ZSTD=wasm)'}`,
+);
+console.log(
+  `node -e 0 (floor): ${fmtS(median(floor))} s; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end\n`,
+);
 console.log('| row | ours median s | ours peak RSS MB | rattler median s | rattler RSS MB | ratio ours/rattler | target | met? |');
 console.log('|---|---|---|---|---|---|---|---|');
 const notes: string[] = [];
@@ -465,16 +515,22 @@ for (const id of ROWS) {
     return b === undefined ? 'n/a (http-json not run)' : `${x} (= cold)`;
   };
   const peerS = b?.failed && b.s === undefined ? 'FAILED' : peerCell(fmtS(b?.s));
-  console.log(`| ${spec.label} | ${fmtS(a.s)} | ${fmtMb(a.mb)} | ${peerS} | ${peerCell(fmtMb(b?.mb))} | ${ratio === undefined ? '-' : ratio.toFixed(2)} | ${spec.target} | ${met} |`);
+  console.log(
+    `| ${spec.label} | ${fmtS(a.s)} | ${fmtMb(a.mb)} | ${peerS} | ${peerCell(fmtMb(b?.mb))} | ${ratio === undefined ? '-' : ratio.toFixed(2)} | ${spec.target} | ${met} |`,
+  );
   const peerVersions = typeof peerSide === 'object' ? [...peerSide.versions].join(' / ') : '';
   const oursVersions = [...result.ours.versions].join(' / ');
   const agree = result.rattler === 'none' || peerVersions === '' || oursVersions === peerVersions ? '' : ' DIFFERENT';
   const spread = (side: Side) => (side.samples.length > 1 ? ` (runs ${side.samples.map((x) => x.s.toFixed(2)).join(', ')} s)` : '');
   notes.push(
     `- ${id}: ours ${oursVersions || '-'}${spread(result.ours)}${result.ours.requests ? ` [requests: ${result.ours.requests}]` : ''}` +
-      (typeof result.rattler === 'object' ? `; rattler ${peerVersions || '-'}${spread(result.rattler)}${result.rattler.requests ? ` [requests: ${result.rattler.requests}]` : ''}${agree}` : '') +
+      (typeof result.rattler === 'object'
+        ? `; rattler ${peerVersions || '-'}${spread(result.rattler)}${result.rattler.requests ? ` [requests: ${result.rattler.requests}]` : ''}${agree}`
+        : '') +
       (result.ours.failures.length > 0 ? `; ours failed ${result.ours.failures.length}x` : '') +
-      (typeof peerSide === 'object' && peerSide.failures.length > 0 && result.rattler !== 'same-as-http-json' ? `; rattler failed ${peerSide.failures.length}x` : '') +
+      (typeof peerSide === 'object' && peerSide.failures.length > 0 && result.rattler !== 'same-as-http-json'
+        ? `; rattler failed ${peerSide.failures.length}x`
+        : '') +
       (result.note ? ` (${result.note})` : ''),
   );
 }
@@ -493,7 +549,9 @@ if (floors.size > 0) {
     const cpu = side.cpuS.length > 0 ? median(side.cpuS) : undefined;
     const ratio = floorS !== undefined && b?.s !== undefined ? (floorS / b.s).toFixed(2) : '-';
     const failed = side.failures > 0 ? ` (failed ${side.failures}x)` : '';
-    console.log(`| ${ROW_SPECS[id].label} | ${fmtS(floorS)}${failed} | ${fmtS(cpu)} | ${fmtS(a?.s)} | ${fmtS(b?.s)} | ${fmtS(b?.s === undefined ? undefined : 0.3 * b.s)} | ${ratio} |`);
+    console.log(
+      `| ${ROW_SPECS[id].label} | ${fmtS(floorS)}${failed} | ${fmtS(cpu)} | ${fmtS(a?.s)} | ${fmtS(b?.s)} | ${fmtS(b?.s === undefined ? undefined : 0.3 * b.s)} | ${ratio} |`,
+    );
   }
 }
 console.log(`\nsolved (python, numpy, pandas) and what each side fetched in its first timed run:\n${notes.join('\n')}`);

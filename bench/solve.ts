@@ -58,7 +58,9 @@ function indexFromBytes(folder: string, subdir: string, bytes: Uint8Array): Subd
 }
 
 function loadFromDisk(env: Environment): SolveChannel {
-  const sources = [env.platform, 'noarch'].map((subdir) => indexFromBytes(env.folder, subdir, readFileSync(join(CHANNELS_DIR, env.folder, subdir, 'repodata.json'))));
+  const sources = [env.platform, 'noarch'].map((subdir) =>
+    indexFromBytes(env.folder, subdir, readFileSync(join(CHANNELS_DIR, env.folder, subdir, 'repodata.json'))),
+  );
   return { name: env.folder, sources };
 }
 
@@ -161,7 +163,8 @@ function partC(): void {
   console.log(`\n(c) conda-forge scale (${dir}), 15-package data-science environment\n`);
   const started = performance.now();
   const sources = ['linux-64', 'noarch'].map(
-    (subdir) => loadIndexFromCache({ jsonPath: join(dir, subdir, 'repodata.json'), source: { channel: channelRef('conda-forge'), subdir } }).index,
+    (subdir) =>
+      loadIndexFromCache({ jsonPath: join(dir, subdir, 'repodata.json'), source: { channel: channelRef('conda-forge'), subdir } }).index,
   );
   const loaded = performance.now() - started;
   const channel = { name: 'conda-forge', sources };

@@ -49,7 +49,39 @@ export const REALISTIC_SPECS = [
 ];
 
 /** Names a `python numpy pandas scipy scikit-learn` solve reads. */
-const SOLVE_NAMES = ['python', 'numpy', 'numpy-base', 'pandas', 'scipy', 'scikit-learn', 'python_abi', 'libgcc-ng', 'libstdcxx-ng', 'openssl', 'pip', 'setuptools', 'wheel', 'tk', 'xz', 'zlib', 'libzlib', 'ncurses', 'readline', 'sqlite', 'libffi', 'bzip2', 'ca-certificates', 'tzdata', 'python-dateutil', 'pytz', 'six', 'blas', 'libopenblas', 'joblib', 'threadpoolctl'];
+const SOLVE_NAMES = [
+  'python',
+  'numpy',
+  'numpy-base',
+  'pandas',
+  'scipy',
+  'scikit-learn',
+  'python_abi',
+  'libgcc-ng',
+  'libstdcxx-ng',
+  'openssl',
+  'pip',
+  'setuptools',
+  'wheel',
+  'tk',
+  'xz',
+  'zlib',
+  'libzlib',
+  'ncurses',
+  'readline',
+  'sqlite',
+  'libffi',
+  'bzip2',
+  'ca-certificates',
+  'tzdata',
+  'python-dateutil',
+  'pytz',
+  'six',
+  'blas',
+  'libopenblas',
+  'joblib',
+  'threadpoolctl',
+];
 
 interface Snapshot {
   readonly label: string;
@@ -143,13 +175,15 @@ function main(): void {
   });
   const specParseMs = time(rounds, () => REALISTIC_SPECS.map((spec) => parseMatchSpec(spec)));
 
-  const perSecond = (count: number, ms: number): string => `${((count / ms) * 1000 / 1e6).toFixed(2)} M/s`;
-  const mbps = (bytes: number, ms: number): string => `${((bytes / 1e6) / (ms / 1000)).toFixed(0)} MB/s`;
+  const perSecond = (count: number, ms: number): string => `${(((count / ms) * 1000) / 1e6).toFixed(2)} M/s`;
+  const mbps = (bytes: number, ms: number): string => `${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
   const row = (label: string, ms: number, base: number, bytes = totalBytes, count = n): string =>
     `| ${label.padEnd(52)} | ${ms.toFixed(1).padStart(8)} | ${(ms / base).toFixed(2).padStart(6)} | ${perSecond(count, ms).padStart(10)} | ${mbps(bytes, ms).padStart(9)} |`;
   const header = `| ${'what'.padEnd(52)} | ${'ms'.padStart(8)} | ${'ratio'.padStart(6)} | ${'records'.padStart(10)} | ${'bytes'.padStart(9)} |\n|${'-'.repeat(54)}|${'-'.repeat(10)}|${'-'.repeat(8)}|${'-'.repeat(12)}|${'-'.repeat(11)}|`;
 
-  console.log(`conda-resolve vocabulary-parse benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${rounds})`);
+  console.log(
+    `conda-resolve vocabulary-parse benchmark (${new Date().toISOString().slice(0, 10)}, node ${process.version}, median of ${rounds})`,
+  );
   console.log(`${docs.length} snapshots, ${n} records, ${(totalBytes / 1e6).toFixed(1)} MB; ratio = time / JSON.parse time\n`);
   console.log(`All snapshots:\n${header}`);
   console.log(row('JSON.parse (peer)', all.jsonParse, all.jsonParse));
@@ -158,8 +192,12 @@ function main(): void {
   console.log(row(`lazy: scan + ${SOLVE_NAMES.length} names of a data-science solve`, all.solveNames, all.jsonParse));
   console.log(row('lazy: scan + every record', all.everything, all.jsonParse));
   console.log(`\nPer snapshot: eager vs lazy (scan + the ${SOLVE_NAMES.length} solve names):`);
-  console.log(`| ${'snapshot'.padEnd(48)} | ${'records'.padStart(7)} | ${'names'.padStart(5)} | ${'used'.padStart(5)} | ${'JSON.parse'.padStart(10)} | ${'eager'.padStart(7)} | ${'lazy'.padStart(7)} | ${'eager/lazy'.padStart(10)} |`);
-  console.log(`|${'-'.repeat(50)}|${'-'.repeat(9)}|${'-'.repeat(7)}|${'-'.repeat(7)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(12)}|`);
+  console.log(
+    `| ${'snapshot'.padEnd(48)} | ${'records'.padStart(7)} | ${'names'.padStart(5)} | ${'used'.padStart(5)} | ${'JSON.parse'.padStart(10)} | ${'eager'.padStart(7)} | ${'lazy'.padStart(7)} | ${'eager/lazy'.padStart(10)} |`,
+  );
+  console.log(
+    `|${'-'.repeat(50)}|${'-'.repeat(9)}|${'-'.repeat(7)}|${'-'.repeat(7)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(12)}|`,
+  );
   for (const d of perDoc) {
     console.log(
       `| ${d.label.padEnd(48)} | ${String(d.records).padStart(7)} | ${String(d.names).padStart(5)} | ${String(d.used).padStart(5)} | ${d.jsonParse.toFixed(1).padStart(10)} | ${d.eager.toFixed(1).padStart(7)} | ${d.lazy.toFixed(1).padStart(7)} | ${(d.eager / d.lazy).toFixed(1).padStart(9)}x |`,
@@ -170,9 +208,13 @@ function main(): void {
   console.log(row('JSON.parse (peer)', big.jsonParse, big.jsonParse, largest.bytes.length, bigCount));
   console.log(row('eager parseRepodata', big.eager, big.jsonParse, largest.bytes.length, bigCount));
   console.log(row('lazy: scan only', big.scan, big.jsonParse, largest.bytes.length, bigCount));
-  console.log(`\nMatching ${specs.length} specs against all ${n} records: ${matchMs.toFixed(1)} ms, ${perSecond(n * specs.length, matchMs)} spec-record checks; ${matched} matches`);
+  console.log(
+    `\nMatching ${specs.length} specs against all ${n} records: ${matchMs.toFixed(1)} ms, ${perSecond(n * specs.length, matchMs)} spec-record checks; ${matched} matches`,
+  );
   console.log(`Parsing the ${specs.length} specs: ${((specParseMs * 1000) / specs.length).toFixed(2)} µs per spec`);
-  console.log(`Speed-up of lazy (scan + solve names) over eager: ${(all.eager / all.solveNames).toFixed(1)}x; over JSON.parse alone: ${(all.jsonParse / all.solveNames).toFixed(1)}x`);
+  console.log(
+    `Speed-up of lazy (scan + solve names) over eager: ${(all.eager / all.solveNames).toFixed(1)}x; over JSON.parse alone: ${(all.jsonParse / all.solveNames).toFixed(1)}x`,
+  );
 }
 
 main();

@@ -73,7 +73,8 @@ export async function makeCacheFolder(path: string, ownsName: (name: string) => 
   if (!(await stat(path)).isDirectory()) throw Object.assign(new Error(`${path} is not a directory`), { code: 'ENOTDIR', path });
   if (!(await lstat(path)).isDirectory() || (await hasCacheMarker(path))) return;
   const entries = await readdir(path).catch(() => null);
-  if (entries && entries.every((name) => name === CACHE_MARKER || (isCacheFileName(name) && ownsName(name)))) await writeMarker(path).catch(() => undefined);
+  if (entries && entries.every((name) => name === CACHE_MARKER || (isCacheFileName(name) && ownsName(name))))
+    await writeMarker(path).catch(() => undefined);
 }
 
 /**

@@ -7,7 +7,9 @@
 /** The temp-file suffix every cache writer adds (`.<pid>.<random or time>.tmp`). */
 const TEMP_SUFFIX = String.raw`(\.\d+\.[0-9a-f]+\.tmp)?`;
 /** `<key>.state.json`, `<key>.<sha16>.{json,shards.msgpack,missing}` with the JSON's sidecars, and temp files (repodata/cache.ts). */
-const REPODATA_FILE = new RegExp(String.raw`^[A-Za-z0-9._-]*-[a-z0-9_-]+-[0-9a-f]{16}\.(state\.json|[0-9a-f]{16}\.(json(\.index(\.records)?)?|shards\.msgpack|missing))${TEMP_SUFFIX}$|^[A-Za-z0-9._-]*-[a-z0-9_-]+-[0-9a-f]{16}\.\d+\.[0-9a-f]+\.tmp$`);
+const REPODATA_FILE = new RegExp(
+  String.raw`^[A-Za-z0-9._-]*-[a-z0-9_-]+-[0-9a-f]{16}\.(state\.json|[0-9a-f]{16}\.(json(\.index(\.records)?)?|shards\.msgpack|missing))${TEMP_SUFFIX}$|^[A-Za-z0-9._-]*-[a-z0-9_-]+-[0-9a-f]{16}\.\d+\.[0-9a-f]+\.tmp$`,
+);
 const SHARD_FILE = new RegExp(String.raw`^[0-9a-f]{64}\.msgpack\.zst${TEMP_SUFFIX}$`);
 
 /** Whether `name` is a file the cache writes in `repodata/` (cache clean removes only these there). */
@@ -27,7 +29,6 @@ const LOCAL_FILE = /^[0-9a-f]{16}-[0-9a-f]{16}\.(index(\.records)?|json)(\.\d+\.
 export function isLocalCacheFile(name: string): boolean {
   return LOCAL_FILE.test(name);
 }
-
 
 /** `<url digest>.{json,state.json}` and their temp files (src/pypi-mapping/remote.ts). */
 const PYPI_MAPPING_FILE = /^[0-9a-f]{16}\.(state\.)?json(\.\d+\.[0-9a-f]+\.tmp)?$/;

@@ -58,7 +58,10 @@ export { isLocalCacheFile, isPypiMappingCacheFile, isRepodataCacheFile, isShardC
 /** How long a state stays fresh: `max-age` from Cache-Control, else the default TTL. */
 export function freshnessMs(cacheControl: string | null, defaultTtlSeconds: number): number {
   if (cacheControl) {
-    const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+    const directives = cacheControl
+      .toLowerCase()
+      .split(',')
+      .map((d) => d.trim());
     if (directives.includes('no-cache') || directives.includes('no-store')) return 0;
     for (const directive of directives) {
       const match = /^max-age\s*=\s*"?(\d+)"?$/.exec(directive);
@@ -190,7 +193,12 @@ export class RepodataCache {
 
   /** The entry key of one subdir. `secret` is the credentials (hashed, never stored). */
   entryKey(channelName: string, subdir: string, publicSubdirUrl: string, secret: string | null): string {
-    const hash = createHash('sha256').update(publicSubdirUrl).update('\0').update(secret ?? '').digest('hex').slice(0, 16);
+    const hash = createHash('sha256')
+      .update(publicSubdirUrl)
+      .update('\0')
+      .update(secret ?? '')
+      .digest('hex')
+      .slice(0, 16);
     return `${slug(channelName)}-${subdir}-${hash}`;
   }
 
@@ -287,8 +295,12 @@ export class RepodataCache {
       try {
         let total = 0;
         for (const chunk of chunks) total += chunk.length;
-        let written = chunks.length === 1 ? (await handle.write(chunks[0]!, 0, undefined, position)).bytesWritten : (await handle.writev(chunks, position ?? undefined)).bytesWritten;
-        while (written < total) written += (await handle.write(rest(chunks, written), 0, undefined, position === null ? null : position + written)).bytesWritten;
+        let written =
+          chunks.length === 1
+            ? (await handle.write(chunks[0]!, 0, undefined, position)).bytesWritten
+            : (await handle.writev(chunks, position ?? undefined)).bytesWritten;
+        while (written < total)
+          written += (await handle.write(rest(chunks, written), 0, undefined, position === null ? null : position + written)).bytesWritten;
       } catch (error) {
         throw cacheError(`cannot write ${path}`, error);
       }
@@ -334,7 +346,12 @@ export class RepodataCache {
    * Write `bytes` (held in memory: a shard index, or nothing for a missing subdir) as the data file
    * of `key` and commit the state naming it, with their size and sha256.
    */
-  async commitBytes(key: string, extension: string, bytes: Uint8Array, fields: Omit<CacheStateFields, 'size' | 'sha256'>): Promise<CacheState> {
+  async commitBytes(
+    key: string,
+    extension: string,
+    bytes: Uint8Array,
+    fields: Omit<CacheStateFields, 'size' | 'sha256'>,
+  ): Promise<CacheState> {
     const writer = await this.createWriter(key);
     try {
       if (bytes.length > 0) await writer.write(bytes);
@@ -344,7 +361,12 @@ export class RepodataCache {
     }
     // The state file lists its fields in the order `commit` always wrote them.
     const { shardsAbsentAt, ...head } = fields;
-    return this.commit(key, writer, extension, { ...head, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), shardsAbsentAt });
+    return this.commit(key, writer, extension, {
+      ...head,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      shardsAbsentAt,
+    });
   }
 
   /** After a 304 or a format probe: same data, new validation time and headers. */

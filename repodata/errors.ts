@@ -4,7 +4,8 @@
  */
 export const REPODATA_ERROR_CODES = {
   CR_ERR_REPODATA_FETCH: 'Repodata could not be downloaded: an HTTP status, a connection failure.',
-  CR_ERR_REPODATA_CORRUPT: 'Downloaded repodata is not what it claims to be (truncated zstd, bad msgpack, a shard whose hash does not match, a body shorter than announced).',
+  CR_ERR_REPODATA_CORRUPT:
+    'Downloaded repodata is not what it claims to be (truncated zstd, bad msgpack, a shard whose hash does not match, a body shorter than announced).',
   CR_ERR_REPODATA_TOO_LARGE: 'A repodata document decodes to more than the configured cap (a decompression bomb or the wrong file).',
   CR_ERR_REPODATA_TIMEOUT: 'A repodata download broke its time or rate rule.',
   CR_ERR_REPODATA_CHANNEL_NOT_FOUND: 'Neither the platform subdir nor noarch of a channel exists.',
@@ -16,7 +17,8 @@ export const REPODATA_ERROR_CODES = {
   CR_ERR_REPODATA_PARSE: 'A repodata document is not valid (not JSON, wrong shape, a record without a name).',
   CR_ERR_REPODATA_VERSION: 'A repodata document declares a repodata_version newer than 2.',
   CR_ERR_REPODATA_RECORD_TOO_LARGE: 'A repodata record is larger than the bound on one record.',
-  CR_ERR_REPODATA_INDEX_UNSUPPORTED: 'A lazy index sidecar or its tables do not fit the document (damaged, stale, another platform); the caller scans again.',
+  CR_ERR_REPODATA_INDEX_UNSUPPORTED:
+    'A lazy index sidecar or its tables do not fit the document (damaged, stale, another platform); the caller scans again.',
   CR_ERR_REPODATA_ZSTD: 'A zstd stream cannot be decoded.',
 } as const;
 

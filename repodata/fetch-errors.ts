@@ -56,7 +56,12 @@ export class RepodataCorruptError extends RepodataFetchError {
  * "Cannot parse repodata for <channel/subdir>: " would repeat what the fetch error says (a pattern
  * up to the first colon would stop inside http://host:port), so it is cut.
  */
-export function corruptFromParse(channel: string, subdir: string, message: string, options: { url?: string | null; cause?: unknown } = {}): RepodataCorruptError {
+export function corruptFromParse(
+  channel: string,
+  subdir: string,
+  message: string,
+  options: { url?: string | null; cause?: unknown } = {},
+): RepodataCorruptError {
   const prefix = `Cannot parse repodata for ${describeSource(channel, subdir)}: `;
   return new RepodataCorruptError(channel, subdir, message.startsWith(prefix) ? message.slice(prefix.length) : message, options);
 }
@@ -66,10 +71,15 @@ export class RepodataTooLargeError extends RepodataFetchError {
   readonly limitBytes: number;
 
   constructor(channel: string, subdir: string, limitBytes: number, options: { url?: string | null; what?: string } = {}) {
-    super(channel, subdir, `${options.what ?? 'the repodata'} decodes to more than ${formatBytes(limitBytes)}, the limit (raise it with --max-repodata-size if the channel really is that large)`, {
-      url: options.url ?? null,
-      code: 'CR_ERR_REPODATA_TOO_LARGE',
-    });
+    super(
+      channel,
+      subdir,
+      `${options.what ?? 'the repodata'} decodes to more than ${formatBytes(limitBytes)}, the limit (raise it with --max-repodata-size if the channel really is that large)`,
+      {
+        url: options.url ?? null,
+        code: 'CR_ERR_REPODATA_TOO_LARGE',
+      },
+    );
     this.limitBytes = limitBytes;
   }
 }
@@ -82,10 +92,15 @@ export class RepodataDecodingBudgetError extends RepodataFetchError {
   readonly limitBytes: number;
 
   constructor(channel: string, subdir: string, limitBytes: number, options: { url?: string | null } = {}) {
-    super(channel, subdir, `more than ${formatBytes(limitBytes)} of repodata is being decoded at once here, this server's decoding budget; retry once fewer downloads are under way`, {
-      url: options.url ?? null,
-      code: 'CR_ERR_REPODATA_TOO_LARGE',
-    });
+    super(
+      channel,
+      subdir,
+      `more than ${formatBytes(limitBytes)} of repodata is being decoded at once here, this server's decoding budget; retry once fewer downloads are under way`,
+      {
+        url: options.url ?? null,
+        code: 'CR_ERR_REPODATA_TOO_LARGE',
+      },
+    );
     this.limitBytes = limitBytes;
   }
 }

@@ -11,7 +11,13 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
 import { redactSecrets } from '../vocabulary/channel.js';
 import { CondaResolveError } from '../vocabulary/errors.js';
-import { RepodataCorruptError, RepodataDecodingBudgetError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from './fetch-errors.js';
+import {
+  RepodataCorruptError,
+  RepodataDecodingBudgetError,
+  RepodataFetchError,
+  RepodataTimeoutError,
+  RepodataTooLargeError,
+} from './fetch-errors.js';
 import { exchange, type BodyTimeRules, type ExchangeHead, type ResponseBody } from './http-response.js';
 import { checkUrlAllowed, type CheckUrl } from './url-policy.js';
 import type { NetworkPolicy } from './net/network.js';
@@ -82,7 +88,12 @@ let decodingNow = 0;
 
 const MAX_REDIRECTS = 10;
 const USER_AGENT = 'conda-resolve (repodata fetcher; +https://github.com/conda/conda)';
-export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = { maxBodySeconds: 600, minBytesPerWindow: 1024, rateWindowSeconds: 30, maxDecodingBytes: Number.POSITIVE_INFINITY };
+export const DEFAULT_DOWNLOAD_RULES: Required<DownloadRules> = {
+  maxBodySeconds: 600,
+  minBytesPerWindow: 1024,
+  rateWindowSeconds: 30,
+  maxDecodingBytes: Number.POSITIVE_INFINITY,
+};
 
 /** A keep-alive agent with timeouts suited to repodata (a stalled server fails in a minute, not five). */
 export function createDefaultDispatcher(): Agent {
@@ -190,7 +201,12 @@ async function httpGetOnce(
     if (options.validators?.lastModified) headers['if-modified-since'] = options.validators.lastModified;
     let response: ExchangeHead;
     try {
-      response = await exchange(context.dispatcher, { url: new URL(current), headers, signal: context.signal, bodyRules: bodyRules(context, current) });
+      response = await exchange(context.dispatcher, {
+        url: new URL(current),
+        headers,
+        signal: context.signal,
+        bodyRules: bodyRules(context, current),
+      });
     } catch (error) {
       if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
       throw new RepodataFetchError(context.channel, context.subdir, describeNetworkError(error), { url: current, cause: error });
@@ -203,10 +219,20 @@ async function httpGetOnce(
       try {
         next = new URL(location, current);
       } catch (cause) {
-        throw new RepodataFetchError(context.channel, context.subdir, `the server redirected to an invalid URL ${JSON.stringify(redactSecrets(location))}`, { url: current, cause });
+        throw new RepodataFetchError(
+          context.channel,
+          context.subdir,
+          `the server redirected to an invalid URL ${JSON.stringify(redactSecrets(location))}`,
+          { url: current, cause },
+        );
       }
       if (next.protocol !== 'https:' && next.protocol !== 'http:') {
-        throw new RepodataFetchError(context.channel, context.subdir, `the server redirected to an unsupported URL scheme "${next.protocol}"`, { url: current });
+        throw new RepodataFetchError(
+          context.channel,
+          context.subdir,
+          `the server redirected to an unsupported URL scheme "${next.protocol}"`,
+          { url: current },
+        );
       }
       current = next.href;
       continue;
@@ -321,7 +347,8 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
   const max = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
   const total = response.contentEncoding && response.contentEncoding !== 'identity' ? null : response.contentLength;
   const raw = response.body;
-  const tooLarge = (): RepodataTooLargeError => new RepodataTooLargeError(context.channel, context.subdir, max, { url: response.url, what: options.what });
+  const tooLarge = (): RepodataTooLargeError =>
+    new RepodataTooLargeError(context.channel, context.subdir, max, { url: response.url, what: options.what });
   const budget = context.rules?.maxDecodingBytes ?? DEFAULT_DOWNLOAD_RULES.maxDecodingBytes;
   /** This body's share of `decodingNow`, given back when it ends however it ends. */
   let counted = 0;
@@ -351,7 +378,9 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
             : null;
     if (!httpDecoder) {
       raw.destroy();
-      throw new RepodataFetchError(context.channel, context.subdir, `the server used an unsupported content encoding "${encoding}"`, { url: response.url });
+      throw new RepodataFetchError(context.channel, context.subdir, `the server used an unsupported content encoding "${encoding}"`, {
+        url: response.url,
+      });
     }
     // zlib emits pieces of `HTTP_DECODED_PIECE` and waits for each to be read: a gzip bomb never
     // expands at once. `pipeline`, not `pipe`: a connection cut mid-body reaches the loop below
@@ -409,7 +438,10 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
       });
     } else {
       // Each slice's output is handed on (flush) before the next slice is pushed.
-      decoder = options.decoding === 'zstd' ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max, reuseOutput: true }) : null;
+      decoder =
+        options.decoding === 'zstd'
+          ? await createZstdDecoder((chunk) => pending.push(chunk), { maxOutputBytes: max, reuseOutput: true })
+          : null;
       const flush = async (): Promise<void> => {
         const out = pending;
         pending = [];
@@ -447,23 +479,36 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     if (isAbort(error, context.signal)) throw context.signal?.reason ?? error;
     if (error instanceof ZstdDataError) {
       if (error.tooLarge) throw tooLarge();
-      throw new RepodataCorruptError(context.channel, context.subdir, `${error.message.replace(/^Cannot decompress zstd data: /, 'bad zstd data: ')}`, {
-        url: response.url,
-        cause: error,
-      });
+      throw new RepodataCorruptError(
+        context.channel,
+        context.subdir,
+        `${error.message.replace(/^Cannot decompress zstd data: /, 'bad zstd data: ')}`,
+        {
+          url: response.url,
+          cause: error,
+        },
+      );
     }
     if (error instanceof CondaResolveError) throw error;
     if (error === ownError) throw error;
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR_FORMAT'))) {
-      throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, { url: response.url, cause: error });
+      throw new RepodataCorruptError(context.channel, context.subdir, `bad ${encoding} data from the server after ${raw.received} bytes`, {
+        url: response.url,
+        cause: error,
+      });
     }
     const of = total !== null ? ` of ${total}` : '';
     throw interrupted(
-      new RepodataFetchError(context.channel, context.subdir, `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`, {
-        url: response.url,
-        cause: error,
-      }),
+      new RepodataFetchError(
+        context.channel,
+        context.subdir,
+        `the connection closed after ${raw.received}${of} bytes: ${describeNetworkError(error)}`,
+        {
+          url: response.url,
+          cause: error,
+        },
+      ),
     );
   } finally {
     decodingNow -= counted;
@@ -472,7 +517,11 @@ export async function streamBody(context: FetchContext, response: HttpResponse, 
     counted = 0;
   }
   if (total !== null && raw.received !== total) {
-    throw interrupted(new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, { url: response.url }));
+    throw interrupted(
+      new RepodataCorruptError(context.channel, context.subdir, `the body has ${raw.received} bytes but the server announced ${total}`, {
+        url: response.url,
+      }),
+    );
   }
   return { receivedBytes: raw.received, size, sha256: hash?.digest('hex') ?? '' };
 }

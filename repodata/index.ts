@@ -24,7 +24,14 @@ export type { CheckUrl } from './url-policy.js';
 // Parsing and indexing one repodata.json.
 export { parseRepodata, MAX_REPODATA_VERSION, PACKAGE_SECTIONS } from './parse.js';
 export type { ParsedRepodata, RepodataInfo, RepodataSource } from './parse.js';
-export { normaliseRecord, recordContext, OversizedRecordError, MAX_RECORD_SPECS, MAX_RECORD_SPEC_CHARS, MAX_RECORD_FIELD_LENGTH } from './record-normalise.js';
+export {
+  normaliseRecord,
+  recordContext,
+  OversizedRecordError,
+  MAX_RECORD_SPECS,
+  MAX_RECORD_SPEC_CHARS,
+  MAX_RECORD_FIELD_LENGTH,
+} from './record-normalise.js';
 export { indexRepodata, reviveSubdirIndex, EagerSubdirIndex } from './monolithic.js';
 export type { ShareableSubdirIndex, SharedSubdirIndexHandle } from './monolithic.js';
 export { RecordsIndex, emptyIndex } from './records-index.js';

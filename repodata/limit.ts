@@ -16,7 +16,8 @@ export class ConcurrencyLimit {
 
   constructor(size: number, asideSize = size * 4) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`concurrency must be a positive integer, got ${size}`);
-    if (!Number.isInteger(asideSize) || asideSize < 0) throw new RangeError(`aside budget must be a non-negative integer, got ${asideSize}`);
+    if (!Number.isInteger(asideSize) || asideSize < 0)
+      throw new RangeError(`aside budget must be a non-negative integer, got ${asideSize}`);
     this.size = size;
     this.asideSize = asideSize;
   }

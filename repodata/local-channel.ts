@@ -68,7 +68,12 @@ export async function findLocalRepodata(channel: Channel, subdir: string, shards
 }
 
 /** The index of a local subdir's repodata file. */
-export async function indexLocalRepodata(channel: Channel, subdir: string, found: LocalRepodata, options: LocalIndexOptions): Promise<SubdirIndex> {
+export async function indexLocalRepodata(
+  channel: Channel,
+  subdir: string,
+  found: LocalRepodata,
+  options: LocalIndexOptions,
+): Promise<SubdirIndex> {
   if (found.file === SHARD_INDEX_FILE) return openLocalSharded(channel, subdir, found, options);
   const zst = found.file === 'repodata.json.zst';
   if (!zst && found.size > options.maxBytes) throw new RepodataTooLargeError(channel.name, subdir, options.maxBytes, { url: found.path });
@@ -83,7 +88,9 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
   try {
     // Warm: the sidecar of this very file (and the decompressed copy of a `.zst`) are in the cache.
     const jsonPath = zst ? names.decompressed : found.path;
-    const warm = (await stat(names.sidecar).catch(() => null))?.isFile() === true && (!zst || (await stat(jsonPath).catch(() => null))?.isFile() === true);
+    const warm =
+      (await stat(names.sidecar).catch(() => null))?.isFile() === true &&
+      (!zst || (await stat(jsonPath).catch(() => null))?.isFile() === true);
     if (warm) {
       const loaded = loadIndexFromCache({ jsonPath, sidecarPath: names.sidecar, source, bytes: options.indexBytes });
       await removeStale(names);
@@ -91,7 +98,9 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
     }
     // First run: one streaming pass over the file (or over the `.zst` as it is decompressed into
     // the cache) builds the tables; the sidecar is written from them.
-    const tables = zst ? await decompressAndScan(channel, subdir, found, jsonPath, source, options.maxBytes) : await scanRepodataFile(jsonPath, source);
+    const tables = zst
+      ? await decompressAndScan(channel, subdir, found, jsonPath, source, options.maxBytes)
+      : await scanRepodataFile(jsonPath, source);
     keepSidecar(names.sidecar, tables);
     const index = await openScannedIndex(jsonPath, tables, source, options.indexBytes, names.sidecar);
     await removeStale(names);
@@ -100,7 +109,9 @@ export async function indexLocalRepodata(channel: Channel, subdir: string, found
     if (error instanceof RepodataParseError) throw corruptFromParse(channel.name, subdir, error.message, { url: found.path, cause: error });
     if (error instanceof RepodataFetchError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RepodataFetchError(channel.name, subdir, `cannot read ${found.file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+    throw new RepodataFetchError(channel.name, subdir, `cannot read ${found.file}: ${typeof code === 'string' ? code : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -208,7 +219,9 @@ async function readLocal(channel: Channel, subdir: string, found: LocalRepodata,
     if (code === 'ZSTD_DATA' || (error as Error)?.name === 'ZstdDataError') {
       throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${file}`, { cause: error });
     }
-    throw new RepodataFetchError(channel.name, subdir, `cannot read ${file}: ${typeof code === 'string' ? code : String(error)}`, { cause: error });
+    throw new RepodataFetchError(channel.name, subdir, `cannot read ${file}: ${typeof code === 'string' ? code : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -219,12 +232,18 @@ async function indexWhole(channel: Channel, subdir: string, found: LocalRepodata
 }
 
 /** A sharded local subdir: the shard index, then each shard from the channel's files, checked by hash. */
-async function openLocalSharded(channel: Channel, subdir: string, found: LocalRepodata, options: LocalIndexOptions): Promise<ShardedSubdirIndex> {
+async function openLocalSharded(
+  channel: Channel,
+  subdir: string,
+  found: LocalRepodata,
+  options: LocalIndexOptions,
+): Promise<ShardedSubdirIndex> {
   let raw: Uint8Array;
   try {
     raw = await zstdDecompress(await readFile(found.path), { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
   } catch (error) {
-    if (error instanceof ZstdDataError) throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}`, { cause: error });
+    if (error instanceof ZstdDataError)
+      throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code;
     throw new RepodataFetchError(channel.name, subdir, `cannot read ${SHARD_INDEX_FILE}: ${code ?? String(error)}`, { cause: error });
   }
@@ -247,7 +266,9 @@ async function openLocalSharded(channel: Channel, subdir: string, found: LocalRe
         bytes = await readFile(path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new RepodataFetchError(channel.name, subdir, `cannot read the shard of "${name}" (${path}): ${code ?? String(error)}`, { cause: error });
+        throw new RepodataFetchError(channel.name, subdir, `cannot read the shard of "${name}" (${path}): ${code ?? String(error)}`, {
+          cause: error,
+        });
       }
       if (bytes.length > MAX_SHARD_BYTES || !(await shardMatchesHash(bytes, sha256))) {
         throw new RepodataCorruptError(channel.name, subdir, `the shard of "${name}" does not match its hash ${sha256}`, { url: path });

@@ -38,7 +38,11 @@ export class EagerSubdirIndex extends RecordsIndex implements ShareableSubdirInd
   constructor(input: Uint8Array | string, source: RepodataSource) {
     const parsed = parseRepodata(input, source);
     const subdir = source.subdir ?? parsed.info.subdir;
-    if (!subdir) throw new RepodataParseError(describeSource(source.channel.name, null), 'the document names no subdir ("info.subdir") and none was given');
+    if (!subdir)
+      throw new RepodataParseError(
+        describeSource(source.channel.name, null),
+        'the document names no subdir ("info.subdir") and none was given',
+      );
     super(source.channel, subdir, groupByName(parsed.records));
     this.#input = input;
   }

@@ -85,10 +85,14 @@ export function jsonSyntaxError(where: string, text: string, cause: unknown): Re
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
   const found = JSON.stringify(text.slice(offset, offset + 1));
-  return new RepodataParseError(where, `invalid JSON at byte ${byteOffset} (line ${line}, column ${column}): expected ${expected}, found ${found}`, {
-    cause,
-    byteOffset,
-  });
+  return new RepodataParseError(
+    where,
+    `invalid JSON at byte ${byteOffset} (line ${line}, column ${column}): expected ${expected}, found ${found}`,
+    {
+      cause,
+      byteOffset,
+    },
+  );
 }
 
 /** The same for a fragment (one record) that starts at `fileOffset` bytes into the document. */

@@ -178,8 +178,13 @@ function normaliseBounded(raw: unknown, fn: string, context: RecordContext): Pac
 
 /** Why a record with these fields is over a bound, or null. Cheap: lengths only, before any copy. */
 function overBounds(entry: Record<string, unknown>, name: string, version: string, build: string): string | null {
-  for (const [key, value] of [['name', name], ['version', version], ['build', build]] as const) {
-    if (value.length > MAX_RECORD_FIELD_LENGTH) return `has a ${key} of ${value.length} characters, more than the limit of ${MAX_RECORD_FIELD_LENGTH}`;
+  for (const [key, value] of [
+    ['name', name],
+    ['version', version],
+    ['build', build],
+  ] as const) {
+    if (value.length > MAX_RECORD_FIELD_LENGTH)
+      return `has a ${key} of ${value.length} characters, more than the limit of ${MAX_RECORD_FIELD_LENGTH}`;
   }
   let chars = 0;
   for (const key of ['depends', 'constrains'] as const) {
@@ -188,11 +193,13 @@ function overBounds(entry: Record<string, unknown>, name: string, version: strin
     if (list.length > MAX_RECORD_SPECS) return `has ${list.length} ${key} entries, more than the limit of ${MAX_RECORD_SPECS}`;
     for (const item of list) {
       if (typeof item !== 'string') continue;
-      if (item.length > MAX_SPEC_LENGTH) return `has a ${key} entry of ${item.length} characters, more than the limit of ${MAX_SPEC_LENGTH}`;
+      if (item.length > MAX_SPEC_LENGTH)
+        return `has a ${key} entry of ${item.length} characters, more than the limit of ${MAX_SPEC_LENGTH}`;
       chars += item.length;
     }
   }
-  if (chars > MAX_RECORD_SPEC_CHARS) return `has ${chars} characters of depends and constrains, more than the limit of ${MAX_RECORD_SPEC_CHARS}`;
+  if (chars > MAX_RECORD_SPEC_CHARS)
+    return `has ${chars} characters of depends and constrains, more than the limit of ${MAX_RECORD_SPEC_CHARS}`;
   return null;
 }
 
@@ -284,7 +291,8 @@ function featureList(value: unknown, key: string, fn: string, context: RecordCon
   else throw fieldError(context, fn, key, `must be a string or a list of strings, got ${describeValue(value)}`);
   const out: string[] = [];
   for (const part of parts) {
-    if (typeof part !== 'string') throw fieldError(context, fn, key, `must be a string or a list of strings, got an item ${describeValue(part)}`);
+    if (typeof part !== 'string')
+      throw fieldError(context, fn, key, `must be a string or a list of strings, got an item ${describeValue(part)}`);
     const trimmed = part.trim();
     if (trimmed !== '') out.push(trimmed);
   }

@@ -101,7 +101,14 @@ export class RemoteSubdirs {
    * committed, so a document that does not parse never enters the cache). All formats answering
    * 404 commits a `missing` state.
    */
-  async fetch(channel: Channel, subdir: string, key: string, state: CacheState | null, signal: AbortSignal | undefined, meter?: DecodedBytesMeter): Promise<FetchedSubdir> {
+  async fetch(
+    channel: Channel,
+    subdir: string,
+    key: string,
+    state: CacheState | null,
+    signal: AbortSignal | undefined,
+    meter?: DecodedBytesMeter,
+  ): Promise<FetchedSubdir> {
     // Every format but plain JSON needs zstd: on a first fetch its codec loads while the HTTP client
     // does. A revalidation usually ends in 304s and needs none: it loads the codec if data comes
     // (loading it anyway kept such a run ~170 ms past its answer, waiting on V8's optimising
@@ -111,7 +118,10 @@ export class RemoteSubdirs {
     const now = this.#options.now();
     const probeShards =
       this.#options.shards &&
-      (state === null || state.format === 'shards' || state.shardsAbsentAt === null || now - state.shardsAbsentAt > SHARDS_ABSENT_RECHECK_MS);
+      (state === null ||
+        state.format === 'shards' ||
+        state.shardsAbsentAt === null ||
+        now - state.shardsAbsentAt > SHARDS_ABSENT_RECHECK_MS);
     // The shard index first when it is (re)checked, then the format that answered last time (with
     // its validators), then the rest.
     const formats: FetchFormat[] = probeShards ? ['shards'] : [];
@@ -142,7 +152,8 @@ export class RemoteSubdirs {
           outcome = await attempt();
           break;
         } catch (error) {
-          if (!http.isInterruptedBody(error) || !(await context.network?.retryBody(tries, url, (error as Error).message, context.signal))) throw error;
+          if (!http.isInterruptedBody(error) || !(await context.network?.retryBody(tries, url, (error as Error).message, context.signal)))
+            throw error;
         }
       }
       if (outcome !== 'missing') return outcome;
@@ -186,12 +197,26 @@ export class RemoteSubdirs {
   }
 
   /** The HTTP module and a dispatcher, loaded on first use. */
-  async #net(channel: Channel, subdir: string, signal: AbortSignal | undefined, meter?: DecodedBytesMeter): Promise<{ http: HttpModule; context: FetchContext }> {
+  async #net(
+    channel: Channel,
+    subdir: string,
+    signal: AbortSignal | undefined,
+    meter?: DecodedBytesMeter,
+  ): Promise<{ http: HttpModule; context: FetchContext }> {
     const http = await import('./fetch.js');
     this.#dispatcher ??= http.createDefaultDispatcher();
     return {
       http,
-      context: { channel: channel.name, subdir, dispatcher: this.#dispatcher, checkUrl: this.#options.checkUrl, signal, rules: this.#options.downloadRules, network: this.#options.network, meter },
+      context: {
+        channel: channel.name,
+        subdir,
+        dispatcher: this.#dispatcher,
+        checkUrl: this.#options.checkUrl,
+        signal,
+        rules: this.#options.downloadRules,
+        network: this.#options.network,
+        meter,
+      },
     };
   }
 
@@ -211,7 +236,12 @@ export class RemoteSubdirs {
     }, signal);
   }
 
-  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
+  #progress(
+    channel: Channel,
+    subdir: string,
+    phase: LoadProgressEvent['phase'],
+    extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {},
+  ): void {
     this.#options.onProgress?.({ channel: channel.name, url: channel.baseUrl, subdir, phase, ...extra });
   }
 
@@ -260,7 +290,10 @@ export class RemoteSubdirs {
       try {
         raw = await zstdDecompress(compressed, { maxOutputBytes: MAX_SHARD_INDEX_BYTES });
       } catch (cause) {
-        throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}: ${(cause as Error).message}`, { url, cause });
+        throw new RepodataCorruptError(channel.name, subdir, `bad zstd data in ${SHARD_INDEX_FILE}: ${(cause as Error).message}`, {
+          url,
+          cause,
+        });
       }
       decodeShardIndex(raw, channel.name, subdir);
       return { state: await this.#cache.commitBytes(key, 'shards.msgpack', raw, { ...fields, shardsAbsentAt: null }) };
@@ -281,7 +314,8 @@ export class RemoteSubdirs {
     const { channel, subdir, key, context, format, shardsAbsentAt } = attempt;
     const writer = await this.#cache.createWriter(key);
     const source = { channel: channelRef(channel), subdir };
-    const corrupt = (error: RepodataParseError) => corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
+    const corrupt = (error: RepodataParseError) =>
+      corruptFromParse(channel.name, subdir, error.message, { url: fields.sourceUrl, cause: error });
     // Each chunk goes through the scanner as it arrives and to the temp file behind it: the index is
     // ready when the last byte is written, and a broken document stops the download at once.
     const plainLength = format === 'json' && response.contentEncoding === null ? (response.contentLength ?? undefined) : undefined;
@@ -310,7 +344,12 @@ export class RemoteSubdirs {
       const { tables } = document;
       await writer.close();
       // Only a document that indexed is committed; the index then reads the committed file.
-      const saved = await this.#cache.commit(key, writer, 'json', { ...fields, size: document.size, sha256: document.sha256, shardsAbsentAt });
+      const saved = await this.#cache.commit(key, writer, 'json', {
+        ...fields,
+        size: document.size,
+        sha256: document.sha256,
+        shardsAbsentAt,
+      });
       committed = true;
       const dataPath = this.#cache.dataPath(saved);
       const index = await openScannedIndex(dataPath, tables, source, this.#options.indexBytes, `${dataPath}.index`);

@@ -175,7 +175,13 @@ export class RepodataStore {
     if (await this.#closures.complete(indexes, rootNames, outer)) {
       for (const index of indexes) {
         if (index instanceof ShardedSubdirIndex) {
-          this.#options.onProgress?.({ channel: index.channel.name, url: index.channel.baseUrl, subdir: index.subdir, phase: 'done', records: index.recordCount });
+          this.#options.onProgress?.({
+            channel: index.channel.name,
+            url: index.channel.baseUrl,
+            subdir: index.subdir,
+            phase: 'done',
+            records: index.recordCount,
+          });
         }
       }
     }
@@ -199,7 +205,12 @@ export class RepodataStore {
     const joined = meter;
     joined.join(budget);
     return this.#loads
-      .run(key, (signal) => (channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal, joined)), options.signal)
+      .run(
+        key,
+        (signal) =>
+          channel.kind === 'file' ? this.#loadLocal(channel, subdir, key) : this.#loadRemote(channel, subdir, key, signal, joined),
+        options.signal,
+      )
       .then(
         (index) => {
           if (index) this.#channels.set(index, channel);
@@ -254,7 +265,12 @@ export class RepodataStore {
     while (this.#memory.size > max) this.#memory.delete(this.#memory.keys().next().value as string);
   }
 
-  #progress(channel: Channel, subdir: string, phase: LoadProgressEvent['phase'], extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {}): void {
+  #progress(
+    channel: Channel,
+    subdir: string,
+    phase: LoadProgressEvent['phase'],
+    extra: Omit<LoadProgressEvent, 'channel' | 'subdir' | 'phase'> = {},
+  ): void {
     this.#options.onProgress?.({ channel: channel.name, url: channel.baseUrl, subdir, phase, ...extra });
   }
 
@@ -286,7 +302,13 @@ export class RepodataStore {
     return index;
   }
 
-  async #loadRemote(channel: Channel, subdir: string, key: string, signal: AbortSignal | undefined, meter: DecodingMeter): Promise<SubdirIndex | null> {
+  async #loadRemote(
+    channel: Channel,
+    subdir: string,
+    key: string,
+    signal: AbortSignal | undefined,
+    meter: DecodingMeter,
+  ): Promise<SubdirIndex | null> {
     const now = this.#now();
     const ttl = this.#options.ttlSeconds ?? 60;
     const mustRefresh = this.#options.refresh === true && !this.#refreshed.has(key);
@@ -310,7 +332,13 @@ export class RepodataStore {
   }
 
   /** The index of a committed state: the one in memory when it has the same content, else opened. */
-  async #indexFromState(channel: Channel, subdir: string, key: string, state: CacheState, built?: SubdirIndex): Promise<SubdirIndex | null> {
+  async #indexFromState(
+    channel: Channel,
+    subdir: string,
+    key: string,
+    state: CacheState,
+    built?: SubdirIndex,
+  ): Promise<SubdirIndex | null> {
     const known = this.#memory.get(key);
     if (!built && known?.state && known.state.sha256 === state.sha256 && known.state.format === state.format) {
       // Same content as the index in memory (a 304, or another process refreshed the state): no re-parse.

@@ -171,10 +171,7 @@ export class ZstdFrameTracker {
   finish(): void {
     if (this.#state === 'magic' && this.#header.length === 0 && this.#skip === 0 && this.#frames > 0) return;
     if (this.#offset === 0) throw new ZstdDataError('Cannot decompress zstd data: the input is empty', 0);
-    throw new ZstdDataError(
-      `Cannot decompress zstd data: truncated, the input ends inside a frame at byte ${this.#offset}`,
-      this.#offset,
-    );
+    throw new ZstdDataError(`Cannot decompress zstd data: truncated, the input ends inside a frame at byte ${this.#offset}`, this.#offset);
   }
 
   #enter(state: TrackerState): void {
@@ -204,7 +201,7 @@ export class ZstdFrameTracker {
       case 'magic': {
         const magic = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24)) >>> 0;
         if (magic === ZSTD_MAGIC) this.#enter('descriptor');
-        else if (((magic & SKIPPABLE_MASK) >>> 0) === SKIPPABLE_MAGIC) this.#enter('skippable-size');
+        else if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) this.#enter('skippable-size');
         else throw new ZstdDataError(`Cannot decompress zstd data: no zstd frame at byte ${at}`, at);
         return;
       }
@@ -412,10 +409,7 @@ function nativeBackend(native: NativeZstd, reuse: boolean): DecodeBackend {
   return { begin, transform: drain, end: (emit) => drain(NO_INPUT, emit), delete: release };
 }
 
-export async function createZstdDecoder(
-  onData: (chunk: Buffer) => void,
-  options: ZstdDecoderOptions = {},
-): Promise<ZstdStreamDecoder> {
+export async function createZstdDecoder(onData: (chunk: Buffer) => void, options: ZstdDecoderOptions = {}): Promise<ZstdStreamDecoder> {
   const native = options.build === 'wasm' ? null : await loadNative();
   const backend = native !== null ? nativeBackend(native, options.reuseOutput === true) : wasmBackend((await loadBinding()).binding);
   if (backend === null) throw new ZstdDataError('Cannot decompress zstd data: the decoder failed to start', 0);

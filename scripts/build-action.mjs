@@ -25,7 +25,10 @@ const noAsmFallback = {
   name: 'no-zstd-asmjs',
   setup(b) {
     b.onResolve({ filter: /zstd-codec-binding\.js$/ }, () => ({ path: 'zstd-asmjs', namespace: 'stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'module.exports = () => { throw new Error("no WebAssembly"); };', loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+      contents: 'module.exports = () => { throw new Error("no WebAssembly"); };',
+      loader: 'js',
+    }));
   },
 };
 
@@ -38,7 +41,9 @@ const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
 const noServices = {
   name: 'no-services',
   setup(b) {
-    b.onResolve({ filter: SERVICES }, (args) => (args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'no-service' } : undefined));
+    b.onResolve({ filter: SERVICES }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'no-service' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'no-service' }, (args) => {
       const name = /(serve|worker)\.js$/.exec(args.path)[1];
       const message = `"${name}" is not part of the GitHub Action's conda-resolve; install the npm package to run it`;

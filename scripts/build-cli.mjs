@@ -27,7 +27,9 @@ const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
 const commandsFromDist = {
   name: 'commands-from-dist',
   setup(b) {
-    b.onResolve({ filter: SERVICES }, (args) => (args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'from-dist' } : undefined));
+    b.onResolve({ filter: SERVICES }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'from-dist' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'from-dist' }, async (args) => {
       const real = `../src/cli/${args.path.slice(2)}`;
       const { usage } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'cli', args.path.slice(2))).href);
@@ -88,7 +90,9 @@ const result = await build({
   write: false,
   metafile: true,
 });
-const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path));
+const dynamic = Object.values(result.metafile.outputs).flatMap((o) =>
+  o.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
+);
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
@@ -102,7 +106,9 @@ await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
 const fallbackModules = {
   name: 'fallback-modules',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/main\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './main.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\.\/main\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './main.js', external: true } : undefined,
+    );
   },
 };
 await build({

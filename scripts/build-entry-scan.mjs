@@ -16,7 +16,18 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = join(ROOT, 'repodata', 'lazy', 'wasm', 'entry-scan.c');
 const OUTPUT = join(ROOT, 'repodata', 'lazy', 'entry-scan-wasm.ts');
 // -msimd128: 128-bit SIMD (Node >= 16.4, every current browser). No libc: the scan needs none.
-const FLAGS = ['--target=wasm32', '-O3', '-msimd128', '-nostdlib', '-Wall', '-Wextra', '-Werror', '-Wl,--no-entry', '-Wl,--strip-all', '-Wl,--max-memory=4294967296'];
+const FLAGS = [
+  '--target=wasm32',
+  '-O3',
+  '-msimd128',
+  '-nostdlib',
+  '-Wall',
+  '-Wextra',
+  '-Werror',
+  '-Wl,--no-entry',
+  '-Wl,--strip-all',
+  '-Wl,--max-memory=4294967296',
+];
 
 const work = mkdtempSync(join(tmpdir(), 'cr-entry-scan-'));
 try {

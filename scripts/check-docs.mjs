@@ -97,7 +97,12 @@ function workspace(cache) {
 
 function bash(command, ws) {
   return new Promise((done) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', command], { cwd: ws.cwd, env: ws.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const child = spawn('bash', ['-o', 'pipefail', '-c', command], {
+      cwd: ws.cwd,
+      env: ws.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -123,7 +128,14 @@ async function check(cmd, ws) {
     if (line === '' || VARIES.some((re) => re.test(line))) continue;
     if (!lines.has(line) && !text.includes(line)) problems.push(`did not print: ${line}`);
   }
-  if (problems.length > 0) problems.push(`printed:\n${printed.split('\n').slice(0, 30).map((l) => `      | ${l}`).join('\n')}`);
+  if (problems.length > 0)
+    problems.push(
+      `printed:\n${printed
+        .split('\n')
+        .slice(0, 30)
+        .map((l) => `      | ${l}`)
+        .join('\n')}`,
+    );
   return problems;
 }
 
@@ -168,12 +180,23 @@ async function main(args) {
     console.error(`${CLI} is missing: run "npm run build" first`);
     return 2;
   }
-  const files = args.length > 0 ? args.map((f) => resolve(f)) : [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join(ROOT, 'docs', f))];
+  const files =
+    args.length > 0
+      ? args.map((f) => resolve(f))
+      : [
+          join(ROOT, 'README.md'),
+          ...readdirSync(join(ROOT, 'docs'))
+            .filter((f) => f.endsWith('.md'))
+            .sort()
+            .map((f) => join(ROOT, 'docs', f)),
+        ];
   const total = { ran: 0, failed: 0, skipped: 0 };
   // Pages run side by side (each in its own folder), their reports printed in order.
   // One repodata cache for all pages (it is safe across processes), so a channel is indexed once.
   const cache = mkdtempSync(join(tmpdir(), 'cr-docs-cache-'));
-  const results = await Promise.all(files.map((file) => checkFile(file, cache))).finally(() => rmSync(cache, { recursive: true, force: true }));
+  const results = await Promise.all(files.map((file) => checkFile(file, cache))).finally(() =>
+    rmSync(cache, { recursive: true, force: true }),
+  );
   for (const r of results) {
     if (r.out.length > 0) console.log(r.out.join('\n'));
     total.ran += r.ran;

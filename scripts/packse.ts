@@ -15,6 +15,12 @@ for (const file of scenarioFiles(dir)) {
   const result = runScenario(scenario);
   counts[result.kind]++;
   if (result.kind === 'fail') console.log(`FAIL ${basename(file)} (${scenario.name}): expected ${result.expected}; got ${result.got}`);
-  if (result.kind === 'not-applicable') skipped.set(result.why.replace(/^.* has (only|no)/, 'has $1'), (skipped.get(result.why.replace(/^.* has (only|no)/, 'has $1')) ?? 0) + 1);
+  if (result.kind === 'not-applicable')
+    skipped.set(
+      result.why.replace(/^.* has (only|no)/, 'has $1'),
+      (skipped.get(result.why.replace(/^.* has (only|no)/, 'has $1')) ?? 0) + 1,
+    );
 }
-console.log(`pass ${counts.pass}, fail ${counts.fail}, not applicable ${counts['not-applicable']}: ${[...skipped].map(([why, n]) => `${n} ${why}`).join('; ')}`);
+console.log(
+  `pass ${counts.pass}, fail ${counts.fail}, not applicable ${counts['not-applicable']}: ${[...skipped].map(([why, n]) => `${n} ${why}`).join('; ')}`,
+);

@@ -10,7 +10,10 @@ export const MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 
 export class AnswerTooLargeError extends CondaResolveError {
   constructor(what: string) {
-    super('CR_ERR_OUTPUT_TOO_LARGE', `Cannot answer: the ${what} would be larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (the limit); ask for fewer platforms or environments`);
+    super(
+      'CR_ERR_OUTPUT_TOO_LARGE',
+      `Cannot answer: the ${what} would be larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (the limit); ask for fewer platforms or environments`,
+    );
   }
 }
 

@@ -35,23 +35,29 @@ export const SERVICE_ERROR_CODES = {
   CR_ERR_INPUT_SPEC: 'A package spec of the request cannot be parsed.',
   CR_ERR_INPUT_NO_SPECS: 'Neither specs nor an environment file listing packages were given.',
   CR_ERR_INPUT_TOO_MANY_SPECS: 'A request (with its files) has more distinct specs than the limit.',
-  CR_ERR_INPUT_TOO_MANY_PYPI_PROJECTS: 'The PyPI requirements of a request reach more projects than the limit of one request (the server\'s --max-pypi-projects).',
+  CR_ERR_INPUT_TOO_MANY_PYPI_PROJECTS:
+    "The PyPI requirements of a request reach more projects than the limit of one request (the server's --max-pypi-projects).",
   CR_ERR_INPUT_PLATFORM: 'A platform is not a known conda target subdir.',
   CR_ERR_INPUT_CHANNEL: 'A channel of the request cannot be understood.',
   CR_ERR_INPUT_DATE: 'An exclude-newer date cannot be parsed.',
   CR_ERR_INPUT_LOCK: 'A lock file (pixi.lock, conda-lock.yml) cannot be read: not YAML, an unsupported version, or a malformed entry.',
   CR_ERR_INPUT_LOCK_ENVIRONMENT: 'A lock file or pixi manifest has no environment of the name asked for (-e).',
-  CR_ERR_INPUT_PIP: 'An environment file\'s pip: section cannot be read: an option without its value, a -r file that cannot be read here, or that includes itself.',
-  CR_ERR_INPUT_PIP_NEEDS_BUILD: 'A PyPI requirement needs a build (an editable install, a local project path, a VCS URL, a source archive), which a resolve does not do.',
-  CR_ERR_INPUT_MANIFEST: 'A pixi manifest (pixi.toml, pyproject.toml [tool.pixi]) cannot be read: not TOML, a missing table, or a field of the wrong shape.',
-  CR_ERR_INPUT_LOCK_USAGE: 'Lock options that do not go together (a lock file with specs, --update or --check without --lock, a platform the lock lacks).',
+  CR_ERR_INPUT_PIP:
+    "An environment file's pip: section cannot be read: an option without its value, a -r file that cannot be read here, or that includes itself.",
+  CR_ERR_INPUT_PIP_NEEDS_BUILD:
+    'A PyPI requirement needs a build (an editable install, a local project path, a VCS URL, a source archive), which a resolve does not do.',
+  CR_ERR_INPUT_MANIFEST:
+    'A pixi manifest (pixi.toml, pyproject.toml [tool.pixi]) cannot be read: not TOML, a missing table, or a field of the wrong shape.',
+  CR_ERR_INPUT_LOCK_USAGE:
+    'Lock options that do not go together (a lock file with specs, --update or --check without --lock, a platform the lock lacks).',
   CR_ERR_INPUT_LOCK_UPDATE: 'A name to update (--update, `update`) that no environment of the lock locks.',
   CR_ERR_INPUT_OPTION: 'An option has an invalid value (channel priority, virtual packages, an argument of the library API).',
-  CR_ERR_CHANNEL_REFUSED: "A channel policy refuses a channel: the server's (not allowlisted, local, a private address) or allowlist_channels/denylist_channels of configuration.",
+  CR_ERR_CHANNEL_REFUSED:
+    "A channel policy refuses a channel: the server's (not allowlisted, local, a private address) or allowlist_channels/denylist_channels of configuration.",
   CR_ERR_CONFIG_FILE: 'A configuration file (.condarc, pixi config.toml, .netrc, the auth file) or a CONDA_* variable cannot be used.',
   CR_ERR_CONFIG_VALUE: 'A server setting (flag or CONDA_RESOLVE_* variable) has an invalid value.',
   CR_ERR_OUTPUT_FILE: 'The -o file cannot be written.',
-  CR_ERR_OUTPUT_TOO_LARGE: 'The answer (native JSON or a format\'s text) would be larger than the limit (128 MiB); nothing was sent.',
+  CR_ERR_OUTPUT_TOO_LARGE: "The answer (native JSON or a format's text) would be larger than the limit (128 MiB); nothing was sent.",
   CR_ERR_CACHE_DIR: 'The repodata cache directory cannot be read or cleaned (conda-resolve info, conda-resolve cache clean).',
   CR_ERR_POOL_BUSY: 'The solve queue is full.',
   CR_ERR_POOL_CLOSED: 'The solver pool is shutting down.',
@@ -129,7 +135,10 @@ const HTTP_PRESENTATION = Object.fromEntries(
 ) as Record<HttpProblemCode, Presentation>;
 
 const HTTP_DESCRIPTIONS = Object.fromEntries(
-  (Object.keys(PROBLEM_KINDS) as ProblemKind[]).map((kind) => [httpProblemCode(kind), `A "${PROBLEM_KINDS[kind].title}" problem thrown from a route or hook.`]),
+  (Object.keys(PROBLEM_KINDS) as ProblemKind[]).map((kind) => [
+    httpProblemCode(kind),
+    `A "${PROBLEM_KINDS[kind].title}" problem thrown from a route or hook.`,
+  ]),
 ) as Record<HttpProblemCode, string>;
 
 const PRESENTATION: { readonly [C in ErrorCode]: Presentation } = {
@@ -276,7 +285,12 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: string } = Object.freeze(
 
 /** The registry: every code of the program and how the service shows it. */
 export const ERRORS: { readonly [C in ErrorCode]: ErrorSpec } = Object.freeze(
-  Object.fromEntries((Object.keys(PRESENTATION) as ErrorCode[]).map((code) => [code, Object.freeze({ description: DESCRIPTIONS[code], ...PRESENTATION[code] })])) as {
+  Object.fromEntries(
+    (Object.keys(PRESENTATION) as ErrorCode[]).map((code) => [
+      code,
+      Object.freeze({ description: DESCRIPTIONS[code], ...PRESENTATION[code] }),
+    ]),
+  ) as {
     [C in ErrorCode]: ErrorSpec;
   },
 );
@@ -316,7 +330,8 @@ export class InputFileError extends UsageError {
 // URL or a version ("linux-64/noarch", "https://host/a/b" and "POST /resolve" stay), whatever
 // folder it starts in. A path's last character is not a colon: "cannot create /tmp/x: read-only"
 // keeps its colon.
-const LOCAL_PATH = /file:\/\/[^\s'"`,;)]*[^\s'"`,;):]|(?<![\w:/.~<>-])\/[^\s'"`,;)/]+\/(?:[^\s'"`,;)]*[^\s'"`,;):])?|[A-Za-z]:\\[^\s'"`,;)]*/g;
+const LOCAL_PATH =
+  /file:\/\/[^\s'"`,;)]*[^\s'"`,;):]|(?<![\w:/.~<>-])\/[^\s'"`,;)/]+\/(?:[^\s'"`,;)]*[^\s'"`,;):])?|[A-Za-z]:\\[^\s'"`,;)]*/g;
 const STACK_LINE = /\n\s+at .*/g;
 
 const UNEXPECTED = 'Internal error: the solve failed unexpectedly';

@@ -10,7 +10,15 @@
  *   exclude-newer, with the cause as a word a program can test.
  * Field names are snake_case like the rest of the native JSON.
  */
-import type { CandidateGroup, CandidateReason, Explanation, Necessity, RequirementFailure, Requirer, VersionList } from '../solver/index.js';
+import type {
+  CandidateGroup,
+  CandidateReason,
+  Explanation,
+  Necessity,
+  RequirementFailure,
+  Requirer,
+  VersionList,
+} from '../solver/index.js';
 
 export interface NativeConflict {
   /** `missing` (nothing matches), `conflicts` (a rival record of the name is needed), `constrained`
@@ -48,7 +56,12 @@ export interface NativeExplanation {
   readonly requested: readonly string[];
   readonly conflicts: readonly NativeConflict[];
   readonly candidates: readonly NativeCandidates[];
-  readonly virtual_packages: readonly { readonly name: string; readonly spec: string; readonly available: readonly string[]; readonly note: string | null }[];
+  readonly virtual_packages: readonly {
+    readonly name: string;
+    readonly spec: string;
+    readonly available: readonly string[];
+    readonly note: string | null;
+  }[];
   readonly excluded: readonly NativeExcluded[];
   /** False when the solver's proof was cut short and the explanation may be partial. */
   readonly complete: boolean;
@@ -104,10 +117,20 @@ class Facts {
     if (failure.kind === 'missing') {
       this.#conflict({ kind: 'missing', subject: subject ?? 'the request', specs: [...specs], against: null, detail: null });
       if (failure.name.startsWith('__')) {
-        this.virtuals.set(failure.spec, { name: failure.name, spec: failure.spec, available: spans(failure.available), note: failure.note });
+        this.virtuals.set(failure.spec, {
+          name: failure.name,
+          spec: failure.spec,
+          available: spans(failure.available),
+          note: failure.note,
+        });
       }
       for (const entry of failure.excluded) {
-        const item: NativeExcluded = { name: failure.name, versions: spans(entry.versions), cause: causeOf(entry.reason), reason: entry.reason };
+        const item: NativeExcluded = {
+          name: failure.name,
+          versions: spans(entry.versions),
+          cause: causeOf(entry.reason),
+          reason: entry.reason,
+        };
         this.excluded.set(JSON.stringify(item), item);
       }
       return;
@@ -129,10 +152,22 @@ class Facts {
         this.failure(reason.failure, subject, reason.specs);
         return;
       case 'conflicts':
-        this.#conflict({ kind: 'conflicts', subject, specs: [reason.requirer.spec], against: this.#requirer(reason.requirer), detail: null });
+        this.#conflict({
+          kind: 'conflicts',
+          subject,
+          specs: [reason.requirer.spec],
+          against: this.#requirer(reason.requirer),
+          detail: null,
+        });
         return;
       case 'constrained':
-        this.#conflict({ kind: 'constrained', subject, specs: [reason.spec], against: `${reason.by} ${spans(reason.byVersions).join(', ')}`, detail: null });
+        this.#conflict({
+          kind: 'constrained',
+          subject,
+          specs: [reason.spec],
+          against: `${reason.by} ${spans(reason.byVersions).join(', ')}`,
+          detail: null,
+        });
         this.#necessity(reason.necessity);
         return;
       case 'constrains':

@@ -65,7 +65,8 @@ export async function missingNameHint(input: HintInput): Promise<string> {
   const platformIndexes = input.searched.filter((index) => index.subdir === platform);
   const noPlatformPackages = platformIndexes.length > 0 && platformIndexes.every(hasNoNames);
   const others = request.platforms.filter((p) => p !== platform);
-  if (request.channels.every((c) => c.kind === 'file')) for (const p of COMMON_PLATFORMS) if (p !== platform && !others.includes(p)) others.push(p);
+  if (request.channels.every((c) => c.kind === 'file'))
+    for (const p of COMMON_PLATFORMS) if (p !== platform && !others.includes(p)) others.push(p);
   const having: string[] = [];
   for (const other of others) {
     try {
@@ -92,7 +93,10 @@ export async function missingNameHint(input: HintInput): Promise<string> {
     if (close.length > 0) parts.push(`Did you mean ${close.join(' or ')}?`);
   }
   if (having.length > 0) parts.push(`${name} exists for ${having.join(', ')}.`);
-  if (elsewhere.length > 0) parts.push(`${name} is in ${elsewhere.join(', ')}, which ${elsewhere.length === 1 ? 'was' : 'were'} not requested: add -c ${elsewhere[0]}.`);
+  if (elsewhere.length > 0)
+    parts.push(
+      `${name} is in ${elsewhere.join(', ')}, which ${elsewhere.length === 1 ? 'was' : 'were'} not requested: add -c ${elsewhere[0]}.`,
+    );
   if (noPlatformPackages) parts.push(`No channel searched has any ${platform} package, only noarch ones.`);
   const channels = request.channels.map((c) => c.name).join(', ');
   parts.push(`Channels searched: ${channels} (${platform} and noarch).`);

@@ -53,4 +53,3 @@ declare module '../vocabulary/errors.js' {
 export function httpProblemCode(kind: ProblemKind): HttpProblemCode {
   return `CR_ERR_HTTP_${kind.toUpperCase().replace(/-/g, '_')}` as HttpProblemCode;
 }
-

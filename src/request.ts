@@ -18,7 +18,13 @@ import type { PypiRecord } from '../vocabulary/pypi-record.js';
 import type { LockEnvironmentDetails } from './locks/types.js';
 import { checkLockInput } from './lock/lock-input.js';
 import { readPreviousLock, type PreviousLock } from './lock/previous-lock.js';
-import { parseResolutionStrategy, preparePypi, type CondaPypiMapOverrides, type PreparedPypi, type PypiIndexOptions } from './pypi/request.js';
+import {
+  parseResolutionStrategy,
+  preparePypi,
+  type CondaPypiMapOverrides,
+  type PreparedPypi,
+  type PypiIndexOptions,
+} from './pypi/request.js';
 import type { ResolutionStrategy } from '../vocabulary/pypi-record.js';
 
 export interface InputFile {
@@ -157,16 +163,25 @@ export class TooManySpecsError extends UsageError {
   }
 }
 
-
 export function prepareRequest(request: ResolveRequest, options: PrepareOptions): PreparedRequest {
   const warnings: string[] = [];
-  const files: ParsedInputFile[] = (request.files ?? []).map((file) => parseInputFile(file.filename, file.content, { environment: request.environment, ...(options.readIncluded ? { readIncluded: options.readIncluded } : {}) }));
+  const files: ParsedInputFile[] = (request.files ?? []).map((file) =>
+    parseInputFile(file.filename, file.content, {
+      environment: request.environment,
+      ...(options.readIncluded ? { readIncluded: options.readIncluded } : {}),
+    }),
+  );
   for (const file of files) warnings.push(...file.warnings);
   const locked = checkLockInput(files, request);
   if ((request.update ?? []).length > 0 && request.lock === undefined) {
-    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --update without --lock: name the lock whose other packages should stay as they are');
+    throw new UsageError(
+      'CR_ERR_INPUT_LOCK_USAGE',
+      'Cannot use --update without --lock: name the lock whose other packages should stay as they are',
+    );
   }
-  const previousLock = request.lock ? readPreviousLock(request.lock, { environment: request.environment, update: request.update }) : undefined;
+  const previousLock = request.lock
+    ? readPreviousLock(request.lock, { environment: request.environment, update: request.update })
+    : undefined;
 
   // Distinct specs first (each with where it first appears), counted before any is parsed.
   const where = new Map<string, { file: string; at: string } | undefined>();
@@ -181,7 +196,12 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     if (!where.has(text)) where.set(text, undefined);
   }
   const maxSpecs = options.maxSpecs ?? MAX_REQUEST_SPECS;
-  if (where.size > maxSpecs) throw new TooManySpecsError(where.size, maxSpecs, files.map((f) => f.filename));
+  if (where.size > maxSpecs)
+    throw new TooManySpecsError(
+      where.size,
+      maxSpecs,
+      files.map((f) => f.filename),
+    );
   const parsed = new Map<string, MatchSpec>();
   const parseAt = (text: string, at: { file: string; at: string } | undefined): MatchSpec => {
     const known = parsed.get(text);
@@ -210,14 +230,21 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       for (const item of file.manifest ? list : file.specs) texts.set(item.spec.trim(), { file: file.filename, at: file.filename });
     }
     for (const spec of request.specs ?? []) if (!texts.has(spec.trim())) texts.set(spec.trim(), undefined);
-    platformSpecs.set(platform, [...texts].map(([text, at]) => parseAt(text, at)));
+    platformSpecs.set(
+      platform,
+      [...texts].map(([text, at]) => parseAt(text, at)),
+    );
   }
   const pypi = preparePypi(
     [...files.flatMap((f) => f.pypi ?? []), ...(request.pypi ?? []).map((requirement) => ({ requirement }))],
     manifest?.platformPypi,
     request.pypiOptions ?? {},
     files.flatMap((f) => (f.pypiOptions ? [f.pypiOptions] : [])),
-    Object.assign({}, ...files.flatMap((f) => (f.condaPypiMap ? [f.condaPypiMap] : [])), request.condaPypiMap ?? {}) as CondaPypiMapOverrides,
+    Object.assign(
+      {},
+      ...files.flatMap((f) => (f.condaPypiMap ? [f.condaPypiMap] : [])),
+      request.condaPypiMap ?? {},
+    ) as CondaPypiMapOverrides,
   );
   const resolution = parseResolutionStrategy(request.resolution);
   if (specs.length === 0 && !locked && !pypi && ![...platformSpecs.values()].some((list) => list.length > 0)) {
@@ -230,7 +257,12 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   }
 
   const platforms = unique(
-    (request.platforms?.length ? request.platforms : files.some((f) => f.platforms.length > 0) ? files.flatMap((f) => f.platforms) : [...(previousLock?.environment.platforms.keys() ?? [])]).map((p) => p.trim()),
+    (request.platforms?.length
+      ? request.platforms
+      : files.some((f) => f.platforms.length > 0)
+        ? files.flatMap((f) => f.platforms)
+        : [...(previousLock?.environment.platforms.keys() ?? [])]
+    ).map((p) => p.trim()),
   );
   if (platforms.length === 0) platforms.push(options.hostPlatform);
   // A lock's named platforms (pixi.lock v7) are platforms of this request too, solved for their
@@ -255,9 +287,13 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   // A request that names no channel stays on the previous lock's; otherwise the configured
   // channels (.condarc) follow the request's, as conda puts -c before them.
   const channelTexts = (
-    requestChannels.length === 0 && previousLock ? [...previousLock.environment.channels] : [...requestChannels, ...(options.configuredChannels ?? [])]
+    requestChannels.length === 0 && previousLock
+      ? [...previousLock.environment.channels]
+      : [...requestChannels, ...(options.configuredChannels ?? [])]
   ).map((c) => c.trim());
-  const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) => expandChannel(c, options.channelSettings));
+  const expanded = (channelTexts.length ? channelTexts : [...options.defaultChannels]).flatMap((c) =>
+    expandChannel(c, options.channelSettings),
+  );
   const alias = options.channelSettings?.alias ?? options.env.CONDA_CHANNEL_ALIAS;
   const channels: Channel[] = [];
   const seenChannels = new Set<string>();
@@ -288,7 +324,8 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
   for (const platform of named) if (!platformVirtual.has(platform.key)) platformVirtual.set(platform.key, platform.virtualPackages);
   // Validate the virtual packages once per platform, so a bad entry is a usage error.
   try {
-    for (const platform of platforms) virtualPackages(subdirOn({ platformSubdirs }, platform), options.env, [...(platformVirtual.get(platform) ?? []), ...extraVirtual]);
+    for (const platform of platforms)
+      virtualPackages(subdirOn({ platformSubdirs }, platform), options.env, [...(platformVirtual.get(platform) ?? []), ...extraVirtual]);
   } catch (error) {
     if (error instanceof CondaResolveError) throw new UsageError('CR_ERR_INPUT_OPTION', error.message, { cause: error });
     throw error;

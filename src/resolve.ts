@@ -73,7 +73,16 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
   // A lock file is the environment: its records are the answer, nothing is loaded or solved.
   if (request.locked) {
     const locked = request.locked;
-    return { request, platforms: request.platforms.map((platform) => ({ platform, records: locked.get(platform) ?? [], error: null, errorCode: null, explanation: null })) };
+    return {
+      request,
+      platforms: request.platforms.map((platform) => ({
+        platform,
+        records: locked.get(platform) ?? [],
+        error: null,
+        errorCode: null,
+        explanation: null,
+      })),
+    };
   }
   const pypi = request.pypi;
   // Loaded only for PyPI requirements: it brings the HTTP stack, which a conda-only run never loads.
@@ -83,7 +92,14 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
   // The PyPI walk starts now, beside the conda repodata loads below; not where an answer store may
   // hold the answer (the server's cache), whose hits must cost no metadata fetches.
   const answers = (deps.solver as MixedAnswerSource).mixedAnswers;
-  const prefetch = pypi && side && data && !answers ? side.prefetchPypi(pypi, request.platforms, data, { resolution: request.resolution ?? 'highest', signal: options.signal, maxProjects: deps.maxPypiProjects }) : undefined;
+  const prefetch =
+    pypi && side && data && !answers
+      ? side.prefetchPypi(pypi, request.platforms, data, {
+          resolution: request.resolution ?? 'highest',
+          signal: options.signal,
+          maxProjects: deps.maxPypiProjects,
+        })
+      : undefined;
   try {
     const platforms = await Promise.all(
       request.platforms.map((platform) => {
@@ -91,10 +107,20 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
         if (pypi && side) {
           // The PyPI side needs the conda pythons, and the conda packages that may provide its roots.
           const mapping = side.condaPypiMapping(pypi.mappingOverrides);
-          names.push('python', ...side.pypiRequirementsOn(pypi, platform).flatMap((r) => mapping.providers(side.normalizePypiName(r.name))));
+          names.push(
+            'python',
+            ...side.pypiRequirementsOn(pypi, platform).flatMap((r) => mapping.providers(side.normalizePypiName(r.name))),
+          );
         }
         const rootNames = [...new Set(names.filter((n) => n !== '' && n !== '*'))];
-        return resolvePlatform(platform, request, rootNames, deps, options, data && side ? { data, solve: side.solvePlatformMixed } : undefined);
+        return resolvePlatform(
+          platform,
+          request,
+          rootNames,
+          deps,
+          options,
+          data && side ? { data, solve: side.solvePlatformMixed } : undefined,
+        );
       }),
     );
     return { request, platforms };
@@ -119,7 +145,9 @@ async function resolvePlatform(
   // The time limit covers the whole platform: fetching and indexing repodata as well as solving.
   const started = Date.now();
   const deadline = options.timeoutMs !== undefined ? new AbortController() : null;
-  const timer = deadline ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), timerDelay(options.timeoutMs!)) : null;
+  const timer = deadline
+    ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), timerDelay(options.timeoutMs!))
+    : null;
   const signal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
   try {
     options.onPlatform?.(platform, 'load');
@@ -153,25 +181,39 @@ async function resolvePlatform(
             answers: (deps.solver as MixedAnswerSource).mixedAnswers,
             ...(request.previousLock ? { locked: request.previousLock.pypiPreferredOn(platform) } : {}),
           })
-        : await deps.solver.solve(request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input, signal);
+        : await deps.solver.solve(
+            request.resolution && request.resolution !== 'highest' ? { ...input, resolution: request.resolution } : input,
+            signal,
+          );
     if (outcome.kind === 'solved') {
       options.onPlatform?.(platform, 'done');
       const pypiRecords = 'pypi' in outcome ? (outcome.pypi as readonly PypiRecord[]) : undefined;
-      return { platform, records: [...outcome.records].sort(byName), error: null, errorCode: null, explanation: null, ...(pypiRecords ? { pypi: pypiRecords } : {}) };
+      return {
+        platform,
+        records: [...outcome.records].sort(byName),
+        error: null,
+        errorCode: null,
+        explanation: null,
+        ...(pypiRecords ? { pypi: pypiRecords } : {}),
+      };
     }
     if (outcome.kind === 'unsatisfiable') {
       const missing = missingName(outcome.explanation);
-      const hint = missing === null ? '' : await missingNameHint({
-        name: missing,
-        platform: subdir,
-        request,
-        searched: indexes,
-        loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], loading),
-        unrequested: options.unrequestedChannels ?? [],
-        loadChannel: (channel) => deps.store.prepare([channel], [subdir, 'noarch'], [missing], loading),
-      });
+      const hint =
+        missing === null
+          ? ''
+          : await missingNameHint({
+              name: missing,
+              platform: subdir,
+              request,
+              searched: indexes,
+              loadPlatform: (other) => deps.store.prepare(request.channels, [other, 'noarch'], [missing], loading),
+              unrequested: options.unrequestedChannels ?? [],
+              loadChannel: (channel) => deps.store.prepare([channel], [subdir, 'noarch'], [missing], loading),
+            });
       // The hint names channels, which may be the server's local paths: hidden from remote clients.
-      const shown = hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;
+      const shown =
+        hint && deps.hidePaths ? userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', hint), { hidePaths: true }) : hint;
       return fail(shown ? `${outcome.message}. ${shown}` : outcome.message, 'CR_ERR_SOLVE_UNSATISFIABLE', outcome.explanation);
     }
     return fail(outcome.message, outcome.code);
@@ -185,12 +227,14 @@ async function resolvePlatform(
   }
 }
 
-
 /** A platform's time limit ran out before its solve could finish (while loading repodata, say). */
 class PlatformTimeoutError extends CondaResolveError {
   constructor(ms: number) {
     const seconds = ms / 1000;
-    super('CR_ERR_SOLVE_TIMEOUT', `Resolve exceeded the time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s (loading repodata and solving)`);
+    super(
+      'CR_ERR_SOLVE_TIMEOUT',
+      `Resolve exceeded the time limit of ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s (loading repodata and solving)`,
+    );
   }
 }
 
@@ -216,7 +260,11 @@ export function exportEnvironments(resolution: Resolution): ExportEnvironment[] 
       records: p.records ?? [],
       channels,
       ...(pypi.length > 0 ? { pypi } : {}),
-      ...(kept && kept.pypiIndexes.length > 0 ? { pypiIndexes: kept.pypiIndexes } : solvedIndexes.length > 0 ? { pypiIndexes: solvedIndexes } : {}),
+      ...(kept && kept.pypiIndexes.length > 0
+        ? { pypiIndexes: kept.pypiIndexes }
+        : solvedIndexes.length > 0
+          ? { pypiIndexes: solvedIndexes }
+          : {}),
       ...(kept?.details ? { lock: kept.details } : {}),
     };
   });

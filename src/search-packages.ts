@@ -31,7 +31,13 @@ export interface SearchOptions {
   readonly signal?: AbortSignal;
 }
 
-export async function searchPackages(store: RepodataStore, channels: readonly Channel[], platform: string, spec: MatchSpec, options: SearchOptions = {}): Promise<SearchResult> {
+export async function searchPackages(
+  store: RepodataStore,
+  channels: readonly Channel[],
+  platform: string,
+  spec: MatchSpec,
+  options: SearchOptions = {},
+): Promise<SearchResult> {
   const limit = options.limit ?? 50;
   const subdirs = [platform, 'noarch'];
   const indexes = await store.prepare(channels, subdirs, [], { signal: options.signal });

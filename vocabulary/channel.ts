@@ -135,7 +135,8 @@ function splitUrl(input: string, text: string): UrlParts {
   }
   if (url.search !== '' || url.hash !== '') throw new InvalidChannelError(input, 'a channel URL cannot have a query or fragment');
   if (scheme !== 'file' && url.host === '') throw new InvalidChannelError(input, 'the URL has no host');
-  const userInfo = url.username !== '' || url.password !== '' ? (url.password !== '' ? `${url.username}:${url.password}` : url.username) : null;
+  const userInfo =
+    url.username !== '' || url.password !== '' ? (url.password !== '' ? `${url.username}:${url.password}` : url.username) : null;
   const segments = url.pathname.split('/').filter((s) => s !== '');
   let token: string | null = null;
   let tokenSegment = -1;
@@ -170,7 +171,8 @@ function parseAlias(text: string | undefined): Alias {
   if (!SCHEME.test(raw)) throw new InvalidChannelError(raw, 'the channel alias must be an http(s) or file URL');
   const parts = splitUrl(raw, raw);
   // A file:// alias (a local or NFS mirror of the alias's channels) carries no credentials.
-  if (parts.scheme === 'file' && (parts.token !== null || parts.userInfo !== null)) throw new InvalidChannelError(raw, 'a file URL cannot carry credentials');
+  if (parts.scheme === 'file' && (parts.token !== null || parts.userInfo !== null))
+    throw new InvalidChannelError(raw, 'a file URL cannot carry credentials');
   const base = joinUrl(parts, parts.segments);
   const alias: Alias = { base, location: locationOf(base), token: parts.token, userInfo: parts.userInfo };
   aliasCache.set(raw, alias);
@@ -301,7 +303,8 @@ function fromName(input: string, text: string, alias: Alias): Channel {
   const name = segments.join('/');
   const baseUrl = `${alias.base}/${name}`;
   // Under a file:// alias the channel is a local folder, still named by its short name.
-  if (alias.base.startsWith('file:')) return new Channel({ name, baseUrl, kind: 'file', credentials: null, platform, tokenAt: baseUrl.length });
+  if (alias.base.startsWith('file:'))
+    return new Channel({ name, baseUrl, kind: 'file', credentials: null, platform, tokenAt: baseUrl.length });
   return new Channel({
     name,
     baseUrl,

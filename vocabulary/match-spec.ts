@@ -399,7 +399,7 @@ export class MatchSpec {
     builder.push(builder.length > 0 ? `::${this.name}` : this.name);
 
     let versionExact = false;
-    const version = this.version?.matchesAll ? null : this.version?.text ?? null;
+    const version = this.version?.matchesAll ? null : (this.version?.text ?? null);
     if (version !== null) {
       if (/[><$^|,]/.test(version)) {
         // Bracketed versions go through conda's sanitizer again, which drops a leading `==`: drop it
@@ -409,14 +409,12 @@ export class MatchSpec {
         if (!version.startsWith('==')) brackets.push(`version='${version}'`);
         else if (first.includes('*')) brackets.push(`version='(${version})'`);
         else brackets.push(`version='${version.slice(2)}'`);
-      }
-      else if (version.startsWith('=') && !version.startsWith('==')) {
+      } else if (version.startsWith('=') && !version.startsWith('==')) {
         // `=1.2` (starts with), reachable through parentheses: print it in the form that parses back.
         const operand = version.slice(1).replace(/\.\*$/, '');
         if (operand.includes('*')) brackets.push(`version='(${version})'`);
         else builder.push(`=${operand}`);
-      }
-      else if (version.startsWith('!=') || version.startsWith('~=')) {
+      } else if (version.startsWith('!=') || version.startsWith('~=')) {
         if (this.build !== null) brackets.push(`version='${version}'`);
         else builder.push(version);
       } else if (version.endsWith('.*')) builder.push(`=${version.slice(0, -2)}`);
@@ -474,7 +472,10 @@ class SpecParser {
   }
 
   fail(reason: string, at: number, cause?: unknown, limit?: number): never {
-    throw new InvalidMatchSpecError(this.input, reason, Math.max(0, Math.min(this.input.length, at)), { cause, ...(limit === undefined ? {} : { limit }) });
+    throw new InvalidMatchSpecError(this.input, reason, Math.max(0, Math.min(this.input.length, at)), {
+      cause,
+      ...(limit === undefined ? {} : { limit }),
+    });
   }
 }
 
@@ -833,7 +834,8 @@ function pattern(p: SpecParser, text: string, at: number): StringPattern {
   try {
     return new StringPattern(text);
   } catch (error) {
-    if (error instanceof UnsafeRegExpError) return p.fail(`unsupported regular expression "${clipForMessage(text, 60)}": ${error.message}`, at, error);
+    if (error instanceof UnsafeRegExpError)
+      return p.fail(`unsupported regular expression "${clipForMessage(text, 60)}": ${error.message}`, at, error);
     return p.fail(`invalid regular expression "${clipForMessage(text, 60)}"`, at, error);
   }
 }
@@ -855,7 +857,9 @@ export function parseMatchSpec(input: string): MatchSpec {
   if (hit !== undefined) return hit;
   if (typeof input !== 'string') throw new InvalidMatchSpecError(String(input), 'not a string', 0);
   if (input.length > MAX_SPEC_LENGTH) {
-    throw new InvalidMatchSpecError(input, `longer than ${MAX_SPEC_LENGTH} characters (the limit)`, MAX_SPEC_LENGTH, { limit: MAX_SPEC_LENGTH });
+    throw new InvalidMatchSpecError(input, `longer than ${MAX_SPEC_LENGTH} characters (the limit)`, MAX_SPEC_LENGTH, {
+      limit: MAX_SPEC_LENGTH,
+    });
   }
   const p = new SpecParser(input);
   const spec = compileParsed(p, parseParts(p));

@@ -39,7 +39,10 @@ export class InvalidPlatformError extends CondaResolveError {
   readonly platform: string;
 
   constructor(platform: string, reason = 'unknown platform', valid: readonly string[] = KNOWN_SUBDIRS) {
-    super('CR_ERR_PLATFORM_INVALID', `Cannot use platform ${JSON.stringify(platform)}: ${reason}. Valid platforms are: ${valid.join(', ')}`);
+    super(
+      'CR_ERR_PLATFORM_INVALID',
+      `Cannot use platform ${JSON.stringify(platform)}: ${reason}. Valid platforms are: ${valid.join(', ')}`,
+    );
     this.platform = platform;
   }
 }

@@ -151,9 +151,7 @@ class GroupNode implements Node {
     this.needsVersion = children.some((c) => c.needsVersion);
     // conda's untreeify, except that an `|` group inside a `,` group keeps its parentheses:
     // conda drops them, which changes the meaning when the string is parsed again.
-    this.text = children
-      .map((c) => (op === ',' && c instanceof GroupNode && c.op === '|' ? `(${c.text})` : c.text))
-      .join(op);
+    this.text = children.map((c) => (op === ',' && c instanceof GroupNode && c.op === '|' ? `(${c.text})` : c.text)).join(op);
   }
   test(raw: string, v: Version | null): boolean {
     const children = this.children;
@@ -219,7 +217,9 @@ export class Glob {
 
   constructor(readonly text: string) {
     this.#pieces = text.split('*');
-    this.#re = LINE_TERMINATOR.test(text) ? new RegExp(`^(?:${text.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&').replaceAll('*', '.*')})$`) : null;
+    this.#re = LINE_TERMINATOR.test(text)
+      ? new RegExp(`^(?:${text.replace(/[.+?^${}()|[\]\\/-]/g, '\\$&').replaceAll('*', '.*')})$`)
+      : null;
   }
 
   test(value: string): boolean {
@@ -439,7 +439,8 @@ function treeify(input: string): Tree {
       prevOp = item;
     } else if (item === '(') {
       if (prev === 'operand' || prev === 'close') fail('expected "," or "|" before "("', at);
-      if (++depth > MAX_VERSION_SPEC_DEPTH) fail(`more than ${MAX_VERSION_SPEC_DEPTH} nested parentheses (the limit)`, at, MAX_VERSION_SPEC_DEPTH);
+      if (++depth > MAX_VERSION_SPEC_DEPTH)
+        fail(`more than ${MAX_VERSION_SPEC_DEPTH} nested parentheses (the limit)`, at, MAX_VERSION_SPEC_DEPTH);
       stack.push({ op: '(', at });
       prev = 'open';
     } else if (item === ')') {
@@ -452,7 +453,8 @@ function treeify(input: string): Tree {
       prev = 'close';
     } else {
       if (prev === 'operand' || prev === 'close') fail(`expected "," or "|" before ${quoteForMessage(item, 40)}`, at);
-      if (++leaves > MAX_VERSION_CONSTRAINTS) fail(`more than ${MAX_VERSION_CONSTRAINTS} version constraints (the limit)`, at, MAX_VERSION_CONSTRAINTS);
+      if (++leaves > MAX_VERSION_CONSTRAINTS)
+        fail(`more than ${MAX_VERSION_CONSTRAINTS} version constraints (the limit)`, at, MAX_VERSION_CONSTRAINTS);
       output.push({ text: item, at });
       prev = 'operand';
     }
@@ -482,7 +484,8 @@ function compileLeaf(input: string, leaf: Leaf): { node: Node; exact: boolean } 
     try {
       return parse(s);
     } catch (error) {
-      if (error instanceof InvalidVersionError) return fail(`invalid version "${clipForMessage(s, 60)}": ${error.reason}`, offset + error.position, error);
+      if (error instanceof InvalidVersionError)
+        return fail(`invalid version "${clipForMessage(s, 60)}": ${error.reason}`, offset + error.position, error);
       throw error;
     }
   };
@@ -537,7 +540,13 @@ function compileLeaf(input: string, leaf: Leaf): { node: Node; exact: boolean } 
 
 function compile(input: string, tree: Tree): { node: Node; exact: boolean } {
   if (isLeaf(tree)) return compileLeaf(input, tree);
-  return { node: new GroupNode(tree.op, tree.items.map((t) => compile(input, t).node)), exact: false };
+  return {
+    node: new GroupNode(
+      tree.op,
+      tree.items.map((t) => compile(input, t).node),
+    ),
+    exact: false,
+  };
 }
 
 const CACHE_LIMIT = 50_000;
@@ -559,7 +568,9 @@ export function parseVersionSpec(input: string): VersionSpec {
   if (hit !== undefined) return hit;
   if (typeof input !== 'string') throw new InvalidVersionSpecError(String(input), 'not a string', 0);
   if (input.length > MAX_SPEC_LENGTH) {
-    throw new InvalidVersionSpecError(input, `longer than ${MAX_SPEC_LENGTH} characters (the limit)`, MAX_SPEC_LENGTH, { limit: MAX_SPEC_LENGTH });
+    throw new InvalidVersionSpecError(input, `longer than ${MAX_SPEC_LENGTH} characters (the limit)`, MAX_SPEC_LENGTH, {
+      limit: MAX_SPEC_LENGTH,
+    });
   }
   const { node, exact } = compile(input, treeify(input));
   const spec = new VersionSpec(input, node, exact);

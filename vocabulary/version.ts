@@ -195,7 +195,8 @@ function splitComponent(text: string, input: string, start: number): VersionComp
       const atom = text.slice(i, end);
       if (kind === 0) atoms.push(toInteger(atom));
       else if (atom === 'post') atoms.push(Infinity);
-      else if (atom === 'dev') atoms.push('DEV'); // upper case sorts before every lowercase string
+      else if (atom === 'dev')
+        atoms.push('DEV'); // upper case sorts before every lowercase string
       else atoms.push(atom);
     }
     i = end;

@@ -59,7 +59,8 @@ function checkVersion(entry: string, version: string, what: string): string {
   try {
     parseVersion(version);
   } catch (error) {
-    if (error instanceof InvalidVersionError) throw new InvalidVirtualPackageError(entry, `${what} "${version}" is not a version: ${error.reason}`);
+    if (error instanceof InvalidVersionError)
+      throw new InvalidVirtualPackageError(entry, `${what} "${version}" is not a version: ${error.reason}`);
     throw error;
   }
   return version;
@@ -78,7 +79,9 @@ export function parseVirtualPackage(entry: string): VirtualPackage {
   if (!NAME.test(name)) {
     throw new InvalidVirtualPackageError(
       entry,
-      name.startsWith('__') ? `"${rawName}" is not a valid package name` : 'virtual package names start with "__" (for example __cuda=12.4)',
+      name.startsWith('__')
+        ? `"${rawName}" is not a valid package name`
+        : 'virtual package names start with "__" (for example __cuda=12.4)',
     );
   }
   if (version.trim() === '') throw new InvalidVirtualPackageError(entry, 'the version is empty');

@@ -94,7 +94,11 @@ class HashPool {
     return hash;
   }
 
-  post(message: { id: number; kind: 'update'; buffer: SharedArrayBuffer; offset: number; length: number } | { id: number; kind: 'digest' | 'drop' }): void {
+  post(
+    message:
+      | { id: number; kind: 'update'; buffer: SharedArrayBuffer; offset: number; length: number }
+      | { id: number; kind: 'digest' | 'drop' },
+  ): void {
     if (this.#failure === null) this.#worker.postMessage(message);
   }
 

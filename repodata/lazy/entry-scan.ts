@@ -123,7 +123,8 @@ export class EntryScan {
 
   /** The output columns and results (views over the instance's memory). */
   get rows(): ReturnType<typeof makeViews> {
-    if (this.#views === null || this.#views.results.buffer !== this.#exports.memory.buffer) this.#views = makeViews(this.#exports, this.rowsCapacity);
+    if (this.#views === null || this.#views.results.buffer !== this.#exports.memory.buffer)
+      this.#views = makeViews(this.#exports, this.rowsCapacity);
     return this.#views;
   }
 }

@@ -370,7 +370,9 @@ function resolveRepeats(scan: ScanColumns): number {
     for (let section = 0; section < 2; section++) {
       const hash = (base ^ Math.imul(section, 0x9e3779b9)) >>> 0;
       const row = findRow(hash, section, (other) =>
-        plainFn[other] ? compareWith(b, fnStart[other], fnEnd[other], canonical) === 0 : scan.decodeString(fnStart[other], fnEnd[other]) === removed,
+        plainFn[other]
+          ? compareWith(b, fnStart[other], fnEnd[other], canonical) === 0
+          : scan.decodeString(fnStart[other], fnEnd[other]) === removed,
       );
       if (row >= 0 && recName[row] !== DEAD) {
         recName[row] = DEAD;

@@ -274,10 +274,18 @@ export class LazySubdirIndex implements SubdirIndex {
         // Rows that follow each other in the file (`"fn": {...}, "fn": {...}`) are parsed with one
         // JSON.parse as an object body: far fewer calls than one per record.
         let runEnd = row + 1;
-        while (runEnd < end && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && entriesAdjacent(window, recEnd[runEnd - 1] - lo, fnStart[runEnd] - 1 - lo)) {
+        while (
+          runEnd < end &&
+          keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) &&
+          entriesAdjacent(window, recEnd[runEnd - 1] - lo, fnStart[runEnd] - 1 - lo)
+        ) {
           runEnd++;
         }
-        if (runEnd - row > 1 && keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) && this.#parseRun(rows, window, lo, row, runEnd, name, out)) {
+        if (
+          runEnd - row > 1 &&
+          keyValueAdjacent(window, fnEnd[runEnd - 1] - lo, recStart[runEnd - 1] - lo) &&
+          this.#parseRun(rows, window, lo, row, runEnd, name, out)
+        ) {
           row = runEnd;
           continue;
         }
@@ -290,15 +298,30 @@ export class LazySubdirIndex implements SubdirIndex {
   #parseRow(rows: NameRows, window: Uint8Array, lo: number, row: number, name: string): PackageRecord | null {
     const { fnStart, fnEnd, recStart, recEnd } = rows;
     const fn = decodeKey(window, fnStart[row] - lo, fnEnd[row] - lo);
-    return this.#checked(normaliseRecordOrSkip(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context), fn, name);
+    return this.#checked(
+      normaliseRecordOrSkip(this.#parseRecord(window, recStart[row] - lo, recEnd[row] - lo, recStart[row], fn), fn, this.#context),
+      fn,
+      name,
+    );
   }
 
   /** Parse rows `[row, runEnd)` in one go; false (nothing written) when that is not exact. */
-  #parseRun(rows: NameRows, window: Uint8Array, lo: number, row: number, runEnd: number, name: string, out: (PackageRecord | null)[]): boolean {
+  #parseRun(
+    rows: NameRows,
+    window: Uint8Array,
+    lo: number,
+    row: number,
+    runEnd: number,
+    name: string,
+    out: (PackageRecord | null)[],
+  ): boolean {
     const { fnStart, recEnd } = rows;
     let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(`{${decoder.decode(window.subarray(fnStart[row] - 1 - lo, recEnd[runEnd - 1] - lo))}}`) as Record<string, unknown>;
+      parsed = JSON.parse(`{${decoder.decode(window.subarray(fnStart[row] - 1 - lo, recEnd[runEnd - 1] - lo))}}`) as Record<
+        string,
+        unknown
+      >;
     } catch {
       return false; // let the row-by-row path report the exact position
     }
@@ -313,7 +336,10 @@ export class LazySubdirIndex implements SubdirIndex {
 
   #checked(record: PackageRecord | null, fn: string, name: string): PackageRecord | null {
     if (record !== null && record.name !== name) {
-      throw new RepodataIndexUnsupportedError(this.#context.source, `record "${fn}" was indexed under "${name}" but is named "${record.name}"`);
+      throw new RepodataIndexUnsupportedError(
+        this.#context.source,
+        `record "${fn}" was indexed under "${name}" but is named "${record.name}"`,
+      );
     }
     return record;
   }
@@ -330,7 +356,14 @@ export class LazySubdirIndex implements SubdirIndex {
 
 /** What records made from these rows depend on besides their JSON: the document and the record context. */
 function recordCacheKey(rows: IndexRows, context: RecordContext): string {
-  return JSON.stringify([rows.byteLength, rows.fingerprint, context.channel.name, context.channel.baseUrl, context.fallbackSubdir, context.packageBase]);
+  return JSON.stringify([
+    rows.byteLength,
+    rows.fingerprint,
+    context.channel.name,
+    context.channel.baseUrl,
+    context.fallbackSubdir,
+    context.packageBase,
+  ]);
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

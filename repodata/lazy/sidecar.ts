@@ -127,7 +127,8 @@ export function encodeIndexSidecar(tables: RepodataIndexTables): Uint8Array {
   out.set(MAGIC, 0);
   view.setUint32(MAGIC.length, headerBytes.length, true);
   out.set(headerBytes, MAGIC.length + 4);
-  const put = (array: Uint32Array | Int32Array, offset: number): void => out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
+  const put = (array: Uint32Array | Int32Array, offset: number): void =>
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
   put(tables.nameOffsets, at.nameOffsetsAt);
   put(tables.nameByteOffsets, at.nameByteOffsetsAt);
   put(tables.nameSlots, at.slotsAt);
@@ -171,13 +172,19 @@ export function openIndexSidecar(reader: ByteReader, expected: ExpectedDocument,
     return reject('has an unreadable header');
   }
   const counts = [header.rows, header.names, header.nameByteTotal, header.slots, header.byteLength, header.rowsChecksum];
-  if (header.format !== FORMAT || !counts.every((n) => Number.isSafeInteger(n) && n >= 0) || typeof header.info !== 'object' || header.info === null) {
+  if (
+    header.format !== FORMAT ||
+    !counts.every((n) => Number.isSafeInteger(n) && n >= 0) ||
+    typeof header.info !== 'object' ||
+    header.info === null
+  ) {
     reject('has an unreadable header');
   }
   const at = layout(header, headerLength);
   if (size !== at.fileLength) reject(size < at.fileLength ? 'is truncated' : 'has trailing bytes');
   if (bytes.length < at.rowsAt) bytes = aligned(reader.read(0, at.rowsAt));
-  if (checksum(bytes, at.checksumAt) !== new DataView(bytes.buffer, bytes.byteOffset).getUint32(at.checksumAt, true)) reject('is corrupted (checksum mismatch)');
+  if (checksum(bytes, at.checksumAt) !== new DataView(bytes.buffer, bytes.byteOffset).getUint32(at.checksumAt, true))
+    reject('is corrupted (checksum mismatch)');
   if (header.byteLength !== expected.byteLength || header.fingerprint !== expected.fingerprint) {
     reject('belongs to a different repodata.json (length or fingerprint differ)');
   }
@@ -192,7 +199,14 @@ export function openIndexSidecar(reader: ByteReader, expected: ExpectedDocument,
   // Only O(1) checks here: a warm start must not walk every name. Each name's entries are checked
   // when used (`#range`), and all of them before whole tables are built (`nameTableProblem`).
   const slots = header.slots;
-  if (names.nameOffsets[0] !== 0 || names.nameOffsets[header.names] !== header.rows || names.nameByteOffsets[0] !== 0 || names.nameByteOffsets[header.names] !== header.nameByteTotal || slots === 0 || (slots & (slots - 1)) !== 0) {
+  if (
+    names.nameOffsets[0] !== 0 ||
+    names.nameOffsets[header.names] !== header.rows ||
+    names.nameByteOffsets[0] !== 0 ||
+    names.nameByteOffsets[header.names] !== header.nameByteTotal ||
+    slots === 0 ||
+    (slots & (slots - 1)) !== 0
+  ) {
     reject('has a bad name table');
   }
   return new SidecarRows(reader, header, at.rowsAt, names, reject);
@@ -221,7 +235,8 @@ interface SidecarNames extends NameTable {
 function nameTableProblem(names: SidecarNames, count: number): string | null {
   const { nameOffsets, nameByteOffsets, nameSlots } = names;
   for (let id = 0; id < count; id++) {
-    if (nameOffsets[id + 1] < nameOffsets[id] || nameByteOffsets[id + 1] < nameByteOffsets[id]) return 'has a bad name table (not monotone)';
+    if (nameOffsets[id + 1] < nameOffsets[id] || nameByteOffsets[id + 1] < nameByteOffsets[id])
+      return 'has a bad name table (not monotone)';
   }
   const slots = nameSlots.length;
   if (slots <= count) return 'has a bad name table (hash slots)';
@@ -343,7 +358,13 @@ class SidecarRows implements IndexRows {
   }
 }
 
-const EMPTY_TABLES = { nameOffsets: new Uint32Array(2), fnStart: new Uint32Array(0), fnEnd: new Uint32Array(0), recStart: new Uint32Array(0), recEnd: new Uint32Array(0) };
+const EMPTY_TABLES = {
+  nameOffsets: new Uint32Array(2),
+  fnStart: new Uint32Array(0),
+  fnEnd: new Uint32Array(0),
+  recStart: new Uint32Array(0),
+  recEnd: new Uint32Array(0),
+};
 
 function sliceRows(tables: Pick<RepodataIndexTables, 'nameOffsets' | 'fnStart' | 'fnEnd' | 'recStart' | 'recEnd'>, id: number): NameRows {
   const first = tables.nameOffsets[id];

@@ -138,7 +138,8 @@ export class DownloadIndexer {
     for (let at = 0; at < chunk.length; ) {
       if (this.#batch === null || this.#gathered === this.#batch.length) {
         this.#flush();
-        this.#batch = this.#spare.pop() ?? new Uint8Array(this.#hash.shared ? new SharedArrayBuffer(WRITE_BYTES) : new ArrayBuffer(WRITE_BYTES));
+        this.#batch =
+          this.#spare.pop() ?? new Uint8Array(this.#hash.shared ? new SharedArrayBuffer(WRITE_BYTES) : new ArrayBuffer(WRITE_BYTES));
       }
       const take = Math.min(chunk.length - at, this.#batch.length - this.#gathered);
       this.#batch.set(chunk.subarray(at, at + take), this.#gathered);

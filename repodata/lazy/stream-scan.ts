@@ -186,7 +186,11 @@ const WHOLE_SLICE = 4 << 20;
 
 /** Scan `bytes` (a complete repodata.json) and build its index tables. */
 export function scanRepodata(bytes: Uint8Array, where: string, options: { readonly exact?: boolean } = {}): RepodataIndexTables {
-  const scanner = new RepodataStreamScanner(where, { read: (start, end) => bytes.subarray(start, end), expectedBytes: bytes.length, exact: options.exact });
+  const scanner = new RepodataStreamScanner(where, {
+    read: (start, end) => bytes.subarray(start, end),
+    expectedBytes: bytes.length,
+    exact: options.exact,
+  });
   for (let at = 0; at < bytes.length; at += WHOLE_SLICE) scanner.push(bytes.subarray(at, at + WHOLE_SLICE));
   return scanner.finish();
 }
@@ -282,13 +286,19 @@ export class RepodataStreamScanner {
     if (this.#final) throw new Error('RepodataStreamScanner: push after finish');
     if (this.totalBytes + chunk.length >= 0xffffffff) {
       // Offsets are 32-bit; `JSON.parse` could not read such a document either (V8's strings are far shorter).
-      this.#failed = new RepodataParseError(this.#where, 'the document is 4 GiB or larger, more than the index addresses', { byteOffset: this.totalBytes });
+      this.#failed = new RepodataParseError(this.#where, 'the document is 4 GiB or larger, more than the index addresses', {
+        byteOffset: this.totalBytes,
+      });
       throw this.#failed;
     }
     this.#append(chunk);
     if (this.#len - this.#pos >= this.#scanAt) this.#scan();
     if (this.#len - this.#pos > MAX_UNIT_BYTES + this.#batch) {
-      this.#failed = new RepodataParseError(this.#where, `a single JSON value at byte ${this.#base + this.#pos} is larger than ${MAX_UNIT_BYTES / (1024 * 1024)} MiB (no repodata holds one)`, { byteOffset: this.#base + this.#pos });
+      this.#failed = new RepodataParseError(
+        this.#where,
+        `a single JSON value at byte ${this.#base + this.#pos} is larger than ${MAX_UNIT_BYTES / (1024 * 1024)} MiB (no repodata holds one)`,
+        { byteOffset: this.#base + this.#pos },
+      );
       // Nothing of it is needed again: let the buffer go now, not when the scanner does.
       this.#buf = new Uint8Array(0);
       this.#len = 0;
@@ -409,7 +419,10 @@ export class RepodataStreamScanner {
     if (needed > this.#buf.length) {
       // Drop what is consumed first; grow only when the unfinished unit plus the chunk need it.
       const keep = this.#len - this.#pos;
-      const capacity = keep + chunk.length > this.#buf.length ? Math.max(this.#buf.length * 2, (keep + chunk.length + 3) & ~3, this.#batch + 4) : this.#buf.length;
+      const capacity =
+        keep + chunk.length > this.#buf.length
+          ? Math.max(this.#buf.length * 2, (keep + chunk.length + 3) & ~3, this.#batch + 4)
+          : this.#buf.length;
       if (capacity !== this.#buf.length) {
         let next: Uint8Array<ArrayBuffer>;
         if (this.#wasm !== null) {
@@ -525,9 +538,13 @@ export class RepodataStreamScanner {
           if (this.#valueKind === 'keep') this.#top[this.#valueKey] = value;
           else if (value !== null) {
             // Reported at the end (a later copy of the section may replace it), as the eager parser does.
-            this.#sectionError[this.#valueKey === 'packages' ? 0 : 1] = new RepodataParseError(this.#where, `"${this.#valueKey}" must be an object of file name to record`, {
-              byteOffset: this.#base + at,
-            });
+            this.#sectionError[this.#valueKey === 'packages' ? 0 : 1] = new RepodataParseError(
+              this.#where,
+              `"${this.#valueKey}" must be an object of file name to record`,
+              {
+                byteOffset: this.#base + at,
+              },
+            );
           }
         }
         this.#phase = Phase.AfterValue;
@@ -701,13 +718,16 @@ export class RepodataStreamScanner {
     const gone = last - first;
     if (gone === 0) return;
     const total = this.#rows;
-    for (const column of [this.#fnHash, this.#docFnStart, this.#docFnEnd, this.#recStart, this.#recEnd, this.#recName]) column.data.copyWithin(first, last, total);
+    for (const column of [this.#fnHash, this.#docFnStart, this.#docFnEnd, this.#recStart, this.#recEnd, this.#recName])
+      column.data.copyWithin(first, last, total);
     this.#sectionOf.copyWithin(first, last, total);
     this.#rows = total - gone;
     this.#sectionRows[section] = [first, first];
     const other = this.#sectionRows[1 - section];
     if (other[0] >= last) this.#sectionRows[1 - section] = [other[0] - gone, other[1] - gone];
-    this.#indexKeyRows = this.#indexKeyRows.filter(([row]) => row < first || row >= last).map(([row, value]) => [row >= last ? row - gone : row, value]);
+    this.#indexKeyRows = this.#indexKeyRows
+      .filter(([row]) => row < first || row >= last)
+      .map(([row, value]) => [row >= last ? row - gone : row, value]);
   }
 
   /** Room in `#sectionOf` for `size` rows. */
@@ -848,7 +868,9 @@ export class RepodataStreamScanner {
   #syntaxError(b: Uint8Array, at: number, expected: string): RepodataParseError | typeof NEED_MORE {
     if (at >= b.length) {
       if (!this.#final) return NEED_MORE;
-      return new RepodataParseError(this.#where, `the JSON ends unexpectedly (truncated file?): expected ${expected}`, { byteOffset: this.totalBytes });
+      return new RepodataParseError(this.#where, `the JSON ends unexpectedly (truncated file?): expected ${expected}`, {
+        byteOffset: this.totalBytes,
+      });
     }
     const offset = this.#base + at;
     // Lines before this buffer are counted from the document already pushed.
@@ -871,9 +893,13 @@ export class RepodataStreamScanner {
       }
     }
     const found = JSON.stringify(decoder.decode(b.subarray(at, at + 1)));
-    return new RepodataParseError(this.#where, `invalid JSON at byte ${offset} (line ${line}, column ${offset - lineStart + 1}): expected ${expected}, found ${found}`, {
-      byteOffset: offset,
-    });
+    return new RepodataParseError(
+      this.#where,
+      `invalid JSON at byte ${offset} (line ${line}, column ${offset - lineStart + 1}): expected ${expected}, found ${found}`,
+      {
+        byteOffset: offset,
+      },
+    );
   }
 }
 

@@ -63,12 +63,16 @@ export function parseAuthFile(text: string, path: string): Map<string, Credentia
   } catch {
     throw new CredentialsFileError(path, 'not valid JSON');
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CredentialsFileError(path, 'expected a JSON object keyed by host');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new CredentialsFileError(path, 'expected a JSON object keyed by host');
   const out = new Map<string, Credential>();
   for (const [host, entry] of Object.entries(doc as Record<string, unknown>)) {
     const e = entry as Record<string, unknown> | null;
     const bad = (): never => {
-      throw new CredentialsFileError(path, `the entry for "${host}" is not {"BearerToken": ...}, {"BasicHTTP": {"username", "password"}} or {"CondaToken": ...}`);
+      throw new CredentialsFileError(
+        path,
+        `the entry for "${host}" is not {"BearerToken": ...}, {"BasicHTTP": {"username", "password"}} or {"CondaToken": ...}`,
+      );
     };
     if (typeof e !== 'object' || e === null) bad();
     if (typeof e!.BearerToken === 'string') out.set(host.toLowerCase(), { kind: 'bearer', token: e!.BearerToken });

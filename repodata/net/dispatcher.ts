@@ -38,7 +38,9 @@ export interface DispatcherSettings {
 export class TlsFileError extends Error {
   readonly path: string;
   constructor(path: string, what: string, cause: unknown) {
-    super(`Cannot read the ${what} "${path}": ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable'}`, { cause });
+    super(`Cannot read the ${what} "${path}": ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable'}`, {
+      cause,
+    });
     this.path = path;
   }
 }
@@ -82,7 +84,12 @@ async function createAgent(settings: DispatcherSettings, read: Record<string, un
   // A CA bundle adds to Node's roots (requests replaces them; a corporate bundle usually holds both).
   const tls = typeof read.ca === 'string' ? { ...read, ca: [...(await import('node:tls')).rootCertificates, read.ca] } : read;
   const connect = { timeout: settings.connectTimeoutMs ?? 15_000, ...tls, ...(settings.lookup ? { lookup: settings.lookup } : {}) };
-  const common = { connections: settings.connections ?? 16, headersTimeout: settings.readTimeoutMs ?? 60_000, bodyTimeout: settings.readTimeoutMs ?? 60_000, connect };
+  const common = {
+    connections: settings.connections ?? 16,
+    headersTimeout: settings.readTimeoutMs ?? 60_000,
+    bodyTimeout: settings.readTimeoutMs ?? 60_000,
+    connect,
+  };
   const proxy = settings.proxy;
   const undici = await import('undici');
   if (proxy?.http === undefined && proxy?.https === undefined) return new undici.Agent(common);

@@ -80,7 +80,12 @@ export class NetworkPolicy {
     return true;
   }
 
-  async #withRetries<R extends NetworkResponse>(url: string, authorization: string | undefined, signal: AbortSignal | undefined, send: SendOnce<R>): Promise<R> {
+  async #withRetries<R extends NetworkResponse>(
+    url: string,
+    authorization: string | undefined,
+    signal: AbortSignal | undefined,
+    send: SendOnce<R>,
+  ): Promise<R> {
     const max = this.#options.maxRetries ?? 3;
     const shown = redactSecrets(url);
     for (let attempt = 0; ; attempt++) {

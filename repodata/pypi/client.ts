@@ -18,14 +18,29 @@ import { ConcurrencyLimit, SharedWork } from '../limit.js';
 import { createNetworkDispatcher } from '../net/dispatcher.js';
 import type { NetworkPolicy } from '../net/network.js';
 import type { CheckUrl } from '../url-policy.js';
-import { PypiCorruptError, PypiIndexUrlError, PypiNeedsBuildError, PypiOfflineError, PypiProjectNotFoundError, PypiTooLargeError } from './errors.js';
+import {
+  PypiCorruptError,
+  PypiIndexUrlError,
+  PypiNeedsBuildError,
+  PypiOfflineError,
+  PypiProjectNotFoundError,
+  PypiTooLargeError,
+} from './errors.js';
 import { fetchBytes, type HttpSettings } from './http.js';
 import { fileSource, findLinksFiles, folderUrl, isDirectory, localPath, readLocalPage } from './local.js';
 import { PypiCache } from './page-cache.js';
 import { parseProjectPage, PYPI_ACCEPT } from './pages.js';
 import { readTarGzPkgInfo } from './sdist.js';
 import type { IndexStrategy, ProjectPage, PypiFile, PypiProject } from './types.js';
-import { bufferSource, readCentralDirectory, readZipMember, TailCachedSource, type ByteSource, type ZipEntry, type ZipLabel } from './zip.js';
+import {
+  bufferSource,
+  readCentralDirectory,
+  readZipMember,
+  TailCachedSource,
+  type ByteSource,
+  type ZipEntry,
+  type ZipLabel,
+} from './zip.js';
 
 import { DEFAULT_INDEX_URL } from './types.js';
 export { DEFAULT_INDEX_URL };
@@ -152,7 +167,12 @@ export class PypiIndexClient {
     const concurrency = options.concurrency ?? 32;
     this.#limit = new ConcurrencyLimit(concurrency);
     this.#ownDispatcher = options.dispatcher ? null : createNetworkDispatcher({ connections: options.connections ?? concurrency });
-    this.#http = { dispatcher: options.dispatcher ?? this.#ownDispatcher!, network: options.network, checkUrl: options.checkUrl, rules: options.downloadRules };
+    this.#http = {
+      dispatcher: options.dispatcher ?? this.#ownDispatcher!,
+      network: options.network,
+      checkUrl: options.checkUrl,
+      rules: options.downloadRules,
+    };
     this.#now = options.now ?? Date.now;
   }
 
@@ -284,28 +304,44 @@ export class PypiIndexClient {
     }
     const cached = await this.cache.readPage(url);
     const fromCache = (): ProjectPage | null =>
-      cached!.header.contentType === NOT_FOUND ? null : parseProjectPage(cached!.body, cached!.header.contentType, { ...context, url: withCredentialsOf(url, cached!.header.pageUrl) });
+      cached!.header.contentType === NOT_FOUND
+        ? null
+        : parseProjectPage(cached!.body, cached!.header.contentType, { ...context, url: withCredentialsOf(url, cached!.header.pageUrl) });
     if (this.#options.offline) {
       if (cached === null) throw new PypiOfflineError(`the page of ${project} on ${location.shown}`, { project });
       return fromCache();
     }
     const refresh = this.#options.refresh === true && !this.#refreshed.has(url);
     if (cached !== null && !refresh && PypiCache.isFresh(cached.header, this.#options.ttlSeconds ?? 0, this.#now())) return fromCache();
-    const answer = await fetchBytes(this.#http, url, { project, what: `the page of ${project} on ${location.shown}`, signal }, {
-      accept: PYPI_ACCEPT,
-      headers: { 'accept-encoding': 'gzip, br' },
-      validators: cached !== null && cached.header.contentType !== NOT_FOUND ? { etag: cached.header.etag, lastModified: cached.header.lastModified } : undefined,
-      maxBytes: this.#options.maxPageBytes ?? 64 * MiB,
-    });
+    const answer = await fetchBytes(
+      this.#http,
+      url,
+      { project, what: `the page of ${project} on ${location.shown}`, signal },
+      {
+        accept: PYPI_ACCEPT,
+        headers: { 'accept-encoding': 'gzip, br' },
+        validators:
+          cached !== null && cached.header.contentType !== NOT_FOUND
+            ? { etag: cached.header.etag, lastModified: cached.header.lastModified }
+            : undefined,
+        maxBytes: this.#options.maxPageBytes ?? 64 * MiB,
+      },
+    );
     this.#refreshed.add(url);
     const header = { etag: answer.etag, lastModified: answer.lastModified, cacheControl: answer.cacheControl, fetchedAt: this.#now() };
     if (answer.status === 304 && cached !== null) {
       this.#write(() =>
         this.cache.writePage(
-        url,
-        { ...header, etag: answer.etag ?? cached.header.etag, lastModified: answer.lastModified ?? cached.header.lastModified, contentType: cached.header.contentType, pageUrl: cached.header.pageUrl },
-        cached.body,
-      ),
+          url,
+          {
+            ...header,
+            etag: answer.etag ?? cached.header.etag,
+            lastModified: answer.lastModified ?? cached.header.lastModified,
+            contentType: cached.header.contentType,
+            pageUrl: cached.header.pageUrl,
+          },
+          cached.body,
+        ),
       );
       return fromCache();
     }
@@ -317,7 +353,9 @@ export class PypiIndexClient {
     const body = answer.body.toString('utf8');
     // Relative links resolve against the URL that answered (after redirects), without its credentials in the cache.
     const page = parseProjectPage(body, answer.contentType, { ...context, url: answer.url });
-    this.#write(() => this.cache.writePage(url, { ...header, contentType: answer.contentType, pageUrl: removeCredentials(answer.url) }, body));
+    this.#write(() =>
+      this.cache.writePage(url, { ...header, contentType: answer.contentType, pageUrl: removeCredentials(answer.url) }, body),
+    );
     return page;
   }
 
@@ -340,7 +378,11 @@ export class PypiIndexClient {
         // A cached copy that no longer parses is fetched again.
       }
     }
-    if (parsed === undefined) throw new PypiCorruptError(`Cannot read the metadata of ${file.filename}: it is neither a wheel nor an sdist`, { project, url: file.url });
+    if (parsed === undefined)
+      throw new PypiCorruptError(`Cannot read the metadata of ${file.filename}: it is neither a wheel nor an sdist`, {
+        project,
+        url: file.url,
+      });
     const local = file.url.startsWith('file:');
     if (this.#options.offline && !local) throw new PypiOfflineError(`the metadata of ${file.filename}`, { project, url: file.url });
     const { bytes, source } = await this.#limit.run(() => this.#fetchMetadata(file, parsed, label, version, local, signal), signal);
@@ -350,11 +392,21 @@ export class PypiIndexClient {
   }
 
   /** Parse, check it is the file's project and version, and (for an sdist) that it is static. */
-  #finish(file: PypiFile, bytes: Buffer, source: MetadataSource, parsed: DistributionFileName | undefined, label: ZipLabel, version: string): PypiMetadata {
+  #finish(
+    file: PypiFile,
+    bytes: Buffer,
+    source: MetadataSource,
+    parsed: DistributionFileName | undefined,
+    label: ZipLabel,
+    version: string,
+  ): PypiMetadata {
     const metadata = parseCoreMetadata(bytes, `${file.filename} (${parsed?.kind === 'sdist' ? 'PKG-INFO' : 'METADATA'})`);
     if (parsed !== undefined) {
       if (metadata.name !== parsed.name || comparePypiVersions(metadata.version, parsed.version) !== 0) {
-        throw new PypiCorruptError(`The metadata of ${file.filename} names ${metadata.displayName} ${metadata.versionText}, not the file's ${parsed.name} ${parsed.versionText}`, { project: label.project, url: file.url });
+        throw new PypiCorruptError(
+          `The metadata of ${file.filename} names ${metadata.displayName} ${metadata.versionText}, not the file's ${parsed.name} ${parsed.versionText}`,
+          { project: label.project, url: file.url },
+        );
       }
       if (parsed.kind === 'sdist' && !metadata.staticDependencies) {
         const [major, minor] = metadata.metadataVersion.split('.').map(Number) as [number, number];
@@ -368,57 +420,100 @@ export class PypiIndexClient {
     return { file, metadata, text: bytes.toString('utf8'), source };
   }
 
-  async #fetchMetadata(file: PypiFile, parsed: DistributionFileName, label: ZipLabel, version: string, local: boolean, signal: AbortSignal): Promise<{ bytes: Buffer; source: MetadataSource }> {
+  async #fetchMetadata(
+    file: PypiFile,
+    parsed: DistributionFileName,
+    label: ZipLabel,
+    version: string,
+    local: boolean,
+    signal: AbortSignal,
+  ): Promise<{ bytes: Buffer; source: MetadataSource }> {
     const maxMetadata = this.#options.maxMetadataBytes ?? 8 * MiB;
     const maxDownload = this.#options.maxDownloadBytes ?? 100 * MiB;
     const request = { project: label.project, signal };
     if (parsed.kind === 'wheel' && file.coreMetadata !== false && !local) {
-      const answer = await fetchBytes(this.#http, `${file.url}.metadata`, { ...request, what: `the metadata file of ${file.filename}` }, { maxBytes: maxMetadata });
+      const answer = await fetchBytes(
+        this.#http,
+        `${file.url}.metadata`,
+        { ...request, what: `the metadata file of ${file.filename}` },
+        { maxBytes: maxMetadata },
+      );
       if (answer.status === 200) {
         const check = hashMatches(answer.body, file.coreMetadata.hashes);
         if (!check.ok) {
-          throw new PypiCorruptError(`The metadata file of ${file.filename} does not match the ${check.algorithm} the index gives for it`, { project: label.project, url: `${file.url}.metadata` });
+          throw new PypiCorruptError(`The metadata file of ${file.filename} does not match the ${check.algorithm} the index gives for it`, {
+            project: label.project,
+            url: `${file.url}.metadata`,
+          });
         }
         return { bytes: answer.body, source: 'metadata-file' };
       }
       // The index said it has one and does not: read the wheel instead.
     }
     if (parsed.kind === 'sdist' && !/\.(tar\.gz|tgz|zip)$/i.test(file.filename)) {
-      throw new PypiNeedsBuildError(label.project, version, file.filename, `is a ${parsed.extension} archive, which conda-resolve does not read`);
+      throw new PypiNeedsBuildError(
+        label.project,
+        version,
+        file.filename,
+        `is a ${parsed.extension} archive, which conda-resolve does not read`,
+      );
     }
     if (parsed.kind === 'sdist' && !file.filename.toLowerCase().endsWith('.zip')) {
-      const bytes = local ? await (await fileSource(file.url)).read(0, maxDownload + 1) : await this.#download(file, label, maxDownload, signal);
+      const bytes = local
+        ? await (await fileSource(file.url)).read(0, maxDownload + 1)
+        : await this.#download(file, label, maxDownload, signal);
       if (bytes.length > maxDownload) throw this.#tooLarge(file, label, maxDownload);
       const pkgInfo = await readTarGzPkgInfo(bytes, maxDownload * 4, maxMetadata, label);
-      if (pkgInfo === null) throw new PypiCorruptError(`Cannot read ${file.filename} of ${label.project}: it has no top-level PKG-INFO`, { project: label.project, url: file.url });
+      if (pkgInfo === null)
+        throw new PypiCorruptError(`Cannot read ${file.filename} of ${label.project}: it has no top-level PKG-INFO`, {
+          project: label.project,
+          url: file.url,
+        });
       return { bytes: pkgInfo, source: local ? 'local-file' : 'whole-file' };
     }
     // A zip (wheel or zip sdist): by ranges when the server serves them, else whole.
-    const { source, how } = local ? { source: await fileSource(file.url), how: 'local-file' as const } : await this.#zipSource(file, label, maxDownload, signal);
+    const { source, how } = local
+      ? { source: await fileSource(file.url), how: 'local-file' as const }
+      : await this.#zipSource(file, label, maxDownload, signal);
     const entries = await readCentralDirectory(source, label);
     const entry = parsed.kind === 'wheel' ? wheelMetadataEntry(entries, parsed.name) : sdistPkgInfoEntry(entries);
     if (entry === undefined) {
-      throw new PypiCorruptError(`Cannot read ${file.filename} of ${label.project}: it has no ${parsed.kind === 'wheel' ? '*.dist-info/METADATA' : 'top-level PKG-INFO'}`, { project: label.project, url: file.url });
+      throw new PypiCorruptError(
+        `Cannot read ${file.filename} of ${label.project}: it has no ${parsed.kind === 'wheel' ? '*.dist-info/METADATA' : 'top-level PKG-INFO'}`,
+        { project: label.project, url: file.url },
+      );
     }
     return { bytes: await readZipMember(source, entry, maxMetadata, label), source: how };
   }
 
   #tooLarge(file: PypiFile, label: ZipLabel, max: number): PypiTooLargeError {
-    return new PypiTooLargeError(`Cannot read the metadata of ${file.filename}: the file is larger than ${max} bytes, the limit for downloading a whole file (maxDownloadBytes)`, max, { project: label.project, url: file.url });
+    return new PypiTooLargeError(
+      `Cannot read the metadata of ${file.filename}: the file is larger than ${max} bytes, the limit for downloading a whole file (maxDownloadBytes)`,
+      max,
+      { project: label.project, url: file.url },
+    );
   }
 
   /** The whole file, its hash checked when the index gave one. */
   async #download(file: PypiFile, label: ZipLabel, max: number, signal: AbortSignal): Promise<Buffer> {
     if (file.size !== null && file.size > max) throw this.#tooLarge(file, label, max);
     const answer = await fetchBytes(this.#http, file.url, { project: label.project, what: file.filename, signal }, { maxBytes: max });
-    if (answer.status !== 200) throw new PypiCorruptError(`Cannot download ${file.filename}: the index lists it but answers HTTP ${answer.status}`, { project: label.project, url: file.url });
+    if (answer.status !== 200)
+      throw new PypiCorruptError(`Cannot download ${file.filename}: the index lists it but answers HTTP ${answer.status}`, {
+        project: label.project,
+        url: file.url,
+      });
     this.#checkFileHash(file, label, answer.body);
     return answer.body;
   }
 
   #checkFileHash(file: PypiFile, label: ZipLabel, bytes: Buffer): void {
     const check = hashMatches(bytes, file.hashes);
-    if (!check.ok) throw new PypiCorruptError(`${file.filename} does not match the ${check.algorithm} the index gives for it`, { project: label.project, url: file.url });
+    if (!check.ok)
+      throw new PypiCorruptError(`${file.filename} does not match the ${check.algorithm} the index gives for it`, {
+        project: label.project,
+        url: file.url,
+      });
   }
 
   /**
@@ -426,27 +521,53 @@ export class PypiIndexClient {
    * 206 names the total size); a server that ignores ranges answers 200 with the whole file, which
    * is then read from memory (under the cap, hash checked).
    */
-  async #zipSource(file: PypiFile, label: ZipLabel, max: number, signal: AbortSignal): Promise<{ source: ByteSource; how: MetadataSource }> {
+  async #zipSource(
+    file: PypiFile,
+    label: ZipLabel,
+    max: number,
+    signal: AbortSignal,
+  ): Promise<{ source: ByteSource; how: MetadataSource }> {
     const what = `the end of ${file.filename}`;
     const request = { project: label.project, what, signal };
-    const tail = await fetchBytes(this.#http, file.url, request, { headers: { range: `bytes=-${TAIL_BYTES}`, 'accept-encoding': 'identity' }, maxBytes: Math.max(max, TAIL_BYTES) });
+    const tail = await fetchBytes(this.#http, file.url, request, {
+      headers: { range: `bytes=-${TAIL_BYTES}`, 'accept-encoding': 'identity' },
+      maxBytes: Math.max(max, TAIL_BYTES),
+    });
     if (tail.status === 200) {
       if (tail.body.length > max) throw this.#tooLarge(file, label, max);
       this.#checkFileHash(file, label, tail.body);
       return { source: bufferSource(tail.body), how: 'whole-file' };
     }
     const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(tail.contentRange?.trim() ?? '');
-    if (tail.status !== 206 || range === null || Number(range[2]) !== Number(range[3]) - 1 || tail.body.length !== Number(range[2]) - Number(range[1]) + 1) {
-      if (tail.status === 416 || tail.status === 206) return { source: bufferSource(await this.#download(file, label, max, signal)), how: 'whole-file' };
-      throw new PypiCorruptError(`Cannot download ${file.filename}: the index lists it but answers HTTP ${tail.status}`, { project: label.project, url: file.url });
+    if (
+      tail.status !== 206 ||
+      range === null ||
+      Number(range[2]) !== Number(range[3]) - 1 ||
+      tail.body.length !== Number(range[2]) - Number(range[1]) + 1
+    ) {
+      if (tail.status === 416 || tail.status === 206)
+        return { source: bufferSource(await this.#download(file, label, max, signal)), how: 'whole-file' };
+      throw new PypiCorruptError(`Cannot download ${file.filename}: the index lists it but answers HTTP ${tail.status}`, {
+        project: label.project,
+        url: file.url,
+      });
     }
     const size = Number(range[3]);
     const remote: ByteSource = {
       size,
       read: async (offset, length) => {
         const end = Math.min(size, offset + length) - 1;
-        const part = await fetchBytes(this.#http, file.url, { ...request, what: `bytes ${offset}-${end} of ${file.filename}` }, { headers: { range: `bytes=${offset}-${end}`, 'accept-encoding': 'identity' }, maxBytes: end - offset + 1 });
-        if (part.status !== 206) throw new PypiCorruptError(`Cannot read ${file.filename}: the server answered a range request with HTTP ${part.status} after answering the first with 206`, { project: label.project, url: file.url });
+        const part = await fetchBytes(
+          this.#http,
+          file.url,
+          { ...request, what: `bytes ${offset}-${end} of ${file.filename}` },
+          { headers: { range: `bytes=${offset}-${end}`, 'accept-encoding': 'identity' }, maxBytes: end - offset + 1 },
+        );
+        if (part.status !== 206)
+          throw new PypiCorruptError(
+            `Cannot read ${file.filename}: the server answered a range request with HTTP ${part.status} after answering the first with 206`,
+            { project: label.project, url: file.url },
+          );
         return part.body;
       },
     };
@@ -475,7 +596,15 @@ const NOT_FOUND = 'x-conda-resolve/not-found';
 function wheelMetadataEntry(entries: readonly ZipEntry[], project: string): ZipEntry | undefined {
   const candidates = entries.filter((entry) => /^[^/]+\.dist-info\/METADATA$/.test(entry.name));
   if (candidates.length <= 1) return candidates[0];
-  return candidates.find((entry) => normalizePypiName(entry.name.split('/')[0]!.replace(/\.dist-info$/, '').replace(/-[^-]*$/, '')) === project);
+  return candidates.find(
+    (entry) =>
+      normalizePypiName(
+        entry.name
+          .split('/')[0]!
+          .replace(/\.dist-info$/, '')
+          .replace(/-[^-]*$/, ''),
+      ) === project,
+  );
 }
 
 function sdistPkgInfoEntry(entries: readonly ZipEntry[]): ZipEntry | undefined {

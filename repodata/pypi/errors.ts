@@ -7,11 +7,14 @@ import { redactSecrets } from '../../vocabulary/channel.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
 
 export const PYPI_ERROR_CODES = {
-  CR_ERR_PYPI_FETCH: 'A package index page or a file could not be downloaded (an HTTP status other than 404, a connection failure, a timeout).',
+  CR_ERR_PYPI_FETCH:
+    'A package index page or a file could not be downloaded (an HTTP status other than 404, a connection failure, a timeout).',
   CR_ERR_PYPI_PROJECT_NOT_FOUND: 'No package index (nor find-links location) has the project.',
-  CR_ERR_PYPI_INDEX_PAGE: 'A package index answered something that is not a simple-repository page (an HTML page with no distribution links, bad JSON, an unsupported API version).',
+  CR_ERR_PYPI_INDEX_PAGE:
+    'A package index answered something that is not a simple-repository page (an HTML page with no distribution links, bad JSON, an unsupported API version).',
   CR_ERR_PYPI_INDEX_URL: 'An index URL or find-links location cannot be used (unsupported scheme, a folder that does not exist).',
-  CR_ERR_PYPI_CORRUPT: 'A downloaded file is not what the index said: a hash that does not match, a wheel that is not a zip, a wheel without METADATA.',
+  CR_ERR_PYPI_CORRUPT:
+    'A downloaded file is not what the index said: a hash that does not match, a wheel that is not a zip, a wheel without METADATA.',
   CR_ERR_PYPI_TOO_LARGE: 'A file is larger than its cap, or a compressed METADATA inflates past its cap (a zip bomb).',
   CR_ERR_PYPI_NEEDS_BUILD: 'An sdist whose metadata is dynamic: it needs a build, which conda-resolve never runs.',
   CR_ERR_PYPI_OFFLINE: 'Offline mode is on and the cache has no copy of a project page or of a metadata file.',
@@ -52,13 +55,21 @@ export class PypiFetchError extends PypiError {
 export class PypiProjectNotFoundError extends PypiError {
   constructor(project: string, indexes: readonly string[]) {
     const where = indexes.length === 0 ? 'no index is configured' : `not on ${indexes.map(redactSecrets).join(', ')}`;
-    super('CR_ERR_PYPI_PROJECT_NOT_FOUND', `Cannot find the Python project "${project}": ${where} (a 404 for its page; check the name and the index URLs)`, { project });
+    super(
+      'CR_ERR_PYPI_PROJECT_NOT_FOUND',
+      `Cannot find the Python project "${project}": ${where} (a 404 for its page; check the name and the index URLs)`,
+      { project },
+    );
   }
 }
 
 export class PypiIndexPageError extends PypiError {
   constructor(project: string, index: string, detail: string, url: string | null) {
-    super('CR_ERR_PYPI_INDEX_PAGE', `The package index ${redactSecrets(index)} answered a page for "${project}" that is not a simple-repository page: ${detail}`, { project, url });
+    super(
+      'CR_ERR_PYPI_INDEX_PAGE',
+      `The package index ${redactSecrets(index)} answered a page for "${project}" that is not a simple-repository page: ${detail}`,
+      { project, url },
+    );
   }
 }
 

@@ -7,7 +7,16 @@
 import type { Dispatcher } from 'undici';
 import { redactSecrets } from '../../vocabulary/channel.js';
 import { CondaResolveError } from '../../vocabulary/errors.js';
-import { failForStatus, httpGet, isInterruptedBody, readBodyBytes, type DownloadRules, type FetchContext, type HttpResponse, type Validators } from '../fetch.js';
+import {
+  failForStatus,
+  httpGet,
+  isInterruptedBody,
+  readBodyBytes,
+  type DownloadRules,
+  type FetchContext,
+  type HttpResponse,
+  type Validators,
+} from '../fetch.js';
 import { RepodataFetchError, RepodataTooLargeError } from '../fetch-errors.js';
 import type { NetworkPolicy } from '../net/network.js';
 import type { CheckUrl } from '../url-policy.js';
@@ -39,16 +48,32 @@ export interface Request {
 }
 
 function context(settings: HttpSettings, request: Request): FetchContext {
-  return { channel: request.project, subdir: 'pypi', dispatcher: settings.dispatcher, network: settings.network, checkUrl: settings.checkUrl, rules: settings.rules, signal: request.signal };
+  return {
+    channel: request.project,
+    subdir: 'pypi',
+    dispatcher: settings.dispatcher,
+    network: settings.network,
+    checkUrl: settings.checkUrl,
+    rules: settings.rules,
+    signal: request.signal,
+  };
 }
 
 /** repodata's errors said in the client's words. */
 function translate(error: unknown, request: Request, maxBytes: number): unknown {
   if (error instanceof RepodataTooLargeError) {
-    return new PypiTooLargeError(`Cannot fetch ${request.what}: it is larger than ${maxBytes} bytes, the limit`, maxBytes, { project: request.project, url: error.url });
+    return new PypiTooLargeError(`Cannot fetch ${request.what}: it is larger than ${maxBytes} bytes, the limit`, maxBytes, {
+      project: request.project,
+      url: error.url,
+    });
   }
   if (error instanceof RepodataFetchError) {
-    return new PypiFetchError(`Cannot fetch ${request.what}: ${error.detail}`, { project: request.project, url: error.url, status: error.status, cause: error });
+    return new PypiFetchError(`Cannot fetch ${request.what}: ${error.detail}`, {
+      project: request.project,
+      url: error.url,
+      status: error.status,
+      cause: error,
+    });
   }
   return error;
 }
@@ -66,7 +91,11 @@ export async function fetchBytes(
   const ctx = context(settings, request);
   for (let tries = 0; ; tries++) {
     try {
-      const response: HttpResponse = await httpGet(ctx, url, { accept: options.accept, validators: options.validators, headers: options.headers });
+      const response: HttpResponse = await httpGet(ctx, url, {
+        accept: options.accept,
+        validators: options.validators,
+        headers: options.headers,
+      });
       const head = {
         status: response.status,
         url: response.url,

@@ -58,7 +58,16 @@ function isHeader(value: unknown): value is PageHeader {
   if (typeof value !== 'object' || value === null) return false;
   const h = value as Record<string, unknown>;
   const optional = (v: unknown): boolean => v === null || typeof v === 'string';
-  return h.version === 1 && typeof h.url === 'string' && optional(h.etag) && optional(h.lastModified) && optional(h.cacheControl) && optional(h.contentType) && typeof h.pageUrl === 'string' && typeof h.fetchedAt === 'number';
+  return (
+    h.version === 1 &&
+    typeof h.url === 'string' &&
+    optional(h.etag) &&
+    optional(h.lastModified) &&
+    optional(h.cacheControl) &&
+    optional(h.contentType) &&
+    typeof h.pageUrl === 'string' &&
+    typeof h.fetchedAt === 'number'
+  );
 }
 
 export class PypiCache {
@@ -93,7 +102,9 @@ export class PypiCache {
   }
 
   async #has(name: string): Promise<boolean> {
-    this.#present ??= Promise.all([readdir(this.#pages).catch(() => []), readdir(this.#metadata).catch(() => [])]).then(([pages, metadata]) => new Set([...pages, ...metadata]));
+    this.#present ??= Promise.all([readdir(this.#pages).catch(() => []), readdir(this.#metadata).catch(() => [])]).then(
+      ([pages, metadata]) => new Set([...pages, ...metadata]),
+    );
     return (await this.#present).has(name);
   }
 

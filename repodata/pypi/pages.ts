@@ -58,9 +58,20 @@ function coreMetadataFromAttribute(value: string | undefined): CoreMetadataAvail
 
 function checkApiVersion(version: string, context: PageContext): void {
   const match = /^(\d+)\.(\d+)$/.exec(version.trim());
-  if (!match) throw new PypiIndexPageError(context.project, context.index, `its API version ${JSON.stringify(version)} is not <major>.<minor>`, context.url);
+  if (!match)
+    throw new PypiIndexPageError(
+      context.project,
+      context.index,
+      `its API version ${JSON.stringify(version)} is not <major>.<minor>`,
+      context.url,
+    );
   if (Number(match[1]) !== SUPPORTED_MAJOR) {
-    throw new PypiIndexPageError(context.project, context.index, `it speaks API version ${version}; this client reads version ${SUPPORTED_MAJOR}.x`, context.url);
+    throw new PypiIndexPageError(
+      context.project,
+      context.index,
+      `it speaks API version ${version}; this client reads version ${SUPPORTED_MAJOR}.x`,
+      context.url,
+    );
   }
 }
 
@@ -92,9 +103,11 @@ function resolve(href: string, base: string): URL | null {
 
 /** A PEP 503 HTML page. */
 export function parseHtmlPage(html: string, context: PageContext): ProjectPage {
-  if (html.includes('\u0000')) throw new PypiIndexPageError(context.project, context.index, 'the answer is binary data, not HTML', context.url);
+  if (html.includes('\u0000'))
+    throw new PypiIndexPageError(context.project, context.index, 'the answer is binary data, not HTML', context.url);
   const scan = scanHtml(html);
-  if (!scan.sawElement) throw new PypiIndexPageError(context.project, context.index, 'the answer is not HTML (no element in it)', context.url);
+  if (!scan.sawElement)
+    throw new PypiIndexPageError(context.project, context.index, 'the answer is not HTML (no element in it)', context.url);
   let base = context.url;
   let apiVersion = '1.0';
   let sawVersionMeta = false;
@@ -144,9 +157,20 @@ export function parseHtmlPage(html: string, context: PageContext): ProjectPage {
   if (files.length === 0 && !sawVersionMeta) {
     // An empty project page is legal, but a page with links and no distribution among them, or
     // with a form or a script and nothing else, is something else answering at that URL.
-    if (anchors > 0) throw new PypiIndexPageError(context.project, context.index, `none of its ${anchors} links is a distribution file (wheel or sdist)`, context.url);
+    if (anchors > 0)
+      throw new PypiIndexPageError(
+        context.project,
+        context.index,
+        `none of its ${anchors} links is a distribution file (wheel or sdist)`,
+        context.url,
+      );
     if (scan.elementNames.has('form') || scan.elementNames.has('script') || scan.elementNames.has('input')) {
-      throw new PypiIndexPageError(context.project, context.index, 'it is an HTML page with a form or a script and no distribution links (a login page or a web application?)', context.url);
+      throw new PypiIndexPageError(
+        context.project,
+        context.index,
+        'it is an HTML page with a form or a script and no distribution links (a login page or a web application?)',
+        context.url,
+      );
     }
     if (!['html', 'body', 'head'].some((name) => scan.elementNames.has(name))) {
       throw new PypiIndexPageError(context.project, context.index, 'it is neither an HTML document nor JSON', context.url);
@@ -163,7 +187,8 @@ function jsonHashes(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isRecord(value)) return out;
   for (const [name, digest] of Object.entries(value)) {
-    if (typeof digest === 'string' && HASH_NAME.test(name.toLowerCase()) && /^[0-9a-fA-F]+$/.test(digest)) out[name.toLowerCase()] = digest.toLowerCase();
+    if (typeof digest === 'string' && HASH_NAME.test(name.toLowerCase()) && /^[0-9a-fA-F]+$/.test(digest))
+      out[name.toLowerCase()] = digest.toLowerCase();
   }
   return out;
 }
@@ -201,12 +226,14 @@ export function parseJsonPage(text: string, context: PageContext): ProjectPage {
     // A URL that is not one (or a local file named by a remote index) is left out, as pip skips a bad link.
     if (url === null) return;
     url.hash = '';
-    const yanked: Yanked = entry.yanked === true ? true : typeof entry.yanked === 'string' ? (entry.yanked === '' ? true : entry.yanked) : false;
+    const yanked: Yanked =
+      entry.yanked === true ? true : typeof entry.yanked === 'string' ? (entry.yanked === '' ? true : entry.yanked) : false;
     files.push({
       filename: entry.filename,
       url: url.href,
       hashes: jsonHashes(entry.hashes),
-      requiresPython: typeof entry['requires-python'] === 'string' && entry['requires-python'].trim() !== '' ? entry['requires-python'].trim() : null,
+      requiresPython:
+        typeof entry['requires-python'] === 'string' && entry['requires-python'].trim() !== '' ? entry['requires-python'].trim() : null,
       yanked,
       coreMetadata: jsonCoreMetadata(entry['core-metadata'] ?? entry['dist-info-metadata']),
       size: typeof entry.size === 'number' && Number.isSafeInteger(entry.size) && entry.size >= 0 ? entry.size : null,

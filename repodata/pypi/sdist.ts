@@ -13,7 +13,10 @@ const BLOCK = 512;
 const TOP_LEVEL_PKG_INFO = /^\.?\/?[^/]+\/PKG-INFO$/;
 
 function octal(block: Buffer, start: number, length: number): number {
-  const text = block.toString('latin1', start, start + length).replace(/\0.*$/s, '').trim();
+  const text = block
+    .toString('latin1', start, start + length)
+    .replace(/\0.*$/s, '')
+    .trim();
   if (text === '') return 0;
   if (!/^[0-7]+$/.test(text)) return -1;
   return parseInt(text, 8);
@@ -40,7 +43,12 @@ function paxPath(data: Buffer): string | null {
 }
 
 /** The bytes of the top-level PKG-INFO in a gzip-compressed tar, or null when it has none. */
-export async function readTarGzPkgInfo(bytes: Buffer, maxInflatedBytes: number, maxMemberBytes: number, label: ZipLabel): Promise<Buffer | null> {
+export async function readTarGzPkgInfo(
+  bytes: Buffer,
+  maxInflatedBytes: number,
+  maxMemberBytes: number,
+  label: ZipLabel,
+): Promise<Buffer | null> {
   const gunzip = createGunzip({ chunkSize: 64 * 1024 });
   const input = Readable.from([bytes]);
   input.pipe(gunzip);
@@ -56,7 +64,11 @@ export async function readTarGzPkgInfo(bytes: Buffer, maxInflatedBytes: number, 
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       inflated += chunk.length;
       if (inflated > maxInflatedBytes) {
-        throw new PypiTooLargeError(`Cannot read ${label.filename} of ${label.project}: it inflates to more than ${maxInflatedBytes} bytes before its PKG-INFO, the limit`, maxInflatedBytes, { project: label.project, url: label.url });
+        throw new PypiTooLargeError(
+          `Cannot read ${label.filename} of ${label.project}: it inflates to more than ${maxInflatedBytes} bytes before its PKG-INFO, the limit`,
+          maxInflatedBytes,
+          { project: label.project, url: label.url },
+        );
       }
       held = held.length === 0 ? chunk : Buffer.concat([held, chunk]);
       while (held.length >= need) {
@@ -65,7 +77,11 @@ export async function readTarGzPkgInfo(bytes: Buffer, maxInflatedBytes: number, 
         if (mode === 'header') {
           if (piece.every((b) => b === 0)) return null;
           const size = octal(piece, 124, 12);
-          if (size < 0) throw new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: it is not a tar archive`, { project: label.project, url: label.url });
+          if (size < 0)
+            throw new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: it is not a tar archive`, {
+              project: label.project,
+              url: label.url,
+            });
           const type = String.fromCharCode(piece[156]!);
           const prefix = piece.toString('latin1', 257, 262) === 'ustar' ? cString(piece, 345, 155) : '';
           const path = pendingPath ?? (prefix ? `${prefix}/${cString(piece, 0, 100)}` : cString(piece, 0, 100));
@@ -77,7 +93,11 @@ export async function readTarGzPkgInfo(bytes: Buffer, maxInflatedBytes: number, 
             need = padded;
           } else if ((type === '0' || type === '\0') && TOP_LEVEL_PKG_INFO.test(path)) {
             if (size > maxMemberBytes) {
-              throw new PypiTooLargeError(`Cannot read ${path} in ${label.filename} of ${label.project}: it is ${size} bytes, more than the ${maxMemberBytes}-byte limit`, maxMemberBytes, { project: label.project, url: label.url });
+              throw new PypiTooLargeError(
+                `Cannot read ${path} in ${label.filename} of ${label.project}: it is ${size} bytes, more than the ${maxMemberBytes}-byte limit`,
+                maxMemberBytes,
+                { project: label.project, url: label.url },
+              );
             }
             mode = 'take';
             takeSize = size;
@@ -108,7 +128,11 @@ export async function readTarGzPkgInfo(bytes: Buffer, maxInflatedBytes: number, 
     }
   } catch (error) {
     if (error instanceof PypiTooLargeError || error instanceof PypiCorruptError) throw error;
-    throw new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: it is not a valid gzip-compressed tar`, { project: label.project, url: label.url, cause: error });
+    throw new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: it is not a valid gzip-compressed tar`, {
+      project: label.project,
+      url: label.url,
+      cause: error,
+    });
   } finally {
     gunzip.destroy();
     input.destroy();

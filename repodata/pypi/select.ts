@@ -17,7 +17,10 @@ export interface SelectOptions {
 }
 
 /** The files of one release of `project`, as parsed names (files that are neither wheel nor sdist, or misnamed, left out). */
-export function releaseFiles(project: PypiProject, version: PypiVersion | string): { wheels: { file: PypiFile; name: WheelFileName }[]; sdists: { file: PypiFile; name: SdistFileName }[] } {
+export function releaseFiles(
+  project: PypiProject,
+  version: PypiVersion | string,
+): { wheels: { file: PypiFile; name: WheelFileName }[]; sdists: { file: PypiFile; name: SdistFileName }[] } {
   const wanted = typeof version === 'string' ? parsePypiVersion(version) : version;
   const wheels: { file: PypiFile; name: WheelFileName }[] = [];
   const sdists: { file: PypiFile; name: SdistFileName }[] = [];

@@ -46,7 +46,11 @@ const MAX_EOCD_SPAN = 22 + 0xffff;
 const MAX_CENTRAL_DIRECTORY = 64 * 1024 * 1024;
 
 function corrupt(label: ZipLabel, detail: string, cause?: unknown): PypiCorruptError {
-  return new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: ${detail}`, { project: label.project, url: label.url, cause });
+  return new PypiCorruptError(`Cannot read ${label.filename} of ${label.project}: ${detail}`, {
+    project: label.project,
+    url: label.url,
+    cause,
+  });
 }
 
 /** A source that keeps the bytes it fetched from the tail, so the central directory and a member near the end cost no second request. */
@@ -111,11 +115,13 @@ export async function readCentralDirectory(source: ByteSource, label: ZipLabel):
   const entries: ZipEntry[] = [];
   let p = 0;
   for (let k = 0; k < count; k++) {
-    if (p + 46 > cd.length || cd.readUInt32LE(p) !== CENTRAL_SIGNATURE) throw corrupt(label, `its central directory is damaged at entry ${k + 1} of ${count}`);
+    if (p + 46 > cd.length || cd.readUInt32LE(p) !== CENTRAL_SIGNATURE)
+      throw corrupt(label, `its central directory is damaged at entry ${k + 1} of ${count}`);
     const nameLength = cd.readUInt16LE(p + 28);
     const extraLength = cd.readUInt16LE(p + 30);
     const commentLength = cd.readUInt16LE(p + 32);
-    if (p + 46 + nameLength + extraLength + commentLength > cd.length) throw corrupt(label, `its central directory is cut off at entry ${k + 1}`);
+    if (p + 46 + nameLength + extraLength + commentLength > cd.length)
+      throw corrupt(label, `its central directory is cut off at entry ${k + 1}`);
     let uncompressedSize = cd.readUInt32LE(p + 24);
     let compressedSize = cd.readUInt32LE(p + 20);
     let localHeaderOffset = cd.readUInt32LE(p + 42);
@@ -155,9 +161,13 @@ export async function readCentralDirectory(source: ByteSource, label: ZipLabel):
 export async function readZipMember(source: ByteSource, entry: ZipEntry, maxBytes: number, label: ZipLabel): Promise<Buffer> {
   const what = `${entry.name} in ${label.filename} of ${label.project}`;
   if (entry.flags & 1) throw corrupt(label, `${entry.name} is encrypted`);
-  if (entry.method !== 0 && entry.method !== 8) throw corrupt(label, `${entry.name} uses compression method ${entry.method} (only stored and deflate are read)`);
+  if (entry.method !== 0 && entry.method !== 8)
+    throw corrupt(label, `${entry.name} uses compression method ${entry.method} (only stored and deflate are read)`);
   if (entry.uncompressedSize > maxBytes || entry.compressedSize > maxBytes) {
-    throw new PypiTooLargeError(`${what} is ${entry.uncompressedSize} bytes, more than the ${maxBytes}-byte limit`, maxBytes, { project: label.project, url: label.url });
+    throw new PypiTooLargeError(`${what} is ${entry.uncompressedSize} bytes, more than the ${maxBytes}-byte limit`, maxBytes, {
+      project: label.project,
+      url: label.url,
+    });
   }
   // The local header's name and extra field may differ in length from the central copy: read it first
   // together with the data (plus room for a longer extra field), then again if that was not enough.
@@ -177,12 +187,16 @@ export async function readZipMember(source: ByteSource, entry: ZipEntry, maxByte
       out = inflateRawSync(data, { maxOutputLength: Math.max(1, maxBytes) });
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        throw new PypiTooLargeError(`${what} inflates to more than ${maxBytes} bytes, the limit (a zip bomb?)`, maxBytes, { project: label.project, url: label.url });
+        throw new PypiTooLargeError(`${what} inflates to more than ${maxBytes} bytes, the limit (a zip bomb?)`, maxBytes, {
+          project: label.project,
+          url: label.url,
+        });
       }
       throw corrupt(label, `${entry.name} cannot be inflated`, error);
     }
   }
-  if (out.length !== entry.uncompressedSize) throw corrupt(label, `${entry.name} inflates to ${out.length} bytes, not the ${entry.uncompressedSize} its header says`);
+  if (out.length !== entry.uncompressedSize)
+    throw corrupt(label, `${entry.name} inflates to ${out.length} bytes, not the ${entry.uncompressedSize} its header says`);
   if (crc32(out) !== entry.crc) throw corrupt(label, `${entry.name} fails its CRC-32 check`);
   return out;
 }

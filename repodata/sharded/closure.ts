@@ -53,7 +53,11 @@ function indexSetKey(indexes: readonly SubdirIndex[]): string {
  * expanded as soon as its own shards are in, so independent branches of the graph overlap instead
  * of waiting for the slowest shard of a breadth-first level.
  */
-async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly string[], outerSignal: AbortSignal | undefined): Promise<void> {
+async function prefetchClosure(
+  indexes: readonly SubdirIndex[],
+  roots: readonly string[],
+  outerSignal: AbortSignal | undefined,
+): Promise<void> {
   const sharded = indexes.filter((index): index is ShardedSubdirIndex => index instanceof ShardedSubdirIndex);
   // Every shard wait listens to the signal: hundreds at once for a large closure (follow-signal.ts).
   const { signal, unlink } = followSignal(outerSignal);
@@ -67,7 +71,12 @@ async function prefetchClosure(indexes: readonly SubdirIndex[], roots: readonly 
 }
 
 /** The walk of `prefetchClosure`: resolves once every reached name's shards are in. */
-function walkClosure(indexes: readonly SubdirIndex[], sharded: readonly ShardedSubdirIndex[], roots: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+function walkClosure(
+  indexes: readonly SubdirIndex[],
+  sharded: readonly ShardedSubdirIndex[],
+  roots: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const seen = new Set<string>();
   return new Promise<void>((resolve, reject) => {
     let pending = 0;
@@ -92,7 +101,9 @@ function walkClosure(indexes: readonly SubdirIndex[], sharded: readonly ShardedS
     const visit = (name: string): void => {
       if (failed || seen.has(name)) return;
       seen.add(name);
-      const waits = sharded.filter((index) => index.has(name) && !index.isLoaded(name)).map((index) => index.prefetch([name], { signal, deferCaching: true }));
+      const waits = sharded
+        .filter((index) => index.has(name) && !index.isLoaded(name))
+        .map((index) => index.prefetch([name], { signal, deferCaching: true }));
       if (waits.length === 0) {
         expand(name);
         return;

@@ -226,22 +226,59 @@ function readIndexFast(b: Uint8Array): { info: unknown; entries: ShardEntries } 
         let length = strLength(t);
         if (length < 0) {
           switch (t) {
-            case 0xc4: length = u8(); break;
-            case 0xc5: length = u16(); break;
-            case 0xc6: length = u32(); break;
-            case 0xcc: case 0xd0: length = 1; break;
-            case 0xcd: case 0xd1: length = 2; break;
-            case 0xca: case 0xce: case 0xd2: length = 4; break;
-            case 0xcb: case 0xcf: case 0xd3: length = 8; break;
-            case 0xd4: length = 2; break;
-            case 0xd5: length = 3; break;
-            case 0xd6: length = 5; break;
-            case 0xd7: length = 9; break;
-            case 0xd8: length = 17; break;
-            case 0xc7: length = u8() + 1; break;
-            case 0xc8: length = u16() + 1; break;
-            case 0xc9: length = u32() + 1; break;
-            default: throw new Unexpected();
+            case 0xc4:
+              length = u8();
+              break;
+            case 0xc5:
+              length = u16();
+              break;
+            case 0xc6:
+              length = u32();
+              break;
+            case 0xcc:
+            case 0xd0:
+              length = 1;
+              break;
+            case 0xcd:
+            case 0xd1:
+              length = 2;
+              break;
+            case 0xca:
+            case 0xce:
+            case 0xd2:
+              length = 4;
+              break;
+            case 0xcb:
+            case 0xcf:
+            case 0xd3:
+              length = 8;
+              break;
+            case 0xd4:
+              length = 2;
+              break;
+            case 0xd5:
+              length = 3;
+              break;
+            case 0xd6:
+              length = 5;
+              break;
+            case 0xd7:
+              length = 9;
+              break;
+            case 0xd8:
+              length = 17;
+              break;
+            case 0xc7:
+              length = u8() + 1;
+              break;
+            case 0xc8:
+              length = u16() + 1;
+              break;
+            case 0xc9:
+              length = u32() + 1;
+              break;
+            default:
+              throw new Unexpected();
           }
         }
         need(length);
@@ -350,7 +387,12 @@ function asDirectory(url: URL): string {
  * The absolute package base and shards base of a shard index fetched from `indexUrl`.
  * Throws `RepodataCorruptError` when either is not a URL.
  */
-export function resolveShardUrls(info: ShardIndexInfo, indexUrl: string, channel: string, subdir: string): { packageBase: string; shardsBase: string } {
+export function resolveShardUrls(
+  info: ShardIndexInfo,
+  indexUrl: string,
+  channel: string,
+  subdir: string,
+): { packageBase: string; shardsBase: string } {
   const resolve = (value: string | null, what: string): string => {
     try {
       return asDirectory(new URL(value && value !== '' ? value : './', indexUrl));

@@ -70,7 +70,11 @@ export async function decodeShard(
       throw bad(`is not valid zstd: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
     }
   }
-  if (!checked && createHash('sha256').update(compressed).digest('hex') !== sha256 && createHash('sha256').update(raw).digest('hex') !== sha256) {
+  if (
+    !checked &&
+    createHash('sha256').update(compressed).digest('hex') !== sha256 &&
+    createHash('sha256').update(raw).digest('hex') !== sha256
+  ) {
     throw bad('does not match its hash');
   }
   const shard = decodeMap(raw, bad);

@@ -193,7 +193,13 @@ export class ShardedSubdirIndex implements SubdirIndex {
     this.#loaded.set(name, { sha256, records });
     this.#recordCount += records.length;
     this.#shardBytes += bytes.length;
-    this.#onProgress?.({ channel: this.channel.name, subdir: this.subdir, phase: 'shards', bytes: this.#shardBytes, records: this.#recordCount });
+    this.#onProgress?.({
+      channel: this.channel.name,
+      subdir: this.subdir,
+      phase: 'shards',
+      bytes: this.#shardBytes,
+      records: this.#recordCount,
+    });
   }
 
   toString(): string {

@@ -237,7 +237,9 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     if (!text.startsWith('__')) return undefined;
     const variable = OVERRIDES[text];
     const how = variable ? `; ${variable} ${this.#virtualNames.has(text) ? 'changes' : 'adds'} it` : '';
-    return this.#virtualNames.has(text) ? `a virtual package of the target system${how}` : `a virtual package the target system does not have${how}`;
+    return this.#virtualNames.has(text)
+      ? `a virtual package of the target system${how}`
+      : `a virtual package the target system does not have${how}`;
   }
 
   excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[] {
@@ -338,7 +340,9 @@ export class CondaProvider implements DependencyProvider, ExplainInterner {
     if (this.#options.channelPriority === 'flexible' && this.#channelIndex[a] !== this.#channelIndex[b]) {
       return this.#channelIndex[a] - this.#channelIndex[b];
     }
-    const byVersion = this.#options.lowestFirst?.(this.names[this.#solvableName[a]]) ? fa.version.compare(fb.version) : fb.version.compare(fa.version);
+    const byVersion = this.#options.lowestFirst?.(this.names[this.#solvableName[a]])
+      ? fa.version.compare(fb.version)
+      : fb.version.compare(fa.version);
     if (byVersion !== 0) return byVersion;
     return this.records[b].build_number - this.records[a].build_number;
   }

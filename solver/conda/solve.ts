@@ -30,7 +30,9 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
   // Each root spec is parsed here once (or arrives parsed) and keyed by its text as written.
   const rootSpecs = request.specs.map((spec) => parseSpec(spec));
   const provider = condaProviderFor(request, parseSpec, rootSpecs, request.resolution);
-  const specVersionSets = request.specs.map((spec, i) => provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
+  const specVersionSets = request.specs.map((spec, i) =>
+    provider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]),
+  );
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => provider.anyOf(name));
   const options: CoreSolverOptions = { cancellation };
   const solver = new CoreSolver(provider, options);
@@ -62,7 +64,12 @@ export function solveWith(parseSpec: SpecParser, request: SolveRequest, diagnost
 }
 
 /** The conda provider of a request whose root specs are parsed already. */
-export function condaProviderFor(request: SolveRequest, parseSpec: SpecParser, rootSpecs: readonly SolverSpec[], resolution: SolveRequest['resolution']): CondaProvider {
+export function condaProviderFor(
+  request: SolveRequest,
+  parseSpec: SpecParser,
+  rootSpecs: readonly SolverSpec[],
+  resolution: SolveRequest['resolution'],
+): CondaProvider {
   return new CondaProvider({
     channels: request.channels,
     virtualPackages: request.virtualPackages,
@@ -76,13 +83,20 @@ export function condaProviderFor(request: SolveRequest, parseSpec: SpecParser, r
 }
 
 /** The provider option of a resolution strategy: lowest first for every name, or for the root names. */
-export function lowestFirst(resolution: SolveRequest['resolution'], rootSpecs: readonly SolverSpec[]): { lowestFirst?: (name: string) => boolean } {
+export function lowestFirst(
+  resolution: SolveRequest['resolution'],
+  rootSpecs: readonly SolverSpec[],
+): { lowestFirst?: (name: string) => boolean } {
   if (resolution === undefined || resolution === 'highest') return {};
   const direct = new Set(rootSpecs.map((s) => s.name));
   return { lowestFirst: (name) => resolution === 'lowest' || direct.has(name) };
 }
 
-export function makeCancellation(signal: AbortSignal | undefined, timeoutMs: number | undefined, started: number): Cancellation | undefined {
+export function makeCancellation(
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  started: number,
+): Cancellation | undefined {
   if (!signal && timeoutMs === undefined) return undefined;
   const deadline = timeoutMs === undefined ? Infinity : started + timeoutMs;
   return {

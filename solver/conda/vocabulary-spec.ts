@@ -20,7 +20,16 @@ export const vocabularySpecParser: SpecParser = (input): SolverSpec => {
 };
 
 export function displaySpec(spec: MatchSpec): string {
-  const extra = spec.buildNumber || spec.md5 || spec.sha256 || spec.url || spec.fn || spec.license || spec.licenseFamily || spec.trackFeatures || spec.features;
+  const extra =
+    spec.buildNumber ||
+    spec.md5 ||
+    spec.sha256 ||
+    spec.url ||
+    spec.fn ||
+    spec.license ||
+    spec.licenseFamily ||
+    spec.trackFeatures ||
+    spec.features;
   if (extra) return spec.toString();
   let text = spec.name;
   if (spec.channel !== null) text = `${spec.channel}${spec.subdir !== null ? `/${spec.subdir}` : ''}::${text}`;

@@ -9,7 +9,15 @@
  * In the SAT forms, A and B are solvables' variables and "root" is the variable that is true
  * from the start.
  */
-import { ROOT_VARIABLE, solvableOfVariable, type ClauseId, type NameId, type SolvableId, type VariableId, type VersionSetId } from './ids.js';
+import {
+  ROOT_VARIABLE,
+  solvableOfVariable,
+  type ClauseId,
+  type NameId,
+  type SolvableId,
+  type VariableId,
+  type VersionSetId,
+} from './ids.js';
 
 /**
  * A requirement: if A is selected, one of the version set's candidates B1 … Bn is. A is the root

@@ -44,13 +44,15 @@ function checkTrail(state: SearchState, failures: string[]): Int32Array {
     position[variable] = i;
     if (t.value[variable] === 0) failures.push(`variable ${variable} is on the trail but unassigned`);
     const level = t.level[variable];
-    if (level < previousLevel || level > t.currentLevel) failures.push(`variable ${variable} at trail ${i} has level ${level} after ${previousLevel}`);
+    if (level < previousLevel || level > t.currentLevel)
+      failures.push(`variable ${variable} at trail ${i} has level ${level} after ${previousLevel}`);
     previousLevel = level;
   }
   for (let level = 1; level <= t.currentLevel; level++) {
     const start = t.levelStart[level];
     const decision = t.variableAt(start);
-    if (start >= t.length || t.level[decision] !== level || t.reason[decision] !== DECISION) failures.push(`level ${level} does not start with its decision`);
+    if (start >= t.length || t.level[decision] !== level || t.reason[decision] !== DECISION)
+      failures.push(`level ${level} does not start with its decision`);
   }
   for (let variable = 0; variable < state.variableCount; variable++) {
     if (t.value[variable] !== 0 && position[variable] === OFF_TRAIL) failures.push(`variable ${variable} is assigned but not on the trail`);
@@ -70,7 +72,8 @@ function checkWatches(state: SearchState, store: ClauseStore, watches: WatchMap,
       if (link < onLists.length) onLists[link]++;
       else failures.push(`the list of ${literal} holds clause ${clause}, which does not exist`);
       if (!store.isWatched(clause)) failures.push(`clause ${clause} is watched but should not be`);
-      else if (store.literalAt(clause, slot) !== literal) failures.push(`clause ${clause} is on the list of ${literal} but holds ${store.literalAt(clause, slot)} at ${slot}`);
+      else if (store.literalAt(clause, slot) !== literal)
+        failures.push(`clause ${clause} is on the list of ${literal} but holds ${store.literalAt(clause, slot)} at ${slot}`);
     }
   }
   for (let c = 0; c < store.count; c++) {
@@ -93,7 +96,9 @@ function checkWatchedPair(state: SearchState, clause: ClauseId, watched: Literal
   if (t.literalValue(watched) !== -1) return;
   const partnerValue = t.literalValue(partner);
   if (partnerValue !== 1 || t.level[variableOf(partner)] > t.level[variableOf(watched)]) {
-    failures.push(`clause ${clause}: watched ${watched} is false at level ${t.level[variableOf(watched)]} but its partner ${partner} is ${partnerValue === 1 ? `true at level ${t.level[variableOf(partner)]}` : partnerValue === 0 ? 'unassigned' : 'false'}`);
+    failures.push(
+      `clause ${clause}: watched ${watched} is false at level ${t.level[variableOf(watched)]} but its partner ${partner} is ${partnerValue === 1 ? `true at level ${t.level[variableOf(partner)]}` : partnerValue === 0 ? 'unassigned' : 'false'}`,
+    );
   }
 }
 
@@ -106,7 +111,8 @@ function checkReasons(state: SearchState, store: ClauseStore, position: Int32Arr
     if (reason === DECISION) continue;
     if (forbiddenBy(reason) >= 0) {
       const sibling = forbiddenBy(reason) as VariableId;
-      if (t.value[variable] !== -1 || t.value[sibling] !== 1 || positionOrEnd(position, sibling) > at) failures.push(`variable ${variable} is forbidden by ${sibling}, which was not selected before it`);
+      if (t.value[variable] !== -1 || t.value[sibling] !== 1 || positionOrEnd(position, sibling) > at)
+        failures.push(`variable ${variable} is forbidden by ${sibling}, which was not selected before it`);
       continue;
     }
     const clause = reason as ClauseId;
@@ -119,7 +125,8 @@ function checkReasons(state: SearchState, store: ClauseStore, position: Int32Arr
         continue;
       }
       const other = variableOf(literal);
-      if (t.literalValue(literal) !== -1 || positionOrEnd(position, other) > at) failures.push(`variable ${variable}: reason clause ${clause} has ${literal}, not false before it`);
+      if (t.literalValue(literal) !== -1 || positionOrEnd(position, other) > at)
+        failures.push(`variable ${variable}: reason clause ${clause} has ${literal}, not false before it`);
     }
     if (!holds) failures.push(`variable ${variable}: reason clause ${clause} does not hold its literal`);
   }
@@ -138,7 +145,8 @@ function checkNames(state: SearchState, failures: string[]): void {
     if (t.value[variable] !== 1 || variable === ROOT_VARIABLE) continue;
     trueCount++;
     const name = state.nameOf(variable as VariableId);
-    if (name >= 0 && state.selectedOf(name) !== variable) failures.push(`variable ${variable} is true but ${state.selectedOf(name)} is selected for name ${name}`);
+    if (name >= 0 && state.selectedOf(name) !== variable)
+      failures.push(`variable ${variable} is true but ${state.selectedOf(name)} is selected for name ${name}`);
   }
   if (trueCount !== state.trueCount) failures.push(`${trueCount} variables are true but ${state.trueCount} are recorded`);
 }

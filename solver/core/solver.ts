@@ -12,7 +12,16 @@ import { describeClause, type CoreClause } from './clause.js';
 import { ClauseStore } from './clause-store.js';
 import { decideNext } from './decide.js';
 import { Encoder } from './encoder.js';
-import { asClauseId, positive, ROOT_VARIABLE, solvableOfVariable, variableOf, type ClauseId, type SolvableId, type VersionSetId } from './ids.js';
+import {
+  asClauseId,
+  positive,
+  ROOT_VARIABLE,
+  solvableOfVariable,
+  variableOf,
+  type ClauseId,
+  type SolvableId,
+  type VersionSetId,
+} from './ids.js';
 import { checkInvariants } from './invariants.js';
 import { NO_CONFLICT, Propagation, type Conflict } from './propagation.js';
 import type { Cancellation, DependencyProvider, TieBreaking } from './provider.js';

@@ -24,7 +24,13 @@ import { tryParsePypiVersion, type PypiVersion } from '../../vocabulary/pypi/ver
 import { PypiDataNeeded, type PypiRelease, type PypiSolveInput, type PypiWheel } from './types.js';
 
 /** Marker variables whose value depends on the solved Python. */
-const PYTHON_VARIABLES = ['python_version', 'python_full_version', 'implementation_name', 'implementation_version', 'platform_python_implementation'] as const;
+const PYTHON_VARIABLES = [
+  'python_version',
+  'python_full_version',
+  'implementation_name',
+  'implementation_version',
+  'platform_python_implementation',
+] as const;
 
 type PypiName =
   | { readonly kind: 'base'; readonly project: string }
@@ -154,7 +160,10 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
   candidates(name: NameId): Candidates {
     if (isConda(name)) {
       const inner = this.#conda.candidates(local(name));
-      return { solvables: inner.solvables.map(conda), excluded: inner.excluded.map((e) => ({ solvable: conda(e.solvable), reason: e.reason })) };
+      return {
+        solvables: inner.solvables.map(conda),
+        excluded: inner.excluded.map((e) => ({ solvable: conda(e.solvable), reason: e.reason })),
+      };
     }
     const id = local(name);
     let known = this.#candidates[id];
@@ -220,7 +229,8 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
   }
 
   excludedMatching(versionSet: VersionSetId): readonly ExcludedCandidate[] {
-    if (isConda(versionSet)) return this.#conda.excludedMatching(local(versionSet)).map((e) => ({ solvable: conda(e.solvable), reason: e.reason }));
+    if (isConda(versionSet))
+      return this.#conda.excludedMatching(local(versionSet)).map((e) => ({ solvable: conda(e.solvable), reason: e.reason }));
     return [];
   }
 
@@ -258,31 +268,35 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
         extras.set(s.project, set);
       }
     }
-    return wheels.map((s, i) => {
-      const metadata = this.#input.data.metadata(s.project, s.release.text)!;
-      const file = s.wheel.file;
-      const asked = [...(extras.get(s.project) ?? [])].sort();
-      const edges = new Set(this.#edges.get(ids[i]) ?? []);
-      for (const extra of asked) for (const requirement of metadata.requiresDist) if (requirement.marker && evaluate(requirement.marker, s.environment, [extra])) edges.add(normalizePypiName(requirement.name));
-      return {
-        manager: 'pip',
-        name: metadata.name,
-        version: metadata.version,
-        url: file.url,
-        sha256: file.hashes.sha256 ?? null,
-        md5: file.hashes.md5 ?? null,
-        requires_dist: metadata.requiresDist.map(String),
-        requires_python: metadata.requiresPythonText ?? file.requiresPython,
-        index: file.index,
-        filename: file.filename,
-        hashes: { ...file.hashes },
-        size: file.size,
-        upload_time: file.uploadTime,
-        yanked: file.yanked !== false,
-        extras: asked,
-        depends: [...edges].sort(),
-      } satisfies PypiRecord;
-    }).sort((a, b) => (normalizePypiName(a.name) < normalizePypiName(b.name) ? -1 : 1));
+    return wheels
+      .map((s, i) => {
+        const metadata = this.#input.data.metadata(s.project, s.release.text)!;
+        const file = s.wheel.file;
+        const asked = [...(extras.get(s.project) ?? [])].sort();
+        const edges = new Set(this.#edges.get(ids[i]) ?? []);
+        for (const extra of asked)
+          for (const requirement of metadata.requiresDist)
+            if (requirement.marker && evaluate(requirement.marker, s.environment, [extra])) edges.add(normalizePypiName(requirement.name));
+        return {
+          manager: 'pip',
+          name: metadata.name,
+          version: metadata.version,
+          url: file.url,
+          sha256: file.hashes.sha256 ?? null,
+          md5: file.hashes.md5 ?? null,
+          requires_dist: metadata.requiresDist.map(String),
+          requires_python: metadata.requiresPythonText ?? file.requiresPython,
+          index: file.index,
+          filename: file.filename,
+          hashes: { ...file.hashes },
+          size: file.size,
+          upload_time: file.uploadTime,
+          yanked: file.yanked !== false,
+          extras: asked,
+          depends: [...edges].sort(),
+        } satisfies PypiRecord;
+      })
+      .sort((a, b) => (normalizePypiName(a.name) < normalizePypiName(b.name) ? -1 : 1));
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -372,7 +386,11 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     for (const solvable of this.#conda.candidates(pythonName).solvables) {
       const record = this.#conda.records[solvable];
       try {
-        const environment = markerEnvironment({ platform: this.#input.platform, python: record, virtualPackages: this.#input.virtualPackages });
+        const environment = markerEnvironment({
+          platform: this.#input.platform,
+          python: record,
+          virtualPackages: this.#input.virtualPackages,
+        });
         const interpreter = pythonInterpreter(record);
         const key = `${interpreter.implementationName}:${interpreter.pythonVersion}:${interpreter.freeThreaded}:${interpreter.implementationVersion}`;
         let tags = this.#tagsCache.get(key);
@@ -394,7 +412,11 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
   #platformEnvironment(): MarkerEnvironment {
     const first = this.#pythonFacts()[0];
     if (first) return first.environment;
-    return markerEnvironment({ platform: this.#input.platform, python: { name: 'python', version: '3.12.0', build: '', depends: [] }, virtualPackages: this.#input.virtualPackages });
+    return markerEnvironment({
+      platform: this.#input.platform,
+      python: { name: 'python', version: '3.12.0', build: '', depends: [] },
+      virtualPackages: this.#input.virtualPackages,
+    });
   }
 
   #gather(id: number): number[] {
@@ -404,13 +426,24 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
       const holds = pythons.filter((p) => evaluate(entry.requirement.marker!, p.environment, []));
       const fails = pythons.filter((p) => !holds.includes(p));
       return [
-        this.#addSolvable({ kind: 'marker-holds', name: id, pythons: new Set(holds.map((p) => p.record)), pythonLabel: pythonLabel(holds) }),
-        this.#addSolvable({ kind: 'marker-fails', name: id, pythons: new Set(fails.map((p) => p.record)), pythonLabel: pythonLabel(fails) }),
+        this.#addSolvable({
+          kind: 'marker-holds',
+          name: id,
+          pythons: new Set(holds.map((p) => p.record)),
+          pythonLabel: pythonLabel(holds),
+        }),
+        this.#addSolvable({
+          kind: 'marker-fails',
+          name: id,
+          pythons: new Set(fails.map((p) => p.record)),
+          pythonLabel: pythonLabel(fails),
+        }),
       ];
     }
     const project = this.#input.data.project(entry.project);
     if (project === undefined) throw new PypiDataNeeded([entry.project], []);
-    const lowest = this.#input.resolution === 'lowest' || (this.#input.resolution === 'lowest-direct' && this.#directNames.has(entry.project));
+    const lowest =
+      this.#input.resolution === 'lowest' || (this.#input.resolution === 'lowest-direct' && this.#directNames.has(entry.project));
     const releases = [...(project?.releases ?? [])].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
     const pinned = this.#lockedVersion(entry.project);
     const at = pinned ? releases.findIndex((r) => r.version.compare(pinned) === 0) : -1;
@@ -434,8 +467,17 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
         provided.push({ condaName, condaVersion: record.version, version: tryParsePypiVersion(record.version) });
       }
     }
-    provided.sort((a, b) => (a.version && b.version ? (lowest ? a.version.compare(b.version) : b.version.compare(a.version)) : a.version ? -1 : b.version ? 1 : 0));
-    for (const p of provided) out.push(this.#addSolvable(extra === undefined ? { kind: 'conda', name: id, project: entry.project, ...p } : { kind: 'conda-extra', name: id, project: entry.project, ...p }));
+    provided.sort((a, b) =>
+      a.version && b.version ? (lowest ? a.version.compare(b.version) : b.version.compare(a.version)) : a.version ? -1 : b.version ? 1 : 0,
+    );
+    for (const p of provided)
+      out.push(
+        this.#addSolvable(
+          extra === undefined
+            ? { kind: 'conda', name: id, project: entry.project, ...p }
+            : { kind: 'conda-extra', name: id, project: entry.project, ...p },
+        ),
+      );
     return out;
   }
 
@@ -450,12 +492,18 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
    * Python-dependent marker (with the metadata known; without it, one group per Python minor and
    * implementation, and the dependencies ask for the metadata).
    */
-  #groups(project: string, release: PypiRelease): { wheel: PypiWheel; pythons: Set<PackageRecord>; pythonLabel: string; environment: MarkerEnvironment }[] {
+  #groups(
+    project: string,
+    release: PypiRelease,
+  ): { wheel: PypiWheel; pythons: Set<PackageRecord>; pythonLabel: string; environment: MarkerEnvironment }[] {
     const metadata = this.#input.data.metadata(project, release.text);
     const used = metadata ? usedPythonVariables(metadata.requiresDist) : new Set<string>(['python_version', 'implementation_name']);
     const groups = new Map<string, { wheel: PypiWheel; facts: PythonFacts[] }>();
     for (const python of this.#pythonFacts()) {
-      const wheel = bestWheel(python.tags, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })));
+      const wheel = bestWheel(
+        python.tags,
+        release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })),
+      );
       if (!wheel) continue;
       const requiresPython = metadata ? metadata.requiresPython : parseRequiresPython(wheel.file.requiresPython);
       if (requiresPython && !requiresPython.contains(python.version, { prereleases: true })) continue;
@@ -464,11 +512,19 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
       if (group) group.facts.push(python);
       else groups.set(key, { wheel: { file: wheel.file, name: wheel.name }, facts: [python] });
     }
-    return [...groups.values()].map((g) => ({ wheel: g.wheel, pythons: new Set(g.facts.map((f) => f.record)), pythonLabel: pythonLabel(g.facts), environment: g.facts[0].environment }));
+    return [...groups.values()].map((g) => ({
+      wheel: g.wheel,
+      pythons: new Set(g.facts.map((f) => f.record)),
+      pythonLabel: pythonLabel(g.facts),
+      environment: g.facts[0].environment,
+    }));
   }
 
   #pythonSet(pythons: ReadonlySet<PackageRecord>, label: string): VersionSetId {
-    const key = [...pythons].map((r) => r.url).sort().join('|');
+    const key = [...pythons]
+      .map((r) => r.url)
+      .sort()
+      .join('|');
     return conda(this.#conda.predicateVersionSet(`python:${key}`, 'python', (record) => pythons.has(record), label));
   }
 
@@ -500,22 +556,41 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     const s = this.#solvables[id];
     if (s.kind === 'marker-holds' || s.kind === 'marker-fails') {
       const requirement = (this.#names[s.name] as Extract<PypiName, { kind: 'marker' }>).requirement;
-      const python = this.#pythonSet(s.pythons, `python for which "${requirement.marker}" ${s.kind === 'marker-holds' ? 'holds' : 'does not hold'} (${s.pythonLabel})`);
-      return { kind: 'known', requires: s.kind === 'marker-holds' ? [python, ...this.#requirementSets(requirement)] : [python], constrains: [] };
+      const python = this.#pythonSet(
+        s.pythons,
+        `python for which "${requirement.marker}" ${s.kind === 'marker-holds' ? 'holds' : 'does not hold'} (${s.pythonLabel})`,
+      );
+      return {
+        kind: 'known',
+        requires: s.kind === 'marker-holds' ? [python, ...this.#requirementSets(requirement)] : [python],
+        constrains: [],
+      };
     }
     if (s.kind === 'conda' || s.kind === 'conda-extra') {
-      const requires = [conda(this.#conda.predicateVersionSet(`${s.condaName}==${s.condaVersion}`, s.condaName, (r) => r.version === s.condaVersion, `${s.condaName} ${s.condaVersion}`))];
+      const requires = [
+        conda(
+          this.#conda.predicateVersionSet(
+            `${s.condaName}==${s.condaVersion}`,
+            s.condaName,
+            (r) => r.version === s.condaVersion,
+            `${s.condaName} ${s.condaVersion}`,
+          ),
+        ),
+      ];
       if (s.kind === 'conda-extra') requires.push(this.#exactBase(s.project, s.version, s.condaVersion));
       return { kind: 'known', requires, constrains: [] };
     }
     const metadata = this.#input.data.metadata(s.project, s.release.text);
     if (!metadata) throw new PypiDataNeeded([], [{ name: s.project, version: s.release.text }]);
-    const why = metadata.requiresPythonText ? `Requires-Python ${metadata.requiresPythonText} and the wheel ${s.wheel.file.filename}` : `the wheel ${s.wheel.file.filename}`;
+    const why = metadata.requiresPythonText
+      ? `Requires-Python ${metadata.requiresPythonText} and the wheel ${s.wheel.file.filename}`
+      : `the wheel ${s.wheel.file.filename}`;
     const requires: VersionSetId[] = [this.#pythonSet(s.pythons, `python ${s.pythonLabel} (${why})`)];
     const extras = s.extra === undefined ? [] : [s.extra];
     const edges: string[] = [];
     for (const requirement of metadata.requiresDist) {
-      if (requirement.url !== undefined) return { kind: 'unknown', reason: `it requires "${requirement}", a direct URL, which conda-resolve does not install` };
+      if (requirement.url !== undefined)
+        return { kind: 'unknown', reason: `it requires "${requirement}", a direct URL, which conda-resolve does not install` };
       const holds = requirement.marker ? evaluate(requirement.marker, s.environment, extras) : true;
       if (!holds) continue;
       // An extra's candidate adds only what the extra adds; the base candidate has the rest.
@@ -550,7 +625,8 @@ function evaluate(marker: PypiMarker, environment: MarkerEnvironment, extras: re
 }
 
 function usesPython(node: MarkerNode): boolean {
-  if (node.kind === 'compare') return [node.left, node.right].some((o) => 'variable' in o && (PYTHON_VARIABLES as readonly string[]).includes(o.variable));
+  if (node.kind === 'compare')
+    return [node.left, node.right].some((o) => 'variable' in o && (PYTHON_VARIABLES as readonly string[]).includes(o.variable));
   return node.items.some(usesPython);
 }
 

@@ -33,7 +33,9 @@ export function solveMixed(request: MixedSolveRequest, parseSpec: SpecParser = v
   const rootSpecs = request.specs.map((spec) => parseSpec(spec));
   const condaProvider = condaProviderFor(request, parseSpec, rootSpecs, request.pypi.resolution);
   const provider = new MixedProvider(condaProvider, request.pypi);
-  const condaRoots = request.specs.map((spec, i) => 2 * condaProvider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]));
+  const condaRoots = request.specs.map(
+    (spec, i) => 2 * condaProvider.rootVersionSet(typeof spec === 'string' ? spec : spec.source, rootSpecs[i]),
+  );
   const fixed = [...new Set(request.virtualPackages.map((record) => record.name))].map((name) => 2 * condaProvider.anyOf(name));
   const pypiRoots: number[] = [];
   const pypiDisplays: string[] = [];

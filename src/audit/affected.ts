@@ -43,7 +43,8 @@ export function affects(entry: OsvAffected, version: string): AffectedAnswer {
     if (listed === version) return 'affected';
   }
   for (const range of entry.ranges ?? []) {
-    const ordering = range.type === 'SEMVER' ? (SEMVER as Ordering<unknown>) : range.type === 'ECOSYSTEM' ? ecosystemOrdering(ecosystem) : undefined;
+    const ordering =
+      range.type === 'SEMVER' ? (SEMVER as Ordering<unknown>) : range.type === 'ECOSYSTEM' ? ecosystemOrdering(ecosystem) : undefined;
     if (!ordering) continue;
     const answer = inRange(ordering, range.events, version);
     if (answer === 'affected') return 'affected';

@@ -96,18 +96,20 @@ function isVirtual(record: PackageRecord): boolean {
 }
 
 function subjects(environment: AuditEnvironment, mapping: PypiMapping): Subject[] {
-  const conda = environment.records.filter((r) => !isVirtual(r)).map((record): Subject => {
-    const answer = mapping.lookup(record.channel, record.name);
-    const pypiNames =
-      answer.kind === 'pypi'
-        ? answer.names
-        : answer.kind === 'none'
-          ? `not a PyPI package in the ${record.channel} mapping, and OSV has no conda ecosystem`
-          : answer.kind === 'unavailable'
-            ? `the ${record.channel} PyPI mapping could not be had (${answer.reason}); give one with --pypi-mapping ${record.channel}=FILE`
-            : `no conda-to-PyPI mapping for channel ${record.channel} (give one with --pypi-mapping)`;
-    return { ecosystem: 'conda', name: record.name, version: record.version, file: record.fn || null, pypiNames };
-  });
+  const conda = environment.records
+    .filter((r) => !isVirtual(r))
+    .map((record): Subject => {
+      const answer = mapping.lookup(record.channel, record.name);
+      const pypiNames =
+        answer.kind === 'pypi'
+          ? answer.names
+          : answer.kind === 'none'
+            ? `not a PyPI package in the ${record.channel} mapping, and OSV has no conda ecosystem`
+            : answer.kind === 'unavailable'
+              ? `the ${record.channel} PyPI mapping could not be had (${answer.reason}); give one with --pypi-mapping ${record.channel}=FILE`
+              : `no conda-to-PyPI mapping for channel ${record.channel} (give one with --pypi-mapping)`;
+      return { ecosystem: 'conda', name: record.name, version: record.version, file: record.fn || null, pypiNames };
+    });
   const pypi = (environment.pypi ?? []).map(
     (dist): Subject => ({
       ecosystem: 'pypi',
@@ -133,7 +135,9 @@ export function auditQueries(environments: readonly AuditEnvironment[], mapping:
 }
 
 function advisoryUrl(record: OsvRecord): string {
-  const advisory = record.references?.find((r) => r.type === 'ADVISORY' && /^https:\/\//.test(r.url)) ?? record.references?.find((r) => /^https:\/\//.test(r.url));
+  const advisory =
+    record.references?.find((r) => r.type === 'ADVISORY' && /^https:\/\//.test(r.url)) ??
+    record.references?.find((r) => /^https:\/\//.test(r.url));
   return advisory?.url ?? `https://osv.dev/vulnerability/${encodeURIComponent(record.id)}`;
 }
 
@@ -175,9 +179,12 @@ export function auditEnvironments(environments: readonly AuditEnvironment[], dat
           }
         }
       }
-      if (unreadable) notCovered.push({ ...base, reason: `version ${subject.version} cannot be compared as a PEP 440 version with some advisories` });
+      if (unreadable)
+        notCovered.push({ ...base, reason: `version ${subject.version} cannot be compared as a PEP 440 version with some advisories` });
     }
-    findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    findings.sort(
+      (a, b) => severityRank(b.severity) - severityRank(a.severity) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+    );
     notCovered.sort((a, b) => a.name.localeCompare(b.name));
     return { platform: environment.platform, packages: all.length, checked: all.length - notCovered.length, findings, notCovered };
   });
@@ -196,7 +203,10 @@ export function auditEnvironments(environments: readonly AuditEnvironment[], dat
 }
 
 function firstLine(text: string | undefined): string | undefined {
-  return text?.split('\n').find((line) => line.trim() !== '')?.trim();
+  return text
+    ?.split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim();
 }
 
 /**

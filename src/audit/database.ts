@@ -99,7 +99,10 @@ function describeFsError(error: unknown): string {
 
 async function readZip(path: string, size: number, bounds: Required<OsvDatabaseLimits>): Promise<OsvRecord[]> {
   if (size > bounds.maxFileBytes) {
-    throw new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${path}": ${size} bytes is more than the limit of ${bounds.maxFileBytes}`);
+    throw new AuditError(
+      'CR_ERR_AUDIT_DB_TOO_LARGE',
+      `Cannot read OSV database "${path}": ${size} bytes is more than the limit of ${bounds.maxFileBytes}`,
+    );
   }
   let data: Uint8Array;
   try {
@@ -109,13 +112,20 @@ async function readZip(path: string, size: number, bounds: Required<OsvDatabaseL
   }
   // A zip starts with a local file header (or, empty, the end of central directory record).
   if (data.length < 22 || data[0] !== 0x50 || data[1] !== 0x4b) {
-    throw new AuditError('CR_ERR_AUDIT_DB_CORRUPT', `Cannot read OSV database "${path}": not a zip archive (give OSV's all.zip or a folder of OSV JSON files)`);
+    throw new AuditError(
+      'CR_ERR_AUDIT_DB_CORRUPT',
+      `Cannot read OSV database "${path}": not a zip archive (give OSV's all.zip or a folder of OSV JSON files)`,
+    );
   }
   let total = 0;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const records: OsvRecord[] = [];
   const corrupt = (why: string, cause?: unknown) =>
-    new AuditError('CR_ERR_AUDIT_DB_CORRUPT', `Cannot read OSV database "${path}": a damaged zip archive (${why})`, cause === undefined ? undefined : { cause });
+    new AuditError(
+      'CR_ERR_AUDIT_DB_CORRUPT',
+      `Cannot read OSV database "${path}": a damaged zip archive (${why})`,
+      cause === undefined ? undefined : { cause },
+    );
   let failure: unknown;
   const open = new Set<string>();
   // fflate reads the archive's structure; Node's zlib inflates (native, about three times faster
@@ -124,7 +134,10 @@ async function readZip(path: string, size: number, bounds: Required<OsvDatabaseL
     if (failure !== undefined || !file.name.endsWith('.json')) return;
     const declared = file.originalSize;
     if (declared !== undefined && declared > bounds.maxRecordBytes) {
-      failure = new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${path}": entry "${file.name}" inflates to ${declared} bytes, more than the limit of ${bounds.maxRecordBytes} for one record`);
+      failure = new AuditError(
+        'CR_ERR_AUDIT_DB_TOO_LARGE',
+        `Cannot read OSV database "${path}": entry "${file.name}" inflates to ${declared} bytes, more than the limit of ${bounds.maxRecordBytes} for one record`,
+      );
       return;
     }
     open.add(file.name);
@@ -138,7 +151,10 @@ async function readZip(path: string, size: number, bounds: Required<OsvDatabaseL
       open.delete(file.name);
       total += data.length;
       if (total > bounds.maxTotalBytes) {
-        failure = new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${path}": its records inflate to more than the limit of ${bounds.maxTotalBytes} bytes`);
+        failure = new AuditError(
+          'CR_ERR_AUDIT_DB_TOO_LARGE',
+          `Cannot read OSV database "${path}": its records inflate to more than the limit of ${bounds.maxTotalBytes} bytes`,
+        );
         return;
       }
       try {
@@ -157,7 +173,8 @@ async function readZip(path: string, size: number, bounds: Required<OsvDatabaseL
   try {
     // In pieces: fflate's streaming reader recurses once per entry within one push.
     const PIECE = 64 * 1024;
-    for (let at = 0; at < data.length && failure === undefined; at += PIECE) unzip.push(data.subarray(at, at + PIECE), at + PIECE >= data.length);
+    for (let at = 0; at < data.length && failure === undefined; at += PIECE)
+      unzip.push(data.subarray(at, at + PIECE), at + PIECE >= data.length);
   } catch (error) {
     if (failure === undefined) failure = error instanceof AuditError ? error : corrupt((error as Error).message, error);
   }
@@ -184,7 +201,10 @@ function nativeInflate(limit: number, path: string): UnzipDecoderConstructor {
         const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
         this.ondata(
           (tooLarge
-            ? new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${path}": entry "${this.name}" inflates to more than the limit of ${limit} bytes for one record`)
+            ? new AuditError(
+                'CR_ERR_AUDIT_DB_TOO_LARGE',
+                `Cannot read OSV database "${path}": entry "${this.name}" inflates to more than the limit of ${limit} bytes for one record`,
+              )
             : (error as Error)) as unknown as FlateError,
           new Uint8Array(0),
           true,
@@ -199,7 +219,9 @@ function parseRecord(text: () => string, where: string): OsvRecord {
   try {
     value = JSON.parse(text());
   } catch (error) {
-    throw new AuditError('CR_ERR_AUDIT_RECORD_INVALID', `Cannot read OSV record ${where}: not JSON (${(error as Error).message})`, { cause: error });
+    throw new AuditError('CR_ERR_AUDIT_RECORD_INVALID', `Cannot read OSV record ${where}: not JSON (${(error as Error).message})`, {
+      cause: error,
+    });
   }
   return asOsvRecord(value, where);
 }
@@ -225,11 +247,17 @@ async function readFolder(root: string, bounds: Required<OsvDatabaseLimits>): Pr
     const name = relative(root, file);
     const size = (await stat(file)).size;
     if (size > bounds.maxRecordBytes) {
-      throw new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${root}": "${name}" is ${size} bytes, more than the limit of ${bounds.maxRecordBytes} for one record`);
+      throw new AuditError(
+        'CR_ERR_AUDIT_DB_TOO_LARGE',
+        `Cannot read OSV database "${root}": "${name}" is ${size} bytes, more than the limit of ${bounds.maxRecordBytes} for one record`,
+      );
     }
     total += size;
     if (total > bounds.maxTotalBytes) {
-      throw new AuditError('CR_ERR_AUDIT_DB_TOO_LARGE', `Cannot read OSV database "${root}": its records are more than the limit of ${bounds.maxTotalBytes} bytes`);
+      throw new AuditError(
+        'CR_ERR_AUDIT_DB_TOO_LARGE',
+        `Cannot read OSV database "${root}": its records are more than the limit of ${bounds.maxTotalBytes} bytes`,
+      );
     }
     const text = await readFile(file, 'utf8');
     records.push(parseRecord(() => text, `"${name}" in "${root}"`));

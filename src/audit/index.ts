@@ -10,7 +10,16 @@ import { loadOsvDatabase, type OsvDatabase, type OsvDatabaseLimits } from './dat
 import { AuditError } from './errors.js';
 import { queryOsvApi, type OsvApiOptions } from './osv-api.js';
 
-export { auditEnvironments, auditQueries, failsAt, type AuditEnvironment, type AuditFinding, type AuditReport, type NotCovered, type PlatformAudit } from './audit.js';
+export {
+  auditEnvironments,
+  auditQueries,
+  failsAt,
+  type AuditEnvironment,
+  type AuditFinding,
+  type AuditReport,
+  type NotCovered,
+  type PlatformAudit,
+} from './audit.js';
 export { loadOsvDatabase, osvDatabaseOf, type OsvDatabase, type OsvDatabaseLimits } from './database.js';
 export { AUDIT_ERROR_CODES, AuditError } from './errors.js';
 export { renderAuditTable, renderSarif, type SarifArtifact } from './render.js';
@@ -44,12 +53,21 @@ export async function openOsvDatabase(path: string, limits?: OsvDatabaseLimits):
 
 export async function audit(
   environments: readonly AuditEnvironment[],
-  options: { readonly source: AuditSource; readonly mapping: PypiMapping; readonly limits?: OsvDatabaseLimits; readonly api?: OsvApiOptions },
+  options: {
+    readonly source: AuditSource;
+    readonly mapping: PypiMapping;
+    readonly limits?: OsvDatabaseLimits;
+    readonly api?: OsvApiOptions;
+  },
 ): Promise<AuditReport> {
   const { source, mapping } = options;
   let database: OsvDatabase;
   if (source.db) database = await openOsvDatabase(source.db, options.limits);
   else if (source.osvApi) database = await queryOsvApi(source.osvApi, auditQueries(environments, mapping), options.api);
-  else throw new AuditError('CR_ERR_AUDIT_NO_DATABASE', 'Cannot audit: no OSV database. Give --db PATH (OSV\'s all.zip or a folder of OSV JSON files) or --osv-api URL, or set osv_db / osv_api in configuration');
+  else
+    throw new AuditError(
+      'CR_ERR_AUDIT_NO_DATABASE',
+      "Cannot audit: no OSV database. Give --db PATH (OSV's all.zip or a folder of OSV JSON files) or --osv-api URL, or set osv_db / osv_api in configuration",
+    );
   return auditEnvironments(environments, database, mapping);
 }

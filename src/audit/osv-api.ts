@@ -37,7 +37,11 @@ async function call(url: string, body: unknown, options: OsvApiOptions): Promise
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
   } catch (error) {
-    throw new AuditError('CR_ERR_AUDIT_API', `Cannot query the OSV API at ${shown}: ${timeout.aborted ? 'no answer in time' : (error as Error).message}`, { cause: error });
+    throw new AuditError(
+      'CR_ERR_AUDIT_API',
+      `Cannot query the OSV API at ${shown}: ${timeout.aborted ? 'no answer in time' : (error as Error).message}`,
+      { cause: error },
+    );
   }
   const limit = options.maxResponseBytes ?? 32 * 1024 ** 2;
   const chunks: Buffer[] = [];
@@ -50,7 +54,8 @@ async function call(url: string, body: unknown, options: OsvApiOptions): Promise
     }
     chunks.push(chunk as Buffer);
   }
-  if (response.statusCode !== 200) throw new AuditError('CR_ERR_AUDIT_API', `Cannot query the OSV API at ${shown}: HTTP ${response.statusCode}`);
+  if (response.statusCode !== 200)
+    throw new AuditError('CR_ERR_AUDIT_API', `Cannot query the OSV API at ${shown}: HTTP ${response.statusCode}`);
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
@@ -63,10 +68,15 @@ export async function queryOsvApi(baseUrl: string, queries: readonly AuditQuery[
   const ids = new Set<string>();
   for (let start = 0; start < queries.length; start += BATCH) {
     const batch = queries.slice(start, start + BATCH);
-    const answer = (await call(`${base}/v1/querybatch`, { queries: batch.map((q) => ({ package: { name: q.name, ecosystem: q.ecosystem }, version: q.version })) }, options)) as {
+    const answer = (await call(
+      `${base}/v1/querybatch`,
+      { queries: batch.map((q) => ({ package: { name: q.name, ecosystem: q.ecosystem }, version: q.version })) },
+      options,
+    )) as {
       results?: { vulns?: { id?: unknown }[] }[];
     };
-    if (!Array.isArray(answer?.results)) throw new AuditError('CR_ERR_AUDIT_API', `Cannot query the OSV API at ${base}: the batch answer has no "results" list`);
+    if (!Array.isArray(answer?.results))
+      throw new AuditError('CR_ERR_AUDIT_API', `Cannot query the OSV API at ${base}: the batch answer has no "results" list`);
     for (const result of answer.results) for (const vuln of result?.vulns ?? []) if (typeof vuln?.id === 'string') ids.add(vuln.id);
   }
   const records: OsvRecord[] = [];

@@ -4,7 +4,11 @@
  */
 import { AuditError } from './errors.js';
 
-export type OsvEvent = { readonly introduced: string } | { readonly fixed: string } | { readonly last_affected: string } | { readonly limit: string };
+export type OsvEvent =
+  | { readonly introduced: string }
+  | { readonly fixed: string }
+  | { readonly last_affected: string }
+  | { readonly limit: string };
 
 export interface OsvRange {
   readonly type: string;
@@ -49,10 +53,20 @@ export function asOsvRecord(value: unknown, where: string): OsvRecord {
     record.affected.forEach((entry: unknown, i) => {
       if (typeof entry !== 'object' || entry === null) throw bad(`"${record.id}": affected[${i}] must be an object`);
       const { package: pkg, ranges, versions } = entry as Record<string, unknown>;
-      if (pkg !== undefined && (typeof pkg !== 'object' || pkg === null || typeof (pkg as Record<string, unknown>).name !== 'string' || typeof (pkg as Record<string, unknown>).ecosystem !== 'string')) {
+      if (
+        pkg !== undefined &&
+        (typeof pkg !== 'object' ||
+          pkg === null ||
+          typeof (pkg as Record<string, unknown>).name !== 'string' ||
+          typeof (pkg as Record<string, unknown>).ecosystem !== 'string')
+      ) {
         throw bad(`"${record.id}": affected[${i}].package needs "ecosystem" and "name"`);
       }
-      if (ranges !== undefined && (!Array.isArray(ranges) || ranges.some((r) => typeof r !== 'object' || r === null || !Array.isArray((r as Record<string, unknown>).events)))) {
+      if (
+        ranges !== undefined &&
+        (!Array.isArray(ranges) ||
+          ranges.some((r) => typeof r !== 'object' || r === null || !Array.isArray((r as Record<string, unknown>).events)))
+      ) {
         throw bad(`"${record.id}": affected[${i}].ranges must be a list of ranges with "events"`);
       }
       if (versions !== undefined && (!Array.isArray(versions) || versions.some((v) => typeof v !== 'string'))) {

@@ -11,17 +11,32 @@ export function renderAuditTable(report: AuditReport): string {
   const lines: string[] = [];
   const { database } = report;
   lines.push(`OSV database: ${database.source} (${database.records} records, ${database.withdrawn} withdrawn, ignored)`);
-  for (const mapping of report.mappings) lines.push(`PyPI names for ${mapping.channel}: ${mapping.source}${mapping.date ? ` (${mapping.date})` : ''}`);
+  for (const mapping of report.mappings)
+    lines.push(`PyPI names for ${mapping.channel}: ${mapping.source}${mapping.date ? ` (${mapping.date})` : ''}`);
   for (const platform of report.platforms) {
     lines.push('');
     const vulnerable = new Set(platform.findings.map((f) => f.name)).size;
     lines.push(
       `${platform.platform}: ${platform.checked} of ${platform.packages} packages checked, ` +
-        (platform.findings.length === 0 ? 'no known vulnerabilities' : `${platform.findings.length} ${plural(platform.findings.length, 'advisory', 'advisories')} for ${vulnerable} ${plural(vulnerable, 'package', 'packages')}`),
+        (platform.findings.length === 0
+          ? 'no known vulnerabilities'
+          : `${platform.findings.length} ${plural(platform.findings.length, 'advisory', 'advisories')} for ${vulnerable} ${plural(vulnerable, 'package', 'packages')}`),
     );
-    const rows = platform.findings.map((f) => [f.severity ?? 'UNKNOWN', `${f.name} ${f.version}`, f.id, f.fixed.length > 0 ? `fixed in ${f.fixed.join(', ')}` : 'no fix', f.summary]);
+    const rows = platform.findings.map((f) => [
+      f.severity ?? 'UNKNOWN',
+      `${f.name} ${f.version}`,
+      f.id,
+      f.fixed.length > 0 ? `fixed in ${f.fixed.join(', ')}` : 'no fix',
+      f.summary,
+    ]);
     const width = [0, 1, 2, 3].map((i) => Math.max(0, ...rows.map((row) => row[i]!.length)));
-    for (const row of rows) lines.push(`  ${row.slice(0, 4).map((cell, i) => cell.padEnd(width[i]!)).join('  ')}  ${row[4]}`.trimEnd());
+    for (const row of rows)
+      lines.push(
+        `  ${row
+          .slice(0, 4)
+          .map((cell, i) => cell.padEnd(width[i]!))
+          .join('  ')}  ${row[4]}`.trimEnd(),
+      );
     if (platform.notCovered.length > 0) {
       lines.push(`  not covered (${platform.notCovered.length}):`);
       const byReason = new Map<string, string[]>();
@@ -34,9 +49,13 @@ export function renderAuditTable(report: AuditReport): string {
     }
   }
   const { summary } = report;
-  const counts = (['CRITICAL', 'HIGH', 'MODERATE', 'LOW', 'UNKNOWN'] as const).filter((s) => summary.bySeverity[s] > 0).map((s) => `${summary.bySeverity[s]} ${s}`);
+  const counts = (['CRITICAL', 'HIGH', 'MODERATE', 'LOW', 'UNKNOWN'] as const)
+    .filter((s) => summary.bySeverity[s] > 0)
+    .map((s) => `${summary.bySeverity[s]} ${s}`);
   lines.push('');
-  lines.push(`${summary.findings} ${plural(summary.findings, 'finding', 'findings')}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}; ${summary.notCovered} not covered`);
+  lines.push(
+    `${summary.findings} ${plural(summary.findings, 'finding', 'findings')}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}; ${summary.notCovered} not covered`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -82,7 +101,10 @@ export function renderSarif(report: AuditReport, tool: SarifTool, artifact: Sari
       shortDescription: { text: f.summary },
       fullDescription: { text: f.details || f.summary },
       helpUri: f.url,
-      help: { text: `${f.summary}\n\n${[f.id, ...f.aliases].join(', ')}: ${f.url}`, markdown: `**${f.summary}**\n\n${[f.id, ...f.aliases].join(', ')}: [${f.url}](${f.url})` },
+      help: {
+        text: `${f.summary}\n\n${[f.id, ...f.aliases].join(', ')}: ${f.url}`,
+        markdown: `**${f.summary}**\n\n${[f.id, ...f.aliases].join(', ')}: [${f.url}](${f.url})`,
+      },
       defaultConfiguration: { level: f.severity ? LEVEL[f.severity] : 'warning' },
       properties: {
         tags: ['security', 'vulnerability', f.ecosystem === 'pypi' ? 'pypi' : 'conda'],

@@ -15,7 +15,9 @@ export function parseArgsOptions<T extends OptionTable>(table: T): { [K in keyof
   };
 }
 
-type Parsed<T extends OptionTable> = ReturnType<typeof parseArgs<{ args: string[]; options: ReturnType<typeof parseArgsOptions<T>>; allowPositionals: true; strict: true }>>;
+type Parsed<T extends OptionTable> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: ReturnType<typeof parseArgsOptions<T>>; allowPositionals: true; strict: true }>
+>;
 
 /** What a command's `run` receives. */
 export interface CommandArgs<T extends OptionTable> {
@@ -32,7 +34,10 @@ export async function runCommand(spec: CommandSpec, name: string, argv: readonly
     const [action, ...after] = argv;
     if (action !== spec.action && !(action === '--help' || action === '-h' || action === 'help')) {
       const what = action === undefined ? 'give an action' : `unknown ${name} action "${action}"`;
-      writeError(io, `${what}: the ${name} command has "${spec.action}" (conda-resolve ${name} ${spec.action}); see conda-resolve ${name} --help`);
+      writeError(
+        io,
+        `${what}: the ${name} command has "${spec.action}" (conda-resolve ${name} ${spec.action}); see conda-resolve ${name} --help`,
+      );
       return EXIT_USAGE;
     }
     rest = action === spec.action ? after : ['--help'];
@@ -79,7 +84,12 @@ export function parseCommandArgs<T extends OptionTable>(
   table: T,
   options: { command: string; positionals?: boolean },
 ): ParseOutcome<T> {
-  const config = { args: [...argv], options: parseArgsOptions(table), allowPositionals: options.positionals !== false, strict: true } as const;
+  const config = {
+    args: [...argv],
+    options: parseArgsOptions(table),
+    allowPositionals: options.positionals !== false,
+    strict: true,
+  } as const;
   try {
     const { values, positionals } = parseArgs(config as ParseArgsConfig & typeof config);
     return { ok: true, values: values as Parsed<T>['values'], positionals };

@@ -17,7 +17,12 @@ export class CacheDirError extends CondaResolveError {
   readonly path: string;
   constructor(path: string, action: 'read' | 'remove', cause: unknown) {
     const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOTDIR' ? 'not a directory' : (code ?? (cause as Error).message);
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOTDIR'
+          ? 'not a directory'
+          : (code ?? (cause as Error).message);
     super('CR_ERR_CACHE_DIR', `Cannot ${action} the cache directory "${path}": ${why}`, { cause });
     this.path = path;
   }
@@ -115,7 +120,14 @@ export async function cacheUsage(dir: string): Promise<CacheUsage> {
     parts.push({ name, path, files: plan.files.length, bytes: plan.files.reduce((n, f) => n + f.bytes, 0), others: plan.others, skipped });
     partPlans.push(plan);
   }
-  const usage: CacheUsage = { dir, linkTarget, exists, parts, files: parts.reduce((n, p) => n + p.files, 0), bytes: parts.reduce((n, p) => n + p.bytes, 0) };
+  const usage: CacheUsage = {
+    dir,
+    linkTarget,
+    exists,
+    parts,
+    files: parts.reduce((n, p) => n + p.files, 0),
+    bytes: parts.reduce((n, p) => n + p.bytes, 0),
+  };
   plans.set(usage, partPlans);
   return usage;
 }

@@ -13,9 +13,24 @@ import type { Channel } from '../../vocabulary/channel.js';
 import type { SubdirIndex } from '../../repodata/types.js';
 import { CondaResolveError } from '../errors.js';
 import type { MixedAnswerSource, MixedAnswerStore, PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
-import { bullConnectionOptions, DEFAULT_CACHE_LIMITS, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
+import {
+  bullConnectionOptions,
+  DEFAULT_CACHE_LIMITS,
+  KEY_PREFIX,
+  QUEUE_NAME,
+  RedisUnavailableError,
+  type RedisLink,
+} from './redis-link.js';
 export { fromTheseChannels } from './solve-job.js';
-import { decodeOutcome, fromTheseChannels, solveKey, type JobChannel, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
+import {
+  decodeOutcome,
+  fromTheseChannels,
+  solveKey,
+  type JobChannel,
+  type JobPolicy,
+  type SolveJobData,
+  type SolveJobResult,
+} from './solve-job.js';
 
 export interface IndexSource {
   contentIdentity(index: SubdirIndex): string | null;
@@ -57,7 +72,11 @@ const CONNECTION_MESSAGE = /connection is closed|stream isn't writeable|max retr
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as NodeJS.ErrnoException).code;
-  return (typeof code === 'string' && CONNECTION_CODES.has(code)) || error.name === 'MaxRetriesPerRequestError' || CONNECTION_MESSAGE.test(error.message);
+  return (
+    (typeof code === 'string' && CONNECTION_CODES.has(code)) ||
+    error.name === 'MaxRetriesPerRequestError' ||
+    CONNECTION_MESSAGE.test(error.message)
+  );
 }
 
 function connectionErrorText(error: unknown): string {
@@ -83,7 +102,11 @@ export class QueueSolver implements PlatformSolver, MixedAnswerSource {
   /** Requests waiting for a job, told when the connection to Redis closes (one listener for all). */
   readonly #waiting = new Set<(error: Error) => void>();
 
-  constructor(link: RedisLink, indexes: IndexSource, options: { channelAlias?: string | undefined; policy?: JobPolicy; events?: QueueSolverEvents } = {}) {
+  constructor(
+    link: RedisLink,
+    indexes: IndexSource,
+    options: { channelAlias?: string | undefined; policy?: JobPolicy; events?: QueueSolverEvents } = {},
+  ) {
     this.#link = link;
     this.#indexes = indexes;
     this.#channelAlias = options.channelAlias || null;
@@ -142,7 +165,8 @@ export class QueueSolver implements PlatformSolver, MixedAnswerSource {
       // A command that failed because the connection dropped meanwhile. The client may still call
       // itself ready for a moment after Redis went away (the socket's close not yet seen), so the
       // error itself is asked too.
-      if (!this.#link.ready || isConnectionError(error)) throw new RedisUnavailableError(this.#link.problem() ?? connectionErrorText(error));
+      if (!this.#link.ready || isConnectionError(error))
+        throw new RedisUnavailableError(this.#link.problem() ?? connectionErrorText(error));
       throw error;
     }
   }
@@ -180,7 +204,12 @@ export class QueueSolver implements PlatformSolver, MixedAnswerSource {
   }
 
   /** The job's result; a completion that happened before we listened is read from its result key. */
-  async #wait(job: Job<SolveJobData, SolveJobResult>, jobId: string, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<SolveJobResult> {
+  async #wait(
+    job: Job<SolveJobData, SolveJobResult>,
+    jobId: string,
+    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<SolveJobResult> {
     const finished = job.waitUntilFinished(this.#events, timeoutMs !== undefined ? timeoutMs + 5000 : undefined).then(
       (value: SolveJobResult) => value,
       async (error: unknown) => {

@@ -113,11 +113,21 @@ export class RedisLink {
   async rememberText(key: string, text: string, limits: SolveCacheLimits): Promise<void> {
     if (Buffer.byteLength(text) > limits.maxEntryBytes) return;
     const now = Date.now();
-    await this.client.multi().set(solveKey(key), text, 'EX', limits.ttlSeconds).zadd(CACHE_INDEX, now, key).zremrangebyscore(CACHE_INDEX, 0, now - limits.ttlSeconds * 1000).exec();
+    await this.client
+      .multi()
+      .set(solveKey(key), text, 'EX', limits.ttlSeconds)
+      .zadd(CACHE_INDEX, now, key)
+      .zremrangebyscore(CACHE_INDEX, 0, now - limits.ttlSeconds * 1000)
+      .exec();
     const size = await this.client.zcard(CACHE_INDEX);
     if (size > limits.maxEntries) {
       const oldest = await this.client.zrange(CACHE_INDEX, 0, size - limits.maxEntries - 1);
-      if (oldest.length > 0) await this.client.multi().del(...oldest.map(solveKey)).zrem(CACHE_INDEX, ...oldest).exec();
+      if (oldest.length > 0)
+        await this.client
+          .multi()
+          .del(...oldest.map(solveKey))
+          .zrem(CACHE_INDEX, ...oldest)
+          .exec();
     }
   }
 

@@ -151,7 +151,9 @@ export function fromTheseChannels(outcome: PlatformSolveOutcome, input: Pick<Pla
   if (outcome.kind !== 'solved') return outcome;
   const records: PackageRecord[] = [];
   for (const cached of outcome.records) {
-    const index = input.channels.find((channel) => channel.name === cached.channel)?.sources.find((source) => source.subdir === cached.subdir);
+    const index = input.channels
+      .find((channel) => channel.name === cached.channel)
+      ?.sources.find((source) => source.subdir === cached.subdir);
     let own: PackageRecord | undefined;
     try {
       own = index?.records(cached.name).find((record) => record.url === cached.url && record.fn === cached.fn);

@@ -19,7 +19,15 @@ import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { CondaResolveError, userMessage } from '../errors.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolveInput, PlatformSolveOutcome } from '../solving/types.js';
-import { bullConnectionOptions, DEFAULT_CACHE_LIMITS, KEY_PREFIX, QUEUE_NAME, RedisLink, SOLVES_COUNTER, type SolveCacheLimits } from './redis-link.js';
+import {
+  bullConnectionOptions,
+  DEFAULT_CACHE_LIMITS,
+  KEY_PREFIX,
+  QUEUE_NAME,
+  RedisLink,
+  SOLVES_COUNTER,
+  type SolveCacheLimits,
+} from './redis-link.js';
 import { solveKey, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
 
 /** A replica's policy as the worker applies it: the URL check and the connection-time address check. */
@@ -71,7 +79,18 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
       // As the server's own client: connections resolve host names through the policy too.
       const agent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup } });
       const downloadRules = { maxDecodingBytes: 4 * DEFAULT_MAX_REPODATA_BYTES }; // the server's global decoding budget
-      entry = { store: new RepodataStore({ cacheDir: options.cacheDir, offline: false, refresh: false, indexBytes: 'memory', checkUrl, dispatcher: agent, downloadRules }), agent };
+      entry = {
+        store: new RepodataStore({
+          cacheDir: options.cacheDir,
+          offline: false,
+          refresh: false,
+          indexBytes: 'memory',
+          checkUrl,
+          dispatcher: agent,
+          downloadRules,
+        }),
+        agent,
+      };
       stores.set(id, entry);
       if (stores.size > MAX_POLICIES) {
         const [oldest, old] = stores.entries().next().value!;
@@ -90,7 +109,8 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
     const startedAt = Date.now();
     const data = job.data;
     const store = storeFor(data);
-    const outcome = data.deadline !== null && startedAt > data.deadline ? expired(data) : store ? await solveJob(data, store, pool) : unpoliced();
+    const outcome =
+      data.deadline !== null && startedAt > data.deadline ? expired(data) : store ? await solveJob(data, store, pool) : unpoliced();
     const key = outcome.input && store ? solveKey(outcome.input, (index) => store.contentIdentity(index)) : null;
     const result: SolveJobResult = { outcome: outcome.outcome, key, startedAt };
     // Only under the replica's own key (the job id): other repodata than the replica read is no answer to share.
@@ -124,7 +144,9 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
   });
   worker.on('failed', (job, error) => logger.warn({ job: job?.id, error: error.message }, 'job failed'));
   const { signal } = options;
-  const stopped = new Promise<void>((resolve) => (signal?.aborted ? resolve() : signal?.addEventListener('abort', () => resolve(), { once: true })));
+  const stopped = new Promise<void>((resolve) =>
+    signal?.aborted ? resolve() : signal?.addEventListener('abort', () => resolve(), { once: true }),
+  );
   await Promise.race([worker.waitUntilReady(), stopped]);
   if (signal?.aborted) {
     // Never connected: nothing to finish, so cut the connections instead of a graceful close.
@@ -148,16 +170,28 @@ export async function startSolveWorker(options: SolveWorkerOptions): Promise<Run
 
 function expired(data: SolveJobData): { outcome: PlatformSolveOutcome; input: null } {
   const seconds = (data.timeoutMs ?? 0) / 1000;
-  return { outcome: { kind: 'error', code: 'CR_ERR_SOLVE_TIMEOUT', message: `Resolve exceeded the time limit of ${seconds} s (waiting for a solver worker)` }, input: null };
+  return {
+    outcome: {
+      kind: 'error',
+      code: 'CR_ERR_SOLVE_TIMEOUT',
+      message: `Resolve exceeded the time limit of ${seconds} s (waiting for a solver worker)`,
+    },
+    input: null,
+  };
 }
 
 function unpoliced(): { outcome: PlatformSolveOutcome; input: null } {
-  const message = 'The job carries no channel policy (sent by an older replica?): a worker fetches nothing it could not check; run replicas and workers of the same version';
+  const message =
+    'The job carries no channel policy (sent by an older replica?): a worker fetches nothing it could not check; run replicas and workers of the same version';
   return { outcome: { kind: 'error', code: 'CR_ERR_CHANNEL_REFUSED', message }, input: null };
 }
 
 /** Loads the job's channels here and solves on the pool; failures become an error outcome. */
-async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePool): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
+async function solveJob(
+  data: SolveJobData,
+  store: RepodataStore,
+  pool: SolvePool,
+): Promise<{ outcome: PlatformSolveOutcome; input: PlatformSolveInput | null }> {
   try {
     const specs = data.specs.map((text) => parseMatchSpec(text));
     const channels = data.channels.map((channel) => parseChannel(channel.url, { alias: data.channelAlias ?? undefined }));
@@ -167,7 +201,10 @@ async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePoo
     const indexes = await store.prepare(channels, subdirs, rootNames);
     const input: PlatformSolveInput = {
       specs,
-      channels: data.channels.map((channel, i) => ({ name: channel.name, sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length) })),
+      channels: data.channels.map((channel, i) => ({
+        name: channel.name,
+        sources: indexes.slice(i * subdirs.length, (i + 1) * subdirs.length),
+      })),
       virtualPackages: data.virtualPackages,
       ...(data.channelPriority !== null ? { channelPriority: data.channelPriority } : {}),
       ...(data.excludeNewer !== null ? { excludeNewer: data.excludeNewer } : {}),
@@ -181,4 +218,3 @@ async function solveJob(data: SolveJobData, store: RepodataStore, pool: SolvePoo
     return { outcome: { kind: 'error', code, message: userMessage(error, { hidePaths: true }) }, input: null };
   }
 }
-

@@ -21,14 +21,21 @@ export interface ChannelLists {
 }
 
 function baseUrls(text: string, settings: ChannelSettings, cwd: string): string[] {
-  return expandChannel(text, settings).map((t) => removeCredentials(parseChannel(t, { alias: settings.alias, cwd }).baseUrl).replace(/\/+$/, ''));
+  return expandChannel(text, settings).map((t) =>
+    removeCredentials(parseChannel(t, { alias: settings.alias, cwd }).baseUrl).replace(/\/+$/, ''),
+  );
 }
 
 /**
  * Throws `ChannelListError` for the first channel the lists refuse: the request's channels, and
  * channel strings such as those of `channel::name` specs.
  */
-export function checkChannelLists(channels: readonly (Channel | string)[], lists: ChannelLists, settings: ChannelSettings, cwd: string): void {
+export function checkChannelLists(
+  channels: readonly (Channel | string)[],
+  lists: ChannelLists,
+  settings: ChannelSettings,
+  cwd: string,
+): void {
   const allow = new Set((lists.allowlist ?? []).flatMap((c) => baseUrls(c, settings, cwd)));
   const deny = new Set((lists.denylist ?? []).flatMap((c) => baseUrls(c, settings, cwd)));
   if (allow.size === 0 && deny.size === 0) return;
@@ -36,9 +43,14 @@ export function checkChannelLists(channels: readonly (Channel | string)[], lists
     const text = channel instanceof Channel ? channel.name : channel;
     const urls = channel instanceof Channel ? [removeCredentials(channel.baseUrl)] : baseUrls(channel, settings, cwd);
     for (const url of urls) {
-      if (deny.has(url)) throw new ChannelListError(`Channel ${redactSecrets(text)} (${url}) is on denylist_channels of your configuration (see conda-resolve config)`);
+      if (deny.has(url))
+        throw new ChannelListError(
+          `Channel ${redactSecrets(text)} (${url}) is on denylist_channels of your configuration (see conda-resolve config)`,
+        );
       if (allow.size > 0 && !allow.has(url)) {
-        throw new ChannelListError(`Channel ${redactSecrets(text)} (${url}) is not on allowlist_channels of your configuration, which allows only ${[...allow].join(', ')} (see conda-resolve config)`);
+        throw new ChannelListError(
+          `Channel ${redactSecrets(text)} (${url}) is not on allowlist_channels of your configuration, which allows only ${[...allow].join(', ')} (see conda-resolve config)`,
+        );
       }
     }
   }

@@ -52,14 +52,18 @@ export function parseConfigText(text: string, source: string): ConfigLayer {
     throw new ConfigFileError(source, `Cannot read configuration file "${source}"${at}: not valid YAML`, { cause });
   }
   if (doc === null || doc === undefined) return { source, values: {} };
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigFileError(source, `Cannot read configuration file "${source}": expected a mapping of settings`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new ConfigFileError(source, `Cannot read configuration file "${source}": expected a mapping of settings`);
   const values: Partial<Record<SettingKey, unknown>> = {};
   for (const [key, raw] of Object.entries(doc as Record<string, unknown>)) {
     // conda's alias for the one key users most often write in the singular.
     const name = (key === 'channel' ? 'channels' : key) as SettingKey;
     if (!(name in SETTINGS) || raw === null) continue;
     // A list written as text in a file (`channels: conda-forge`) is a mistake conda refuses too.
-    const checked = SETTINGS[name] === 'sequence' && typeof raw === 'string' ? { ok: false as const, reason: 'expected a list of strings' } : checkSetting(name, raw);
+    const checked =
+      SETTINGS[name] === 'sequence' && typeof raw === 'string'
+        ? { ok: false as const, reason: 'expected a list of strings' }
+        : checkSetting(name, raw);
     if (!checked.ok) throw new ConfigFileError(source, `Cannot use "${key}" in "${source}": ${checked.reason}`);
     values[name] = checked.value;
   }
@@ -82,7 +86,10 @@ function readConfigFile(path: string): ConfigLayer | null {
     if (error instanceof ConfigFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw new ConfigFileError(path, `Cannot read configuration file "${path}": ${code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable')}`);
+    throw new ConfigFileError(
+      path,
+      `Cannot read configuration file "${path}": ${code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable')}`,
+    );
   }
   return parseConfigText(text, path);
 }

@@ -25,7 +25,10 @@ function readOptional(path: string, required: boolean): string | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!required && (code === 'ENOENT' || code === 'ENOTDIR')) return null;
-    throw new ConfigFileError(path, `Cannot read credentials file "${path}": ${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')}`);
+    throw new ConfigFileError(
+      path,
+      `Cannot read credentials file "${path}": ${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')}`,
+    );
   }
 }
 

@@ -25,7 +25,11 @@ export function condarcSearchPath(env: Env, home: string | undefined, platform: 
   const entries: SearchPathEntry[] = [];
   const triple = (dir: string | undefined): void => {
     if (dir === undefined) return;
-    entries.push({ path: join(dir, '.condarc'), folder: false }, { path: join(dir, 'condarc'), folder: false }, { path: join(dir, 'condarc.d'), folder: true });
+    entries.push(
+      { path: join(dir, '.condarc'), folder: false },
+      { path: join(dir, 'condarc'), folder: false },
+      { path: join(dir, 'condarc.d'), folder: true },
+    );
   };
   if (platform === 'win32') {
     triple('C:/ProgramData/conda');

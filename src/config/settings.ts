@@ -4,7 +4,16 @@
  * Keys conda has that we do not use are ignored without a word, as conda ignores unknown keys.
  */
 
-export type SettingKind = 'string' | 'boolean' | 'number' | 'integer' | 'sequence' | 'map' | 'map-of-sequences' | 'ssl-verify' | 'channel-priority';
+export type SettingKind =
+  | 'string'
+  | 'boolean'
+  | 'number'
+  | 'integer'
+  | 'sequence'
+  | 'map'
+  | 'map-of-sequences'
+  | 'ssl-verify'
+  | 'channel-priority';
 
 export const SETTINGS = {
   channels: 'sequence',
@@ -113,7 +122,10 @@ function isPlainObject(raw: unknown): raw is Record<string, unknown> {
 export const MAX_SETTING_ENTRIES = 1000;
 
 function tooMany(count: number, key?: string): { ok: false; reason: string } {
-  return { ok: false, reason: `${count} entries${key === undefined ? '' : ` for "${key}"`}, more than the ${MAX_SETTING_ENTRIES} conda-resolve accepts` };
+  return {
+    ok: false,
+    reason: `${count} entries${key === undefined ? '' : ` for "${key}"`}, more than the ${MAX_SETTING_ENTRIES} conda-resolve accepts`,
+  };
 }
 
 /**
@@ -140,7 +152,13 @@ export function checkSetting<K extends SettingKey>(key: K, raw: unknown): Checke
       return ok(n);
     }
     case 'sequence': {
-      const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter((s) => s !== '') : stringList(raw);
+      const list =
+        typeof raw === 'string'
+          ? raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== '')
+          : stringList(raw);
       if (list === undefined) return { ok: false, reason: 'expected a list of strings' };
       return list.length > MAX_SETTING_ENTRIES ? tooMany(list.length) : ok(list);
     }

@@ -11,10 +11,7 @@ import type { ExportContext, ExportEnvironment, Exporter } from './types.js';
 const ROOT_REF = 'environment';
 
 function component(pkg: SbomPackage): Record<string, unknown> {
-  const hashes = [
-    ...(pkg.sha256 ? [{ alg: 'SHA-256', content: pkg.sha256 }] : []),
-    ...(pkg.md5 ? [{ alg: 'MD5', content: pkg.md5 }] : []),
-  ];
+  const hashes = [...(pkg.sha256 ? [{ alg: 'SHA-256', content: pkg.sha256 }] : []), ...(pkg.md5 ? [{ alg: 'MD5', content: pkg.md5 }] : [])];
   // A single identifier is a license `id`; anything with operators is an `expression` (CycloneDX 1.6).
   const licenses =
     pkg.license === null

@@ -29,7 +29,10 @@ export function environmentDocument(environment: ExportEnvironment): Environment
       : environment.records.map((record) => `${record.name}=${record.version}=${record.build}`);
   const pypi = environment.pypi ?? [];
   // A local source tree a lock keeps by path has no version: pip's `name @ location` names it.
-  const pip = pypi.length > 0 ? [{ pip: pypi.map((record) => (record.version === null ? `${record.name} @ ${record.url}` : `${record.name}==${record.version}`)) }] : [];
+  const pip =
+    pypi.length > 0
+      ? [{ pip: pypi.map((record) => (record.version === null ? `${record.name} @ ${record.url}` : `${record.name}==${record.version}`)) }]
+      : [];
   const channels = environment.environmentChannels ?? [];
   const variables = environment.variables ?? {};
   return {

@@ -91,9 +91,7 @@ export function pluginLoadedLine(plugin: LoadedPlugin): string {
 }
 
 /** Finds plugin packages (and modules named in `CONDA_RESOLVE_PLUGINS`) without loading them. */
-export async function discoverPlugins(
-  options: LoadRegistryOptions = {},
-): Promise<{ candidates: PluginCandidate[]; warnings: string[] }> {
+export async function discoverPlugins(options: LoadRegistryOptions = {}): Promise<{ candidates: PluginCandidate[]; warnings: string[] }> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const searchFrom = options.searchFrom ?? ownPackageRoot();
@@ -196,7 +194,9 @@ function candidateFromManifest(packageDir: string, manifest: Manifest, warnings:
     return null;
   }
   if (typeof api !== 'string') {
-    warnings.push(`Skipped exporter plugin ${label}: its package.json "${PLUGIN_MANIFEST_KEY}" field must state the "api" range it supports`);
+    warnings.push(
+      `Skipped exporter plugin ${label}: its package.json "${PLUGIN_MANIFEST_KEY}" field must state the "api" range it supports`,
+    );
     return null;
   }
   return { name, version, location: packageDir, modulePath: resolve(packageDir, exporters), api, direct: false };

@@ -20,9 +20,17 @@ const FORMAT = 'pylock';
 function platformMarker(environment: ExportEnvironment): string {
   const python = environment.records.find((r) => r.name === 'python');
   if (!python) {
-    throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml for ${environment.platform}: it has PyPI packages but no conda python`);
+    throw new ExportError(
+      'CR_ERR_EXPORT_PYLOCK',
+      FORMAT,
+      `Cannot export pylock.toml for ${environment.platform}: it has PyPI packages but no conda python`,
+    );
   }
-  const env = markerEnvironment({ platform: lockPlatformSubdir(environment.lock, environment.platform), python, records: environment.records });
+  const env = markerEnvironment({
+    platform: lockPlatformSubdir(environment.lock, environment.platform),
+    python,
+    records: environment.records,
+  });
   return `sys_platform == '${env.sys_platform}' and platform_machine == '${env.platform_machine}'`;
 }
 
@@ -40,10 +48,16 @@ function datetime(iso: string): string | undefined {
  */
 function hashesOf(wheel: PypiRecord): Readonly<Record<string, string>> {
   // A lock's record carries sha256 and md5 only; a solved one every hash the index gives.
-  const given = wheel.hashes ?? Object.fromEntries(Object.entries({ sha256: wheel.sha256, md5: wheel.md5 }).filter((e): e is [string, string] => e[1] !== null));
+  const given =
+    wheel.hashes ??
+    Object.fromEntries(Object.entries({ sha256: wheel.sha256, md5: wheel.md5 }).filter((e): e is [string, string] => e[1] !== null));
   if (Object.keys(given).length > 0 || !wheel.url.startsWith('file:')) return given;
   try {
-    return { sha256: createHash('sha256').update(readFileSync(fileURLToPath(wheel.url))).digest('hex') };
+    return {
+      sha256: createHash('sha256')
+        .update(readFileSync(fileURLToPath(wheel.url)))
+        .digest('hex'),
+    };
   } catch {
     return {};
   }
@@ -56,10 +70,12 @@ function fileName(record: PypiRecord): string {
 /** The solve's edges, or (a lock's record) the names its Requires-Dist gives without an extra. */
 function dependsOf(record: PypiRecord): readonly string[] {
   if (record.depends) return record.depends;
-  return record.requires_dist.filter((r) => !requirementNeedsExtra(r)).flatMap((r) => {
-    const name = requirementName(r);
-    return name === undefined ? [] : [normalizePypiName(name)];
-  });
+  return record.requires_dist
+    .filter((r) => !requirementNeedsExtra(r))
+    .flatMap((r) => {
+      const name = requirementName(r);
+      return name === undefined ? [] : [normalizePypiName(name)];
+    });
 }
 
 interface Entry {
@@ -76,7 +92,11 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
   if (environments.length === 0) throw new ExportError('CR_ERR_EXPORT_NO_ENVIRONMENTS', FORMAT, 'Cannot export pylock.toml: no platforms');
   const withPypi = environments.filter((e) => (e.pypi ?? []).length > 0);
   if (withPypi.length === 0) {
-    throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, 'Cannot export pylock.toml: the environment has no PyPI packages (a pylock.toml lists PyPI distributions only)');
+    throw new ExportError(
+      'CR_ERR_EXPORT_PYLOCK',
+      FORMAT,
+      'Cannot export pylock.toml: the environment has no PyPI packages (a pylock.toml lists PyPI distributions only)',
+    );
   }
   const markers = new Map(environments.map((e) => [e.platform, (e.pypi ?? []).length > 0 ? platformMarker(e) : undefined] as const));
   const all = environments.map((e) => markers.get(e.platform)).filter((m): m is string => m !== undefined);
@@ -84,27 +104,52 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
   for (const environment of withPypi) {
     for (const record of environment.pypi!) {
       if (record.version === null) {
-        throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${record.name} is a local source tree (${record.url}), which a pylock.toml cannot lock without a version`);
+        throw new ExportError(
+          'CR_ERR_EXPORT_PYLOCK',
+          FORMAT,
+          `Cannot export pylock.toml: ${record.name} is a local source tree (${record.url}), which a pylock.toml cannot lock without a version`,
+        );
       }
       const key = `${record.name.toLowerCase()}\u0000${record.version}`;
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = { name: record.name, version: record.version, record, wheels: new Map(), markers: [], depends: new Set() }));
+      if (!entry)
+        entries.set(
+          key,
+          (entry = { name: record.name, version: record.version, record, wheels: new Map(), markers: [], depends: new Set() }),
+        );
       entry.wheels.set(fileName(record), record);
       entry.markers.push(markers.get(environment.platform)!);
       for (const name of dependsOf(record)) entry.depends.add(name);
     }
   }
-  const pythons = new Set(withPypi.map((e) => e.records.find((r) => r.name === 'python')!.version.split('.').slice(0, 2).join('.')));
+  const pythons = new Set(
+    withPypi.map((e) =>
+      e.records
+        .find((r) => r.name === 'python')!
+        .version.split('.')
+        .slice(0, 2)
+        .join('.'),
+    ),
+  );
   const lines = ['lock-version = "1.0"'];
   if (environments.length > 1) lines.push(`environments = [${all.map(str).join(', ')}]`);
   if (pythons.size === 1) lines.push(`requires-python = ${str(`==${[...pythons][0]}.*`)}`);
   lines.push(`created-by = ${str(context.toolName)}`);
-  const sorted = [...entries.values()].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0));
+  const sorted = [...entries.values()].sort((a, b) =>
+    a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0,
+  );
   for (const entry of sorted) {
     lines.push('', '[[packages]]', `name = ${str(entry.name)}`, `version = ${str(entry.version)}`);
-    if (entry.markers.length < all.length) lines.push(`marker = ${str(entry.markers.map((m) => (entry.markers.length > 1 ? `(${m})` : m)).join(' or '))}`);
+    if (entry.markers.length < all.length)
+      lines.push(`marker = ${str(entry.markers.map((m) => (entry.markers.length > 1 ? `(${m})` : m)).join(' or '))}`);
     if (entry.record.requires_python) lines.push(`requires-python = ${str(entry.record.requires_python)}`);
-    if (entry.depends.size > 0) lines.push(`dependencies = [${[...entry.depends].sort().map((d) => `{name = ${str(d)}}`).join(', ')}]`);
+    if (entry.depends.size > 0)
+      lines.push(
+        `dependencies = [${[...entry.depends]
+          .sort()
+          .map((d) => `{name = ${str(d)}}`)
+          .join(', ')}]`,
+      );
     // pixi.lock v7 leaves pypi.org out of a package's index.
     lines.push(`index = ${str(entry.record.index ?? 'https://pypi.org/simple')}`);
     for (const [filename, wheel] of [...entry.wheels].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -115,7 +160,8 @@ export function exportPylock(environments: readonly ExportEnvironment[], context
       lines.push(`url = ${str(wheel.url)}`);
       if (wheel.size !== undefined && wheel.size !== null) lines.push(`size = ${wheel.size}`);
       const hashes = Object.entries(hashesOf(wheel)).sort(([a], [b]) => (a < b ? -1 : 1));
-      if (hashes.length === 0) throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${filename} has no hash (PEP 751 requires one)`);
+      if (hashes.length === 0)
+        throw new ExportError('CR_ERR_EXPORT_PYLOCK', FORMAT, `Cannot export pylock.toml: ${filename} has no hash (PEP 751 requires one)`);
       lines.push(`hashes = {${hashes.map(([k, v]) => `${k} = ${str(v)}`).join(', ')}}`);
     }
   }

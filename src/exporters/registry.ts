@@ -172,7 +172,11 @@ export class ExporterRegistry {
     const name = basename(filename);
     const matches = this.#exporters.filter((e) => e.defaultFilenames.some((pattern) => fnmatch(name, pattern)));
     if (matches.length === 0) throw new ExporterNotDetectedError(name, this.#exporters);
-    if (matches.length > 1) throw new AmbiguousExporterError(name, matches.map((e) => e.name));
+    if (matches.length > 1)
+      throw new AmbiguousExporterError(
+        name,
+        matches.map((e) => e.name),
+      );
     return matches[0];
   }
 
@@ -300,12 +304,21 @@ function renderWith(exporter: Exporter, environments: readonly ExportEnvironment
   } catch (error) {
     // A plugin's own failure is wrapped so that the message names the exporter; ours already do.
     if (error instanceof CondaResolveError) throw error;
-    throw new ExportError('CR_ERR_EXPORT_FAILED', exporter.name, `Cannot export ${exporter.name}: ${(error as Error)?.message ?? String(error)}`, {
-      cause: error,
-    });
+    throw new ExportError(
+      'CR_ERR_EXPORT_FAILED',
+      exporter.name,
+      `Cannot export ${exporter.name}: ${(error as Error)?.message ?? String(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (typeof text !== 'string') {
-    throw new ExportError('CR_ERR_EXPORT_FAILED', exporter.name, `Cannot export ${exporter.name}: the exporter returned ${describe(text)}, not text`);
+    throw new ExportError(
+      'CR_ERR_EXPORT_FAILED',
+      exporter.name,
+      `Cannot export ${exporter.name}: the exporter returned ${describe(text)}, not text`,
+    );
   }
   // conda's `rstrip() + "\n"`.
   return `${pythonRstrip(text)}\n`;

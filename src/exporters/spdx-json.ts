@@ -53,7 +53,11 @@ export function spdxJson(environments: readonly ExportEnvironment[], context: Ex
       .filter((p) => p.topLevel)
       .map((p) => ({ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: ids.get(p.ref)! })),
     ...packages.flatMap((p) =>
-      p.dependsOn.map((target) => ({ spdxElementId: ids.get(p.ref)!, relationshipType: 'DEPENDS_ON', relatedSpdxElement: ids.get(target)! })),
+      p.dependsOn.map((target) => ({
+        spdxElementId: ids.get(p.ref)!,
+        relationshipType: 'DEPENDS_ON',
+        relatedSpdxElement: ids.get(target)!,
+      })),
     ),
   ];
   const hasExtractedLicensingInfos = [...extracted].map(([licenseId, text]) => ({ licenseId, extractedText: text, name: text }));

@@ -117,16 +117,18 @@ export const EXPORTER_ERROR_CODES = {
   CR_ERR_EXPORT_INVALID_PLUGIN: 'A plugin handed over something that is not a valid exporter.',
   CR_ERR_EXPORT_NO_ENVIRONMENTS: 'An exporter was asked to render no platforms.',
   CR_ERR_EXPORT_NO_URL: 'A package has no URL, which explicit files and lock files need.',
-  CR_ERR_EXPORT_SHARED_SUBDIR: 'Two named platforms of a lock (pixi.lock v7) target one subdir, and the format (conda-lock.yml, pixi.lock v6) names platforms by subdir only.',
+  CR_ERR_EXPORT_SHARED_SUBDIR:
+    'Two named platforms of a lock (pixi.lock v7) target one subdir, and the format (conda-lock.yml, pixi.lock v6) names platforms by subdir only.',
   CR_ERR_EXPORT_EXPLICIT_NO_PACKAGES: 'explicit: the environment has no packages.',
   CR_ERR_EXPORT_EXPLICIT_MISSING_PACKAGES: 'explicit: requested packages are missing from the environment.',
-  CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES: 'explicit: the environment has PyPI packages, which an explicit file cannot name (as conda refuses external packages).',
+  CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES:
+    'explicit: the environment has PyPI packages, which an explicit file cannot name (as conda refuses external packages).',
   CR_ERR_EXPORT_PYLOCK: 'pylock: the environment has no PyPI packages, no conda python to give markers for, or a wheel without a hash.',
   CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS: 'requirements: the environment carries no requested specs (a solved environment never does).',
-  CR_ERR_EXPORT_CONTROL_CHARACTER: 'A record to export has a control character (a newline, an escape) in its name, version, build, file name, URL, channel, subdir or checksum: the channel is broken or hostile.',
+  CR_ERR_EXPORT_CONTROL_CHARACTER:
+    'A record to export has a control character (a newline, an escape) in its name, version, build, file name, URL, channel, subdir or checksum: the channel is broken or hostile.',
   CR_ERR_EXPORT_YAML: 'An exporter built data the YAML emitter cannot write (a programming error).',
   CR_ERR_EXPORT_FAILED: 'A plugin exporter threw or returned something other than text.',
 } as const;
 
 export type ExporterErrorCode = keyof typeof EXPORTER_ERROR_CODES;
-

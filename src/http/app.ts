@@ -111,9 +111,13 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
       // With --redis the count is shared by every replica; while Redis is away requests pass.
       ...(deps.cluster ? { redis: deps.cluster.redis, nameSpace: 'conda-resolve:rate:', skipOnError: true } : {}),
       errorResponseBuilder: (_request, { after, ttl }) =>
-        new HttpProblemError('rate-limited', `Cannot take the request: more than ${max} requests per minute from this address; retry in ${after}`, {
-          retry_after: Math.max(1, Math.ceil(ttl / 1000)),
-        }),
+        new HttpProblemError(
+          'rate-limited',
+          `Cannot take the request: more than ${max} requests per minute from this address; retry in ${after}`,
+          {
+            retry_after: Math.max(1, Math.ceil(ttl / 1000)),
+          },
+        ),
     });
   }
 
@@ -141,7 +145,10 @@ function handleExpectations(app: FastifyInstance, bodyLimit: number): void {
     app.server.emit('request', request, response);
   });
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const problem = makeProblem('expectation-failed', `Cannot meet the request's expectation: this server supports only "Expect: 100-continue"`);
+    const problem = makeProblem(
+      'expectation-failed',
+      `Cannot meet the request's expectation: this server supports only "Expect: 100-continue"`,
+    );
     const body = JSON.stringify(problem);
     response.writeHead(problem.status, {
       'content-type': PROBLEM_MEDIA_TYPE,

@@ -77,7 +77,6 @@ export type AddressKind =
   | 'multicast'
   | 'reserved';
 
-
 /** Special-purpose ranges (IANA IPv4/IPv6 special-purpose registries), most specific first. */
 const RANGES: readonly (readonly [string, number, 'ipv4' | 'ipv6', Exclude<AddressKind, 'public'>])[] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
@@ -226,14 +225,20 @@ export function createChannelPolicy(options: ChannelPolicyOptions): ChannelPolic
     const shown = safeUrl(url);
     const trick = pathTrick(url.pathname);
     if (trick) {
-      throw new ChannelRefusedError(shown, `its path has ${trick}, which a server may read as a different location; write the channel's URL without it`);
+      throw new ChannelRefusedError(
+        shown,
+        `its path has ${trick}, which a server may read as a different location; write the channel's URL without it`,
+      );
     }
     if (url.protocol === 'file:') {
       if (options.allowLocal || isAllowlisted(url)) return;
       throw new ChannelRefusedError(shown, 'local channels are not enabled on this server');
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new ChannelRefusedError(shown, `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (only https, and http for allowlisted channels)`);
+      throw new ChannelRefusedError(
+        shown,
+        `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (only https, and http for allowlisted channels)`,
+      );
     }
     if (isAllowlisted(url)) return;
     if (!allowsAnyPublic) throw new ChannelRefusedError(shown, "it is not on this server's channel allowlist");

@@ -25,7 +25,11 @@ export function limitClientShare(app: FastifyInstance, config: Pick<ServerConfig
     const client = request.ip;
     const count = inFlight.get(client) ?? 0;
     if (count >= max) {
-      throw new HttpProblemError('rate-limited', `Cannot take the request: ${max} requests from this address are being answered; retry when one is done`, { retry_after: 1 });
+      throw new HttpProblemError(
+        'rate-limited',
+        `Cannot take the request: ${max} requests from this address are being answered; retry when one is done`,
+        { retry_after: 1 },
+      );
     }
     inFlight.set(client, count + 1);
     let released = false;

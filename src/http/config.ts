@@ -210,10 +210,24 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
   const host = pick('host', flags.host)?.value ?? CONFIG_DEFAULTS.host;
   const port = integer(pick('port', flags.port), CONFIG_DEFAULTS.port, 0, 65535);
   const bodyLimit = byteSize(pick('bodyLimit', flags['body-limit']), CONFIG_DEFAULTS.bodyLimit, 1, 1024 ** 3);
-  const maxRepodataBytes = byteSize(pick('maxRepodataBytes', flags['max-repodata-size']), CONFIG_DEFAULTS.maxRepodataBytes, 1024 ** 2, 2 * 1024 ** 3);
+  const maxRepodataBytes = byteSize(
+    pick('maxRepodataBytes', flags['max-repodata-size']),
+    CONFIG_DEFAULTS.maxRepodataBytes,
+    1024 ** 2,
+    2 * 1024 ** 3,
+  );
   // Below the global budget (4 x the subdir cap), so one request never holds all of it.
-  const maxRequestDecodingBytes = byteSize(pick('maxRequestDecoding', flags['max-request-decoding']), 2 * maxRepodataBytes, 1024 ** 2, 4 * maxRepodataBytes);
-  const downloadTimeoutSeconds = positiveNumber(pick('downloadTimeout', flags['download-timeout']), CONFIG_DEFAULTS.downloadTimeoutSeconds, 3600);
+  const maxRequestDecodingBytes = byteSize(
+    pick('maxRequestDecoding', flags['max-request-decoding']),
+    2 * maxRepodataBytes,
+    1024 ** 2,
+    4 * maxRepodataBytes,
+  );
+  const downloadTimeoutSeconds = positiveNumber(
+    pick('downloadTimeout', flags['download-timeout']),
+    CONFIG_DEFAULTS.downloadTimeoutSeconds,
+    3600,
+  );
   const maxSpecs = integer(pick('maxSpecs', flags['max-specs']), CONFIG_DEFAULTS.maxSpecs, 1, 100_000);
   const maxPlatforms = integer(pick('maxPlatforms', flags['max-platforms']), CONFIG_DEFAULTS.maxPlatforms, 1, 64);
   const maxChannels = integer(pick('maxChannels', flags['max-channels']), CONFIG_DEFAULTS.maxChannels, 1, 256);
@@ -229,7 +243,9 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
   // channel use them, so they are always allowed) and what --allow-channel adds to them.
   const allowedChannels = [...new Set([...defaultChannels, ...(pickList('allowedChannels', flags['allow-channel'])?.values ?? [])])];
   const slash = (url: string): string => (url.endsWith('/') ? url : `${url}/`);
-  const allowedIndexes = [...new Set([...CONFIG_DEFAULTS.allowedIndexes, ...(pickList('allowedIndexes', flags['allow-index'])?.values ?? []).map(slash)])];
+  const allowedIndexes = [
+    ...new Set([...CONFIG_DEFAULTS.allowedIndexes, ...(pickList('allowedIndexes', flags['allow-index'])?.values ?? []).map(slash)]),
+  ];
   const maxPypiProjects = integer(pick('maxPypiProjects', flags['max-pypi-projects']), CONFIG_DEFAULTS.maxPypiProjects, 1, 100_000);
   const allowLocalChannels = pickBool('allowLocalChannels', flags['allow-local-channels']);
   const cacheDir = pick('cacheDir', flags['cache-dir'])?.value;
@@ -247,7 +263,9 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
   const levelSource = pick('logLevel', flags['log-level']);
   const logLevel = (levelSource?.value ?? CONFIG_DEFAULTS.logLevel).toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`Cannot use ${levelSource?.from ?? '--log-level'} "${levelSource?.value}": expected one of ${LOG_LEVELS.join(', ')}`);
+    throw new ConfigError(
+      `Cannot use ${levelSource?.from ?? '--log-level'} "${levelSource?.value}": expected one of ${LOG_LEVELS.join(', ')}`,
+    );
   }
 
   const requestTimeoutMs = Math.round(timeoutSeconds * 1000);
@@ -289,7 +307,8 @@ export function loadConfig(env: Env, flags: ServeFlags = {}): ServerConfig {
 /** An http(s) URL, or undefined when unset. */
 function osvApiUrl(source: { value: string; from: string } | undefined): string | undefined {
   if (!source) return undefined;
-  if (!/^https?:\/\/[^/\s]+/.test(source.value)) throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected an http(s) URL such as https://api.osv.dev`);
+  if (!/^https?:\/\/[^/\s]+/.test(source.value))
+    throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected an http(s) URL such as https://api.osv.dev`);
   return source.value;
 }
 
@@ -339,7 +358,9 @@ function byteSize(source: { value: string; from: string } | undefined, fallback:
   if (!source) return fallback;
   const value = parseByteSize(source.value);
   if (value === null || value < min || value > max) {
-    throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected a size such as 1048576, 512KiB or 2MiB (${min > 1 ? `from ${formatBytes(min)} to ` : 'at most '}${formatBytes(max)})`);
+    throw new ConfigError(
+      `Cannot use ${source.from} "${source.value}": expected a size such as 1048576, 512KiB or 2MiB (${min > 1 ? `from ${formatBytes(min)} to ` : 'at most '}${formatBytes(max)})`,
+    );
   }
   return value;
 }

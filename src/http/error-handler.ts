@@ -38,7 +38,9 @@ function limitOf(error: CondaResolveError): number | undefined {
 
 /** The request field an input error is about: `file` when the registry's rule says so, else the wrapped error's field, else its own. */
 function fieldOf(error: CondaResolveError, spec: ErrorSpec & { field: string }, context: ErrorContext): string {
-  const aboutFile = context.filename !== undefined && (spec.fileField === 'file-given' || (spec.fileField === 'names-file' && error instanceof InputFileError));
+  const aboutFile =
+    context.filename !== undefined &&
+    (spec.fileField === 'file-given' || (spec.fileField === 'names-file' && error instanceof InputFileError));
   if (aboutFile) return 'file';
   return errorSpec(error.cause)?.field ?? spec.field;
 }
@@ -88,14 +90,22 @@ const TOO_MANY: Readonly<Record<string, ProblemKind>> = {
 
 function validationProblem(error: FastifyError): Problem {
   const issues = (error.validation ?? []) as unknown as ValidationIssue[];
-  const where = error.validationContext === 'querystring' ? 'query' : error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request');
+  const where =
+    error.validationContext === 'querystring'
+      ? 'query'
+      : error.validationContext === 'body'
+        ? 'request body'
+        : (error.validationContext ?? 'request');
   const issue = issues[0];
   if (!issue) return makeProblem('invalid-request', `Cannot read the ${where}`);
   const field = issueField(issue);
   const at = field ? { field } : {};
   if (issue.keyword === 'maxItems' && TOO_MANY[field]) {
     const limit = Number(issue.params.limit);
-    return makeProblem(TOO_MANY[field]!, `Cannot resolve: "${field}" has more than ${limit} entries (this server's limit)`, { field, limit });
+    return makeProblem(TOO_MANY[field]!, `Cannot resolve: "${field}" has more than ${limit} entries (this server's limit)`, {
+      field,
+      limit,
+    });
   }
   if (issue.keyword === 'additionalProperties') {
     return makeProblem('invalid-request', `Cannot read the ${where}: unknown ${where === 'query' ? 'parameter' : 'field'} "${field}"`, at);
@@ -111,8 +121,12 @@ function validationProblem(error: FastifyError): Problem {
   if (issue.keyword === 'maxLength') {
     const limit = Number(issue.params.limit);
     // One of the specs: the same words as the spec parser's own refusal.
-    if (/^specs\[\d+\]$/.test(field)) return makeProblem('invalid-spec', `Cannot parse match spec ${field}: longer than ${limit} characters (the limit)`, { field, limit });
-    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${limit} characters (the limit)`, { ...at, limit });
+    if (/^specs\[\d+\]$/.test(field))
+      return makeProblem('invalid-spec', `Cannot parse match spec ${field}: longer than ${limit} characters (the limit)`, { field, limit });
+    return makeProblem('invalid-request', `Cannot read the ${where}: "${field}" is longer than ${limit} characters (the limit)`, {
+      ...at,
+      limit,
+    });
   }
   return makeProblem('invalid-request', `Cannot read the ${where}: "${field || where}" ${issue.message ?? 'is invalid'}`, at);
 }
@@ -120,12 +134,16 @@ function validationProblem(error: FastifyError): Problem {
 function describeType(field: string, where: string): string {
   if (field === '') return where === 'request body' ? 'a JSON object' : 'valid';
   if (/\[\d+\]$/.test(field)) return 'a string';
-  if (['specs', 'channels', 'platforms', 'virtual_packages'].includes(field)) return where === 'query' ? 'a string' : 'an array of strings or a comma-separated string';
+  if (['specs', 'channels', 'platforms', 'virtual_packages'].includes(field))
+    return where === 'query' ? 'a string' : 'an array of strings or a comma-separated string';
   return where === 'query' ? 'given once' : 'a string';
 }
 
 /** Maps any error to the problem sent to the client; `internal` is true for the unexpected ones. */
-export function problemForError(error: unknown, options: { bodyLimit: number }): { problem: Problem; internal: boolean; headers?: Readonly<Record<string, string>> } {
+export function problemForError(
+  error: unknown,
+  options: { bodyLimit: number },
+): { problem: Problem; internal: boolean; headers?: Readonly<Record<string, string>> } {
   if (error instanceof HttpProblemError) return { problem: error.problem, internal: false, headers: error.headers };
   const spec = errorSpec(error);
   if (spec) {
@@ -138,24 +156,41 @@ export function problemForError(error: unknown, options: { bodyLimit: number }):
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return {
-        problem: makeProblem('payload-too-large', `Cannot read the request body: it is larger than this server's limit of ${options.bodyLimit} bytes`, { limit: options.bodyLimit }),
+        problem: makeProblem(
+          'payload-too-large',
+          `Cannot read the request body: it is larger than this server's limit of ${options.bodyLimit} bytes`,
+          { limit: options.bodyLimit },
+        ),
         internal: false,
       };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
-        problem: makeProblem('unsupported-media-type', `Cannot read the request body: send ${JSON_MEDIA_TYPE}, or an environment file as ${RAW_FILE_MEDIA_TYPES.join(', ')}`, {
-          supported_media_types: [JSON_MEDIA_TYPE, ...RAW_FILE_MEDIA_TYPES],
-        }),
+        problem: makeProblem(
+          'unsupported-media-type',
+          `Cannot read the request body: send ${JSON_MEDIA_TYPE}, or an environment file as ${RAW_FILE_MEDIA_TYPES.join(', ')}`,
+          {
+            supported_media_types: [JSON_MEDIA_TYPE, ...RAW_FILE_MEDIA_TYPES],
+          },
+        ),
         internal: false,
       };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { problem: makeProblem('invalid-json', 'Cannot read the request body: it is empty but the content type is application/json'), internal: false };
+      return {
+        problem: makeProblem('invalid-json', 'Cannot read the request body: it is empty but the content type is application/json'),
+        internal: false,
+      };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { problem: makeProblem('invalid-json', 'Cannot read the request body: it is not valid JSON'), internal: false };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { problem: makeProblem('invalid-request', 'Cannot read the request body: its size does not match Content-Length'), internal: false };
+      return {
+        problem: makeProblem('invalid-request', 'Cannot read the request body: its size does not match Content-Length'),
+        internal: false,
+      };
     case 'FST_ERR_BAD_URL':
-      return { problem: makeProblem('invalid-request', 'Cannot read the request URL: it is not correctly percent-encoded'), internal: false };
+      return {
+        problem: makeProblem('invalid-request', 'Cannot read the request URL: it is not correctly percent-encoded'),
+        internal: false,
+      };
     default:
       break;
   }
@@ -179,16 +214,25 @@ function typedProblem(error: CondaResolveError, spec: ErrorSpec): { problem: Pro
   if (spec.problem === 'internal-error' || !spec.exposed) {
     return { problem: makeProblem('internal-error', 'Internal error: the request failed unexpectedly'), internal: true };
   }
-  const problem = makeProblem(spec.problem, userMessage(error, { hidePaths: true }), spec.problem === 'overloaded' ? { retry_after: 1 } : {});
+  const problem = makeProblem(
+    spec.problem,
+    userMessage(error, { hidePaths: true }),
+    spec.problem === 'overloaded' ? { retry_after: 1 } : {},
+  );
   return { problem, internal: problem.status === 500 };
 }
 
 /** Installs the error and not-found handlers; `routes` maps a path to its methods (for 405). */
-export function installErrorHandling(app: FastifyInstance, options: { bodyLimit: number; routes: () => ReadonlyMap<string, readonly string[]> }): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  options: { bodyLimit: number; routes: () => ReadonlyMap<string, readonly string[]> },
+): void {
   const methodNotAllowed = (request: FastifyRequest): Problem | undefined => {
     const path = request.url.split('?')[0]!;
     const methods = options.routes().get(path);
-    return methods ? makeProblem('method-not-allowed', `Cannot ${request.method} ${path}: use ${methods.join(' or ')}`, { allowed_methods: methods }) : undefined;
+    return methods
+      ? makeProblem('method-not-allowed', `Cannot ${request.method} ${path}: use ${methods.join(' or ')}`, { allowed_methods: methods })
+      : undefined;
   };
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // A body that cannot be read on a method the path does not take (`DELETE /mcp` with an empty
@@ -204,7 +248,10 @@ export function installErrorHandling(app: FastifyInstance, options: { bodyLimit:
     const wrongMethod = methodNotAllowed(request);
     if (wrongMethod) return sendProblem(reply, wrongMethod);
     const path = request.url.split('?')[0]!;
-    return sendProblem(reply, makeProblem('not-found', `Cannot find ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}`));
+    return sendProblem(
+      reply,
+      makeProblem('not-found', `Cannot find ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}`),
+    );
   });
 }
 

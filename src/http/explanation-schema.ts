@@ -33,7 +33,12 @@ export const EXPLANATION_SCHEMA = {
     candidates: {
       type: 'array',
       description: 'For each requirement explained, the candidate versions considered (runs as `first .. last`).',
-      items: { type: 'object', additionalProperties: false, required: ['specs', 'name', 'versions'], properties: { specs: strings, name: { type: 'string' }, versions: strings } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['specs', 'name', 'versions'],
+        properties: { specs: strings, name: { type: 'string' }, versions: strings },
+      },
     },
     virtual_packages: {
       type: 'array',
@@ -61,6 +66,9 @@ export const EXPLANATION_SCHEMA = {
       },
     },
     complete: { type: 'boolean', description: 'False when the proof was cut short and the explanation may be partial.' },
-    tree: { type: ['object', 'null'], description: 'The structured explanation tree (see the library type `Explanation`); null when larger than 256 KiB.' },
+    tree: {
+      type: ['object', 'null'],
+      description: 'The structured explanation tree (see the library type `Explanation`); null when larger than 256 KiB.',
+    },
   },
 } as const;

@@ -13,21 +13,32 @@ const MAX_NAME_LENGTH = 255;
 export const MAX_WHY_PATHS = 500;
 
 export function buildInspectSchemas(resolveBody: Schemas['resolveBody']) {
-  const extend = <P extends Record<string, unknown>>(title: string, description: string, properties: P, required: readonly string[]) => ({
-    title,
-    description: `${description} The other fields are those of \`POST /resolve\` (ResolveBody).`,
-    type: 'object',
-    additionalProperties: false,
-    required,
-    properties: { ...resolveBody.properties, ...properties },
-  }) as const;
+  const extend = <P extends Record<string, unknown>>(title: string, description: string, properties: P, required: readonly string[]) =>
+    ({
+      title,
+      description: `${description} The other fields are those of \`POST /resolve\` (ResolveBody).`,
+      type: 'object',
+      additionalProperties: false,
+      required,
+      properties: { ...resolveBody.properties, ...properties },
+    }) as const;
 
   const treeBody = extend(
     'TreeBody',
     'Solve, then the dependency tree of each platform from the requested specs.',
     {
-      depth: { description: 'Levels shown below the requested packages (0: only them). Default: all.', type: ['integer', 'null'], minimum: 0, maximum: 1000 },
-      invert: { description: 'Show every path from this package up to the requested specs instead.', type: ['string', 'null'], minLength: 1, maxLength: MAX_NAME_LENGTH },
+      depth: {
+        description: 'Levels shown below the requested packages (0: only them). Default: all.',
+        type: ['integer', 'null'],
+        minimum: 0,
+        maximum: 1000,
+      },
+      invert: {
+        description: 'Show every path from this package up to the requested specs instead.',
+        type: ['string', 'null'],
+        minLength: 1,
+        maxLength: MAX_NAME_LENGTH,
+      },
     },
     [],
   );
@@ -36,7 +47,12 @@ export function buildInspectSchemas(resolveBody: Schemas['resolveBody']) {
     'Solve, then every path from a requested spec to `name`, shortest first.',
     {
       name: { description: 'The package to explain.', type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH },
-      limit: { description: `Most paths returned (default 50, at most ${MAX_WHY_PATHS}).`, type: ['integer', 'null'], minimum: 1, maximum: MAX_WHY_PATHS },
+      limit: {
+        description: `Most paths returned (default 50, at most ${MAX_WHY_PATHS}).`,
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: MAX_WHY_PATHS,
+      },
     },
     ['name'],
   );
@@ -86,7 +102,12 @@ export function buildInspectSchemas(resolveBody: Schemas['resolveBody']) {
       type: 'object',
       additionalProperties: false,
       required: ['platform', 'error', 'roots', 'text'],
-      properties: { platform: { type: 'string' }, error: platformError, roots: { type: 'array', items: { $ref: '#/components/schemas/TreeNode' } }, text },
+      properties: {
+        platform: { type: 'string' },
+        error: platformError,
+        roots: { type: 'array', items: { $ref: '#/components/schemas/TreeNode' } },
+        text,
+      },
     },
   } as const;
 
@@ -108,7 +129,11 @@ export function buildInspectSchemas(resolveBody: Schemas['resolveBody']) {
             name: { type: 'string' },
             version: { type: ['string', 'null'], description: 'Null when the package is not in the environment.' },
             build: { type: ['string', 'null'] },
-            paths: { type: 'array', items: { type: 'array', items: { $ref: '#/components/schemas/GraphEdge' } }, description: 'Each from a requested spec (`from: null`) down to `name`, shortest first.' },
+            paths: {
+              type: 'array',
+              items: { type: 'array', items: { $ref: '#/components/schemas/GraphEdge' } },
+              description: 'Each from a requested spec (`from: null`) down to `name`, shortest first.',
+            },
             truncated: { type: 'boolean' },
           },
         },
@@ -129,7 +154,8 @@ export function buildInspectSchemas(resolveBody: Schemas['resolveBody']) {
         kind: {
           type: 'string',
           enum: ['present', 'unsatisfiable', 'possible', 'failed'],
-          description: '`present`: the solution has it already; `unsatisfiable`: no solution with it (`explanation`); `possible`: `changes` and the `preference` that chose the current one; `failed`: the request does not solve.',
+          description:
+            '`present`: the solution has it already; `unsatisfiable`: no solution with it (`explanation`); `possible`: `changes` and the `preference` that chose the current one; `failed`: the request does not solve.',
         },
         spec: { type: 'string' },
         text,

@@ -52,7 +52,12 @@ export class Metrics {
   constructor(options: { channelLabel?: ChannelLabel } = {}) {
     this.#channelLabel = options.channelLabel ?? redactSecrets;
     const registers = [this.registry];
-    this.#requests = new Counter({ name: 'conda_resolve_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.#requests = new Counter({
+      name: 'conda_resolve_http_requests_total',
+      help: 'HTTP requests answered, by route and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
     this.#solves = new Histogram({
       name: 'conda_resolve_solve_duration_seconds',
       help: 'Solve durations of one platform (cache misses only), by outcome.',
@@ -66,7 +71,12 @@ export class Metrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.#lookups = new Counter({ name: 'conda_resolve_solve_cache_lookups_total', help: 'Solve cache lookups by cache (memory, redis) and result (hit, miss).', labelNames: ['cache', 'result'], registers });
+    this.#lookups = new Counter({
+      name: 'conda_resolve_solve_cache_lookups_total',
+      help: 'Solve cache lookups by cache (memory, redis) and result (hit, miss).',
+      labelNames: ['cache', 'result'],
+      registers,
+    });
     const lookups = this.#lookups;
     const memoryCache = () => this.#memoryCache;
     new Gauge({

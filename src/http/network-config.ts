@@ -20,7 +20,13 @@ export function serverNetwork(
   lookup: DispatcherSettings['lookup'],
 ): { dispatcher: Dispatcher; network: NetworkPolicy } {
   const config = loadConfig({ env, files: [condarc], ignoreEnvironment: true });
-  const settings = networkSettings(config, { ...env, RATTLER_AUTH_FILE: undefined, NETRC: undefined, HOME: undefined, USERPROFILE: undefined });
+  const settings = networkSettings(config, {
+    ...env,
+    RATTLER_AUTH_FILE: undefined,
+    NETRC: undefined,
+    HOME: undefined,
+    USERPROFILE: undefined,
+  });
   const credentials = loadCredentials({ RATTLER_AUTH_FILE: env.RATTLER_AUTH_FILE, NETRC: env.NETRC });
   let dispatcher: Dispatcher;
   try {

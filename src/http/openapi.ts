@@ -26,24 +26,54 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
   const queryParameters = (exclude: readonly string[]) =>
     Object.entries(schemas.resolveQuery.properties)
       .filter(([name]) => !exclude.includes(name))
-      .map(([name, schema]) => ({ name, in: 'query', required: false, description: schema.description, schema, style: 'form', explode: true }));
+      .map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        description: schema.description,
+        schema,
+        style: 'form',
+        explode: true,
+      }));
 
   const resolveResponses = (post: boolean): Json => ({
     200: {
       description:
-        'Without `format`: the native JSON array, one result per platform; a platform that failed has an empty `packages` and an `error`. With `format`: the exporter\'s text, with the exporter\'s media type (see `GET /formats`); with `lock` in that lock\'s format and nothing changed, the lock\'s own text byte for byte.' +
-        (post ? ' With `check: true`: a LockCheck (200 whether or not the lock satisfies the request). With `diff: true`: a LockDiff, or its table with `Accept: text/plain`.' : ''),
+        "Without `format`: the native JSON array, one result per platform; a platform that failed has an empty `packages` and an `error`. With `format`: the exporter's text, with the exporter's media type (see `GET /formats`); with `lock` in that lock's format and nothing changed, the lock's own text byte for byte." +
+        (post
+          ? ' With `check: true`: a LockCheck (200 whether or not the lock satisfies the request). With `diff: true`: a LockDiff, or its table with `Accept: text/plain`.'
+          : ''),
       content: {
-        [JSON_MEDIA_TYPE]: { schema: post ? { oneOf: [{ $ref: '#/components/schemas/NativeResult' }, { $ref: '#/components/schemas/LockCheck' }, { $ref: '#/components/schemas/LockDiff' }] } : { $ref: '#/components/schemas/NativeResult' } },
+        [JSON_MEDIA_TYPE]: {
+          schema: post
+            ? {
+                oneOf: [
+                  { $ref: '#/components/schemas/NativeResult' },
+                  { $ref: '#/components/schemas/LockCheck' },
+                  { $ref: '#/components/schemas/LockDiff' },
+                ],
+              }
+            : { $ref: '#/components/schemas/NativeResult' },
+        },
         'application/yaml': { schema: { type: 'string' } },
         'text/plain': { schema: { type: 'string' } },
       },
     },
     400: problemResponse(
       'Bad input, naming the field: unparsable spec or file, unknown platform, channel or format (`available_formats` lists the names), too many specs, platforms or channels, a channel this server may not fetch (`field` is `lock` when the previous lock names it).' +
-        (post ? ' `update`, `check` or `diff` without `lock` (`field`: `lock`), a lock that cannot be read, an `update` name the lock does not lock, an `environment` the file or lock lacks.' : ''),
+        (post
+          ? ' `update`, `check` or `diff` without `lock` (`field`: `lock`), a lock that cannot be read, an `update` name the lock does not lock, an `environment` the file or lock lacks.'
+          : ''),
     ),
-    ...(post ? { 403: problemResponse('A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.'), 413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`), 415: problemResponse('Body media type not accepted.') } : {}),
+    ...(post
+      ? {
+          403: problemResponse(
+            'A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.',
+          ),
+          413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
+          415: problemResponse('Body media type not accepted.'),
+        }
+      : {}),
     429: problemResponse('Rate limited, or too many requests from this address in flight; see Retry-After.'),
     500: problemResponse('With `format`: a platform failed to solve (`platforms` says which and why) or the exporter failed.'),
     503: problemResponse('The solve queue is full or the server is shutting down; see Retry-After.'),
@@ -59,7 +89,9 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
       responses: {
         200: jsonResponse('One result per platform, in request order; a platform that did not solve carries its `error`.', result),
         400: problemResponse('Bad input, naming the field, as for `/resolve`.'),
-        403: problemResponse('A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.'), 
+        403: problemResponse(
+          'A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.',
+        ),
         413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
         415: problemResponse('Body media type not accepted (JSON only; `supported_media_types` says so).'),
         429: problemResponse('Rate limited, or too many requests from this address in flight; see Retry-After.'),
@@ -108,7 +140,9 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
             required: false,
             content: {
               [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/ResolveBody' } },
-              ...Object.fromEntries(RAW_FILE_MEDIA_TYPES.map((type) => [type, { schema: { $ref: '#/components/schemas/EnvironmentFile' } }])),
+              ...Object.fromEntries(
+                RAW_FILE_MEDIA_TYPES.map((type) => [type, { schema: { $ref: '#/components/schemas/EnvironmentFile' } }]),
+              ),
             },
           },
           responses: resolveResponses(true),
@@ -116,7 +150,12 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
       },
       '/tree': inspectPath('tree', 'The dependency tree of the solved environment, per platform', 'TreeBody', 'TreeResult'),
       '/why': inspectPath('why', 'Every path from a requested spec to a package, shortest first', 'WhyBody', 'WhyResult'),
-      '/why-not': inspectPath('whyNot', 'Why the solution does not have a spec: the conflict, or what would change', 'WhyNotBody', 'WhyNotResult'),
+      '/why-not': inspectPath(
+        'whyNot',
+        'Why the solution does not have a spec: the conflict, or what would change',
+        'WhyNotBody',
+        'WhyNotResult',
+      ),
       '/diff': {
         post: {
           summary: 'Compare two environments with exact packages',
@@ -127,10 +166,17 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           responses: {
             200: {
               description: 'The changes.',
-              content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/DiffResult' } }, 'text/plain': { schema: { type: 'string' } } },
+              content: {
+                [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/DiffResult' } },
+                'text/plain': { schema: { type: 'string' } },
+              },
             },
-            400: problemResponse('A file that cannot be read as exact packages (`field` is `old.content`, `new.content` or their `filename`), or an `environment` a lock lacks.'),
-            403: problemResponse('A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.'), 
+            400: problemResponse(
+              'A file that cannot be read as exact packages (`field` is `old.content`, `new.content` or their `filename`), or an `environment` a lock lacks.',
+            ),
+            403: problemResponse(
+              'A POST a browser sent from another origin without a CORS preflight (`text/plain`, a form, no body): send JSON, or allow the origin with `--cors-origin`.',
+            ),
             413: problemResponse(`Body larger than ${config.bodyLimit} bytes.`),
             415: problemResponse('Body media type not accepted (JSON only).'),
             429: problemResponse('Rate limited; see Retry-After.'),
@@ -147,7 +193,11 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           responses: {
             200: {
               description: 'The audit report (`conda-resolve audit --json`, plus `failed` platforms), SARIF, or the table.',
-              content: { [JSON_MEDIA_TYPE]: { schema: { type: 'object' } }, 'application/sarif+json': { schema: { type: 'object' } }, 'text/plain': { schema: { type: 'string' } } },
+              content: {
+                [JSON_MEDIA_TYPE]: { schema: { type: 'object' } },
+                'application/sarif+json': { schema: { type: 'object' } },
+                'text/plain': { schema: { type: 'string' } },
+              },
             },
             400: problemResponse('Bad input, as for `/resolve`.'),
             404: problemResponse('The server has no OSV database.'),
@@ -158,9 +208,23 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           },
         },
       },
-      '/formats': { get: { summary: 'The exporter registry', operationId: 'formats', responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') } } },
-      '/platforms': { get: { summary: 'Target platforms and their virtual packages', operationId: 'platforms', responses: { 200: jsonResponse('Platforms.', 'Platforms') } } },
-      '/version': { get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } } },
+      '/formats': {
+        get: {
+          summary: 'The exporter registry',
+          operationId: 'formats',
+          responses: { 200: jsonResponse('Primary names (sorted) and every exporter.', 'Formats') },
+        },
+      },
+      '/platforms': {
+        get: {
+          summary: 'Target platforms and their virtual packages',
+          operationId: 'platforms',
+          responses: { 200: jsonResponse('Platforms.', 'Platforms') },
+        },
+      },
+      '/version': {
+        get: { summary: 'Server version', operationId: 'version', responses: { 200: jsonResponse('Name and version.', 'Version') } },
+      },
       '/health': {
         get: {
           summary: 'Liveness and solver load',
@@ -168,9 +232,23 @@ export function buildOpenApi(schemas: Schemas, config: ServerConfig): Json {
           responses: { 200: jsonResponse('The server is up.', 'Health'), 503: problemResponse('The server is shutting down.') },
         },
       },
-      '/openapi.json': { get: { summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document.' } } } },
-      '/ui': { get: { summary: 'A page to solve an environment and explore it: table, dependency tree, why, why-not, downloads', operationId: 'ui', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
-      '/docs': { get: { summary: 'A page to try requests in a browser', operationId: 'docs', responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } } } },
+      '/openapi.json': {
+        get: { summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document.' } } },
+      },
+      '/ui': {
+        get: {
+          summary: 'A page to solve an environment and explore it: table, dependency tree, why, why-not, downloads',
+          operationId: 'ui',
+          responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } },
+        },
+      },
+      '/docs': {
+        get: {
+          summary: 'A page to try requests in a browser',
+          operationId: 'docs',
+          responses: { 200: { description: 'HTML.', content: { 'text/html': {} } } },
+        },
+      },
     },
     components: {
       schemas: {

@@ -16,8 +16,11 @@ const MEDIA_TYPES = { html: 'text/html; charset=utf-8', js: 'text/javascript; ch
 export function servePages(app: FastifyInstance, files: Readonly<Record<string, StaticFile>>, defaultChannels: readonly string[]): void {
   for (const [path, file] of Object.entries(files)) {
     const extension = file.slice(file.lastIndexOf('.') + 1) as keyof typeof MEDIA_TYPES;
-    const text = extension === 'html' ? fillIn(staticFile(file), { version: TOOL_VERSION, channels: defaultChannels.join(', ') }) : staticFile(file);
-    app.get(path, async (_request, reply) => reply.header('content-security-policy', PAGE_CSP).header('cache-control', 'no-cache').type(MEDIA_TYPES[extension]).send(text));
+    const text =
+      extension === 'html' ? fillIn(staticFile(file), { version: TOOL_VERSION, channels: defaultChannels.join(', ') }) : staticFile(file);
+    app.get(path, async (_request, reply) =>
+      reply.header('content-security-policy', PAGE_CSP).header('cache-control', 'no-cache').type(MEDIA_TYPES[extension]).send(text),
+    );
     // The pages' relative links assume their path without a trailing slash.
     if (extension === 'html') app.get(`${path}/`, async (_request, reply) => reply.redirect(path, 302));
   }

@@ -17,7 +17,9 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const TYPE_PREFIX = 'urn:conda-resolve:problem:';
 
 /** The statuses this server answers with; anything else is a bug (the fuzz test checks this). */
-export const DEFINED_STATUSES: readonly number[] = [200, 302, ...new Set(Object.values(PROBLEM_KINDS).map((k) => k.status))].sort((a, b) => a - b);
+export const DEFINED_STATUSES: readonly number[] = [200, 302, ...new Set(Object.values(PROBLEM_KINDS).map((k) => k.status))].sort(
+  (a, b) => a - b,
+);
 
 export interface PlatformFailure {
   readonly platform: string;
@@ -86,5 +88,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem, headers: Read
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   // A Buffer is sent as is: fastify would append a charset to a JSON string's media type, and
   // application/problem+json defines none.
-  return reply.code(problem.status).type(PROBLEM_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)));
+  return reply
+    .code(problem.status)
+    .type(PROBLEM_MEDIA_TYPE)
+    .send(Buffer.from(JSON.stringify(body)));
 }

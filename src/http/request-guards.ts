@@ -75,7 +75,10 @@ export function refuseCrossSiteSimplePosts(app: FastifyInstance, config: ServerC
     const type = mediaTypeOf(request);
     if (type !== '' && !SAFELISTED_MEDIA_TYPES.has(type)) return; // the browser asked CORS first
     if (originAllowed(origin, request, config)) return;
-    throw new HttpProblemError('forbidden-origin', `Cannot take a ${type || 'body-less'} POST from the web page at ${originLabel(origin)}: send ${JSON_MEDIA_TYPE}, or allow that origin with --cors-origin`);
+    throw new HttpProblemError(
+      'forbidden-origin',
+      `Cannot take a ${type || 'body-less'} POST from the web page at ${originLabel(origin)}: send ${JSON_MEDIA_TYPE}, or allow that origin with --cors-origin`,
+    );
   });
 }
 
@@ -84,21 +87,29 @@ export function validateMcpOrigin(scope: FastifyInstance, config: ServerConfig):
   // Behind a reverse proxy (--trust-proxy) the public name arrives in Host: the proxy decides.
   const checkHost = isLoopbackHost(config.host) && !config.trustProxy;
   // Hosts of the origins CORS allows are names this server is reached by, too.
-  const corsHosts = new Set(config.corsOrigins.flatMap((origin) => {
-    try {
-      return [new URL(origin).host.toLowerCase()];
-    } catch {
-      return [];
-    }
-  }));
+  const corsHosts = new Set(
+    config.corsOrigins.flatMap((origin) => {
+      try {
+        return [new URL(origin).host.toLowerCase()];
+      } catch {
+        return [];
+      }
+    }),
+  );
   scope.addHook('onRequest', async (request) => {
     const host = request.headers.host ?? '';
     if (checkHost && !isLoopbackHost(host) && !corsHosts.has(host.toLowerCase())) {
-      throw new HttpProblemError('forbidden-origin', `Cannot take an MCP request for host "${originLabel(host)}": this server listens on ${config.host} and answers only for loopback names (behind a reverse proxy, use --trust-proxy)`);
+      throw new HttpProblemError(
+        'forbidden-origin',
+        `Cannot take an MCP request for host "${originLabel(host)}": this server listens on ${config.host} and answers only for loopback names (behind a reverse proxy, use --trust-proxy)`,
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !originAllowed(origin, request, config)) {
-      throw new HttpProblemError('forbidden-origin', `Cannot take an MCP request from the web page at ${originLabel(origin)}: allow that origin with --cors-origin`);
+      throw new HttpProblemError(
+        'forbidden-origin',
+        `Cannot take an MCP request from the web page at ${originLabel(origin)}: allow that origin with --cors-origin`,
+      );
     }
   });
 }
@@ -116,14 +127,19 @@ function originLabel(value: string): string {
 export function wantsText(accept: string | undefined): boolean {
   if (!accept) return false;
   const ranges = accept.split(',').map((part) => {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const [range = '', ...params] = part
+      .trim()
+      .toLowerCase()
+      .split(';')
+      .map((s) => s.trim());
     const q = params.find((p) => p.startsWith('q='));
     return { range, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
   });
   // The weight of a type is that of the most specific range matching it (RFC 9110 section 12.5.1).
   const weight = (type: string): number => {
     const [main] = type.split('/');
-    const match = ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${main}/*`) ?? ranges.find((r) => r.range === '*/*');
+    const match =
+      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${main}/*`) ?? ranges.find((r) => r.range === '*/*');
     return match?.q ?? 0;
   };
   const text = weight('text/plain');

@@ -29,7 +29,11 @@ function listOrString(description: string, maxItems: number | undefined, maxLeng
   return {
     description,
     anyOf: [
-      { type: 'array', items: { type: 'string', ...(maxLength !== undefined ? { maxLength } : {}) }, ...(maxItems !== undefined ? { maxItems } : {}) },
+      {
+        type: 'array',
+        items: { type: 'string', ...(maxLength !== undefined ? { maxLength } : {}) },
+        ...(maxItems !== undefined ? { maxItems } : {}),
+      },
       { type: 'string' },
       { type: 'null' },
     ],
@@ -41,8 +45,7 @@ function repeatable(description: string) {
   return { description, anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
 }
 
-const SPEC_SPLIT_RULE =
-  'A comma followed by a letter or `_` starts a new spec, so a version range such as `numpy>=1.26,<2` stays whole.';
+const SPEC_SPLIT_RULE = 'A comma followed by a letter or `_` starts a new spec, so a version range such as `numpy>=1.26,<2` stays whole.';
 
 export function buildSchemas(limits: SchemaLimits) {
   const resolveBody = {
@@ -58,21 +61,25 @@ export function buildSchemas(limits: SchemaLimits) {
         MAX_SPEC_LENGTH,
       ),
       file: {
-        description: 'Full text of an input file: environment.yml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with `[tool.pixi]`.',
+        description:
+          'Full text of an input file: environment.yml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with `[tool.pixi]`.',
         type: ['string', 'null'],
       },
       filename: {
-        description: 'Basename of that file; it chooses the parser (`environment.yml`, `requirements.txt`, `explicit.txt`, `pixi.lock`, `conda-lock.yml`, `pixi.toml`, `pyproject.toml`). Guessed from the text when absent.',
+        description:
+          'Basename of that file; it chooses the parser (`environment.yml`, `requirements.txt`, `explicit.txt`, `pixi.lock`, `conda-lock.yml`, `pixi.toml`, `pyproject.toml`). Guessed from the text when absent.',
         type: ['string', 'null'],
         maxLength: 255,
       },
       environment: {
-        description: 'The pixi environment of a pixi.lock, pixi.toml or pyproject.toml given as `file` or `lock` (default `default`). With a pixi manifest, no `environment` and `format` `pixi` (or `check`/`diff` against a pixi.lock), every environment is solved into one pixi.lock, as `pixi lock` does.',
+        description:
+          'The pixi environment of a pixi.lock, pixi.toml or pyproject.toml given as `file` or `lock` (default `default`). With a pixi manifest, no `environment` and `format` `pixi` (or `check`/`diff` against a pixi.lock), every environment is solved into one pixi.lock, as `pixi lock` does.',
         type: ['string', 'null'],
         maxLength: 255,
       },
       lock: {
-        description: 'Full text of a previous pixi.lock or conda-lock.yml to stay close to: every locked package that still satisfies the request keeps its record; with `format` set to the lock\'s format and nothing changed, the answer is this text byte for byte. Its channels must be ones this server may fetch; its package URLs are never fetched.',
+        description:
+          "Full text of a previous pixi.lock or conda-lock.yml to stay close to: every locked package that still satisfies the request keeps its record; with `format` set to the lock's format and nothing changed, the answer is this text byte for byte. Its channels must be ones this server may fetch; its package URLs are never fetched.",
         type: ['string', 'null'],
       },
       lock_filename: {
@@ -80,17 +87,29 @@ export function buildSchemas(limits: SchemaLimits) {
         type: ['string', 'null'],
         maxLength: 255,
       },
-      update: listOrString('Package names of `lock` to solve afresh at their most preferred versions (and only what they force to change); everything else keeps its locked record. Needs `lock`. As a string: comma-separated.', 256, 255),
+      update: listOrString(
+        'Package names of `lock` to solve afresh at their most preferred versions (and only what they force to change); everything else keeps its locked record. Needs `lock`. As a string: comma-separated.',
+        256,
+        255,
+      ),
       check: {
-        description: 'With `lock`: answer a LockCheck (whether `lock` satisfies the request on every platform, and why not) without solving or fetching repodata. `format` does not apply.',
+        description:
+          'With `lock`: answer a LockCheck (whether `lock` satisfies the request on every platform, and why not) without solving or fetching repodata. `format` does not apply.',
         type: ['boolean', 'null'],
       },
       diff: {
-        description: 'With `lock`: answer a LockDiff (per platform, the packages the solve adds, removes, upgrades, downgrades, rebuilds or moves against `lock`) instead of the result; with `format`, the text in that format is its `output`. `Accept: text/plain` gives the changes as a table.',
+        description:
+          'With `lock`: answer a LockDiff (per platform, the packages the solve adds, removes, upgrades, downgrades, rebuilds or moves against `lock`) instead of the result; with `format`, the text in that format is its `output`. `Accept: text/plain` gives the changes as a table.',
         type: ['boolean', 'null'],
       },
-      channels: listOrString('Channels in priority order: names (`conda-forge`) or URLs. Default: the server\'s default channels.', limits.maxChannels),
-      platforms: listOrString('Target platforms (conda subdirs) such as `linux-64` or `osx-arm64`. Default: the server\'s platform.', limits.maxPlatforms),
+      channels: listOrString(
+        "Channels in priority order: names (`conda-forge`) or URLs. Default: the server's default channels.",
+        limits.maxChannels,
+      ),
+      platforms: listOrString(
+        "Target platforms (conda subdirs) such as `linux-64` or `osx-arm64`. Default: the server's platform.",
+        limits.maxPlatforms,
+      ),
       channel_priority: { description: 'conda channel priority.', type: ['string', 'null'], enum: [...CHANNEL_PRIORITIES, null] },
       virtual_packages: listOrString('Virtual packages to add or replace, `NAME=VERSION[=BUILD]`, e.g. `__glibc=2.17`.', 32),
       exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: ['string', 'null'] },
@@ -100,11 +119,36 @@ export function buildSchemas(limits: SchemaLimits) {
         maxItems: limits.maxSpecs,
         items: { type: 'string', minLength: 1, maxLength: MAX_SPEC_LENGTH },
       },
-      index_url: { description: 'The PyPI index (PEP 503/691). Default and, unless the server allows more, the only one allowed: `https://pypi.org/simple`.', type: ['string', 'null'], maxLength: 2048 },
-      extra_index_urls: { description: 'More PyPI indexes, consulted as `index_strategy` says; each must pass the server\'s index allowlist.', type: ['array', 'null'], maxItems: 8, items: { type: 'string', maxLength: 2048 } },
-      index_strategy: { description: 'How several indexes combine (uv\'s names): `first-index` (default: the first index that has a project is the only one used), `unsafe-first-match`, `unsafe-best-match`.', type: ['string', 'null'], enum: ['first-index', 'unsafe-first-match', 'unsafe-best-match', null] },
-      prerelease: { description: 'PyPI pre-releases: `if-necessary-or-explicit` (default, PEP 440: when a specifier names one or nothing else fits), `allow` (pip\'s `--pre`), `disallow`.', type: ['string', 'null'], enum: ['if-necessary-or-explicit', 'allow', 'disallow', null] },
-      resolution: { description: 'Which version of each name is preferred, conda and PyPI alike: `highest` (default), `lowest`, `lowest-direct` (lowest for the requested names only).', type: ['string', 'null'], enum: ['highest', 'lowest', 'lowest-direct', null] },
+      index_url: {
+        description:
+          'The PyPI index (PEP 503/691). Default and, unless the server allows more, the only one allowed: `https://pypi.org/simple`.',
+        type: ['string', 'null'],
+        maxLength: 2048,
+      },
+      extra_index_urls: {
+        description: "More PyPI indexes, consulted as `index_strategy` says; each must pass the server's index allowlist.",
+        type: ['array', 'null'],
+        maxItems: 8,
+        items: { type: 'string', maxLength: 2048 },
+      },
+      index_strategy: {
+        description:
+          "How several indexes combine (uv's names): `first-index` (default: the first index that has a project is the only one used), `unsafe-first-match`, `unsafe-best-match`.",
+        type: ['string', 'null'],
+        enum: ['first-index', 'unsafe-first-match', 'unsafe-best-match', null],
+      },
+      prerelease: {
+        description:
+          "PyPI pre-releases: `if-necessary-or-explicit` (default, PEP 440: when a specifier names one or nothing else fits), `allow` (pip's `--pre`), `disallow`.",
+        type: ['string', 'null'],
+        enum: ['if-necessary-or-explicit', 'allow', 'disallow', null],
+      },
+      resolution: {
+        description:
+          'Which version of each name is preferred, conda and PyPI alike: `highest` (default), `lowest`, `lowest-direct` (lowest for the requested names only).',
+        type: ['string', 'null'],
+        enum: ['highest', 'lowest', 'lowest-direct', null],
+      },
     },
   } as const;
 
@@ -119,13 +163,16 @@ export function buildSchemas(limits: SchemaLimits) {
       channels: repeatable('Comma-separated channels, in priority order.'),
       platform: repeatable('A target platform; repeat for more.'),
       platforms: repeatable('Comma-separated target platforms.'),
-      format: { description: 'Exporter name or alias (see `GET /formats`). Without it the answer is the native JSON array.', type: 'string' },
+      format: {
+        description: 'Exporter name or alias (see `GET /formats`). Without it the answer is the native JSON array.',
+        type: 'string',
+      },
       channel_priority: { description: 'conda channel priority.', type: 'string', enum: [...CHANNEL_PRIORITIES] },
       virtual_package: repeatable('A virtual package `NAME=VERSION[=BUILD]`; repeat for more.'),
       virtual_packages: repeatable('Comma-separated virtual packages.'),
       exclude_newer: { description: 'Ignore packages published after this ISO 8601 date or date-time.', type: 'string' },
       filename: {
-        description: 'With a raw file body on `POST`: the file\'s basename, which chooses its parser.',
+        description: "With a raw file body on `POST`: the file's basename, which chooses its parser.",
         type: 'string',
         maxLength: 255,
       },
@@ -144,7 +191,21 @@ export function buildSchemas(limits: SchemaLimits) {
     title: 'PackageRecord',
     type: 'object',
     additionalProperties: false,
-    required: ['name', 'version', 'build', 'build_number', 'channel', 'subdir', 'url', 'sha256', 'md5', 'size', 'depends', 'constrains', 'manager'],
+    required: [
+      'name',
+      'version',
+      'build',
+      'build_number',
+      'channel',
+      'subdir',
+      'url',
+      'sha256',
+      'md5',
+      'size',
+      'depends',
+      'constrains',
+      'manager',
+    ],
     properties: {
       name: { type: 'string' },
       version: { type: 'string' },
@@ -164,7 +225,8 @@ export function buildSchemas(limits: SchemaLimits) {
 
   const pypiRecord = {
     title: 'PypiRecord',
-    description: 'A PyPI distribution: one a solve chose (the wheel for the platform and the solved Python, with every field the index page and the wheel\'s core metadata give) or one kept from a lock (pixi.lock `pypi:`, conda-lock.yml `manager: pip`: the fields a lock records).',
+    description:
+      "A PyPI distribution: one a solve chose (the wheel for the platform and the solved Python, with every field the index page and the wheel's core metadata give) or one kept from a lock (pixi.lock `pypi:`, conda-lock.yml `manager: pip`: the fields a lock records).",
     type: 'object',
     additionalProperties: false,
     required: ['name', 'version', 'url', 'sha256', 'md5', 'requires_dist', 'requires_python', 'index', 'manager'],
@@ -178,13 +240,25 @@ export function buildSchemas(limits: SchemaLimits) {
       requires_python: { type: ['string', 'null'] },
       index: { type: ['string', 'null'], description: 'The index (or find-links folder) that listed it, without credentials.' },
       filename: { type: 'string', description: 'Solved only: the wheel file name (PEP 427).' },
-      hashes: { type: 'object', additionalProperties: { type: 'string' }, description: 'Solved only: every hash the index gives, name -> lowercase hex.' },
+      hashes: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Solved only: every hash the index gives, name -> lowercase hex.',
+      },
       size: { type: ['integer', 'null'], description: 'Solved only: bytes (PEP 700).' },
       upload_time: { type: ['string', 'null'], description: 'Solved only: ISO 8601 (PEP 700).' },
       yanked: { type: 'boolean', description: 'Solved only: PEP 592, chosen only for an `==` pin.' },
       extras: { type: 'array', items: { type: 'string' }, description: 'Solved only: the extras the solve asked of it.' },
-      depends: { type: 'array', items: { type: 'string' }, description: 'Solved only: normalised names of the requirements that hold on this platform with the solved Python.' },
-      manager: { type: 'string', enum: ['pip'], description: '`pip`, conda\'s word for pip-installed packages (`conda` for conda records).' },
+      depends: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Solved only: normalised names of the requirements that hold on this platform with the solved Python.',
+      },
+      manager: {
+        type: 'string',
+        enum: ['pip'],
+        description: "`pip`, conda's word for pip-installed packages (`conda` for conda records).",
+      },
     },
   } as const;
 
@@ -195,10 +269,19 @@ export function buildSchemas(limits: SchemaLimits) {
     required: ['platform', 'packages', 'error'],
     properties: {
       platform: { type: 'string' },
-      packages: { type: 'array', items: { anyOf: [packageRecord, pypiRecord] }, description: 'Conda packages (`manager` `conda`) sorted by name, then PyPI distributions (`manager` `pip`: solved, or kept from a lock); empty when the platform failed.' },
+      packages: {
+        type: 'array',
+        items: { anyOf: [packageRecord, pypiRecord] },
+        description:
+          'Conda packages (`manager` `conda`) sorted by name, then PyPI distributions (`manager` `pip`: solved, or kept from a lock); empty when the platform failed.',
+      },
       error: { type: ['string', 'null'], description: 'null when the platform solved, else why it failed.' },
       explanation: EXPLANATION_SCHEMA,
-      warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the input had parts that were not solved (pip entries, ...).' },
+      warnings: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Present when the input had parts that were not solved (pip entries, ...).',
+      },
     },
   } as const;
 
@@ -227,7 +310,12 @@ export function buildSchemas(limits: SchemaLimits) {
         items: {
           type: 'object',
           required: ['platform', 'error', 'code'],
-          properties: { platform: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' }, environment: { type: 'string', description: 'The pixi environment, when a whole workspace was solved.' } },
+          properties: {
+            platform: { type: 'string' },
+            error: { type: 'string' },
+            code: { type: 'string' },
+            environment: { type: 'string', description: 'The pixi environment, when a whole workspace was solved.' },
+          },
         },
       },
       retry_after: { type: 'integer', description: 'Seconds; also sent as Retry-After.' },
@@ -282,7 +370,10 @@ export function buildSchemas(limits: SchemaLimits) {
           detail: { type: ['string', 'null'] },
           waiting: { type: ['integer', 'null'] },
           active: { type: ['integer', 'null'] },
-          workers: { type: ['integer', 'null'], description: 'conda-resolve worker processes connected to the queue; with 0, solves wait for one' },
+          workers: {
+            type: ['integer', 'null'],
+            description: 'conda-resolve worker processes connected to the queue; with 0, solves wait for one',
+          },
         },
       },
       solver: {
@@ -328,8 +419,16 @@ export function buildSchemas(limits: SchemaLimits) {
           required: ['name', 'kind'],
           properties: {
             name: { type: 'string' },
-            kind: { type: 'string', enum: [...CHANGE_KINDS], description: '`rebuilt`: same version, another build; `moved`: same build from another channel or URL.' },
-            manager: { type: 'string', enum: ['pip'], description: 'Present for a PyPI package (kept from a lock); its channel is its index or empty.' },
+            kind: {
+              type: 'string',
+              enum: [...CHANGE_KINDS],
+              description: '`rebuilt`: same version, another build; `moved`: same build from another channel or URL.',
+            },
+            manager: {
+              type: 'string',
+              enum: ['pip'],
+              description: 'Present for a PyPI package (kept from a lock); its channel is its index or empty.',
+            },
             old: { ...packageSide, description: 'Absent when the package was added.' },
             new: { ...packageSide, description: 'Absent when the package was removed.' },
           },
@@ -365,13 +464,14 @@ export function buildSchemas(limits: SchemaLimits) {
 
   const lockCheck = {
     title: 'LockCheck',
-    description: 'Whether the lock satisfies the request (`conda-resolve --check --lock`): same channels and platforms, every spec met by a locked record, dependencies closed, no constraint broken, nothing newer than `exclude_newer`. Nothing is solved or fetched.',
+    description:
+      'Whether the lock satisfies the request (`conda-resolve --check --lock`): same channels and platforms, every spec met by a locked record, dependencies closed, no constraint broken, nothing newer than `exclude_newer`. Nothing is solved or fetched.',
     type: 'object',
     additionalProperties: false,
     required: ['satisfied', 'lock', 'environments', 'platforms', 'reasons'],
     properties: {
       satisfied: { type: 'boolean' },
-      lock: { type: 'string', description: 'The lock\'s file name.' },
+      lock: { type: 'string', description: "The lock's file name." },
       environments: { type: 'array', items: { type: 'string' }, description: 'The environments checked.' },
       platforms: { type: 'array', items: { type: 'string' }, description: 'The platforms the request asks for.' },
       reasons: {
@@ -392,7 +492,10 @@ export function buildSchemas(limits: SchemaLimits) {
     additionalProperties: false,
     required: ['content'],
     properties: {
-      content: { type: 'string', description: `The text of the ${side} file: pixi.lock, conda-lock.yml, an @EXPLICIT file or conda-resolve's JSON result.` },
+      content: {
+        type: 'string',
+        description: `The text of the ${side} file: pixi.lock, conda-lock.yml, an @EXPLICIT file or conda-resolve's JSON result.`,
+      },
       filename: { type: ['string', 'null'], maxLength: 255, description: 'Its basename; guessed from the text when absent.' },
     },
   });
@@ -420,7 +523,25 @@ export function buildSchemas(limits: SchemaLimits) {
     properties: { changed: { type: 'boolean' }, platforms: { type: 'array', items: platformDiff } },
   } as const;
 
-  return { resolveBody, resolveQuery, rawFileBody, platformDiff, lockDiff, lockCheck, diffBody, diffResult, packageRecord, pypiRecord, solveResult, nativeResult, problem, formats, platforms, version, health };
+  return {
+    resolveBody,
+    resolveQuery,
+    rawFileBody,
+    platformDiff,
+    lockDiff,
+    lockCheck,
+    diffBody,
+    diffResult,
+    packageRecord,
+    pypiRecord,
+    solveResult,
+    nativeResult,
+    problem,
+    formats,
+    platforms,
+    version,
+    health,
+  };
 }
 
 export type Schemas = ReturnType<typeof buildSchemas>;

@@ -112,7 +112,14 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     // after the check (DNS rebinding) is still refused a private address.
     ...(config.condarc !== undefined
       ? serverNetwork(config.condarc, options.env, policy.lookup)
-      : { dispatcher: new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } }) }),
+      : {
+          dispatcher: new Agent({
+            connections: 16,
+            headersTimeout: 60_000,
+            bodyTimeout: 60_000,
+            connect: { timeout: 15_000, lookup: policy.lookup },
+          }),
+        }),
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   // With --redis solves go to `conda-resolve worker` processes; the pool then stays unstarted.
@@ -131,13 +138,22 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
 
   const { registry, warnings, plugins } = await loadRegistry({ env: options.env, cwd: options.cwd });
   for (const warning of warnings) logger.warn(warning);
-  for (const plugin of plugins) logger.info({ plugin: plugin.name, version: plugin.version, location: plugin.location, formats: plugin.exporters }, pluginLoadedLine(plugin));
+  for (const plugin of plugins)
+    logger.info(
+      { plugin: plugin.name, version: plugin.version, location: plugin.location, formats: plugin.exporters },
+      pluginLoadedLine(plugin),
+    );
 
   const lifecycle: Lifecycle = { closing: false };
   const hostPlatform = hostSubdir(process.platform, process.arch);
   // PyPI: index URLs pass the allowlist per request (routes/resolve.ts); files the pages link to
   // are fetched through the policy's lookup, which refuses private addresses.
-  const pypiAgent = new Agent({ connections: 16, headersTimeout: 60_000, bodyTimeout: 60_000, connect: { timeout: 15_000, lookup: policy.lookup } });
+  const pypiAgent = new Agent({
+    connections: 16,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+    connect: { timeout: 15_000, lookup: policy.lookup },
+  });
   const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
     new PypiIndexClient({
       indexUrl: pypi.indexUrl,
@@ -159,7 +175,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
     hostPlatform,
     // The operator's OSV API goes through serve --condarc's proxies and TLS, as the channels do
     // (its URL is the operator's, so the channel policy's address checks do not apply to it).
-    ...(config.osvApi !== undefined && config.condarc !== undefined ? { osvDispatcher: serverNetwork(config.condarc, options.env, undefined).dispatcher } : {}),
+    ...(config.osvApi !== undefined && config.condarc !== undefined
+      ? { osvDispatcher: serverNetwork(config.condarc, options.env, undefined).dispatcher }
+      : {}),
     // With --redis the local pool is never started: /health and /metrics report the shared queue.
     pool: replica ? { size: 0, running: 0, queued: 0, maxQueue: 0 } : pool,
     solveCache: cache,
@@ -183,7 +201,9 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 
   // Connections are tracked from the start so that shutdown can answer what they already carry.
   // The debug line is what the shutdown test waits for before it expects a refused connection.
-  const connections = trackConnections(app.server, { onListenerClosed: () => logger.debug('listening socket closed: new connections are refused') });
+  const connections = trackConnections(app.server, {
+    onListenerClosed: () => logger.debug('listening socket closed: new connections are refused'),
+  });
 
   try {
     await prewarm(config.prewarm, { store, policy, logger, env: options.env, cwd: options.cwd });
@@ -203,7 +223,11 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   logger.info(
-    { allowed_channels: config.allowedChannels.map((c) => redactSecrets(c)), default_channels: config.defaultChannels.map((c) => redactSecrets(c)), local_channels: config.allowLocalChannels },
+    {
+      allowed_channels: config.allowedChannels.map((c) => redactSecrets(c)),
+      default_channels: config.defaultChannels.map((c) => redactSecrets(c)),
+      local_channels: config.allowLocalChannels,
+    },
     `channels allowed: ${describeAllowed(config)}`,
   );
   logger.info(
@@ -287,9 +311,15 @@ async function prewarm(
       await deps.policy.checkUrl(channel.baseUrl);
       const indexes = await deps.store.prepare([channel], [target.platform, 'noarch'], []);
       const records = indexes.reduce((sum, index) => sum + index.recordCount, 0);
-      deps.logger.info({ channel: channel.name, platform: target.platform, records, ms: Math.round(performance.now() - started) }, 'pre-warmed channel index');
+      deps.logger.info(
+        { channel: channel.name, platform: target.platform, records, ms: Math.round(performance.now() - started) },
+        'pre-warmed channel index',
+      );
     } catch (error) {
-      deps.logger.warn({ channel: redactSecrets(target.channel), platform: target.platform, error: userMessage(error) }, 'cannot pre-warm channel index');
+      deps.logger.warn(
+        { channel: redactSecrets(target.channel), platform: target.platform, error: userMessage(error) },
+        'cannot pre-warm channel index',
+      );
     }
   }
 }

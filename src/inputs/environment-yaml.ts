@@ -9,7 +9,17 @@ import type { InputSpec, ParsedInputFile } from './types.js';
 import type { PypiIndexOptions, PypiInputRequirement } from '../pypi/request.js';
 import { readPipSection, type IncludedFileReader } from './pip-section.js';
 
-const KNOWN_KEYS = new Set(['name', 'channels', 'dependencies', 'variables', 'prefix', 'platforms', 'category', 'description', 'pip-repositories']);
+const KNOWN_KEYS = new Set([
+  'name',
+  'channels',
+  'dependencies',
+  'variables',
+  'prefix',
+  'platforms',
+  'category',
+  'description',
+  'pip-repositories',
+]);
 
 /**
  * The largest environment file read. Real ones are a few kB; js-yaml takes ~50 ms for 256 kB on

@@ -42,7 +42,11 @@ export function parseExplicitFile(filename: string, content: string): ParsedInpu
       return;
     }
     if (!inBody) {
-      throw new InputFileError('CR_ERR_INPUT_EXPLICIT', filename, `Cannot read explicit file "${filename}": line ${lineNo} comes before @EXPLICIT`);
+      throw new InputFileError(
+        'CR_ERR_INPUT_EXPLICIT',
+        filename,
+        `Cannot read explicit file "${filename}": line ${lineNo} comes before @EXPLICIT`,
+      );
     }
     const pkg = parseExplicitUrl(text);
     if (!pkg) {

@@ -15,7 +15,8 @@ export type { InputSpec, ManifestDetails, ParsedInputFile, ParseInputOptions } f
 export { lockEnvironment, lockFormatOf, readLockFile } from '../locks/lock-file.js';
 export { parseExplicitUrl } from './explicit-file.js';
 
-export const SUPPORTED_FILE_KINDS = 'environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with [tool.pixi]';
+export const SUPPORTED_FILE_KINDS =
+  'environment.yml/.yaml, a *.txt spec list, an @EXPLICIT file, pixi.lock, conda-lock.yml, pixi.toml or pyproject.toml with [tool.pixi]';
 
 export function parseInputFile(filename: string, content: string, options: ParseInputOptions = {}): ParsedInputFile {
   const base = filename.split(/[\\/]/).pop() ?? filename;
@@ -34,10 +35,23 @@ export function parseInputFile(filename: string, content: string, options: Parse
 }
 
 /** A lock file as an input: its environment's records, with its channels and platforms. */
-function lockInput(filename: string, content: string, format: Parameters<typeof readLockFile>[2], environment: string | undefined): ParsedInputFile {
+function lockInput(
+  filename: string,
+  content: string,
+  format: Parameters<typeof readLockFile>[2],
+  environment: string | undefined,
+): ParsedInputFile {
   const lock = readLockFile(filename, content, format);
   const locked = lockEnvironment(lock, environment);
-  return { filename, kind: 'lock', specs: [], channels: locked.channels, platforms: [...locked.platforms.keys()], warnings: locked.warnings, locked };
+  return {
+    filename,
+    kind: 'lock',
+    specs: [],
+    channels: locked.channels,
+    platforms: [...locked.platforms.keys()],
+    warnings: locked.warnings,
+    locked,
+  };
 }
 
 /** A pixi manifest's environment `name` (default `default`) as an input. */

@@ -48,7 +48,11 @@ export function readPipSection(
   lineOf: ReadonlyMap<string, number>,
   readIncluded: IncludedFileReader | undefined,
 ): PipSection {
-  const out: { requirements: PypiInputRequirement[]; options: MutableOptions; warnings: string[] } = { requirements: [], options: {}, warnings: [] };
+  const out: { requirements: PypiInputRequirement[]; options: MutableOptions; warnings: string[] } = {
+    requirements: [],
+    options: {},
+    warnings: [],
+  };
   const source: Source = { file: filename, label: filename, path: filename, depth: 0, seen: new Set([filename]) };
   items.forEach((item, index) => {
     if (typeof item !== 'string' && typeof item !== 'number') {
@@ -79,7 +83,13 @@ function optionOf(text: string): { name: string; value: string } {
   return { name: text.slice(0, 2), value: text.slice(2).trim() };
 }
 
-const SHORT: Readonly<Record<string, string>> = { '-i': '--index-url', '-f': '--find-links', '-r': '--requirement', '-e': '--editable', '-c': '--constraint' };
+const SHORT: Readonly<Record<string, string>> = {
+  '-i': '--index-url',
+  '-f': '--find-links',
+  '-r': '--requirement',
+  '-e': '--editable',
+  '-c': '--constraint',
+};
 
 function readLine(
   raw: string,
@@ -139,9 +149,15 @@ function include(
   out: { requirements: PypiInputRequirement[]; options: MutableOptions; warnings: string[] },
   readIncluded: IncludedFileReader | undefined,
 ): void {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) throw pipError(source.file, `${at}: "-r ${name}": a requirements file is read from disk, not from a URL`);
-  if (!readIncluded) throw pipError(source.file, `${at}: "-r ${name}": a requirements file next to the environment file cannot be read here (give the requirements in the pip: list)`);
-  if (source.depth >= MAX_INCLUDE_DEPTH) throw pipError(source.file, `${at}: "-r ${name}" nests requirements files deeper than ${MAX_INCLUDE_DEPTH}`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name))
+    throw pipError(source.file, `${at}: "-r ${name}": a requirements file is read from disk, not from a URL`);
+  if (!readIncluded)
+    throw pipError(
+      source.file,
+      `${at}: "-r ${name}": a requirements file next to the environment file cannot be read here (give the requirements in the pip: list)`,
+    );
+  if (source.depth >= MAX_INCLUDE_DEPTH)
+    throw pipError(source.file, `${at}: "-r ${name}" nests requirements files deeper than ${MAX_INCLUDE_DEPTH}`);
   const path = resolveLocal(name, source.path);
   if (source.seen.has(path)) throw pipError(source.file, `${at}: "-r ${name}" includes a file that includes it`);
   let content: string;
@@ -149,10 +165,17 @@ function include(
     content = readIncluded(path);
   } catch (error) {
     const reason = error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : 'unreadable';
-    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', source.file, `${at}: cannot read requirements file "${name}" (${reason})`, { cause: error });
+    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', source.file, `${at}: cannot read requirements file "${name}" (${reason})`, {
+      cause: error,
+    });
   }
   if (content.length > MAX_INCLUDED_BYTES) {
-    throw new InputFileError('CR_ERR_INPUT_FILE_TOO_LARGE', source.file, `${at}: requirements file "${name}" is larger than ${MAX_INCLUDED_BYTES / 1024} KiB (the limit)`, { limit: MAX_INCLUDED_BYTES });
+    throw new InputFileError(
+      'CR_ERR_INPUT_FILE_TOO_LARGE',
+      source.file,
+      `${at}: requirements file "${name}" is larger than ${MAX_INCLUDED_BYTES / 1024} KiB (the limit)`,
+      { limit: MAX_INCLUDED_BYTES },
+    );
   }
   const label = `${source.label} -> ${name}`;
   const inner: Source = { file: source.file, label, path, depth: source.depth + 1, seen: new Set([...source.seen, path]) };
@@ -197,7 +220,9 @@ function needsBuild(requirement: string): string | undefined {
   }
   // A local path: pip treats a line with a path separator or starting with "." as one.
   if (/^(\.{1,2}([\\/]|$)|[\\/~]|[a-z]:[\\/])/i.test(target) || /[\\/]/.test(target.split(/[;\s[]/)[0]!)) {
-    return /\.whl$/i.test(target.split(/[;\s]/)[0]!) ? 'a wheel file is not on an index (name its folder with -f DIR instead)' : 'a local path is built';
+    return /\.whl$/i.test(target.split(/[;\s]/)[0]!)
+      ? 'a wheel file is not on an index (name its folder with -f DIR instead)'
+      : 'a local path is built';
   }
   return undefined;
 }
@@ -215,5 +240,9 @@ function pipError(file: string, message: string): InputFileError {
 }
 
 function buildError(file: string, at: string, text: string, why: string): InputFileError {
-  return new InputFileError('CR_ERR_INPUT_PIP_NEEDS_BUILD', file, `Cannot resolve pip entry "${text}" (${at}): ${why}, which a resolve does not do (give a name and version from an index, or a wheel URL)`);
+  return new InputFileError(
+    'CR_ERR_INPUT_PIP_NEEDS_BUILD',
+    file,
+    `Cannot resolve pip entry "${text}" (${at}): ${why}, which a resolve does not do (give a name and version from an index, or a wheel URL)`,
+  );
 }

@@ -111,7 +111,8 @@ export function parsePixiManifest(filename: string, content: string): PixiManife
 }
 
 function readManifest(filename: string, content: string): PixiManifest {
-  const fail = (message: string) => new InputFileError('CR_ERR_INPUT_MANIFEST', filename, `Cannot read pixi manifest "${filename}": ${message}`);
+  const fail = (message: string) =>
+    new InputFileError('CR_ERR_INPUT_MANIFEST', filename, `Cannot read pixi manifest "${filename}": ${message}`);
   if (content.length > MANIFEST_LIMITS.bytes) {
     throw fail(`it has ${content.length} characters, more than the ${MANIFEST_LIMITS.bytes} a manifest may have (the limit on bytes)`);
   }
@@ -130,7 +131,8 @@ function readManifest(filename: string, content: string): PixiManifest {
   if (!isTable(workspace)) throw fail(`it has no [${prefix}workspace] (or [${prefix}project]) table`);
   const warnings: string[] = [];
   const bound = (count: number, limit: keyof typeof MANIFEST_LIMITS, where: string): void => {
-    if (count > MANIFEST_LIMITS[limit]) throw fail(`${where} has ${count} entries, more than the ${MANIFEST_LIMITS[limit]} a manifest may have (the limit on ${limit})`);
+    if (count > MANIFEST_LIMITS[limit])
+      throw fail(`${where} has ${count} entries, more than the ${MANIFEST_LIMITS[limit]} a manifest may have (the limit on ${limit})`);
   };
 
   const stringList = (value: unknown, where: string): string[] => {
@@ -146,11 +148,14 @@ function readManifest(filename: string, content: string): PixiManifest {
   };
 
   const feature = (name: string, table: Table, where: string): Feature => {
-    const channels = (table.channels === undefined ? [] : Array.isArray(table.channels) ? table.channels : [null]).map((c: unknown, i: number) => {
-      if (typeof c === 'string') return { channel: c, priority: 0 };
-      if (isTable(c) && typeof c.channel === 'string') return { channel: c.channel, priority: typeof c.priority === 'number' ? c.priority : 0 };
-      throw fail(`${where}channels[${i}] must be a channel name or { channel, priority }`);
-    });
+    const channels = (table.channels === undefined ? [] : Array.isArray(table.channels) ? table.channels : [null]).map(
+      (c: unknown, i: number) => {
+        if (typeof c === 'string') return { channel: c, priority: 0 };
+        if (isTable(c) && typeof c.channel === 'string')
+          return { channel: c.channel, priority: typeof c.priority === 'number' ? c.priority : 0 };
+        throw fail(`${where}channels[${i}] must be a channel name or { channel, priority }`);
+      },
+    );
     const specs = dependencySpecs(table.dependencies, `${where}dependencies`, fail);
     const targetSpecs = new Map<string, InputSpec[]>();
     const targetPypi = new Map<string, PypiInputRequirement[]>();
@@ -160,12 +165,26 @@ function readManifest(filename: string, content: string): PixiManifest {
       bound(Object.keys(table.target).length, 'targets', `${where}target`);
       for (const [platform, target] of Object.entries(table.target)) {
         if (!isTable(target)) throw fail(`${where}target.${platform} must be a table`);
-        if (!FAMILIES.includes(platform) && (!isKnownSubdir(platform) || platform === 'noarch') && !named.has(platform) && !platform.includes('*')) {
-          throw fail(`${where}target.${platform}: "${platform}" is neither a platform nor one of ${FAMILIES.join(', ')} (nor a name in workspace.platforms)`);
+        if (
+          !FAMILIES.includes(platform) &&
+          (!isKnownSubdir(platform) || platform === 'noarch') &&
+          !named.has(platform) &&
+          !platform.includes('*')
+        ) {
+          throw fail(
+            `${where}target.${platform}: "${platform}" is neither a platform nor one of ${FAMILIES.join(', ')} (nor a name in workspace.platforms)`,
+          );
         }
         const list = dependencySpecs(target.dependencies, `${where}target.${platform}.dependencies`, fail);
         if (list.length > 0) targetSpecs.set(platform, list);
-        const pypiList = pypiDependencies(target['pypi-dependencies'], `${where}target.${platform}.pypi-dependencies`, filename, fail, warnings, pypiIndexes);
+        const pypiList = pypiDependencies(
+          target['pypi-dependencies'],
+          `${where}target.${platform}.pypi-dependencies`,
+          filename,
+          fail,
+          warnings,
+          pypiIndexes,
+        );
         if (pypiList.length > 0) targetPypi.set(platform, pypiList);
       }
     }
@@ -183,7 +202,10 @@ function readManifest(filename: string, content: string): PixiManifest {
       channelPriority: text(table['channel-priority'], `${where}channel-priority`),
       pypi,
       targetPypi,
-      pypiOptions: pypiIndexes.length > 0 ? { findLinks: [], ...options, extraIndexUrls: [...pypiIndexes, ...(options?.extraIndexUrls ?? [])] } : options,
+      pypiOptions:
+        pypiIndexes.length > 0
+          ? { findLinks: [], ...options, extraIndexUrls: [...pypiIndexes, ...(options?.extraIndexUrls ?? [])] }
+          : options,
     };
   };
 
@@ -222,7 +244,9 @@ function readManifest(filename: string, content: string): PixiManifest {
 
   if (isPyproject) addPyprojectFeatures(doc, defaultFeature, features, filename, fail);
   const workspacePypiOptions = pypiOptions(workspace['pypi-options'], `${prefix}workspace.pypi-options`, fail, warnings, filename);
-  const definitions = new Map<string, { features: string[]; noDefault: boolean; platforms?: string[] }>([['default', { features: [], noDefault: false }]]);
+  const definitions = new Map<string, { features: string[]; noDefault: boolean; platforms?: string[] }>([
+    ['default', { features: [], noDefault: false }],
+  ]);
   if (root.environments !== undefined) {
     if (!isTable(root.environments)) throw fail(`${prefix}environments must be a table`);
     bound(Object.keys(root.environments).length, 'environments', `${prefix}environments`);
@@ -265,7 +289,10 @@ function readManifest(filename: string, content: string): PixiManifest {
     const bySubdir = new Map<string, WorkspacePlatform>();
     for (const p of selected) {
       const other = bySubdir.get(p.subdir);
-      if (other) throw fail(`environment "${name}" has two platforms for ${p.subdir} ("${other.name}" and "${p.name}"); conda-resolve solves one platform per subdir in an environment: narrow it with the environment's or a feature's platforms`);
+      if (other)
+        throw fail(
+          `environment "${name}" has two platforms for ${p.subdir} ("${other.name}" and "${p.name}"); conda-resolve solves one platform per subdir in an environment: narrow it with the environment's or a feature's platforms`,
+        );
       bySubdir.set(p.subdir, p);
     }
     const platforms = selected.map((p) => p.subdir);
@@ -279,7 +306,10 @@ function readManifest(filename: string, content: string): PixiManifest {
     for (const entry of selected) {
       const platform = entry.subdir;
       if (ordered.some((f) => [...f.targetSpecs.keys()].some((selector) => selectorRank(selector, entry) !== undefined))) {
-        platformSpecs.set(platform, ordered.flatMap((f) => featureSpecsOn(f, entry)));
+        platformSpecs.set(
+          platform,
+          ordered.flatMap((f) => featureSpecsOn(f, entry)),
+        );
       }
       // The platform's own virtual packages win over system-requirements of the same name.
       const own = new Set(entry.virtualPackages.map((v) => v.split('=')[0]));
@@ -291,13 +321,22 @@ function readManifest(filename: string, content: string): PixiManifest {
       name,
       ...(pypi.pypi.length > 0 ? { pypi: pypi.pypi } : {}),
       ...(pypi.platformPypi.size > 0 ? { platformPypi: pypi.platformPypi } : {}),
-      ...optionsField(mergePypiOptions(workspacePypiOptions, ordered.map((f) => f.pypiOptions), fail, name)),
+      ...optionsField(
+        mergePypiOptions(
+          workspacePypiOptions,
+          ordered.map((f) => f.pypiOptions),
+          fail,
+          name,
+        ),
+      ),
       channels,
       platforms,
       specs: base,
       platformSpecs,
       virtualPackages,
-      channelPriority: chosen.find((f) => f.channelPriority !== undefined)?.channelPriority ?? text(workspace['channel-priority'], `${prefix}workspace.channel-priority`),
+      channelPriority:
+        chosen.find((f) => f.channelPriority !== undefined)?.channelPriority ??
+        text(workspace['channel-priority'], `${prefix}workspace.channel-priority`),
       excludeNewer: text(workspace['exclude-newer'], `${prefix}workspace.exclude-newer`),
       platformNames: new Map(selected.filter((p) => p.name !== p.subdir).map((p) => [p.subdir, p.name])),
     });
@@ -314,7 +353,13 @@ function optionsField(options: PypiIndexOptions | undefined): { pypiOptions?: Py
  * A pyproject's `[project]` lists and dependency groups: the default feature's PyPI requirements,
  * and features named after extras and groups (new ones when `[tool.pixi.feature]` has none).
  */
-function addPyprojectFeatures(doc: Table, defaultFeature: Feature, features: Map<string, Feature>, filename: string, fail: (m: string) => Error): void {
+function addPyprojectFeatures(
+  doc: Table,
+  defaultFeature: Feature,
+  features: Map<string, Feature>,
+  filename: string,
+  fail: (m: string) => Error,
+): void {
   const condaNames = new Set(defaultFeature.specs.map((s) => normalizePypiName(specName(s.spec))));
   for (const [name, list] of pyprojectFeatures(doc, condaNames, filename, fail)) {
     if (name === 'default') {
@@ -323,17 +368,34 @@ function addPyprojectFeatures(doc: Table, defaultFeature: Feature, features: Map
     }
     const held = features.get(name);
     if (held) held.pypi.push(...list);
-    else features.set(name, { name, channels: [], platforms: undefined, specs: [], targetSpecs: new Map(), system: {}, pypi: [...list], targetPypi: new Map(), pypiOptions: undefined });
+    else
+      features.set(name, {
+        name,
+        channels: [],
+        platforms: undefined,
+        specs: [],
+        targetSpecs: new Map(),
+        system: {},
+        pypi: [...list],
+        targetPypi: new Map(),
+        pypiOptions: undefined,
+      });
   }
 }
 
 /** An environment's PyPI requirements, and the whole list of each platform where a target changes it. */
-function environmentPypi(ordered: readonly Feature[], platforms: readonly WorkspacePlatform[]): { pypi: PypiInputRequirement[]; platformPypi: Map<string, PypiInputRequirement[]> } {
+function environmentPypi(
+  ordered: readonly Feature[],
+  platforms: readonly WorkspacePlatform[],
+): { pypi: PypiInputRequirement[]; platformPypi: Map<string, PypiInputRequirement[]> } {
   const pypi = ordered.flatMap((f) => f.pypi);
   const platformPypi = new Map<string, PypiInputRequirement[]>();
   for (const platform of platforms) {
     if (!ordered.some((f) => [...f.targetPypi.keys()].some((selector) => selectorRank(selector, platform) !== undefined))) continue;
-    platformPypi.set(platform.subdir, ordered.flatMap((f) => featurePypiOn(f, platform)));
+    platformPypi.set(
+      platform.subdir,
+      ordered.flatMap((f) => featurePypiOn(f, platform)),
+    );
   }
   return { pypi, platformPypi };
 }
@@ -397,11 +459,13 @@ function workspacePlatformList(value: unknown, where: string, fail: (m: string) 
     if (!isTable(entry)) throw fail(`${at} must be a subdir string or a { platform = "...", ... } table`);
     const name = entry.name;
     const platform = entry.platform;
-    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9-]+$/.test(name))) throw fail(`${at}.name must be a name of letters, digits and "-"`);
+    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9-]+$/.test(name)))
+      throw fail(`${at}.name must be a name of letters, digits and "-"`);
     if (platform !== undefined && typeof platform !== 'string') throw fail(`${at}.platform must be a subdir string`);
     const subdir = platform ?? name;
     if (subdir === undefined) throw fail(`${at} must set "platform" (its subdir) or a "name" that is a subdir`);
-    if (!isKnownSubdir(subdir) || subdir === 'noarch') throw fail(`${at}: "${subdir}" is not a conda subdir${platform === undefined ? '; set "platform" when the name is not one' : ''}`);
+    if (!isKnownSubdir(subdir) || subdir === 'noarch')
+      throw fail(`${at}: "${subdir}" is not a conda subdir${platform === undefined ? '; set "platform" when the name is not one' : ''}`);
     const versionOf = (key: string, v: unknown): string => {
       if (typeof v === 'string' && v.trim() !== '' && !/[\s=]/.test(v.trim())) return v.trim();
       throw fail(`${at}.${key} must be a version string`);
@@ -409,7 +473,8 @@ function workspacePlatformList(value: unknown, where: string, fail: (m: string) 
     const virtualPackages: string[] = [];
     const nameParts: string[] = [subdir];
     for (const [key, virtual, alias] of FRIENDLY_KEYS) {
-      if (alias !== undefined && entry[alias] !== undefined && entry[key] !== undefined) throw fail(`${at}: "${alias}" is another name for "${key}"; set only one`);
+      if (alias !== undefined && entry[alias] !== undefined && entry[key] !== undefined)
+        throw fail(`${at}: "${alias}" is another name for "${key}"; set only one`);
       const raw = entry[key] ?? (alias !== undefined ? entry[alias] : undefined);
       if (raw === undefined) continue;
       let shown: string;
@@ -430,10 +495,14 @@ function workspacePlatformList(value: unknown, where: string, fail: (m: string) 
     const known = new Set(['name', 'platform', ...FRIENDLY_KEYS.flatMap(([key, , alias]) => (alias ? [key, alias] : [key]))]);
     for (const key of Object.keys(entry).sort()) {
       if (known.has(key)) continue;
-      if (!key.startsWith('__')) throw fail(`${at}.${key} is not a platform field (name, platform, ${FRIENDLY_KEYS.map(([k]) => k).join(', ')}, or a "__name" virtual package)`);
+      if (!key.startsWith('__'))
+        throw fail(
+          `${at}.${key} is not a platform field (name, platform, ${FRIENDLY_KEYS.map(([k]) => k).join(', ')}, or a "__name" virtual package)`,
+        );
       const raw = entry[key];
       // `version[=build]`, as pixi reads a raw virtual package.
-      if (typeof raw !== 'string' || !/^[^\s=]+(=[^\s=]+)?$/.test(raw.trim())) throw fail(`${at}.${key} must be "version" or "version=build"`);
+      if (typeof raw !== 'string' || !/^[^\s=]+(=[^\s=]+)?$/.test(raw.trim()))
+        throw fail(`${at}.${key} must be "version" or "version=build"`);
       const text = raw.trim();
       virtualPackages.push(`${key}=${text}`);
       nameParts.push(`${nameSegment(key.replace(/^_+/, ''))}-${nameSegment(text)}`);
@@ -486,7 +555,12 @@ function featureSpecsOn(feature: Feature, platform: WorkspacePlatform): InputSpe
 
 /** A `*` pattern matched in full, case-sensitive (`*` is its only metacharacter). */
 function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 function specName(spec: string): string {

@@ -31,7 +31,14 @@ function isTable(value: unknown): value is Table {
  * wheel: `name @ url`); `git` and `path` need a build and are refused, except a pyproject's own
  * project (`path = "."`), whose `[project]` dependencies are read instead.
  */
-export function pypiDependencies(value: unknown, where: string, filename: string, fail: Fail, warnings: string[], indexes: string[]): PypiInputRequirement[] {
+export function pypiDependencies(
+  value: unknown,
+  where: string,
+  filename: string,
+  fail: Fail,
+  warnings: string[],
+  indexes: string[],
+): PypiInputRequirement[] {
   if (value === undefined) return [];
   if (!isTable(value)) throw fail(`${where} must be a table`);
   const out: PypiInputRequirement[] = [];
@@ -43,7 +50,12 @@ export function pypiDependencies(value: unknown, where: string, filename: string
       continue;
     }
     if (!isTable(spec)) throw fail(`${where}.${name} must be a version string or a table`);
-    const extras = spec.extras === undefined ? [] : Array.isArray(spec.extras) && spec.extras.every((e) => typeof e === 'string') ? (spec.extras as string[]) : null;
+    const extras =
+      spec.extras === undefined
+        ? []
+        : Array.isArray(spec.extras) && spec.extras.every((e) => typeof e === 'string')
+          ? (spec.extras as string[])
+          : null;
     if (extras === null) throw fail(`${where}.${name}.extras must be a list of strings`);
     if (spec.path !== undefined) {
       if (typeof spec.path === 'string' && /^\.\/?$/.test(spec.path.trim())) {
@@ -55,7 +67,8 @@ export function pypiDependencies(value: unknown, where: string, filename: string
     if (spec.git !== undefined) throw buildError(filename, at, `git = ${JSON.stringify(spec.git)}`, 'a git checkout is built');
     if (spec.url !== undefined) {
       if (typeof spec.url !== 'string') throw fail(`${where}.${name}.url must be a string`);
-      if (!/\.whl$/i.test(spec.url.split(/[?#]/)[0]!)) throw buildError(filename, at, `url = "${spec.url}"`, 'a source archive is built (only wheels are installed without a build)');
+      if (!/\.whl$/i.test(spec.url.split(/[?#]/)[0]!))
+        throw buildError(filename, at, `url = "${spec.url}"`, 'a source archive is built (only wheels are installed without a build)');
       add(`${name}${extras.length > 0 ? `[${extras.join(',')}]` : ''} @ ${spec.url}`);
       continue;
     }
@@ -92,7 +105,8 @@ export function pypiOptions(value: unknown, where: string, fail: Fail, warnings:
     return v;
   };
   const extra = value['extra-index-urls'];
-  if (extra !== undefined && (!Array.isArray(extra) || !extra.every((u) => typeof u === 'string'))) throw fail(`${where}.extra-index-urls must be a list of URLs`);
+  if (extra !== undefined && (!Array.isArray(extra) || !extra.every((u) => typeof u === 'string')))
+    throw fail(`${where}.extra-index-urls must be a list of URLs`);
   const links = value['find-links'];
   if (links !== undefined && !Array.isArray(links)) throw fail(`${where}.find-links must be a list of { path } or { url }`);
   const findLinks = ((links ?? []) as unknown[]).map((l, i) => {
@@ -122,12 +136,18 @@ export function pypiOptions(value: unknown, where: string, fail: Fail, warnings:
  * An environment's options: the workspace's, then its features' over them (pixi: single values
  * of two features must agree; lists add up).
  */
-export function mergePypiOptions(workspace: FeatureOptions | undefined, features: readonly (FeatureOptions | undefined)[], fail: Fail, environment: string): PypiIndexOptions | undefined {
+export function mergePypiOptions(
+  workspace: FeatureOptions | undefined,
+  features: readonly (FeatureOptions | undefined)[],
+  fail: Fail,
+  environment: string,
+): PypiIndexOptions | undefined {
   const all = [workspace, ...features].filter((o): o is FeatureOptions => o !== undefined);
   if (all.length === 0) return undefined;
   const single = (key: 'indexUrl' | 'indexStrategy' | 'prerelease'): string | undefined => {
     const fromFeatures = [...new Set(features.flatMap((o) => (o?.[key] !== undefined ? [o[key]!] : [])))];
-    if (fromFeatures.length > 1) throw fail(`environment "${environment}" gets two values of pypi-options ${key} from its features (${fromFeatures.join(', ')})`);
+    if (fromFeatures.length > 1)
+      throw fail(`environment "${environment}" gets two values of pypi-options ${key} from its features (${fromFeatures.join(', ')})`);
     return fromFeatures[0] ?? workspace?.[key];
   };
   const indexUrl = single('indexUrl');
@@ -149,7 +169,12 @@ export function mergePypiOptions(workspace: FeatureOptions | undefined, features
  * the conda dependencies have, as pixi prefers the conda one), then one feature per
  * optional-dependency extra and dependency group (`project[extra]` and `{include-group}` expanded).
  */
-export function pyprojectFeatures(doc: Table, condaNames: ReadonlySet<string>, filename: string, fail: Fail): Map<string, PypiInputRequirement[]> {
+export function pyprojectFeatures(
+  doc: Table,
+  condaNames: ReadonlySet<string>,
+  filename: string,
+  fail: Fail,
+): Map<string, PypiInputRequirement[]> {
   const out = new Map<string, PypiInputRequirement[]>();
   const project = isTable(doc.project) ? doc.project : undefined;
   const projectName = typeof project?.name === 'string' ? normalizeName(project.name) : undefined;
@@ -160,11 +185,20 @@ export function pyprojectFeatures(doc: Table, condaNames: ReadonlySet<string>, f
   };
   const line = (requirement: string, where: string): PypiInputRequirement => ({ requirement, at: `${filename}, ${where}`, file: filename });
   const deps = list(project?.dependencies, 'project.dependencies').filter((r) => !condaNames.has(normalizeName(requirementName(r))));
-  if (deps.length > 0) out.set('default', deps.map((r) => line(r, 'project.dependencies')));
+  if (deps.length > 0)
+    out.set(
+      'default',
+      deps.map((r) => line(r, 'project.dependencies')),
+    );
 
   const optional = project?.['optional-dependencies'];
   if (optional !== undefined && !isTable(optional)) throw fail('project.optional-dependencies must be a table');
-  const extras = new Map(Object.entries(optional ?? {}).map(([name, v]) => [normalizeName(name), { name, items: list(v, `project.optional-dependencies.${name}`) }]));
+  const extras = new Map(
+    Object.entries(optional ?? {}).map(([name, v]) => [
+      normalizeName(name),
+      { name, items: list(v, `project.optional-dependencies.${name}`) },
+    ]),
+  );
   const expandExtra = (name: string, seen: Set<string>): PypiInputRequirement[] => {
     const extra = extras.get(normalizeName(name));
     if (!extra || seen.has(normalizeName(name))) return [];
@@ -173,7 +207,11 @@ export function pyprojectFeatures(doc: Table, condaNames: ReadonlySet<string>, f
       // `my_project[test]`: the project's own extras, not a PyPI package.
       const self = projectName !== undefined && normalizeName(requirementName(r)) === projectName;
       if (!self) return [line(r, `project.optional-dependencies.${extra.name}`)];
-      return (/\[([^\]]*)\]/.exec(r)?.[1] ?? '').split(',').map((e) => e.trim()).filter(Boolean).flatMap((e) => expandExtra(e, seen));
+      return (/\[([^\]]*)\]/.exec(r)?.[1] ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)
+        .flatMap((e) => expandExtra(e, seen));
     });
   };
   for (const { name } of extras.values()) out.set(name, expandExtra(name, new Set()));
@@ -188,7 +226,8 @@ export function pyprojectFeatures(doc: Table, condaNames: ReadonlySet<string>, f
     if (!Array.isArray(group.items)) throw fail(`dependency-groups.${group.name} must be a list`);
     return group.items.flatMap((item: unknown) => {
       if (typeof item === 'string') return [line(item, `dependency-groups.${group.name}`)];
-      if (isTable(item) && typeof item['include-group'] === 'string') return expandGroup(item['include-group'], [...chain, normalizeName(name)]);
+      if (isTable(item) && typeof item['include-group'] === 'string')
+        return expandGroup(item['include-group'], [...chain, normalizeName(name)]);
       throw fail(`dependency-groups.${group.name}: an item must be a requirement string or { include-group = "..." }`);
     });
   };
@@ -201,7 +240,13 @@ function requirementName(requirement: string): string {
 }
 
 /** pixi's `conda-pypi-map`: inline tables read; locations (files, URLs) named in a warning. */
-export function condaPypiMap(value: unknown, where: string, filename: string, fail: Fail, warnings: string[]): CondaPypiMapOverrides | undefined {
+export function condaPypiMap(
+  value: unknown,
+  where: string,
+  filename: string,
+  fail: Fail,
+  warnings: string[],
+): CondaPypiMapOverrides | undefined {
   if (value === undefined) return undefined;
   if (value === false) return { '*': {} };
   if (!isTable(value)) throw fail(`${where} must be a table or false`);
@@ -231,5 +276,9 @@ export function condaPypiMap(value: unknown, where: string, filename: string, fa
 }
 
 function buildError(filename: string, at: string, what: string, why: string): InputFileError {
-  return new InputFileError('CR_ERR_INPUT_PIP_NEEDS_BUILD', filename, `Cannot resolve PyPI dependency ${at} (${what}): ${why}, which a resolve does not do (give a version from an index, or a wheel url)`);
+  return new InputFileError(
+    'CR_ERR_INPUT_PIP_NEEDS_BUILD',
+    filename,
+    `Cannot resolve PyPI dependency ${at} (${what}): ${why}, which a resolve does not do (give a version from an index, or a wheel url)`,
+  );
 }

@@ -32,7 +32,11 @@ export interface DependencyGraph {
   readonly rootWord: 'requested' | 'top-level';
 }
 
-export function buildGraph(records: readonly PackageRecord[], requested: readonly MatchSpec[], pypi: readonly PypiRecord[] = []): DependencyGraph {
+export function buildGraph(
+  records: readonly PackageRecord[],
+  requested: readonly MatchSpec[],
+  pypi: readonly PypiRecord[] = [],
+): DependencyGraph {
   // PyPI packages kept from a lock are nodes too, by normalised name, with edges from the
   // `requires_dist` entries that apply without an extra (markers are not evaluated).
   const pypiNodes = new Map(pypi.map((r) => [normalizePypiName(r.name), pypiNode(r)] as const));
@@ -41,7 +45,8 @@ export function buildGraph(records: readonly PackageRecord[], requested: readonl
   const roots: GraphEdge[] = [];
   for (const spec of requested) {
     for (const record of byName.values()) {
-      if (spec.matches(record) && !roots.some((edge) => edge.to === record.name && edge.spec === spec.source)) roots.push({ from: null, to: record.name, spec: spec.source });
+      if (spec.matches(record) && !roots.some((edge) => edge.to === record.name && edge.spec === spec.source))
+        roots.push({ from: null, to: record.name, spec: spec.source });
     }
   }
   const dependencies = new Map<string, GraphEdge[]>();
@@ -51,7 +56,11 @@ export function buildGraph(records: readonly PackageRecord[], requested: readonl
     const isPypi = pypiNodes.get(record.name) === record;
     for (const entry of record.depends) {
       const requirement = isPypi ? requirementName(entry) : undefined;
-      const name = isPypi ? (requirement === undefined || requirementNeedsExtra(entry) ? null : normalizePypiName(requirement)) : dependencyName(entry);
+      const name = isPypi
+        ? requirement === undefined || requirementNeedsExtra(entry)
+          ? null
+          : normalizePypiName(requirement)
+        : dependencyName(entry);
       if (name === null || name === record.name || !byName.has(name)) continue;
       const edge: GraphEdge = { from: record.name, to: name, spec: entry };
       out.push(edge);
@@ -121,7 +130,9 @@ function topLevelRoots(
     for (const below of walk(name, down)) reached.add(below);
   };
   for (const name of records.keys()) if (dependents.get(name)!.length === 0) addRoot(name);
-  const candidates = [...records.keys()].sort((a, b) => dependents.get(a)!.length - dependents.get(b)!.length || (a < b ? -1 : a > b ? 1 : 0));
+  const candidates = [...records.keys()].sort(
+    (a, b) => dependents.get(a)!.length - dependents.get(b)!.length || (a < b ? -1 : a > b ? 1 : 0),
+  );
   for (const name of candidates) {
     if (reached.has(name)) continue;
     // A member of a cycle that nothing outside reaches: everything above it is also below it.

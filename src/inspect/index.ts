@@ -18,7 +18,15 @@ import { renderWhy, whyPaths, type WhyAnswer } from './why.js';
 export { buildGraph, dependencyName, type DependencyGraph, type GraphEdge } from './graph.js';
 export type { TreeNode } from './tree.js';
 export type { WhyAnswer } from './why.js';
-export { parseExtraSpec, whyNot, withAddedSpec, type PackageChange, type Preference, type TriedSpec, type WhyNotAnswer } from './why-not.js';
+export {
+  parseExtraSpec,
+  whyNot,
+  withAddedSpec,
+  type PackageChange,
+  type Preference,
+  type TriedSpec,
+  type WhyNotAnswer,
+} from './why-not.js';
 
 export interface PlatformTree {
   readonly platform: string;
@@ -43,7 +51,12 @@ export function treeOf(resolution: Resolution, options: TreeRequest = {}): Platf
     if (options.invert !== undefined) {
       const name = nodeKey(graph, options.invert);
       const root = invertedTree(graph, name, { depth: options.depth });
-      return { platform: p.platform, error: null, roots: root ? [root] : [], text: root ? renderTree([root], graph.rootWord).join('\n') : `${name} is not in the environment` };
+      return {
+        platform: p.platform,
+        error: null,
+        roots: root ? [root] : [],
+        text: root ? renderTree([root], graph.rootWord).join('\n') : `${name} is not in the environment`,
+      };
     }
     const roots = dependencyTree(graph, { depth: options.depth });
     return { platform: p.platform, error: null, roots, text: renderTree(roots).join('\n') };
@@ -67,10 +80,16 @@ export function whyOf(resolution: Resolution, name: string, limit?: number): Pla
 }
 
 /** One platform's graph: its conda records, and its PyPI distributions with their own edges. */
-function platformGraph(resolution: Resolution, p: PlatformResolution, records: NonNullable<PlatformResolution['records']>): DependencyGraph {
+function platformGraph(
+  resolution: Resolution,
+  p: PlatformResolution,
+  records: NonNullable<PlatformResolution['records']>,
+): DependencyGraph {
   const pypi = resolution.request.locked ? undefined : resolution.request.pypi;
   const graph = buildGraph(records, requestedSpecs(resolution), resolution.request.kept?.pypi.get(p.platform));
-  return pypi ? withPypi(graph, p.pypi ?? [], pypiRequirementsOn(pypi, p.platform), condaPypiMapping(pypi.mappingOverrides)) : withPypi(graph, p.pypi ?? [], []);
+  return pypi
+    ? withPypi(graph, p.pypi ?? [], pypiRequirementsOn(pypi, p.platform), condaPypiMapping(pypi.mappingOverrides))
+    : withPypi(graph, p.pypi ?? [], []);
 }
 
 /** The graph's key for a name as a user spells it: a conda name, else a PyPI name in any PEP 503 spelling (`Typing_Extensions`). */

@@ -15,7 +15,12 @@ import type { CondaPypiMapping } from '../pypi/mapping.js';
 import type { DependencyGraph, GraphEdge } from './graph.js';
 
 /** `graph` with the PyPI distributions of the same platform added; `requested` are the root PyPI requirements. */
-export function withPypi(graph: DependencyGraph, pypi: readonly PypiRecord[], requested: readonly PypiRequirement[], mapping?: CondaPypiMapping): DependencyGraph {
+export function withPypi(
+  graph: DependencyGraph,
+  pypi: readonly PypiRecord[],
+  requested: readonly PypiRequirement[],
+  mapping?: CondaPypiMapping,
+): DependencyGraph {
   if (pypi.length === 0 && requested.length === 0) return graph;
   // A PyPI name the solve left to a conda package (the mapping says which): the edge goes to it.
   const condaKey = new Map<string, string>();

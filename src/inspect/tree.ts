@@ -53,7 +53,16 @@ export function invertedTree(graph: DependencyGraph, name: string, options: Tree
   const up = (of: string, depth: number): TreeNode[] =>
     (graph.dependents.get(of) ?? []).map((edge): TreeNode => {
       if (edge.from === null) {
-        return { name: edge.spec, version: null, build: null, spec: edge.spec, requested: true, repeated: false, truncated: false, children: [] };
+        return {
+          name: edge.spec,
+          version: null,
+          build: null,
+          spec: edge.spec,
+          requested: true,
+          repeated: false,
+          truncated: false,
+          children: [],
+        };
       }
       const parent = graph.records.get(edge.from)!;
       const more = (graph.dependents.get(edge.from) ?? []).length > 0;
@@ -63,7 +72,16 @@ export function invertedTree(graph: DependencyGraph, name: string, options: Tree
       seen.add(edge.from);
       return { ...base, repeated: false, truncated: false, children: up(edge.from, depth + 1) };
     });
-  return { name: record.name, version: record.version, build: record.build, spec: '', requested: false, repeated: false, truncated: false, children: up(name, 1) };
+  return {
+    name: record.name,
+    version: record.version,
+    build: record.build,
+    spec: '',
+    requested: false,
+    repeated: false,
+    truncated: false,
+    children: up(name, 1),
+  };
 }
 
 /**

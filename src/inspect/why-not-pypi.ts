@@ -15,7 +15,11 @@ import type { PlatformResolution } from '../resolve.js';
 import type { PackageChange, Preference } from './why-not.js';
 
 /** The distribution or conda package of the solution that meets the requirement, if any. */
-export function presentPypi(requirement: PypiRequirement, now: PlatformResolution, request: PreparedRequest): { name: string; version: string; build: string } | undefined {
+export function presentPypi(
+  requirement: PypiRequirement,
+  now: PlatformResolution,
+  request: PreparedRequest,
+): { name: string; version: string; build: string } | undefined {
   const meets = (version: string | null) => {
     const parsed = version === null ? undefined : tryParsePypiVersion(version);
     return parsed !== undefined && requirement.specifier.contains(parsed, { installed: true });
@@ -42,7 +46,12 @@ export function diffPypi(now: readonly PypiRecord[], next: readonly PypiRecord[]
 }
 
 /** The first changed distribution, requested names first, whose current version is the higher. */
-export function pypiPreference(now: readonly PypiRecord[], next: readonly PypiRecord[], request: PreparedRequest, platform: string): Preference | null {
+export function pypiPreference(
+  now: readonly PypiRecord[],
+  next: readonly PypiRecord[],
+  request: PreparedRequest,
+  platform: string,
+): Preference | null {
   const after = new Map(next.map((r) => [normalizePypiName(r.name), r]));
   const requested = request.pypi ? pypiRequirementsOn(request.pypi, platform) : [];
   const order = [...now].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1));

@@ -47,8 +47,21 @@ export interface Preference {
 
 export type WhyNotAnswer =
   | { readonly platform: string; readonly kind: 'present'; readonly spec: string; readonly record: string; readonly text: string }
-  | { readonly platform: string; readonly kind: 'unsatisfiable'; readonly spec: string; readonly text: string; readonly explanation: NativeExplanation | null }
-  | { readonly platform: string; readonly kind: 'possible'; readonly spec: string; readonly changes: readonly PackageChange[]; readonly preference: Preference | null; readonly text: string }
+  | {
+      readonly platform: string;
+      readonly kind: 'unsatisfiable';
+      readonly spec: string;
+      readonly text: string;
+      readonly explanation: NativeExplanation | null;
+    }
+  | {
+      readonly platform: string;
+      readonly kind: 'possible';
+      readonly spec: string;
+      readonly changes: readonly PackageChange[];
+      readonly preference: Preference | null;
+      readonly text: string;
+    }
   /** The request fails without SPEC already, or the solve with SPEC failed for another reason. */
   | { readonly platform: string; readonly kind: 'failed'; readonly spec: string; readonly text: string };
 
@@ -72,7 +85,8 @@ function withoutSecrets(answer: WhyNotAnswer): WhyNotAnswer {
 function redactDeep(value: unknown): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (Array.isArray(value)) return value.map(redactDeep);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item)]));
   return value;
 }
 
@@ -96,14 +110,19 @@ export function withAddedSpec(request: PreparedRequest, spec: TriedSpec): Prepar
   if (!(spec instanceof PypiRequirement)) return { ...request, specs: [...request.specs, spec] };
   const pypi = request.pypi;
   if (!pypi) return { ...request, pypi: preparePypi([{ requirement: String(spec) }], undefined, {}, [])! };
-  const platformRequirements = pypi.platformRequirements && new Map([...pypi.platformRequirements].map(([platform, list]) => [platform, [...list, spec]] as const));
-  return { ...request, pypi: { ...pypi, requirements: [...pypi.requirements, spec], ...(platformRequirements ? { platformRequirements } : {}) } };
+  const platformRequirements =
+    pypi.platformRequirements && new Map([...pypi.platformRequirements].map(([platform, list]) => [platform, [...list, spec]] as const));
+  return {
+    ...request,
+    pypi: { ...pypi, requirements: [...pypi.requirements, spec], ...(platformRequirements ? { platformRequirements } : {}) },
+  };
 }
 
 function answerPlatform(now: PlatformResolution, next: PlatformResolution, spec: TriedSpec, request: PreparedRequest): WhyNotAnswer {
   const platform = now.platform;
   const shown = spec instanceof PypiRequirement ? `pypi:${spec}` : spec.source;
-  if (now.records === null) return { platform, kind: 'failed', spec: shown, text: `The request itself does not solve on ${platform}: ${now.error}` };
+  if (now.records === null)
+    return { platform, kind: 'failed', spec: shown, text: `The request itself does not solve on ${platform}: ${now.error}` };
   const present = spec instanceof PypiRequirement ? presentPypi(spec, now, request) : now.records.find((record) => spec.matches(record));
   if (present) {
     const label = `${present.name} ${present.version} ${present.build}`;
@@ -111,13 +130,17 @@ function answerPlatform(now: PlatformResolution, next: PlatformResolution, spec:
   }
   if (next.records === null) {
     if (next.explanation) {
-      const text = next.error!.replace(`${next.explanation.spec} cannot be installed because `, `The solution cannot have ${shown} because `);
+      const text = next.error!.replace(
+        `${next.explanation.spec} cannot be installed because `,
+        `The solution cannot have ${shown} because `,
+      );
       return { platform, kind: 'unsatisfiable', spec: shown, text, explanation: nativeExplanation(next.explanation) };
     }
     return { platform, kind: 'failed', spec: shown, text: `Cannot tell: the solve with ${shown} failed: ${next.error}` };
   }
   const changes = [...diff(now.records, next.records), ...diffPypi(now.pypi ?? [], next.pypi ?? [])];
-  const preference = decidingPreference(now.records, next.records, request, changes) ?? pypiPreference(now.pypi ?? [], next.pypi ?? [], request, platform);
+  const preference =
+    decidingPreference(now.records, next.records, request, changes) ?? pypiPreference(now.pypi ?? [], next.pypi ?? [], request, platform);
   const lines = [`The solution could have ${shown}; ${changes.length} package${changes.length === 1 ? '' : 's'} would change:`];
   for (const change of changes) {
     if (change.current === null) lines.push(`  + ${change.name} ${change.alternative}`);
@@ -150,7 +173,12 @@ function diff(now: readonly PackageRecord[], next: readonly PackageRecord[]): Pa
  * The first changed package in the solver's order (requested specs in order, then dependencies
  * breadth first) whose current record the solver prefers to the alternative one, and why.
  */
-function decidingPreference(now: readonly PackageRecord[], next: readonly PackageRecord[], request: PreparedRequest, changes: readonly PackageChange[]): Preference | null {
+function decidingPreference(
+  now: readonly PackageRecord[],
+  next: readonly PackageRecord[],
+  request: PreparedRequest,
+  changes: readonly PackageChange[],
+): Preference | null {
   const changed = new Set(changes.filter((c) => c.current !== null && c.alternative !== null).map((c) => c.name));
   if (changed.size === 0) return null;
   const graph = buildGraph(now, request.specs);

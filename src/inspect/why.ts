@@ -96,9 +96,14 @@ function distancesFromRequest(graph: DependencyGraph): Map<string, number> {
  */
 export function renderWhy(answer: WhyAnswer, graph: DependencyGraph): string[] {
   if (answer.version === null) return [`${answer.name} is not in the environment`];
-  if (answer.paths.length === 0) return [`${answer.name} ${answer.version} ${answer.build} is in the environment, but no ${graph.rootWord === 'requested' ? 'requested spec' : 'top-level package'} leads to it through depends`];
+  if (answer.paths.length === 0)
+    return [
+      `${answer.name} ${answer.version} ${answer.build} is in the environment, but no ${graph.rootWord === 'requested' ? 'requested spec' : 'top-level package'} leads to it through depends`,
+    ];
   const count = answer.paths.length;
-  const lines = [`${answer.name} ${answer.version} ${answer.build} is needed by ${count}${answer.truncated ? '+' : ''} path${count === 1 ? '' : 's'}:`];
+  const lines = [
+    `${answer.name} ${answer.version} ${answer.build} is needed by ${count}${answer.truncated ? '+' : ''} path${count === 1 ? '' : 's'}:`,
+  ];
   answer.paths.forEach((path, i) => {
     lines.push(`${i + 1}. ${graph.rootWord} ${path[0]!.spec}`);
     for (const edge of path) {

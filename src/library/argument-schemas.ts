@@ -79,7 +79,13 @@ const nonEmpty = (expected: string) => z.string(expecting(expected)).min(1, expe
 const text = (expected: string) => z.string(expecting(expected)).optional();
 const flag = z.boolean(expecting('true or false')).optional();
 
-const file = fieldsOf({ filename: z.string(expecting('a file name such as "environment.yml"')).min(1, expecting('a file name such as "environment.yml"')), content: z.string(expecting("the file's text, a string")) }, 'an object { filename, content }');
+const file = fieldsOf(
+  {
+    filename: z.string(expecting('a file name such as "environment.yml"')).min(1, expecting('a file name such as "environment.yml"')),
+    content: z.string(expecting("the file's text, a string")),
+  },
+  'an object { filename, content }',
+);
 
 const pypiOptions = fieldsOf(
   {
@@ -110,12 +116,27 @@ const requestSchema = fieldsOf(
     resolution: text('one of "highest", "lowest", "lowest-direct"'),
     condaPypiMap: z.custom(isObject, expecting('an object { channel: { condaName: pypiName | null } }')).optional(),
     channelPriority: text('one of "strict", "flexible", "disabled"'),
-    excludeNewer: z.string(expecting('an ISO 8601 date string such as "2024-05-01"', (input) => (input instanceof Date ? '; use date.toISOString()' : ''))).optional(),
+    excludeNewer: z
+      .string(
+        expecting('an ISO 8601 date string such as "2024-05-01"', (input) => (input instanceof Date ? '; use date.toISOString()' : '')),
+      )
+      .optional(),
   },
   'an object such as { specs: ["python=3.12"], platforms: ["linux-64"] }',
 );
 
-const RESOLVE_OPTION_FIELDS = ['cacheDir', 'offline', 'refresh', 'store', 'solver', 'timeoutMs', 'signal', 'env', 'cwd', 'defaultChannels'] as const;
+const RESOLVE_OPTION_FIELDS = [
+  'cacheDir',
+  'offline',
+  'refresh',
+  'store',
+  'solver',
+  'timeoutMs',
+  'signal',
+  'env',
+  'cwd',
+  'defaultChannels',
+] as const;
 
 const optionsSchema = fieldsOf(
   {
@@ -123,10 +144,17 @@ const optionsSchema = fieldsOf(
     offline: flag,
     refresh: flag,
     store: z.instanceof(RepodataStore, expecting('a RepodataStore')).optional(),
-    solver: z.custom((v) => isObject(v) && typeof v.solve === 'function', expecting('a PlatformSolver (an object with a solve method)')).optional(),
+    solver: z
+      .custom((v) => isObject(v) && typeof v.solve === 'function', expecting('a PlatformSolver (an object with a solve method)'))
+      .optional(),
     timeoutMs: z.number(expecting('a number of milliseconds above 0')).gt(0, expecting('a number of milliseconds above 0')).optional(),
     signal: z.instanceof(AbortSignal, expecting('an AbortSignal')).optional(),
-    env: z.custom((v) => isObject(v) && Object.values(v).every((e) => e === undefined || typeof e === 'string'), expecting('an object of string values')).optional(),
+    env: z
+      .custom(
+        (v) => isObject(v) && Object.values(v).every((e) => e === undefined || typeof e === 'string'),
+        expecting('an object of string values'),
+      )
+      .optional(),
     cwd: nonEmpty('a directory path'),
     defaultChannels: strings('["conda-forge"]'),
   } satisfies Record<(typeof RESOLVE_OPTION_FIELDS)[number], z.ZodType>,
@@ -141,7 +169,10 @@ const exportOptionsSchema = fieldsOf(
   'an object with the fields registry, now',
 );
 
-const resolutionSchema = whole(z.looseObject({ platforms: z.array(z.unknown()), request: z.looseObject({}) }), 'a Resolution, as resolveEnvironments returns').pipe(
+const resolutionSchema = whole(
+  z.looseObject({ platforms: z.array(z.unknown()), request: z.looseObject({}) }),
+  'a Resolution, as resolveEnvironments returns',
+).pipe(
   z.looseObject({
     request: z.looseObject({ channels: z.array(z.unknown(), expecting('an array of channels')) }),
     platforms: z.array(
@@ -153,7 +184,9 @@ const resolutionSchema = whole(z.looseObject({ platforms: z.array(z.unknown()), 
   }),
 );
 
-const formatSchema = z.string(expecting('a format name such as "pixi" or "explicit"')).refine((name) => name.trim() !== '', expecting('a format name such as "pixi" or "explicit"'));
+const formatSchema = z
+  .string(expecting('a format name such as "pixi" or "explicit"'))
+  .refine((name) => name.trim() !== '', expecting('a format name such as "pixi" or "explicit"'));
 
 /** The code of an argument by the field it is under: specs, channels, platforms, dates have their own. */
 const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {

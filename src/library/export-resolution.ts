@@ -11,7 +11,11 @@ import { checkExportOptions, checkFormat, checkResolution } from './argument-sch
  * exporters; `loadRegistry()` adds installed plugins. `now` is the lock files' `created_at`.
  * Arguments of the wrong type throw an `InvalidArgumentError`.
  */
-export function exportResolution(resolution: Resolution, format: string, options?: { registry?: ExporterRegistry; now?: Date } | null): string {
+export function exportResolution(
+  resolution: Resolution,
+  format: string,
+  options?: { registry?: ExporterRegistry; now?: Date } | null,
+): string {
   checkResolution(resolution);
   checkFormat(format);
   const opts = checkExportOptions(options);
@@ -21,5 +25,9 @@ export function exportResolution(resolution: Resolution, format: string, options
     throw new CondaResolveError('CR_ERR_EXPORT_UNSOLVED', `Cannot export ${format}: ${which} did not solve (${failed[0]!.error})`);
   }
   const registry = opts.registry ?? registerBuiltinExporters();
-  return registry.render(format, exportEnvironments(resolution), { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: opts.now ?? new Date() });
+  return registry.render(format, exportEnvironments(resolution), {
+    toolName: TOOL_NAME,
+    toolVersion: TOOL_VERSION,
+    now: opts.now ?? new Date(),
+  });
 }

@@ -53,12 +53,30 @@ export async function resolveEnvironments(request: ResolveRequest, options?: Res
     readIncluded: (path) => readFileSync(resolvePath(opts.cwd ?? process.cwd(), path), 'utf8'),
   });
   const store =
-    opts.store ?? new RepodataStore({ cacheDir: opts.cacheDir ?? defaultCacheDir(env), offline: opts.offline, refresh: opts.refresh, indexBytes: 'positional' });
+    opts.store ??
+    new RepodataStore({
+      cacheDir: opts.cacheDir ?? defaultCacheDir(env),
+      offline: opts.offline,
+      refresh: opts.refresh,
+      indexBytes: 'positional',
+    });
   // resolvePrepared reports failures (an abort too) per platform and never rejects.
   const cacheDir = opts.cacheDir ?? defaultCacheDir(env);
   const pypiClient = (pypi: PreparedPypi): PypiIndexClient =>
-    new PypiIndexClient({ indexUrl: pypi.indexUrl, extraIndexUrls: pypi.extraIndexUrls, findLinks: pypi.findLinks, strategy: pypi.indexStrategy, cacheDir, offline: opts.offline, refresh: opts.refresh });
-  const work = resolvePrepared(prepared, { store, solver: opts.solver ?? new InProcessSolver(), env, pypiClient }, { timeoutMs: opts.timeoutMs, signal });
+    new PypiIndexClient({
+      indexUrl: pypi.indexUrl,
+      extraIndexUrls: pypi.extraIndexUrls,
+      findLinks: pypi.findLinks,
+      strategy: pypi.indexStrategy,
+      cacheDir,
+      offline: opts.offline,
+      refresh: opts.refresh,
+    });
+  const work = resolvePrepared(
+    prepared,
+    { store, solver: opts.solver ?? new InProcessSolver(), env, pypiClient },
+    { timeoutMs: opts.timeoutMs, signal },
+  );
   // A store made here is closed once the work has wound down, also after an abort returned early.
   const settled = opts.store ? work : work.finally(() => store.close());
   if (!signal) return settled;

@@ -14,7 +14,6 @@ import { isPixiLockFormat, type PixiLockFormat } from './lock-version.js';
 import { unchangedLockText, type PreviousLock } from './previous-lock.js';
 import { unchangedWorkspaceText, type PreparedWorkspace } from './workspace.js';
 
-
 /**
  * The resolution in `format` (a registry name): the previous lock's text when nothing changed,
  * else the exporter's text. Every platform must have solved.
@@ -26,12 +25,20 @@ export function renderResolution(
   options: { readonly environment?: string; readonly now: Date },
 ): string {
   const request = resolution.request;
-  const unchanged = request.previousLock && unchangedLockText(request.previousLock, { format, channels: request.channels.map((c) => c.name), platforms: resolution.platforms });
+  const unchanged =
+    request.previousLock &&
+    unchangedLockText(request.previousLock, { format, channels: request.channels.map((c) => c.name), platforms: resolution.platforms });
   if (unchanged) return unchanged;
   const environments = exportEnvironments(resolution);
   // A pixi.lock of one chosen environment (`-e NAME`) names it, as the lock it came from did.
-  const named: ExportEnvironment[] = isPixiLockFormat(format) && options.environment !== undefined ? environments.map((e) => ({ ...e, name: options.environment })) : environments;
-  return boundedAnswer(() => registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now }), `${format} text`);
+  const named: ExportEnvironment[] =
+    isPixiLockFormat(format) && options.environment !== undefined
+      ? environments.map((e) => ({ ...e, name: options.environment }))
+      : environments;
+  return boundedAnswer(
+    () => registry.render(format, named, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: options.now }),
+    `${format} text`,
+  );
 }
 
 /** The formats that keep a lock's PyPI packages (the native JSON result keeps them too). */
@@ -55,20 +62,37 @@ export function leftOutWarnings(resolution: Resolution, format: string | undefin
  * Every environment of a workspace in one pixi.lock (`resolutions` in the workspace's environment
  * order, every platform solved): the previous lock's text when no environment changed.
  */
-export function renderWorkspace(registry: ExporterRegistry, workspace: PreparedWorkspace, resolutions: readonly Resolution[], now: Date, format: PixiLockFormat): string {
+export function renderWorkspace(
+  registry: ExporterRegistry,
+  workspace: PreparedWorkspace,
+  resolutions: readonly Resolution[],
+  now: Date,
+  format: PixiLockFormat,
+): string {
   const answers = workspaceAnswers(workspace, resolutions);
   const unchanged = unchangedWorkspaceText(workspace, answers, format);
   if (unchanged !== undefined) return unchanged;
-  const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) => exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })));
-  return boundedAnswer(() => registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now }), `${format} text`);
+  const environments: ExportEnvironment[] = resolutions.flatMap((resolution, i) =>
+    exportEnvironments(resolution).map((e) => ({ ...e, name: answers[i]!.name })),
+  );
+  return boundedAnswer(
+    () => registry.render(format, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now }),
+    `${format} text`,
+  );
 }
 
 /** Each environment's name with its platforms' answers. */
-export function workspaceAnswers(workspace: PreparedWorkspace, resolutions: readonly Resolution[]): { name: string; platforms: Resolution['platforms'] }[] {
+export function workspaceAnswers(
+  workspace: PreparedWorkspace,
+  resolutions: readonly Resolution[],
+): { name: string; platforms: Resolution['platforms'] }[] {
   return workspace.environments.map((e, i) => ({ name: e.name, platforms: resolutions[i]!.platforms }));
 }
 
 /** The changes from the lock to the solved platforms (failed platforms are left out), PyPI distributions included. */
 export function resolutionDiff(lock: PreviousLock, resolution: Resolution): PlatformDiff[] {
-  return diffEnvironments(Object.assign(new Map(lock.environment.platforms), { pypi: lock.environment.pypi }), solvedEnvironments(resolution.platforms, resolution.request.kept));
+  return diffEnvironments(
+    Object.assign(new Map(lock.environment.platforms), { pypi: lock.environment.pypi }),
+    solvedEnvironments(resolution.platforms, resolution.request.kept),
+  );
 }

@@ -54,9 +54,13 @@ export function pypiRequirementReasons(
       continue;
     }
     const providers = records.filter((r) => mapping.providedBy(r).includes(name));
-    if (providers.length === 0) reasons.push({ platform, reason: `the PyPI requirement "${requirement}" is not met: the lock has no ${name}` });
+    if (providers.length === 0)
+      reasons.push({ platform, reason: `the PyPI requirement "${requirement}" is not met: the lock has no ${name}` });
     else if (!providers.some((r) => requirement.specifier.contains(tryParsePypiVersion(r.version) ?? r.version, { installed: true }))) {
-      reasons.push({ platform, reason: `the PyPI requirement "${requirement}" is not met by the locked conda package ${providers[0]!.name} ${providers[0]!.version}` });
+      reasons.push({
+        platform,
+        reason: `the PyPI requirement "${requirement}" is not met by the locked conda package ${providers[0]!.name} ${providers[0]!.version}`,
+      });
     }
   }
   // What the roots reach through Requires-Dist (markers and extras not evaluated: never too little).
@@ -72,13 +76,18 @@ export function pypiRequirementReasons(
     }
   }
   for (const [name, record] of byName) {
-    if (!reached.has(name)) reasons.push({ platform, reason: `the lock has ${pypiLabel(record)} (pypi), which no PyPI requirement of the request needs` });
+    if (!reached.has(name))
+      reasons.push({ platform, reason: `the lock has ${pypiLabel(record)} (pypi), which no PyPI requirement of the request needs` });
   }
   return reasons;
 }
 
 /** The platform's marker environment with the locked Python; undefined without one. */
-function environmentOf(platform: string, records: readonly PackageRecord[], virtualPackages: readonly VirtualPackage[]): MarkerEnvironment | undefined {
+function environmentOf(
+  platform: string,
+  records: readonly PackageRecord[],
+  virtualPackages: readonly VirtualPackage[],
+): MarkerEnvironment | undefined {
   const python = records.find((r) => r.name === 'python');
   if (!python) return undefined;
   try {

@@ -24,11 +24,7 @@ export interface StaleReason {
 }
 
 /** Empty when the lock satisfies the request; otherwise each reason it does not, as a sentence. */
-export function lockStaleness(
-  request: PreparedRequest,
-  lock: PreviousLock,
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
+export function lockStaleness(request: PreparedRequest, lock: PreviousLock, env: Readonly<Record<string, string | undefined>>): string[] {
   return lockStaleReasons(request, lock, env).map(staleText);
 }
 
@@ -62,13 +58,22 @@ export function lockStaleReasons(
     const byName = new Map(records.map((r) => [r.name, r]));
     const system = new Map(virtualPackages(subdirOn(request, platform), env, virtualPackagesOn(request, platform)).map((r) => [r.name, r]));
     if (request.pypi) {
-      reasons.push(...pypiRequirementReasons(platform, request.pypi, records, locked.pypi.get(platform) ?? [], virtualPackageList(subdirOn(request, platform), env, virtualPackagesOn(request, platform))));
+      reasons.push(
+        ...pypiRequirementReasons(
+          platform,
+          request.pypi,
+          records,
+          locked.pypi.get(platform) ?? [],
+          virtualPackageList(subdirOn(request, platform), env, virtualPackagesOn(request, platform)),
+        ),
+      );
     }
     for (const spec of specsOn(request, platform)) {
       if (spec.name.startsWith('__')) continue;
       const record = byName.get(spec.name);
       if (!record) reasons.push({ platform, reason: `the spec "${spec.source}" is not met: the lock has no ${spec.name}` });
-      else if (!spec.matches(record)) reasons.push({ platform, reason: `the spec "${spec.source}" is not met by the locked ${label(record)}` });
+      else if (!spec.matches(record))
+        reasons.push({ platform, reason: `the spec "${spec.source}" is not met by the locked ${label(record)}` });
     }
     for (const record of records) {
       for (const dep of record.depends) {
@@ -79,15 +84,20 @@ export function lockStaleReasons(
         }
         const target = (spec.name.startsWith('__') ? system : byName).get(spec.name);
         if (!target) reasons.push({ platform, reason: `${label(record)} depends on "${dep}", which the lock does not hold` });
-        else if (!spec.matches(target)) reasons.push({ platform, reason: `${label(record)} depends on "${dep}", but the lock has ${label(target)}` });
+        else if (!spec.matches(target))
+          reasons.push({ platform, reason: `${label(record)} depends on "${dep}", but the lock has ${label(target)}` });
       }
       for (const constraint of record.constrains) {
         const spec = tryParseMatchSpec(constraint);
         const target = spec ? byName.get(spec.name) : undefined;
-        if (spec && target && !spec.matches(target)) reasons.push({ platform, reason: `${label(record)} constrains "${constraint}", but the lock has ${label(target)}` });
+        if (spec && target && !spec.matches(target))
+          reasons.push({ platform, reason: `${label(record)} constrains "${constraint}", but the lock has ${label(target)}` });
       }
       if (request.excludeNewer !== undefined && record.timestamp !== null && record.timestamp > request.excludeNewer) {
-        reasons.push({ platform, reason: `${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}` });
+        reasons.push({
+          platform,
+          reason: `${label(record)} was published after the exclude-newer date ${new Date(request.excludeNewer).toISOString()}`,
+        });
       }
     }
     reasons.push(...pypiStaleReasons(platform, records, locked.pypi.get(platform) ?? []));

@@ -38,8 +38,16 @@ function side(change: PackageSide | undefined, other: PackageSide | undefined): 
 }
 
 function table(changes: readonly PackageChange[]): string[] {
-  const rows = [...changes].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return ['| Package | Change | Before | After |', '|---|---|---|---|', ...rows.map((c) => `| ${escape(c.name)}${c.manager === 'pip' ? ' (PyPI)' : ''} | ${c.kind} | ${side(c.old, c.new)} | ${side(c.new, c.old)} |`)];
+  const rows = [...changes].sort(
+    (a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  return [
+    '| Package | Change | Before | After |',
+    '|---|---|---|---|',
+    ...rows.map(
+      (c) => `| ${escape(c.name)}${c.manager === 'pip' ? ' (PyPI)' : ''} | ${c.kind} | ${side(c.old, c.new)} | ${side(c.new, c.old)} |`,
+    ),
+  ];
 }
 
 function counts(changes: readonly PackageChange[]): string {
@@ -60,7 +68,12 @@ function section(title: string, changes: readonly PackageChange[]): string[] {
  * `requested`: the names the request asked for (a re-lock knows them); otherwise each side's
  * top-level packages stand for them.
  */
-export function renderDiffMarkdown(diff: readonly PlatformDiff[], before: ExactEnvironments, after: ExactEnvironments, options: { readonly title?: string; readonly requested?: ReadonlySet<string> } = {}): string {
+export function renderDiffMarkdown(
+  diff: readonly PlatformDiff[],
+  before: ExactEnvironments,
+  after: ExactEnvironments,
+  options: { readonly title?: string; readonly requested?: ReadonlySet<string> } = {},
+): string {
   const lines: string[] = [`## ${options.title ?? 'Lock changes'}`, ''];
   if (!diff.some((p) => p.changes.length > 0)) return `${[...lines, 'No changes.'].join('\n')}\n`;
   for (const { platform, changes } of diff) {
@@ -71,7 +84,10 @@ export function renderDiffMarkdown(diff: readonly PlatformDiff[], before: ExactE
     lines.push(`### ${platform}: ${counts(changes)}`, '');
     const asked = options.requested
       ? new Set([...options.requested].flatMap((name) => [name, normalizePypiName(name)]))
-      : union(topLevel(after.get(platform) ?? [], after.pypi?.get(platform) ?? []), topLevel(before.get(platform) ?? [], before.pypi?.get(platform) ?? []));
+      : union(
+          topLevel(after.get(platform) ?? [], after.pypi?.get(platform) ?? []),
+          topLevel(before.get(platform) ?? [], before.pypi?.get(platform) ?? []),
+        );
     if (!asked) {
       lines.push(...section('Packages', changes));
       continue;
@@ -79,7 +95,12 @@ export function renderDiffMarkdown(diff: readonly PlatformDiff[], before: ExactE
     // A removed package was asked for if it was top-level before; the others are judged after.
     const isAsked = (c: PackageChange) => asked.has(nameKey(c));
     lines.push(...section(options.requested ? 'Requested' : 'Requested (top-level)', changes.filter(isAsked)));
-    lines.push(...section('Came with them', changes.filter((c) => !isAsked(c))));
+    lines.push(
+      ...section(
+        'Came with them',
+        changes.filter((c) => !isAsked(c)),
+      ),
+    );
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }

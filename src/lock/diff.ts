@@ -39,14 +39,19 @@ export interface PlatformDiff {
 }
 
 /** Platform -> its records; a lock's PyPI packages ride along in `pypi` (same platform keys). */
-export type ExactEnvironments = ReadonlyMap<string, readonly PackageRecord[]> & { readonly pypi?: ReadonlyMap<string, readonly PypiRecord[]> };
+export type ExactEnvironments = ReadonlyMap<string, readonly PackageRecord[]> & {
+  readonly pypi?: ReadonlyMap<string, readonly PypiRecord[]>;
+};
 
 /** Platforms in OLD's order, then those only NEW has; each platform's conda changes, then its PyPI ones. */
 export function diffEnvironments(before: ExactEnvironments, after: ExactEnvironments): PlatformDiff[] {
   const platforms = [...new Set([...before.keys(), ...after.keys()])];
   return platforms.map((platform) => ({
     platform,
-    changes: [...diffRecords(before.get(platform) ?? [], after.get(platform) ?? []), ...diffPypi(before.pypi?.get(platform) ?? [], after.pypi?.get(platform) ?? [])],
+    changes: [
+      ...diffRecords(before.get(platform) ?? [], after.get(platform) ?? []),
+      ...diffPypi(before.pypi?.get(platform) ?? [], after.pypi?.get(platform) ?? []),
+    ],
   }));
 }
 
@@ -79,7 +84,13 @@ export function diffPypi(before: readonly PypiRecord[], after: readonly PypiReco
       const order = comparePypiPins(a.version ?? '', b.version ?? '');
       // A lock that names no index (pixi.lock v6 has one list per environment) is not another index.
       const index = { old: a.index ?? b.index, new: b.index ?? a.index };
-      changes.push({ name, kind: order < 0 ? 'upgraded' : order > 0 ? 'downgraded' : 'moved', manager: 'pip', old: pypiSide({ ...a, index: index.old }), new: pypiSide({ ...b, index: index.new }) });
+      changes.push({
+        name,
+        kind: order < 0 ? 'upgraded' : order > 0 ? 'downgraded' : 'moved',
+        manager: 'pip',
+        old: pypiSide({ ...a, index: index.old }),
+        new: pypiSide({ ...b, index: index.new }),
+      });
     }
   }
   return changes;
@@ -151,11 +162,18 @@ export function renderDiff(diff: readonly PlatformDiff[]): string {
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${kind}`);
     lines.push(`${platform}: ${counts.join(', ')}`);
-    const rows = changes.map((c) => [c.kind, c.manager === 'pip' ? `${c.name} (pypi)` : c.name, c.old ? describe(c.old, c.new) : '', c.new ? describe(c.new, c.old) : '']);
+    const rows = changes.map((c) => [
+      c.kind,
+      c.manager === 'pip' ? `${c.name} (pypi)` : c.name,
+      c.old ? describe(c.old, c.new) : '',
+      c.new ? describe(c.new, c.old) : '',
+    ]);
     const width = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
     for (const row of rows) {
       const arrow = row[2] && row[3] ? '->' : '  ';
-      lines.push(`  ${row[0]!.padEnd(width[0]!)}  ${row[1]!.padEnd(width[1]!)}  ${row[2]!.padEnd(width[2]!)}  ${arrow}  ${row[3]}`.trimEnd());
+      lines.push(
+        `  ${row[0]!.padEnd(width[0]!)}  ${row[1]!.padEnd(width[1]!)}  ${row[2]!.padEnd(width[2]!)}  ${arrow}  ${row[3]}`.trimEnd(),
+      );
     }
   }
   return `${lines.join('\n')}\n`;

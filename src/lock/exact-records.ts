@@ -39,7 +39,12 @@ function explicitRecords(filename: string, content: string): ExactEnvironments {
     if (header) platform = header[1]!;
     if (text === '' || text.startsWith('#') || text === '@EXPLICIT') return;
     const pkg = parseExplicitUrl(text);
-    if (!pkg) throw new InputFileError('CR_ERR_INPUT_EXPLICIT', filename, `Cannot read explicit file "${filename}": line ${index + 1} is not a package URL`);
+    if (!pkg)
+      throw new InputFileError(
+        'CR_ERR_INPUT_EXPLICIT',
+        filename,
+        `Cannot read explicit file "${filename}": line ${index + 1} is not a package URL`,
+      );
     const url = text.split('#')[0]!;
     const target = platform ?? (pkg.subdir === 'noarch' ? 'noarch' : pkg.subdir);
     let list = result.get(target);
@@ -62,28 +67,38 @@ function nativeRecords(filename: string, content: string): ExactEnvironments {
   } catch (error) {
     throw new InputFileError('CR_ERR_INPUT_SHAPE', filename, `Cannot read "${filename}": not JSON (${(error as Error).message})`);
   }
-  const bad = () => new InputFileError('CR_ERR_INPUT_SHAPE', filename, `Cannot read "${filename}": expected conda-resolve's JSON result, a list of {platform, packages}`);
+  const bad = () =>
+    new InputFileError(
+      'CR_ERR_INPUT_SHAPE',
+      filename,
+      `Cannot read "${filename}": expected conda-resolve's JSON result, a list of {platform, packages}`,
+    );
   if (!Array.isArray(doc)) throw bad();
   const result = new Map<string, PackageRecord[]>();
   const pypi = new Map<string, PypiRecord[]>();
   for (const item of doc as NativeShape[]) {
     if (typeof item?.platform !== 'string' || !Array.isArray(item.packages)) throw bad();
     const conda = (item.packages as Record<string, unknown>[]).filter((p) => p?.manager !== 'pip');
-    pypi.set(item.platform, (item.packages as Record<string, unknown>[]).filter((p) => p?.manager === 'pip').map((p) => nativePypi(p, bad)));
+    pypi.set(
+      item.platform,
+      (item.packages as Record<string, unknown>[]).filter((p) => p?.manager === 'pip').map((p) => nativePypi(p, bad)),
+    );
     result.set(
       item.platform,
-      conda.map((p, i) => {
-        if (typeof p?.url !== 'string') throw bad();
-        const record = lockedRecord(filename, `${item.platform} package ${i}`, p.url, {
-          name: typeof p.name === 'string' ? p.name : undefined,
-          version: typeof p.version === 'string' ? p.version : undefined,
-          build: typeof p.build === 'string' ? p.build : undefined,
-          md5: typeof p.md5 === 'string' ? p.md5 : null,
-          sha256: typeof p.sha256 === 'string' ? p.sha256 : null,
-        });
-        // The result names the channel as users do; keep that over one derived from the URL.
-        return typeof p.channel === 'string' ? { ...record, channel: channelName(p.channel) } : record;
-      }).sort(byName),
+      conda
+        .map((p, i) => {
+          if (typeof p?.url !== 'string') throw bad();
+          const record = lockedRecord(filename, `${item.platform} package ${i}`, p.url, {
+            name: typeof p.name === 'string' ? p.name : undefined,
+            version: typeof p.version === 'string' ? p.version : undefined,
+            build: typeof p.build === 'string' ? p.build : undefined,
+            md5: typeof p.md5 === 'string' ? p.md5 : null,
+            sha256: typeof p.sha256 === 'string' ? p.sha256 : null,
+          });
+          // The result names the channel as users do; keep that over one derived from the URL.
+          return typeof p.channel === 'string' ? { ...record, channel: channelName(p.channel) } : record;
+        })
+        .sort(byName),
     );
   }
   return Object.assign(result, { pypi });

@@ -25,7 +25,14 @@ export function checkLockInput(
   const lock = files.find((file) => file.kind === 'lock');
   if (!lock?.locked) return undefined;
   const extra = [
-    ...(files.length > 1 ? [`other files (${files.filter((f) => f !== lock).map((f) => `"${f.filename}"`).join(', ')})`] : []),
+    ...(files.length > 1
+      ? [
+          `other files (${files
+            .filter((f) => f !== lock)
+            .map((f) => `"${f.filename}"`)
+            .join(', ')})`,
+        ]
+      : []),
     ...((request.specs ?? []).length > 0 ? ['package specs'] : []),
     ...((request.channels ?? []).length > 0 ? ['channels (-c)'] : []),
   ];

@@ -20,7 +20,11 @@ interface TextFile {
   readonly content: string;
 }
 
-export function chosenPixiLockFormat(sources: { readonly existing?: TextFile; readonly lock?: TextFile; readonly files?: readonly TextFile[] }): PixiLockFormat {
+export function chosenPixiLockFormat(sources: {
+  readonly existing?: TextFile;
+  readonly lock?: TextFile;
+  readonly files?: readonly TextFile[];
+}): PixiLockFormat {
   for (const file of [sources.existing, sources.lock, ...(sources.files ?? [])]) {
     if (!file) continue;
     const format = lockFormatOf(file.filename, file.content);

@@ -45,7 +45,12 @@ export function readPreviousLock(
 }
 
 /** One environment of a lock document as the lock a solve stays close to. */
-export function previousLockOf(document: LockDocument, text: string, environment: LockedEnvironment, update: readonly string[]): PreviousLock {
+export function previousLockOf(
+  document: LockDocument,
+  text: string,
+  environment: LockedEnvironment,
+  update: readonly string[],
+): PreviousLock {
   const skip = new Set(update);
   // `--update Flask` names the PyPI distribution `flask` too (PEP 503).
   const skipPypi = new Set(update.map(normalizePypiName));
@@ -58,7 +63,11 @@ export function previousLockOf(document: LockDocument, text: string, environment
     update: [...update],
     preferredOn: (platform) => (environment.platforms.get(platform) ?? []).filter((r) => !skip.has(r.name)).map((r) => r.url),
     pypiPreferredOn: (platform) =>
-      new Map((environment.pypi.get(platform) ?? []).flatMap((r) => (r.version === null || skipPypi.has(normalizePypiName(r.name)) ? [] : [[normalizePypiName(r.name), r.version] as const]))),
+      new Map(
+        (environment.pypi.get(platform) ?? []).flatMap((r) =>
+          r.version === null || skipPypi.has(normalizePypiName(r.name)) ? [] : [[normalizePypiName(r.name), r.version] as const],
+        ),
+      ),
   };
 }
 

@@ -45,21 +45,32 @@ export function prepareWorkspace(request: ResolveRequest, options: PrepareOption
   const file = (request.files ?? []).find((f) => isPixiManifest(f.filename, f.content))!;
   const names = [...parsePixiManifest(file.filename, file.content).environments.keys()];
   if ((request.update ?? []).length > 0 && request.lock === undefined) {
-    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --update without --lock: name the lock whose other packages should stay as they are');
+    throw new UsageError(
+      'CR_ERR_INPUT_LOCK_USAGE',
+      'Cannot use --update without --lock: name the lock whose other packages should stay as they are',
+    );
   }
   const document = request.lock ? readLockFile(request.lock.filename, request.lock.content) : undefined;
   const update = [...new Set((request.update ?? []).map((name) => name.trim()))];
   if (document) {
     const unknown = update.filter((name) => ![...document.environments.values()].some((environment) => locksName(environment, name)));
     if (unknown.length > 0) {
-      throw new UsageError('CR_ERR_INPUT_LOCK_UPDATE', `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`);
+      throw new UsageError(
+        'CR_ERR_INPUT_LOCK_UPDATE',
+        `Cannot update ${unknown.map((n) => `"${n}"`).join(', ')}: no environment of "${document.filename}" locks a package of that name`,
+      );
     }
   }
   const environments = names.map((name) => {
     const prepared = prepareRequest({ ...request, environment: name, lock: undefined, update: undefined }, options);
     const locked = document?.environments.get(name);
     if (!locked) return { name, request: prepared };
-    const previousLock = previousLockOf(document!, request.lock!.content, locked, update.filter((n) => locksName(locked, n)));
+    const previousLock = previousLockOf(
+      document!,
+      request.lock!.content,
+      locked,
+      update.filter((n) => locksName(locked, n)),
+    );
     return { name, request: { ...prepared, previousLock } };
   });
   return { filename: file.filename, environments, ...(document ? { lock: { document, text: request.lock!.content } } : {}) };
@@ -67,7 +78,9 @@ export function prepareWorkspace(request: ResolveRequest, options: PrepareOption
 
 /** Why the lock does not answer the workspace, each reason naming its environment; empty when it does. */
 export function workspaceStaleness(workspace: PreparedWorkspace, env: Readonly<Record<string, string | undefined>>): string[] {
-  return workspaceStaleReasons(workspace, env).map((r) => (r.environment === undefined ? r.reason : `environment "${r.environment}": ${staleText(r)}`));
+  return workspaceStaleReasons(workspace, env).map((r) =>
+    r.environment === undefined ? r.reason : `environment "${r.environment}": ${staleText(r)}`,
+  );
 }
 
 /** A reason the lock does not answer the workspace: about one environment (and platform), or the whole lock. */
@@ -76,7 +89,10 @@ export interface WorkspaceStaleReason extends StaleReason {
 }
 
 /** The reasons of `workspaceStaleness` as data. */
-export function workspaceStaleReasons(workspace: PreparedWorkspace, env: Readonly<Record<string, string | undefined>>): WorkspaceStaleReason[] {
+export function workspaceStaleReasons(
+  workspace: PreparedWorkspace,
+  env: Readonly<Record<string, string | undefined>>,
+): WorkspaceStaleReason[] {
   const lock = workspace.lock;
   if (!lock) return [];
   const reasons: WorkspaceStaleReason[] = [];

@@ -58,7 +58,10 @@ export function lockEnvironment(lock: LockDocument, name: string | undefined): L
  * Every environment and platform of a lock as the environments an exporter receives (a whole lock
  * written in another format, or in its own again), each named by its environment.
  */
-export function lockExportEnvironments(lock: LockDocument, options: { readonly environment?: string; readonly platforms?: readonly string[] } = {}): ExportEnvironment[] {
+export function lockExportEnvironments(
+  lock: LockDocument,
+  options: { readonly environment?: string; readonly platforms?: readonly string[] } = {},
+): ExportEnvironment[] {
   const environments = options.environment === undefined ? [...lock.environments.values()] : [lockEnvironment(lock, options.environment)];
   return environments.flatMap((environment) =>
     [...environment.platforms.keys()]

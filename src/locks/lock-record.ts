@@ -32,7 +32,11 @@ export interface LockEntryFields {
 export function lockedRecord(filename: string, where: string, url: string, fields: LockEntryFields): PackageRecord {
   const parsed = parseExplicitUrl(url);
   if (!parsed) {
-    throw new InputFileError('CR_ERR_INPUT_LOCK', filename, `Cannot read lock file "${filename}": ${where}: "${url}" is not a conda package URL`);
+    throw new InputFileError(
+      'CR_ERR_INPUT_LOCK',
+      filename,
+      `Cannot read lock file "${filename}": ${where}: "${url}" is not a conda package URL`,
+    );
   }
   const fn = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
   let channel = parsed.channelUrl;

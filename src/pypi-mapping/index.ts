@@ -75,7 +75,11 @@ export function parseMappingFile(file: string, text: string): ChannelTable {
     if (value === null) table.set(name, []);
     else if (typeof value === 'string') table.set(name, [normalizeName(value)]);
     else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) table.set(name, (value as string[]).map(normalizeName));
-    else throw new PypiMappingError(file, `Cannot read PyPI mapping "${file}": the value of "${name}" must be a PyPI name, a list of names or null`);
+    else
+      throw new PypiMappingError(
+        file,
+        `Cannot read PyPI mapping "${file}": the value of "${name}" must be a PyPI name, a list of names or null`,
+      );
   }
   return table;
 }
@@ -97,7 +101,9 @@ export type DefaultMapping =
  * not be had), then each user's file for its channel. Channels are compared by the name users give
  * them (`conda-forge`, or a URL).
  */
-export function pypiMapping(options: { readonly user?: readonly UserMapping[]; readonly condaForge?: DefaultMapping | undefined } = {}): PypiMapping {
+export function pypiMapping(
+  options: { readonly user?: readonly UserMapping[]; readonly condaForge?: DefaultMapping | undefined } = {},
+): PypiMapping {
   const tables = new Map<string, ChannelTable>();
   const sources: MappingSource[] = [];
   let unavailable: string | undefined;
@@ -119,7 +125,8 @@ export function pypiMapping(options: { readonly user?: readonly UserMapping[]; r
     lookup(channel, condaName) {
       const key = channelKey(channel);
       const table = tables.get(key);
-      if (!table) return unavailable !== undefined && key === 'conda-forge' ? { kind: 'unavailable', reason: unavailable } : { kind: 'no-mapping' };
+      if (!table)
+        return unavailable !== undefined && key === 'conda-forge' ? { kind: 'unavailable', reason: unavailable } : { kind: 'no-mapping' };
       const names = table.get(condaName);
       return names && names.length > 0 ? { kind: 'pypi', names } : { kind: 'none' };
     },

@@ -38,7 +38,13 @@ export interface RemoteMappingOptions {
 }
 
 export type RemoteMapping =
-  | { readonly ok: true; readonly table: ReadonlyMap<string, readonly string[]>; readonly source: string; readonly date: string; readonly warning?: string }
+  | {
+      readonly ok: true;
+      readonly table: ReadonlyMap<string, readonly string[]>;
+      readonly source: string;
+      readonly date: string;
+      readonly warning?: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 interface State {
@@ -80,7 +86,9 @@ export async function loadRemoteMapping(options: RemoteMappingOptions): Promise<
   const key = digest(url);
   const cached = await readCached(dir, key);
   if (options.offline) {
-    return cached ? parsed(url, cached.text, cached.state.fetchedAt) : { ok: false, reason: `offline, and the cache has no copy of the conda-forge PyPI mapping (${shown(url)})` };
+    return cached
+      ? parsed(url, cached.text, cached.state.fetchedAt)
+      : { ok: false, reason: `offline, and the cache has no copy of the conda-forge PyPI mapping (${shown(url)})` };
   }
   if (cached && now >= cached.state.fetchedAt && now - cached.state.fetchedAt < freshnessMs(cached.state.cacheControl, TTL_SECONDS)) {
     return parsed(url, cached.text, cached.state.fetchedAt);
@@ -92,11 +100,21 @@ export async function loadRemoteMapping(options: RemoteMappingOptions): Promise<
       { dispatcher: options.dispatcher, network: options.network },
       url,
       { project: 'conda-forge', what: 'the conda-forge PyPI mapping', signal: options.signal },
-      { accept: 'application/json', validators: cached ? { etag: cached.state.etag, lastModified: cached.state.lastModified } : undefined, maxBytes: MAX_BYTES },
+      {
+        accept: 'application/json',
+        validators: cached ? { etag: cached.state.etag, lastModified: cached.state.lastModified } : undefined,
+        maxBytes: MAX_BYTES,
+      },
     );
   } catch (error) {
     if (!(error instanceof CondaResolveError)) throw error;
-    if (cached) return parsed(url, cached.text, cached.state.fetchedAt, `${error.message}; using the copy cached on ${new Date(cached.state.fetchedAt).toISOString()}`);
+    if (cached)
+      return parsed(
+        url,
+        cached.text,
+        cached.state.fetchedAt,
+        `${error.message}; using the copy cached on ${new Date(cached.state.fetchedAt).toISOString()}`,
+      );
     return { ok: false, reason: error.message };
   }
   if (fetched.status === 304 && cached) {
@@ -104,10 +122,17 @@ export async function loadRemoteMapping(options: RemoteMappingOptions): Promise<
     await store(dir, key, state, null);
     return parsed(url, cached.text, now);
   }
-  if (fetched.status !== 200) return { ok: false, reason: `Cannot fetch the conda-forge PyPI mapping: ${shown(url)} answered HTTP ${fetched.status}` };
+  if (fetched.status !== 200)
+    return { ok: false, reason: `Cannot fetch the conda-forge PyPI mapping: ${shown(url)} answered HTTP ${fetched.status}` };
   const text = fetched.body.toString('utf8');
   const result = parsed(url, text, now);
-  if (result.ok) await store(dir, key, { url: shown(url), fetchedAt: now, etag: fetched.etag, lastModified: fetched.lastModified, cacheControl: fetched.cacheControl }, text);
+  if (result.ok)
+    await store(
+      dir,
+      key,
+      { url: shown(url), fetchedAt: now, etag: fetched.etag, lastModified: fetched.lastModified, cacheControl: fetched.cacheControl },
+      text,
+    );
   return result;
 }
 

@@ -87,7 +87,12 @@ export async function cachedMixedAnswer(
 }
 
 /** Keeps an answer with the page state it was solved against. */
-export async function rememberMixedAnswer(store: MixedAnswerStore, key: string, outcome: MixedSolveOutcome, data: PypiDataStore): Promise<void> {
+export async function rememberMixedAnswer(
+  store: MixedAnswerStore,
+  key: string,
+  outcome: MixedSolveOutcome,
+  data: PypiDataStore,
+): Promise<void> {
   const entry: Entry = { v: ENTRY_VERSION, pages: data.pageIdentities(), outcome };
   await store.set(key, JSON.stringify(entry));
 }
@@ -130,7 +135,14 @@ function checked(outcome: MixedSolveOutcome, input: PlatformSolveInput, data: Py
 function listedRecord(record: unknown, data: PypiDataStore): PypiRecord | null {
   if (typeof record !== 'object' || record === null) return null;
   const r = record as Record<string, unknown>;
-  if (r.manager !== 'pip' || typeof r.name !== 'string' || typeof r.version !== 'string' || typeof r.url !== 'string' || typeof r.sha256 !== 'string') return null;
+  if (
+    r.manager !== 'pip' ||
+    typeof r.name !== 'string' ||
+    typeof r.version !== 'string' ||
+    typeof r.url !== 'string' ||
+    typeof r.sha256 !== 'string'
+  )
+    return null;
   if (!Array.isArray(r.requires_dist) || !r.requires_dist.every((d) => typeof d === 'string')) return null;
   const files = data.files(normalizePypiName(r.name));
   const file = files?.find((f) => f.url === r.url && f.hashes.sha256 === r.sha256);

@@ -19,9 +19,24 @@ export interface PypiRecordFields {
 
 export function pypiAsRecord(p: PypiRecordFields): PackageRecord {
   return {
-    name: p.name, version: p.version ?? p.url, build: 'pypi', build_number: 0, channel: p.index ?? '', subdir: 'pypi',
-    fn: p.filename ?? p.url.split('/').pop()!, url: p.url, md5: null, sha256: p.sha256 ?? null, size: p.size ?? null,
-    depends: [...(p.requires_dist ?? [])], constrains: [], track_features: [], features: null, license: null, license_family: null,
-    noarch: null, timestamp: null,
+    name: p.name,
+    version: p.version ?? p.url,
+    build: 'pypi',
+    build_number: 0,
+    channel: p.index ?? '',
+    subdir: 'pypi',
+    fn: p.filename ?? p.url.split('/').pop()!,
+    url: p.url,
+    md5: null,
+    sha256: p.sha256 ?? null,
+    size: p.size ?? null,
+    depends: [...(p.requires_dist ?? [])],
+    constrains: [],
+    track_features: [],
+    features: null,
+    license: null,
+    license_family: null,
+    noarch: null,
+    timestamp: null,
   };
 }

@@ -25,7 +25,10 @@ export const MAX_PYPI_PROJECTS = 2_000;
 
 export class TooManyPypiProjectsError extends UsageError {
   constructor(limit: number) {
-    super('CR_ERR_INPUT_TOO_MANY_PYPI_PROJECTS', `Cannot resolve: the PyPI requirements reach more than ${limit} projects, the limit of one request`);
+    super(
+      'CR_ERR_INPUT_TOO_MANY_PYPI_PROJECTS',
+      `Cannot resolve: the PyPI requirements reach more than ${limit} projects, the limit of one request`,
+    );
   }
 }
 
@@ -88,7 +91,12 @@ export class PypiDataStore implements PypiData {
    * Fetches the pages of `names` and the metadata of `releases`, then walks on: for each project
    * fetched, the metadata of its likely release, and the projects that release requires.
    */
-  async discover(names: Iterable<string>, releases: Iterable<{ name: string; version: string }>, wanted: ReadonlyMap<string, readonly PypiRequirement[]>, options: DiscoveryOptions): Promise<void> {
+  async discover(
+    names: Iterable<string>,
+    releases: Iterable<{ name: string; version: string }>,
+    wanted: ReadonlyMap<string, readonly PypiRequirement[]>,
+    options: DiscoveryOptions,
+  ): Promise<void> {
     const specs = new Map<string, PypiSpecifierSet[]>();
     const addSpec = (requirement: PypiRequirement): string => {
       const name = normalizePypiName(requirement.name);
@@ -107,7 +115,9 @@ export class PypiDataStore implements PypiData {
         await this.#fetchMetadata(name, version, options);
         const metadata = this.#metadata.get(`${name}==${version}`);
         if (!metadata) return;
-        await Promise.all(metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))));
+        await Promise.all(
+          metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))),
+        );
       });
     // Each requirement that reaches a project chooses its likely release again with every
     // specifier known by then, so a later, narrower one (`dep<2` after `dep>=1`) fetches the
@@ -169,7 +179,15 @@ export class PypiDataStore implements PypiData {
     if (!release) return;
     // Wheels of one release carry the same metadata (as pip and uv assume): read the one the
     // newest python prefers, else any.
-    const wheel = options.tags.map((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })))).find((w) => w !== undefined) ?? release.wheels[0];
+    const wheel =
+      options.tags
+        .map((t) =>
+          bestWheel(
+            t,
+            release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })),
+          ),
+        )
+        .find((w) => w !== undefined) ?? release.wheels[0];
     const read = await this.#client.getMetadata(wheel.file as PypiFile, { signal: options.signal, project: name });
     const metadata = read.metadata;
     this.#metadata.set(key, {
@@ -182,11 +200,25 @@ export class PypiDataStore implements PypiData {
   }
 
   /** The release a project will likely get: the preferred version the specifiers allow with a wheel for one of the pythons. */
-  #likely(project: PypiProjectData, specs: readonly PypiSpecifierSet[], options: DiscoveryOptions, locked: string | undefined): PypiRelease | undefined {
+  #likely(
+    project: PypiProjectData,
+    specs: readonly PypiSpecifierSet[],
+    options: DiscoveryOptions,
+    locked: string | undefined,
+  ): PypiRelease | undefined {
     const lowest = options.resolution !== 'highest';
     const ordered = [...project.releases].sort((a, b) => (lowest ? a.version.compare(b.version) : b.version.compare(a.version)));
     const fits = (release: PypiRelease): boolean =>
-      !release.yanked && specs.every((s) => s.contains(release.version, { prereleases: true })) && (options.tags.length === 0 || options.tags.some((t) => bestWheel(t, release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }))) !== undefined));
+      !release.yanked &&
+      specs.every((s) => s.contains(release.version, { prereleases: true })) &&
+      (options.tags.length === 0 ||
+        options.tags.some(
+          (t) =>
+            bestWheel(
+              t,
+              release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })),
+            ) !== undefined,
+        ));
     // The locked release is what the solve tries first (solver/pypi/provider.ts).
     const pinned = locked === undefined ? undefined : tryParsePypiVersion(locked);
     const kept = pinned && ordered.find((r) => r.version.compare(pinned) === 0 && fits(r));
@@ -200,7 +232,9 @@ export class PypiDataStore implements PypiData {
  */
 function pageIdentity(project: PypiProject): string {
   const files = project.files.map((f) => [f.filename, f.url, f.hashes, f.requiresPython, f.yanked, f.index, f.indexRank, f.coreMetadata]);
-  return createHash('sha256').update(JSON.stringify([project.indexes, files])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([project.indexes, files]))
+    .digest('hex');
 }
 
 /** A project's wheels grouped by release (sdists left out: conda-resolve never builds). */

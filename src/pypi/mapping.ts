@@ -57,7 +57,9 @@ export function condaPypiMapping(overrides: CondaPypiMapOverrides): CondaPypiMap
           const answer = fallback.lookup(record.channel, record.name);
           if (answer.kind === 'pypi') known = answer.names;
           else if (answer.kind === 'none') known = NONE;
-          else known = record.noarch === 'python' || record.depends.some((d) => /^python(\s|$)/.test(d)) ? [normalizePypiName(record.name)] : NONE;
+          else
+            known =
+              record.noarch === 'python' || record.depends.some((d) => /^python(\s|$)/.test(d)) ? [normalizePypiName(record.name)] : NONE;
         }
         cache.set(record, known);
       }

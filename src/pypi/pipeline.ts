@@ -15,7 +15,13 @@ export { normalizePypiName } from '../../vocabulary/pypi/name.js';
 
 export function defaultPypiClient(env: Readonly<Record<string, string | undefined>>): (pypi: PreparedPypi) => PypiIndexClient {
   return (pypi) =>
-    new PypiIndexClient({ indexUrl: pypi.indexUrl, extraIndexUrls: pypi.extraIndexUrls, findLinks: pypi.findLinks, strategy: pypi.indexStrategy, cacheDir: defaultCacheDir(env) });
+    new PypiIndexClient({
+      indexUrl: pypi.indexUrl,
+      extraIndexUrls: pypi.extraIndexUrls,
+      findLinks: pypi.findLinks,
+      strategy: pypi.indexStrategy,
+      cacheDir: defaultCacheDir(env),
+    });
 }
 
 /** The data store a resolve's platforms share, over `client`. */

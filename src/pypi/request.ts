@@ -68,7 +68,8 @@ export function parseResolutionStrategy(text: string | undefined): ResolutionStr
 function oneOf<T extends string>(what: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   const v = value.trim();
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError('CR_ERR_INPUT_OPTION', `Cannot use ${what} "${v}": expected one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new UsageError('CR_ERR_INPUT_OPTION', `Cannot use ${what} "${v}": expected one of ${allowed.join(', ')}`);
   return v as T;
 }
 
@@ -79,7 +80,9 @@ export function parsePypiInput(item: PypiInputRequirement): PypiRequirement {
   } catch (error) {
     if (error instanceof CondaResolveError) {
       const message = `${item.at ? `${item.at}: ` : ''}Cannot parse PyPI requirement "${item.requirement.trim()}": ${error.message}`;
-      throw item.file ? new InputFileError('CR_ERR_INPUT_SPEC', item.file, message, { cause: error }) : new UsageError('CR_ERR_INPUT_SPEC', message, { cause: error });
+      throw item.file
+        ? new InputFileError('CR_ERR_INPUT_SPEC', item.file, message, { cause: error })
+        : new UsageError('CR_ERR_INPUT_SPEC', message, { cause: error });
     }
     throw error;
   }
@@ -109,16 +112,23 @@ export function preparePypi(
   for (const item of [...inputs, ...[...(platformInputs?.values() ?? [])].flat()]) {
     const requirement = parsePypiInput(item);
     if (requirement.url !== undefined) {
-      throw new UsageError('CR_ERR_INPUT_SPEC', `${item.at ? `${item.at}: ` : ''}Cannot resolve PyPI requirement "${item.requirement.trim()}": a direct URL needs no solve and is not supported yet (give a name and version from an index)`);
+      throw new UsageError(
+        'CR_ERR_INPUT_SPEC',
+        `${item.at ? `${item.at}: ` : ''}Cannot resolve PyPI requirement "${item.requirement.trim()}": a direct URL needs no solve and is not supported yet (give a name and version from an index)`,
+      );
     }
   }
   const merged: PypiIndexOptions = Object.assign({}, ...fileOptions, stripUndefined(options));
-  const platformRequirements = hasPlatform ? new Map([...platformInputs!].map(([platform, list]) => [platform, parseAll(list)] as const)) : undefined;
+  const platformRequirements = hasPlatform
+    ? new Map([...platformInputs!].map(([platform, list]) => [platform, parseAll(list)] as const))
+    : undefined;
   return {
     requirements: parseAll(inputs),
     ...(platformRequirements ? { platformRequirements } : {}),
     indexUrl: (merged.indexUrl ?? DEFAULT_INDEX_URL).trim(),
-    extraIndexUrls: [...new Set([...fileOptions.flatMap((o) => o.extraIndexUrls ?? []), ...(options.extraIndexUrls ?? [])].map((u) => u.trim()))],
+    extraIndexUrls: [
+      ...new Set([...fileOptions.flatMap((o) => o.extraIndexUrls ?? []), ...(options.extraIndexUrls ?? [])].map((u) => u.trim())),
+    ],
     findLinks: [...new Set([...fileOptions.flatMap((o) => o.findLinks ?? []), ...(options.findLinks ?? [])].map((u) => u.trim()))],
     indexStrategy: oneOf('index strategy', merged.indexStrategy, INDEX_STRATEGIES, 'first-index'),
     prerelease: oneOf('pre-release mode', merged.prerelease, PRERELEASE_MODES, 'if-necessary-or-explicit'),

@@ -29,7 +29,13 @@ export interface MixedPlatformOptions {
   readonly answers?: MixedAnswerStore;
 }
 
-export async function solvePlatformMixed(input: PlatformSolveInput, platform: string, pypi: PreparedPypi, data: PypiDataStore, options: MixedPlatformOptions): Promise<MixedSolveOutcome> {
+export async function solvePlatformMixed(
+  input: PlatformSolveInput,
+  platform: string,
+  pypi: PreparedPypi,
+  data: PypiDataStore,
+  options: MixedPlatformOptions,
+): Promise<MixedSolveOutcome> {
   const requirements = pypiRequirementsOn(pypi, platform);
   const mapping = condaPypiMapping(pypi.mappingOverrides);
   const prereleases = pypi.prerelease === 'allow' ? true : pypi.prerelease === 'disallow' ? false : undefined;
@@ -41,7 +47,15 @@ export async function solvePlatformMixed(input: PlatformSolveInput, platform: st
     signal: options.signal,
     ...(options.locked ? { locked: options.locked } : {}),
   };
-  const key = options.answers ? mixedAnswerKey(options.answers, input, { platform, requirements, pypi, resolution: options.resolution, ...(options.locked ? { locked: options.locked } : {}) }) : null;
+  const key = options.answers
+    ? mixedAnswerKey(options.answers, input, {
+        platform,
+        requirements,
+        pypi,
+        resolution: options.resolution,
+        ...(options.locked ? { locked: options.locked } : {}),
+      })
+    : null;
   if (key !== null) {
     const cached = await cachedMixedAnswer(options.answers!, key, input, data, discovery);
     if (cached) return cached;
@@ -96,7 +110,12 @@ async function solveRounds(
  * guesses each project's release from the specifiers alone; the walks with tags then reuse what it
  * fetched. Never rejects: a failure shows again in the walk with tags, which awaits the same fetch.
  */
-export function prefetchPypi(pypi: PreparedPypi, platforms: readonly string[], data: PypiDataStore, options: MixedPlatformOptions): Promise<void> {
+export function prefetchPypi(
+  pypi: PreparedPypi,
+  platforms: readonly string[],
+  data: PypiDataStore,
+  options: MixedPlatformOptions,
+): Promise<void> {
   const wanted = new Map(platforms.map((platform) => [platform, pypiRequirementsOn(pypi, platform)] as const));
   const names = [...new Set([...wanted.values()].flat().map((r) => normalizePypiName(r.name)))];
   return data

@@ -88,8 +88,10 @@ export async function loadAction(actionPath: string = PROJECT_ROOT): Promise<Act
     for (const key of Object.keys(step)) {
       if (!STEP_KEYS.has(key)) throw new ActionDefinitionError(`step ${index + 1}: the runner does not support "${key}"`);
     }
-    if ((step.run === undefined) === (step.uses === undefined)) throw new ActionDefinitionError(`step ${index + 1}: needs exactly one of run or uses`);
-    if (step.run !== undefined && step.shell !== 'bash') throw new ActionDefinitionError(`step ${index + 1}: the runner supports only shell: bash`);
+    if ((step.run === undefined) === (step.uses === undefined))
+      throw new ActionDefinitionError(`step ${index + 1}: needs exactly one of run or uses`);
+    if (step.run !== undefined && step.shell !== 'bash')
+      throw new ActionDefinitionError(`step ${index + 1}: the runner supports only shell: bash`);
     if (typeof step.run === 'string' && step.run.includes('${{')) {
       throw new ActionDefinitionError(`step ${index + 1}: \${{ }} inside a run script (pass values through env: instead)`);
     }

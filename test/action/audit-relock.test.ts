@@ -54,12 +54,22 @@ async function local(inputs: Record<string, string>, prepare: (workspace: string
 
 interface Sarif {
   version: string;
-  runs: { tool: { driver: { name: string; rules: { id: string; properties?: { severity?: string } }[] } }; results: { ruleId: string; level: string; message: { text: string }; locations?: { physicalLocation?: { artifactLocation?: { uri?: string } } }[] }[] }[];
+  runs: {
+    tool: { driver: { name: string; rules: { id: string; properties?: { severity?: string } }[] } };
+    results: {
+      ruleId: string;
+      level: string;
+      message: { text: string };
+      locations?: { physicalLocation?: { artifactLocation?: { uri?: string } } }[];
+    }[];
+  }[];
 }
 
-describe.concurrent('the action\'s audit step', () => {
-  it('writes a SARIF 2.1.0 file of the lock\'s known vulnerabilities', async () => {
-    const run = await local({ file: 'pixi.lock', audit: 'reports/audit.sarif', 'audit-db': OSV_DB }, async (ws) => copyFile(PYPI_LOCK, join(ws, 'pixi.lock')));
+describe.concurrent("the action's audit step", () => {
+  it("writes a SARIF 2.1.0 file of the lock's known vulnerabilities", async () => {
+    const run = await local({ file: 'pixi.lock', audit: 'reports/audit.sarif', 'audit-db': OSV_DB }, async (ws) =>
+      copyFile(PYPI_LOCK, join(ws, 'pixi.lock')),
+    );
     expect(run.failed, run.log).toBe(false);
     expect(run.steps.find((s) => s.id === 'audit')?.status).toBe('success');
     const sarif = JSON.parse(await readFile(join(run.workspace, 'reports', 'audit.sarif'), 'utf8')) as Sarif;
@@ -74,7 +84,9 @@ describe.concurrent('the action\'s audit step', () => {
   }, 180_000);
 
   it('fails the action with audit-fail-on at or below a finding, keeping the SARIF file', async () => {
-    const run = await local({ file: 'pixi.lock', audit: 'audit.sarif', 'audit-db': OSV_DB, 'audit-fail-on': 'MODERATE' }, async (ws) => copyFile(PYPI_LOCK, join(ws, 'pixi.lock')));
+    const run = await local({ file: 'pixi.lock', audit: 'audit.sarif', 'audit-db': OSV_DB, 'audit-fail-on': 'MODERATE' }, async (ws) =>
+      copyFile(PYPI_LOCK, join(ws, 'pixi.lock')),
+    );
     expect(run.failed).toBe(true);
     expect(run.annotations.filter((a) => a.level === 'error').map((a) => a.message)).toContain(
       "The audit found a vulnerability at MODERATE or above; see the SARIF file named by the 'audit' input",
@@ -83,7 +95,7 @@ describe.concurrent('the action\'s audit step', () => {
   }, 180_000);
 });
 
-describe.concurrent('the action\'s relock step', () => {
+describe.concurrent("the action's relock step", () => {
   /** A conda-lock.yml of the demo channel, locked with `specs`. */
   async function lockOf(workspace: string, specs: readonly string[]): Promise<void> {
     await mkdir(workspace, { recursive: true });
@@ -92,7 +104,9 @@ describe.concurrent('the action\'s relock step', () => {
   }
 
   it('rewrites the lock, puts the Markdown of its changes in the job summary and the diff output, and sets changed', async () => {
-    const run = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'conda-lock.yml' }, (ws) => lockOf(ws, ['python=3.11']));
+    const run = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'conda-lock.yml' }, (ws) =>
+      lockOf(ws, ['python=3.11']),
+    );
     expect(run.failed, run.log).toBe(false);
     const step = run.steps.find((s) => s.id === 'relock')!;
     expect(step.status).toBe('success');
@@ -106,7 +120,9 @@ describe.concurrent('the action\'s relock step', () => {
   }, 180_000);
 
   it('without changes: changed is false, the diff output empty, and the summary says so', async () => {
-    const run = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'conda-lock.yml' }, (ws) => lockOf(ws, ['python=3.12']));
+    const run = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'conda-lock.yml' }, (ws) =>
+      lockOf(ws, ['python=3.12']),
+    );
     expect(run.failed, run.log).toBe(false);
     expect(run.outputs.changed).toBe('false');
     expect(run.outputs.diff).toBe('');
@@ -114,8 +130,13 @@ describe.concurrent('the action\'s relock step', () => {
   }, 180_000);
 
   it('a relock file that is not there fails the step, naming the input', async () => {
-    const run = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'missing.lock' }, async (ws) => writeFile(join(ws, 'x'), ''));
+    const run = await local(
+      { specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', relock: 'missing.lock' },
+      async (ws) => writeFile(join(ws, 'x'), ''),
+    );
     expect(run.failed).toBe(true);
-    expect(run.annotations.map((a) => a.message)).toContain("The file named by the 'relock' input does not exist or is not a readable file");
+    expect(run.annotations.map((a) => a.message)).toContain(
+      "The file named by the 'relock' input does not exist or is not a readable file",
+    );
   }, 180_000);
 });

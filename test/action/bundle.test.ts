@@ -35,10 +35,14 @@ describe('action/conda-resolve.mjs', () => {
     const env = { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-'), NODE_PATH: '' };
     const { version } = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
     expect((await run(process.execPath, [bin, '--version'], { cwd: checkout, env })).stdout).toBe(`conda-resolve ${version}\n`);
-    const solved = await run(process.execPath, [bin, '-c', DEMO, '-p', 'linux-64', '-p', 'osx-arm64', '-p', 'win-64', 'python=3.12', 'numpy', '--format', 'pixi-lock-v6'], {
-      cwd: checkout,
-      env,
-    });
+    const solved = await run(
+      process.execPath,
+      [bin, '-c', DEMO, '-p', 'linux-64', '-p', 'osx-arm64', '-p', 'win-64', 'python=3.12', 'numpy', '--format', 'pixi-lock-v6'],
+      {
+        cwd: checkout,
+        env,
+      },
+    );
     expect(solved.stdout).toMatch(/^version: 6\n/);
     for (const platform of ['linux-64', 'osx-arm64', 'win-64']) expect(solved.stdout).toContain(`/${platform}/numpy-`);
     const formats = await run(process.execPath, [bin, 'formats', '--json'], { cwd: checkout, env });
@@ -59,7 +63,11 @@ describe('action/conda-resolve.mjs', () => {
       const env = { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-'), NODE_PATH: '' };
       for (const layout of ['zst', 'sharded']) {
         const bin = join(checkout, 'action', 'conda-resolve.mjs');
-        const solved = await run(process.execPath, [bin, '-c', `${server.url}/${layout}`, '-p', 'linux-64', 'python=3.12', '--format', 'explicit'], { cwd: checkout, env });
+        const solved = await run(
+          process.execPath,
+          [bin, '-c', `${server.url}/${layout}`, '-p', 'linux-64', 'python=3.12', '--format', 'explicit'],
+          { cwd: checkout, env },
+        );
         expect(solved.stdout, layout).toMatch(/\/linux-64\/python-3\.12\./);
       }
       const fetched = server.log.filter((entry) => entry.status === 200).map((entry) => entry.path.split('/').pop()!);

@@ -18,7 +18,20 @@ const scripts = action.steps.flatMap((step) => (step.run === undefined ? [] : [{
 
 describe('action.yml declares seed 4.3 exactly', () => {
   it('has the inputs and defaults of the seed, and no command input', () => {
-    expect(Object.keys(action.inputs).sort()).toEqual(['audit', 'audit-db', 'audit-fail-on', 'channels', 'endpoint', 'file', 'format', 'mode', 'output', 'platforms', 'relock', 'specs']);
+    expect(Object.keys(action.inputs).sort()).toEqual([
+      'audit',
+      'audit-db',
+      'audit-fail-on',
+      'channels',
+      'endpoint',
+      'file',
+      'format',
+      'mode',
+      'output',
+      'platforms',
+      'relock',
+      'specs',
+    ]);
     expect(Object.fromEntries(Object.entries(action.inputs).map(([name, def]) => [name, def.default]))).toEqual({
       mode: 'local',
       file: undefined,
@@ -67,7 +80,8 @@ describe('action.yml declares seed 4.3 exactly', () => {
   it('passes inputs to scripts only through env:', () => {
     for (const step of action.steps) {
       expect(step.run ?? '').not.toContain('${{');
-      for (const value of Object.values(step.env ?? {})) expect(value).toMatch(/^\$\{\{ (inputs\.[a-z-]+|steps\.[a-z]+\.outputs\.[a-z_-]+) \}\}$/);
+      for (const value of Object.values(step.env ?? {}))
+        expect(value).toMatch(/^\$\{\{ (inputs\.[a-z-]+|steps\.[a-z]+\.outputs\.[a-z_-]+) \}\}$/);
     }
   });
 
@@ -76,7 +90,8 @@ describe('action.yml declares seed 4.3 exactly', () => {
   });
 
   it('has scripts bash accepts', () => {
-    for (const script of scripts) expect(() => execFileSync('bash', ['-n'], { input: script.run, stdio: ['pipe', 'pipe', 'pipe'] }), script.name).not.toThrow();
+    for (const script of scripts)
+      expect(() => execFileSync('bash', ['-n'], { input: script.run, stdio: ['pipe', 'pipe', 'pipe'] }), script.name).not.toThrow();
   });
 
   // Constructs that bash 3.2 (macOS) or BSD tools lack, or that misbehave there.
@@ -144,7 +159,10 @@ describe('the workflow', () => {
     const dir = join(PROJECT_ROOT, '.github', 'workflows');
     const modes = new Set<string>();
     for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f))) {
-      const doc = yaml.load(readFileSync(join(dir, file), 'utf8')) as { on?: unknown; jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, string> }> }> };
+      const doc = yaml.load(readFileSync(join(dir, file), 'utf8')) as {
+        on?: unknown;
+        jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, string> }> }>;
+      };
       for (const job of Object.values(doc.jobs)) {
         for (const step of job.steps) if (step.uses === './') modes.add(step.with?.mode ?? 'local');
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FileCommandError, parseFileCommands } from './file-commands.js';
 
-describe('GITHUB_OUTPUT / GITHUB_ENV parsing (the runner\'s rules)', () => {
+describe("GITHUB_OUTPUT / GITHUB_ENV parsing (the runner's rules)", () => {
   it('reads NAME=VALUE lines, keeping everything after the first =', () => {
     expect(parseFileCommands('a=1\n\nb=x=y\nc=\n')).toEqual([
       ['a', '1'],

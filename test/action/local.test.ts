@@ -10,7 +10,16 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
-import { ACTION_ROOT, assertCliBuilt, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, makeToolBox, readCalls, type Call, type ToolBox } from './helpers.js';
+import {
+  ACTION_ROOT,
+  assertCliBuilt,
+  DEMO_CHANNEL_DIR,
+  DEMO_CHANNEL_URL,
+  makeToolBox,
+  readCalls,
+  type Call,
+  type ToolBox,
+} from './helpers.js';
 
 const MANIFEST = join(ACTION_ROOT, 'pixi.toml');
 const PREPARE = ['run', '--manifest-path', MANIFEST, '--environment', 'cli', 'conda-resolve', '--version'];
@@ -36,7 +45,10 @@ async function runEnv(): Promise<{ env: Record<string, string>; pixiCalls: () =>
   const dir = await mkdtemp(join(tools.dir, 'run-'));
   const log = join(dir, 'pixi-calls.jsonl');
   const cache = join(dir, 'cache');
-  return { env: { ...tools.env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache }, pixiCalls: () => readCalls(log) };
+  return {
+    env: { ...tools.env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
+    pixiCalls: () => readCalls(log),
+  };
 }
 
 interface LocalRun {
@@ -141,7 +153,12 @@ describe.concurrent('action local mode', () => {
   });
 
   it('fails on a native partial failure (the CLI exits 1), with solved=false and the body kept out of the log', async () => {
-    const { run } = await local({ specs: 'linux-only-tool', channels: DEMO_CHANNEL_URL, platforms: 'linux-64,osx-arm64', output: 'out.json' });
+    const { run } = await local({
+      specs: 'linux-only-tool',
+      channels: DEMO_CHANNEL_URL,
+      platforms: 'linux-64,osx-arm64',
+      output: 'out.json',
+    });
     expect(run.failed).toBe(true);
     expect(run.outputs).toEqual({ solved: 'false', result: '', changed: '', diff: '' });
     expect(errors(run)[0]).toMatch(/^conda-resolve exited with status 1 \(a platform failed to solve/);
@@ -150,7 +167,13 @@ describe.concurrent('action local mode', () => {
   });
 
   it('exports with a format: solved=true, the text in result and in the output file', async () => {
-    const { run, pixi } = await local({ specs: 'python=3.12', channels: DEMO_CHANNEL_URL, platforms: 'linux-64', format: 'explicit', output: 'locks/explicit.txt' });
+    const { run, pixi } = await local({
+      specs: 'python=3.12',
+      channels: DEMO_CHANNEL_URL,
+      platforms: 'linux-64',
+      format: 'explicit',
+      output: 'locks/explicit.txt',
+    });
     expect(run.failed, run.log).toBe(false);
     expect(pixi[1].argv).toEqual([...RESOLVE, '-c', DEMO_CHANNEL_URL, '-p', 'linux-64', '--format', 'explicit', 'python=3.12']);
     expect(run.outputs.solved).toBe('true');
@@ -172,14 +195,26 @@ describe.concurrent('action local mode', () => {
   });
 
   it('passes unusual characters through pixi to the CLI unchanged', async () => {
-    const specs = ["python 3.11.*", "requests[version='>=2.32']", 'numpy>=1.24,<2'];
-    const file = "name: 'ünïcode $(touch pwned) `id` \"q\"'\r\ndependencies:\n  # ${{ github.token }} \\ ;|&\n  - tzdata\n";
+    const specs = ['python 3.11.*', "requests[version='>=2.32']", 'numpy>=1.24,<2'];
+    const file = 'name: \'ünïcode $(touch pwned) `id` "q"\'\r\ndependencies:\n  # ${{ github.token }} \\ ;|&\n  - tzdata\n';
     const { run, pixi } = await local(
-      { file: 'odd dir/it\'s env.yml', specs: specs.join(','), channels: DEMO_CHANNEL_URL, platforms: 'linux-64' },
+      { file: "odd dir/it's env.yml", specs: specs.join(','), channels: DEMO_CHANNEL_URL, platforms: 'linux-64' },
       { files: { "odd dir/it's env.yml": file } },
     );
     // Commas split values, so 'numpy>=1.24,<2' arrives as two specs, exactly as written.
-    expect(pixi[1].argv).toEqual([...RESOLVE, '-f', "odd dir/it's env.yml", '-c', DEMO_CHANNEL_URL, '-p', 'linux-64', 'python 3.11.*', "requests[version='>=2.32']", 'numpy>=1.24', '<2']);
+    expect(pixi[1].argv).toEqual([
+      ...RESOLVE,
+      '-f',
+      "odd dir/it's env.yml",
+      '-c',
+      DEMO_CHANNEL_URL,
+      '-p',
+      'linux-64',
+      'python 3.11.*',
+      "requests[version='>=2.32']",
+      'numpy>=1.24',
+      '<2',
+    ]);
     expect(existsSync(join(run.workspace, 'pwned'))).toBe(false);
     expect(existsSync(join(ACTION_ROOT, 'pwned'))).toBe(false);
     // '<2' alone is not a match spec: the CLI refuses it (usage error), so the action fails.
@@ -187,7 +222,7 @@ describe.concurrent('action local mode', () => {
     expect(errors(run)[0]).toContain('exited with status 2');
 
     const valid = await local(
-      { file: 'odd dir/it\'s env.yml', specs: specs.slice(0, 2).join(','), channels: DEMO_CHANNEL_URL, platforms: 'linux-64' },
+      { file: "odd dir/it's env.yml", specs: specs.slice(0, 2).join(','), channels: DEMO_CHANNEL_URL, platforms: 'linux-64' },
       { files: { "odd dir/it's env.yml": file } },
     );
     expect(valid.run.failed, valid.run.log).toBe(false);
@@ -196,7 +231,7 @@ describe.concurrent('action local mode', () => {
   });
 
   it('never lets a spec become shell code', async () => {
-    const specs = ['$(touch pwned)', '`touch pwned`', 'x;touch pwned', "a'b\"c", 'a\nb'];
+    const specs = ['$(touch pwned)', '`touch pwned`', 'x;touch pwned', 'a\'b"c', 'a\nb'];
     const { run, pixi } = await local({ specs: specs.join(','), channels: DEMO_CHANNEL_URL, platforms: 'linux-64' });
     expect(pixi[1].argv.slice(RESOLVE.length + 4)).toEqual(specs);
     expect(run.failed).toBe(true);
@@ -215,7 +250,10 @@ describe.concurrent('action local mode', () => {
     // Seed 4.3: "Standard output and standard error are captured together." An environment file
     // with `variables:` makes the CLI warn on stderr, so the body is not one JSON array.
     const withVariables = `${ENV_FILE}variables:\n  SOME_SECRET_NAME: x\n`;
-    const { run } = await local({ file: 'environment.yml', channels: DEMO_CHANNEL_URL, platforms: 'linux-64' }, { files: { 'environment.yml': withVariables } });
+    const { run } = await local(
+      { file: 'environment.yml', channels: DEMO_CHANNEL_URL, platforms: 'linux-64' },
+      { files: { 'environment.yml': withVariables } },
+    );
     expect(run.failed).toBe(true);
     expect(errors(run)[0]).toMatch(/not a native result/);
     expect(run.log).not.toContain('SOME_SECRET_NAME');

@@ -48,13 +48,22 @@ afterEach(async () => {
   await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));
 });
 
-async function remote(inputs: Record<string, string>, files: Record<string, string> = {}, env: Record<string, string> = {}): Promise<ActionRun> {
+async function remote(
+  inputs: Record<string, string>,
+  files: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
   const workspace = await mkdtemp(join(tmpdir(), 'cr-action-ws-'));
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(workspace, path)), { recursive: true });
     await writeFile(join(workspace, path), content);
   }
-  const run = await runAction({ inputs: { mode: 'remote', channels: DEMO_CHANNEL_URL, ...inputs }, actionPath: ACTION_ROOT, workspace, env: { ...tools.env, ...env } });
+  const run = await runAction({
+    inputs: { mode: 'remote', channels: DEMO_CHANNEL_URL, ...inputs },
+    actionPath: ACTION_ROOT,
+    workspace,
+    env: { ...tools.env, ...env },
+  });
   runs.push(run);
   return run;
 }
@@ -76,7 +85,19 @@ describe('action remote mode against conda-resolve serve', () => {
     expect(names(result)).toEqual(expect.arrayContaining(['numpy', 'python', 'python_abi']));
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [CLI_ENTRY, '-c', DEMO_CHANNEL_URL, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.12', 'numpy', '--cache-dir', join(tools.dir, 'cli-cache')],
+      [
+        CLI_ENTRY,
+        '-c',
+        DEMO_CHANNEL_URL,
+        '-p',
+        'linux-64',
+        '-p',
+        'osx-arm64',
+        'python=3.12',
+        'numpy',
+        '--cache-dir',
+        join(tools.dir, 'cli-cache'),
+      ],
       { env: { ...process.env, CI: 'true' } },
     );
     expect(result).toEqual(JSON.parse(stdout));
@@ -91,7 +112,10 @@ describe('action remote mode against conda-resolve serve', () => {
   });
 
   it('combines a file and specs', async () => {
-    const run = await remote({ endpoint: v4.url, file: 'environment.yml', specs: 'pip', platforms: 'linux-64' }, { 'environment.yml': ENV_FILE });
+    const run = await remote(
+      { endpoint: v4.url, file: 'environment.yml', specs: 'pip', platforms: 'linux-64' },
+      { 'environment.yml': ENV_FILE },
+    );
     expect(run.failed, run.log).toBe(false);
     expect(names(JSON.parse(run.outputs.result) as NativeResult)).toEqual(expect.arrayContaining(['pip', 'python', 'requests', 'wheel']));
   });
@@ -107,7 +131,13 @@ describe('action remote mode against conda-resolve serve', () => {
   });
 
   it('exports with a format', async () => {
-    const run = await remote({ endpoint: v4.url, specs: 'python=3.12', platforms: 'linux-64,osx-arm64', format: 'pixi-lock-v6', output: 'pixi.lock' });
+    const run = await remote({
+      endpoint: v4.url,
+      specs: 'python=3.12',
+      platforms: 'linux-64,osx-arm64',
+      format: 'pixi-lock-v6',
+      output: 'pixi.lock',
+    });
     expect(run.failed, run.log).toBe(false);
     expect(run.outputs.solved).toBe('true');
     expect(run.outputs.result).toMatch(/^version: 6\n/);
@@ -134,13 +164,17 @@ describe('action remote mode against conda-resolve serve', () => {
   });
 
   it('works over HTTPS with a certificate curl trusts', async () => {
-    const run = await remote({ endpoint: front.url, specs: 'python=3.12', platforms: 'linux-64', format: 'explicit' }, {}, { CURL_CA_BUNDLE: TLS_CA_FILE });
+    const run = await remote(
+      { endpoint: front.url, specs: 'python=3.12', platforms: 'linux-64', format: 'explicit' },
+      {},
+      { CURL_CA_BUNDLE: TLS_CA_FILE },
+    );
     expect(run.failed, run.log).toBe(false);
     expect(run.outputs.result).toContain('@EXPLICIT');
   });
 
   it('sends unusual characters in specs and file content intact', async () => {
-    const file = "name: 'ünïcode $(touch pwned) `id` \"q\"'\r\ndependencies:\n  # ${{ github.token }} \\ ;|&\n  - tzdata\n";
+    const file = 'name: \'ünïcode $(touch pwned) `id` "q"\'\r\ndependencies:\n  # ${{ github.token }} \\ ;|&\n  - tzdata\n';
     const run = await remote(
       { endpoint: v4.url, file: "odd dir/it's environment.yml", specs: "python 3.11.*,requests[version='>=2.32']", platforms: 'linux-64' },
       { "odd dir/it's environment.yml": file },

@@ -65,12 +65,28 @@ function expectLogFree(run: ActionRun, values: readonly string[]): void {
 const errors = (run: ActionRun) => run.annotations.filter((a) => a.level === 'error').map((a) => a.message);
 
 // Specs with characters a shell, a URL or JSON would treat specially.
-const ODD_SPECS = ["numpy >=1.26", "python[version='>=3.11']", 'a"b', '$(touch pwned)', '`id`', 'x;y|z&', 'naïve-ünï', 'tab\there', ' lead', 'trail '];
+const ODD_SPECS = [
+  'numpy >=1.26',
+  "python[version='>=3.11']",
+  'a"b',
+  '$(touch pwned)',
+  '`id`',
+  'x;y|z&',
+  'naïve-ünï',
+  'tab\there',
+  ' lead',
+  'trail ',
+];
 const ODD_FILE = 'name: odd\r\n# $(touch pwned) `id` ${{ github.token }} \\ "q" \'s\' ünïcode ✓\ndependencies:\n  - python=3.12\n\n\n';
 
 describe('action remote mode: the request', () => {
   it('POSTs the specs, channels and platforms as JSON to <endpoint>/resolve, split on commas and not trimmed', async () => {
-    const run = await remote({ endpoint: server.url, specs: ODD_SPECS.join(','), channels: 'conda-forge, bioconda,,x', platforms: 'linux-64,osx-arm64' });
+    const run = await remote({
+      endpoint: server.url,
+      specs: ODD_SPECS.join(','),
+      channels: 'conda-forge, bioconda,,x',
+      platforms: 'linux-64,osx-arm64',
+    });
     expect(run.failed).toBe(false);
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
@@ -91,7 +107,10 @@ describe('action remote mode: the request', () => {
   });
 
   it('sends a file whole, byte for byte, with its basename', async () => {
-    const run = await remote({ endpoint: server.url, file: 'envs/dev/environment.yml', channels: '' }, { files: { 'envs/dev/environment.yml': ODD_FILE } });
+    const run = await remote(
+      { endpoint: server.url, file: 'envs/dev/environment.yml', channels: '' },
+      { files: { 'envs/dev/environment.yml': ODD_FILE } },
+    );
     expect(run.failed).toBe(false);
     const body = JSON.parse(server.requests[0].body) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['file', 'filename']);
@@ -101,7 +120,10 @@ describe('action remote mode: the request', () => {
   });
 
   it('sends both a file and specs (the server combines them)', async () => {
-    const run = await remote({ endpoint: server.url, file: 'specs.txt', specs: 'numpy', platforms: 'linux-64' }, { files: { 'specs.txt': 'python=3.12\n' } });
+    const run = await remote(
+      { endpoint: server.url, file: 'specs.txt', specs: 'numpy', platforms: 'linux-64' },
+      { files: { 'specs.txt': 'python=3.12\n' } },
+    );
     expect(run.failed).toBe(false);
     expect(JSON.parse(server.requests[0].body)).toEqual({
       file: 'python=3.12\n',
@@ -148,7 +170,18 @@ describe('action remote mode: the request', () => {
     const deadProxy = 'http://127.0.0.1:9';
     const run = await remote(
       { endpoint: server.url, specs: 'numpy' },
-      { env: { http_proxy: deadProxy, HTTP_PROXY: deadProxy, https_proxy: deadProxy, HTTPS_PROXY: deadProxy, ALL_PROXY: deadProxy, all_proxy: deadProxy, NO_PROXY: undefined, no_proxy: undefined } },
+      {
+        env: {
+          http_proxy: deadProxy,
+          HTTP_PROXY: deadProxy,
+          https_proxy: deadProxy,
+          HTTPS_PROXY: deadProxy,
+          ALL_PROXY: deadProxy,
+          all_proxy: deadProxy,
+          NO_PROXY: undefined,
+          no_proxy: undefined,
+        },
+      },
     );
     expect(run.failed).toBe(false);
     expect(server.requests).toHaveLength(1);
@@ -187,11 +220,14 @@ describe('action remote mode: endpoints it refuses before sending anything', () 
     expectLogFree(run, [endpoint()]);
   });
 
-  it.each(['http://LOCALHOST:{port}', 'http://127.0.0.1:{port}/', 'HTTP://127.0.0.1:{port}'])('accepts plain http to loopback: %s', async (template) => {
-    const run = await remote({ endpoint: template.replace('{port}', new URL(server.url).port), specs: 'numpy' });
-    expect(run.failed).toBe(false);
-    expect(server.requests).toHaveLength(1);
-  });
+  it.each(['http://LOCALHOST:{port}', 'http://127.0.0.1:{port}/', 'HTTP://127.0.0.1:{port}'])(
+    'accepts plain http to loopback: %s',
+    async (template) => {
+      const run = await remote({ endpoint: template.replace('{port}', new URL(server.url).port), specs: 'numpy' });
+      expect(run.failed).toBe(false);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('action remote mode: HTTPS', () => {
@@ -203,7 +239,10 @@ describe('action remote mode: HTTPS', () => {
 
   it('accepts an https endpoint whose certificate curl trusts (CURL_CA_BUNDLE)', async () => {
     for (const endpoint of [front.url, front.url.replace('127.0.0.1', 'localhost')]) {
-      const run = await remote({ endpoint: `${endpoint}/`, specs: 'numpy', platforms: 'linux-64' }, { env: { CURL_CA_BUNDLE: TLS_CA_FILE } });
+      const run = await remote(
+        { endpoint: `${endpoint}/`, specs: 'numpy', platforms: 'linux-64' },
+        { env: { CURL_CA_BUNDLE: TLS_CA_FILE } },
+      );
       expect(run.failed, run.log).toBe(false);
       expect(run.outputs.solved).toBe('true');
     }
@@ -240,7 +279,10 @@ describe('action remote mode: responses', () => {
     expect(run.failed).toBe(false);
     expect(run.outputs.solved).toBe('false');
     expect(JSON.parse(run.outputs.result)[1]).toMatchObject({ platform: 'osx-arm64', packages: [], error: expect.any(String) });
-    expect(run.annotations).toContainEqual({ level: 'warning', message: '1 of 2 platforms failed to solve (each has a non-null error); solved is false' });
+    expect(run.annotations).toContainEqual({
+      level: 'warning',
+      message: '1 of 2 platforms failed to solve (each has a non-null error); solved is false',
+    });
   });
 
   it('format success: the body is not parsed, solved=true, output written exactly', async () => {
@@ -310,7 +352,9 @@ describe('action remote mode: responses', () => {
     const withOutput = await remote({ endpoint: server.url, specs: 'zlib', format: 'explicit', output: 'deep/dir/big.txt' });
     expect(withOutput.failed).toBe(false);
     expect(withOutput.outputs.solved).toBe('true');
-    expect(withOutput.outputs.result).toMatch(/^\(response larger than 100000 characters; it was written to the file named by the 'output' input\)$/);
+    expect(withOutput.outputs.result).toMatch(
+      /^\(response larger than 100000 characters; it was written to the file named by the 'output' input\)$/,
+    );
     expect(await readFile(join(withOutput.workspace, 'deep/dir/big.txt'), 'utf8')).toBe(big);
     const without = await remote({ endpoint: server.url, specs: 'zlib', format: 'explicit' });
     expect(without.outputs.result).toMatch(/set the 'output' input/);

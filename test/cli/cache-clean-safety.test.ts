@@ -27,7 +27,7 @@ const clean = async (cacheDir: string, ...flags: string[]) => {
 };
 
 describe('cache clean removes only what the cache wrote', () => {
-  it('leaves a user\'s local/, repodata/ and shards/ alone when the cache did not make them (a cache dir like /usr)', async () => {
+  it("leaves a user's local/, repodata/ and shards/ alone when the cache did not make them (a cache dir like /usr)", async () => {
     const dir = tempDir('cr-usr-');
     mkdirSync(join(dir, 'local', 'bin'), { recursive: true });
     writeFileSync(join(dir, 'local', 'bin', 'tool'), 'mine');

@@ -16,7 +16,8 @@ import type { NativeExplanation } from '../../src/explanation-data.js';
 const DEMO_URL = pathToFileURL(DEMO).href;
 const demo = ['-c', DEMO];
 /** What the error adds after "nothing provides linux-only-tool" on a platform without it. */
-const onlyOnLinux = (platform: string): string => `. linux-only-tool exists for linux-64. Channels searched: ${pathToFileURL(DEMO).href} (${platform} and noarch).`;
+const onlyOnLinux = (platform: string): string =>
+  `. linux-only-tool exists for linux-64. Channels searched: ${pathToFileURL(DEMO).href} (${platform} and noarch).`;
 const FIXED_TIME = { SOURCE_DATE_EPOCH: '1767225600' }; // 2026-01-01T00:00:00Z
 
 const PYTHON39_LINUX = [
@@ -49,7 +50,19 @@ describe('native JSON', () => {
     const packages = results[0]!.packages;
     expect(packages.map((p) => `${p.name}-${p.version}-${p.build}`)).toEqual(PYTHON39_LINUX);
     expect(Object.keys(packages[0]!)).toEqual([
-      'name', 'version', 'build', 'build_number', 'channel', 'subdir', 'url', 'sha256', 'md5', 'size', 'depends', 'constrains', 'manager',
+      'name',
+      'version',
+      'build',
+      'build_number',
+      'channel',
+      'subdir',
+      'url',
+      'sha256',
+      'md5',
+      'size',
+      'depends',
+      'constrains',
+      'manager',
     ]);
     const python = packages.find((p) => p.name === 'python')!;
     expect(python).toMatchObject({
@@ -89,11 +102,17 @@ describe('native JSON', () => {
       platform: 'osx-arm64',
       packages: [],
       error: `linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`,
-      explanation: { spec: 'linux-only-tool', requested: ['linux-only-tool'], conflicts: [{ kind: 'missing', subject: 'the request', specs: ['linux-only-tool'] }] },
+      explanation: {
+        spec: 'linux-only-tool',
+        requested: ['linux-only-tool'],
+        conflicts: [{ kind: 'missing', subject: 'the request', specs: ['linux-only-tool'] }],
+      },
     });
     expect(Object.keys(results[1]!)).toEqual(['platform', 'packages', 'error', 'explanation']);
     expect(Object.keys(results[0]!)).toEqual(['platform', 'packages', 'error']);
-    expect(stderr).toBe(`conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`);
+    expect(stderr).toBe(
+      `conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`,
+    );
   });
 
   it('explains an unsatisfiable request', async () => {
@@ -105,7 +124,13 @@ describe('native JSON', () => {
     );
     const explanation = (result as unknown as { explanation: NativeExplanation }).explanation;
     expect(explanation.requested).toEqual(['python 3.9.*', 'numpy >=2']);
-    expect(explanation.conflicts).toContainEqual({ kind: 'conflicts', subject: 'python 3.9.19', specs: ['python >=3.12,<3.13.0a0'], against: 'numpy 2.0.0', detail: null });
+    expect(explanation.conflicts).toContainEqual({
+      kind: 'conflicts',
+      subject: 'python 3.9.19',
+      specs: ['python >=3.12,<3.13.0a0'],
+      against: 'numpy 2.0.0',
+      detail: null,
+    });
     expect(explanation.candidates).toContainEqual({ specs: ['numpy >=2'], name: 'numpy', versions: ['2.0.0'] });
     expect(explanation.tree).toMatchObject({ spec: 'python 3.9.*', together: { spec: 'numpy >=2' } });
   });
@@ -113,7 +138,10 @@ describe('native JSON', () => {
   it('combines an environment file with positional specs, and solves its pip entries', async () => {
     const dir = tempDir();
     const file = join(dir, 'environment.yml');
-    writeFileSync(file, ['name: demo', 'channels:', `  - ${DEMO_URL}`, 'dependencies:', '  - python=3.10', '  - pip:', '      - flask', ''].join('\n'));
+    writeFileSync(
+      file,
+      ['name: demo', 'channels:', `  - ${DEMO_URL}`, 'dependencies:', '  - python=3.10', '  - pip:', '      - flask', ''].join('\n'),
+    );
     const index = pathToFileURL(join(PROJECT_ROOT, 'fixtures/pypi/simple')).href;
     const { code, stdout, stderr } = await runCli(['-f', file, '-p', 'linux-64', '--index-url', index, 'requests']);
     expect(stderr).toBe('');
@@ -151,7 +179,9 @@ describe('exporters', () => {
     '# platform: linux-64',
     '# created-by: conda-resolve 0.1.0',
     '@EXPLICIT',
-    ...PYTHON39_LINUX.map((p) => `${DEMO_URL}/${p.startsWith('ca-certificates') || p.startsWith('tzdata') ? 'noarch' : 'linux-64'}/${p}.conda`),
+    ...PYTHON39_LINUX.map(
+      (p) => `${DEMO_URL}/${p.startsWith('ca-certificates') || p.startsWith('tzdata') ? 'noarch' : 'linux-64'}/${p}.conda`,
+    ),
     '',
   ].join('\n');
 
@@ -204,16 +234,20 @@ describe('exporters', () => {
   });
 
   it('writes one lock document for all platforms', async () => {
-    const { code, stdout } = await runCli([...demo, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.9', '--format', 'pixi'], { env: FIXED_TIME });
+    const { code, stdout } = await runCli([...demo, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.9', '--format', 'pixi'], {
+      env: FIXED_TIME,
+    });
     expect(code).toBe(0);
-    expect(stdout.startsWith(`version: 6\nenvironments:\n  default:\n    channels:\n      - url: ${DEMO_URL}\n    packages:\n      linux-64:\n`)).toBe(true);
+    expect(
+      stdout.startsWith(`version: 6\nenvironments:\n  default:\n    channels:\n      - url: ${DEMO_URL}\n    packages:\n      linux-64:\n`),
+    ).toBe(true);
     expect(stdout.match(/^version: /gm)).toHaveLength(1);
     const lock = await runCli([...demo, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.9', '--format', 'conda-lock'], { env: FIXED_TIME });
-    expect(lock.stdout).toContain("  platforms:\n    - linux-64\n    - osx-arm64\n");
+    expect(lock.stdout).toContain('  platforms:\n    - linux-64\n    - osx-arm64\n');
     expect(lock.stdout).toContain("    created_at: '2026-01-01T00:00:00Z'\n");
   });
 
-  it('rejects requirements for a solved environment with conda\'s message, exit 1', async () => {
+  it("rejects requirements for a solved environment with conda's message, exit 1", async () => {
     for (const name of ['requirements', 'reqs', 'txt']) {
       const { code, stdout, stderr } = await runCli([...demo, '-p', 'linux-64', 'python=3.9', '--format', name]);
       expect(code).toBe(1);
@@ -250,7 +284,18 @@ describe('exporters', () => {
     expect(stdout).toContain('Lockfiles:\n  - conda-lock-v1 (aliases: conda-lock): conda-lock.yml, conda-lock.yaml\n');
     expect(stdout).toContain('  - rattler-lock-v6 (aliases: pixi, pixi-lock-v6): pixi.lock\n');
     const json = JSON.parse((await runCli(['formats', '--json'])).stdout) as { formats: string[] };
-    expect(json.formats).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
+    expect(json.formats).toEqual([
+      'conda-lock-v1',
+      'cyclonedx-json',
+      'environment-json',
+      'environment-yaml',
+      'explicit',
+      'pylock',
+      'rattler-lock-v6',
+      'rattler-lock-v7',
+      'requirements',
+      'spdx-json',
+    ]);
   });
 });
 
@@ -260,17 +305,56 @@ describe('usage errors exit 2 with a message that says what and where', () => {
       'unknown format',
       [...['-c', 'x'], 'python', '--format', 'toml'],
       "conda-resolve: error: Unknown export format 'toml'. Available formats:\n" +
-        ['cdx', 'conda-lock', 'conda-lock-v1', 'cyclonedx', 'cyclonedx-json', 'env.yml', 'environment-json', 'environment-yaml', 'explicit', 'json', 'pep751', 'pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7', 'pylock', 'pylock.toml', 'rattler-lock-v6', 'rattler-lock-v7', 'reqs', 'requirements', 'spdx', 'spdx-json', 'txt', 'yaml', 'yml']
+        [
+          'cdx',
+          'conda-lock',
+          'conda-lock-v1',
+          'cyclonedx',
+          'cyclonedx-json',
+          'env.yml',
+          'environment-json',
+          'environment-yaml',
+          'explicit',
+          'json',
+          'pep751',
+          'pixi',
+          'pixi-lock-v6',
+          'pixi-lock-v7',
+          'pixi-v7',
+          'pylock',
+          'pylock.toml',
+          'rattler-lock-v6',
+          'rattler-lock-v7',
+          'reqs',
+          'requirements',
+          'spdx',
+          'spdx-json',
+          'txt',
+          'yaml',
+          'yml',
+        ]
           .map((n) => `  - ${n}`)
           .join('\n') +
         '\n',
     ],
-    ['bad spec', ['python>=3.9,<'], 'conda-resolve: error: Cannot parse match spec "python>=3.9,<": invalid version ">=3.9,<": expected a version after "<" at position 12\n'],
+    [
+      'bad spec',
+      ['python>=3.9,<'],
+      'conda-resolve: error: Cannot parse match spec "python>=3.9,<": invalid version ">=3.9,<": expected a version after "<" at position 12\n',
+    ],
     ['missing file', ['-f', 'nope.yml'], 'conda-resolve: error: Cannot read file "nope.yml": no such file\n'],
     ['unknown flag', ['--bogus', 'python'], "conda-resolve: error: Unknown option '--bogus'; see conda-resolve --help\n"],
     ['no specs', [], 'conda-resolve: error: give package specs or an environment file (-f FILE); see conda-resolve --help\n'],
-    ['bad priority', ['python', '--channel-priority', 'loose'], 'conda-resolve: error: Cannot use channel priority "loose": expected one of strict, flexible, disabled\n'],
-    ['bad date', ['python', '--exclude-newer', 'yesterday'], 'conda-resolve: error: Cannot parse exclude-newer date "yesterday": expected an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z\n'],
+    [
+      'bad priority',
+      ['python', '--channel-priority', 'loose'],
+      'conda-resolve: error: Cannot use channel priority "loose": expected one of strict, flexible, disabled\n',
+    ],
+    [
+      'bad date',
+      ['python', '--exclude-newer', 'yesterday'],
+      'conda-resolve: error: Cannot parse exclude-newer date "yesterday": expected an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z\n',
+    ],
   ];
   it.each(cases)('%s', async (_name, args, message) => {
     const { code, stdout, stderr } = await runCli(args);
@@ -282,7 +366,9 @@ describe('usage errors exit 2 with a message that says what and where', () => {
   it('unknown platform lists the valid ones', async () => {
     const { code, stderr } = await runCli([...demo, '-p', 'linux-65', 'python']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^conda-resolve: error: Cannot resolve for platform "linux-65": unknown platform\. Valid platforms include: emscripten-wasm32, .*, linux-64, .*, zos-z\n$/);
+    expect(stderr).toMatch(
+      /^conda-resolve: error: Cannot resolve for platform "linux-65": unknown platform\. Valid platforms include: emscripten-wasm32, .*, linux-64, .*, zos-z\n$/,
+    );
   });
 
   it('unreadable YAML names the file, line and column', async () => {
@@ -290,7 +376,9 @@ describe('usage errors exit 2 with a message that says what and where', () => {
     writeFileSync(join(dir, 'environment.yml'), 'dependencies:\n  - python\n - numpy: [\n');
     const { code, stderr } = await runCli(['-f', 'environment.yml'], { cwd: dir });
     expect(code).toBe(2);
-    expect(stderr).toBe('conda-resolve: error: Cannot read environment file "environment.yml": bad indentation of a mapping entry at line 3, column 2\n');
+    expect(stderr).toBe(
+      'conda-resolve: error: Cannot read environment file "environment.yml": bad indentation of a mapping entry at line 3, column 2\n',
+    );
   });
 
   it('a bad spec inside a file names the file and line', async () => {
@@ -325,8 +413,12 @@ describe('the executable', () => {
   it('exits 1 for a failed platform, the result on stdout and the error on stderr', async () => {
     const { code, stdout, stderr } = await spawnCli([...demo, '-p', 'osx-arm64', 'linux-only-tool']);
     expect(code).toBe(1);
-    expect((JSON.parse(stdout) as NativeResult[])[0]!.error).toBe(`linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`);
-    expect(stderr).toBe(`conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`);
+    expect((JSON.parse(stdout) as NativeResult[])[0]!.error).toBe(
+      `linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}`,
+    );
+    expect(stderr).toBe(
+      `conda-resolve: error: osx-arm64: linux-only-tool cannot be installed because nothing provides linux-only-tool${onlyOnLinux('osx-arm64')}\n`,
+    );
   });
 
   it('exits 2 for a usage error, the message on stderr and nothing on stdout', async () => {
@@ -346,7 +438,12 @@ describeShared('against the shared conda-forge snapshot', () => {
     for (const result of results) {
       expect(result.error).toBeNull();
       expect(result.packages.find((p) => p.name === 'python')!.version).toMatch(/^3\.9\./);
-      for (const p of result.packages) expect(String(p.url).endsWith(`/${p.subdir}/${p.name}-${p.version}-${p.build}.${String(p.url).endsWith('.conda') ? 'conda' : 'tar.bz2'}`)).toBe(true);
+      for (const p of result.packages)
+        expect(
+          String(p.url).endsWith(
+            `/${p.subdir}/${p.name}-${p.version}-${p.build}.${String(p.url).endsWith('.conda') ? 'conda' : 'tar.bz2'}`,
+          ),
+        ).toBe(true);
     }
   });
 });

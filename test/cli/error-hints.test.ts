@@ -23,7 +23,19 @@ afterAll(() => server.close());
 function env(condarc = ''): Record<string, string | undefined> {
   const home = tempDir('cr-home-');
   writeFileSync(join(home, '.condarc'), condarc);
-  return { HOME: home, CONDARC: undefined, CONDA_CHANNELS: undefined, CONDA_CHANNEL_ALIAS: undefined, XDG_CONFIG_HOME: undefined, HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined };
+  return {
+    HOME: home,
+    CONDARC: undefined,
+    CONDA_CHANNELS: undefined,
+    CONDA_CHANNEL_ALIAS: undefined,
+    XDG_CONFIG_HOME: undefined,
+    HTTP_PROXY: undefined,
+    http_proxy: undefined,
+    HTTPS_PROXY: undefined,
+    https_proxy: undefined,
+    ALL_PROXY: undefined,
+    all_proxy: undefined,
+  };
 }
 
 /** A local channel with no packages at all. */
@@ -42,7 +54,10 @@ function tempChannel(names: Record<string, string[]>): string {
   for (const [subdir, list] of Object.entries(names)) {
     mkdirSync(join(dir, subdir), { recursive: true });
     const packages = Object.fromEntries(
-      list.map((name) => [`${name}-1.0-0.tar.bz2`, { name, version: '1.0', build: '0', build_number: 0, depends: [], subdir, ...(subdir === 'noarch' ? { noarch: 'generic' } : {}) }]),
+      list.map((name) => [
+        `${name}-1.0-0.tar.bz2`,
+        { name, version: '1.0', build: '0', build_number: 0, depends: [], subdir, ...(subdir === 'noarch' ? { noarch: 'generic' } : {}) },
+      ]),
     );
     writeFileSync(join(dir, subdir, 'repodata.json'), JSON.stringify({ info: { subdir }, packages, 'packages.conda': {} }));
   }
@@ -106,12 +121,14 @@ describe('a name no channel has', () => {
   it('says when channel::name names a channel that was not searched', async () => {
     const run = await runCli(['-c', DEMO, '-p', 'linux-64', '-q', 'conda-forge::python'], { env: env() });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('"conda-forge::python" names the channel conda-forge, which is not among the channels searched: add it with -c conda-forge');
+    expect(run.stderr).toContain(
+      '"conda-forge::python" names the channel conda-forge, which is not among the channels searched: add it with -c conda-forge',
+    );
   });
 });
 
 describe('over HTTP', () => {
-  it('gives the same hint, with the server\'s local paths hidden', async () => {
+  it("gives the same hint, with the server's local paths hidden", async () => {
     const server = await injectTestServer();
     try {
       const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['pyhton'], platforms: ['linux-64'] } });
@@ -150,7 +167,9 @@ describe('-c some/folder', () => {
 describe('allowlist_channels and denylist_channels', () => {
   it('refuses a channel on the denylist before fetching anything', async () => {
     const before = server.log.length;
-    const run = await runCli(['-c', 'demo', '-p', 'linux-64', '-q', 'python'], { env: env(`channel_alias: ${server.url}\ndenylist_channels: [demo]\n`) });
+    const run = await runCli(['-c', 'demo', '-p', 'linux-64', '-q', 'python'], {
+      env: env(`channel_alias: ${server.url}\ndenylist_channels: [demo]\n`),
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`Channel demo (${server.url}/demo) is on denylist_channels`);
     expect(server.log.length).toBe(before);

@@ -35,15 +35,16 @@ describe('an unknown flag names the closest known one', () => {
 });
 
 describe('words that are commands are never read as specs', () => {
-  it.each([
-    [['-c', 'conda-forge', 'info']],
-    [['resolve', 'cache', 'clean']],
-    [['python', 'completion']],
-  ])('%j is a usage error that says where the command goes', async (args) => {
-    const { code, stderr } = await runCli(args);
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/^conda-resolve: error: "(info|cache|completion)" is a conda-resolve command, not a package spec: a command goes first/);
-  });
+  it.each([[['-c', 'conda-forge', 'info']], [['resolve', 'cache', 'clean']], [['python', 'completion']]])(
+    '%j is a usage error that says where the command goes',
+    async (args) => {
+      const { code, stderr } = await runCli(args);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /^conda-resolve: error: "(info|cache|completion)" is a conda-resolve command, not a package spec: a command goes first/,
+      );
+    },
+  );
 
   it('a package of that name is still reachable as a spec with a version', async () => {
     const { code, stderr } = await runCli([...demo, 'info *']);
@@ -75,7 +76,9 @@ describe('--json, --dry-run, -n, --no-progress', () => {
     const loud = await runCli([...demo, 'python=3.9', '--dry-run', '-o', 'pixi.lock', '-v', '-n', 'analysis'], { cwd: dir });
     expect(loud.code).toBe(0);
     expect(existsSync(join(dir, 'pixi.lock'))).toBe(false);
-    expect(loud.stderr).toMatch(/\n✔ Solved environment 'analysis' for linux-64 \(8 packages\) in \d+(\.\d)? m?s; dry run: pixi\.lock not written \([\d.]+ KiB of rattler-lock-v6\)\n$/);
+    expect(loud.stderr).toMatch(
+      /\n✔ Solved environment 'analysis' for linux-64 \(8 packages\) in \d+(\.\d)? m?s; dry run: pixi\.lock not written \([\d.]+ KiB of rattler-lock-v6\)\n$/,
+    );
   });
 
   it('-n NAME and --no-progress are accepted and change nothing in the output', async () => {
@@ -102,7 +105,9 @@ describe('-v and -vv on a non-terminal', () => {
     const { code, stderr } = await runCli(['-c', `${server.url}/demo`, '-p', 'linux-64', 'python=3.9', '-v'], { cacheDir, env: home() });
     expect(code).toBe(0);
     expect(stderr).toMatch(/^conda-resolve: GET http:\/\/127\.0\.0\.1:\d+\/demo\/linux-64\/repodata_shards\.msgpack\.zst$/m);
-    expect(stderr).toMatch(/^conda-resolve: http:\/\/127\.0\.0\.1:\d+\/demo\/linux-64: [\d.]+ KiB in \d+(\.\d)? m?s \([\d.]+ [KM]iB\/s\), 27 records$/m);
+    expect(stderr).toMatch(
+      /^conda-resolve: http:\/\/127\.0\.0\.1:\d+\/demo\/linux-64: [\d.]+ KiB in \d+(\.\d)? m?s \([\d.]+ [KM]iB\/s\), 27 records$/m,
+    );
     expect(stderr).toMatch(/^conda-resolve: linux-64: solved in \d+(\.\d)? m?s$/m);
     expect(stderr).toMatch(/^✔ Solved linux-64 \(8 packages\) in .+; native JSON to standard output\n$/m);
     expect(stderr).not.toContain('cache hit');

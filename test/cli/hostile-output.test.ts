@@ -31,9 +31,15 @@ function writeHostileChannel(dir: string): void {
     'dep-1.0-0.conda': record('dep', `0${ESC}[2J`, []),
     'broken-1.0-0.conda': record('broken', '0', [`nothere${ESC}[31m`]),
   };
-  for (const [subdir, body] of [['linux-64', packages], ['noarch', {}]] as const) {
+  for (const [subdir, body] of [
+    ['linux-64', packages],
+    ['noarch', {}],
+  ] as const) {
     mkdirSync(join(dir, subdir), { recursive: true });
-    writeFileSync(join(dir, subdir, 'repodata.json'), JSON.stringify({ info: { subdir }, packages: {}, 'packages.conda': body, repodata_version: 1 }));
+    writeFileSync(
+      join(dir, subdir, 'repodata.json'),
+      JSON.stringify({ info: { subdir }, packages: {}, 'packages.conda': body, repodata_version: 1 }),
+    );
   }
 }
 
@@ -44,7 +50,10 @@ beforeAll(() => {
 
 describe('escape sequences from repodata', () => {
   it('tree and why print them escaped', async () => {
-    for (const args of [['tree', 'evil'], ['why', 'dep', 'evil']]) {
+    for (const args of [
+      ['tree', 'evil'],
+      ['why', 'dep', 'evil'],
+    ]) {
       const { code, stdout, stderr } = await runCli([...args, '-c', channel, '-p', 'linux-64']);
       expect(stderr).not.toContain(ESC);
       expect(code).toBe(0);

@@ -85,7 +85,10 @@ describe('conda-resolve info', () => {
   });
 
   it('a bad platform or override is a usage error naming it', async () => {
-    expect(await runCli(['info', '-p', 'linux-65'], { env: isolated() })).toMatchObject({ code: 2, stderr: expect.stringContaining('linux-65') });
+    expect(await runCli(['info', '-p', 'linux-65'], { env: isolated() })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('linux-65'),
+    });
     const bad = await runCli(['info'], { env: isolated({ CONDA_OVERRIDE_GLIBC: 'not a version!' }) });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('CONDA_OVERRIDE_GLIBC');
@@ -167,7 +170,9 @@ describe('conda-resolve completion', () => {
     expect(bashComplete(stdout, ['conda-resolve', '--format', 'pixi'], dir)).toEqual(['pixi', 'pixi-lock-v6', 'pixi-lock-v7', 'pixi-v7']);
     expect(bashComplete(stdout, ['conda-resolve', '-f', 'env'], dir).sort()).toEqual(['environment.yml', 'envs.txt']);
     expect(bashComplete(stdout, ['conda-resolve', 'cache', ''], dir)).toEqual(['clean']);
-    expect(bashComplete(stdout, ['conda-resolve', 'info', '--'], dir)).toEqual(expect.arrayContaining(['--platform', '--json', '--cache-dir']));
+    expect(bashComplete(stdout, ['conda-resolve', 'info', '--'], dir)).toEqual(
+      expect.arrayContaining(['--platform', '--json', '--cache-dir']),
+    );
     expect(bashComplete(stdout, ['conda-resolve', 'info', '--'], dir)).not.toContain('--format');
     expect(bashComplete(stdout, ['conda-resolve', 'completion', ''], dir)).toEqual(['bash', 'zsh', 'fish']);
     expect(bashComplete(stdout, ['conda-resolve', 'serve', '--po'], dir)).toEqual(['--port']);
@@ -203,7 +208,13 @@ describe('conda-resolve completion', () => {
   });
 
   it('an unknown or missing shell is a usage error', async () => {
-    expect(await runCli(['completion'])).toMatchObject({ code: 2, stderr: 'conda-resolve: error: name a shell: conda-resolve completion bash|zsh|fish\n' });
-    expect(await runCli(['completion', 'tcsh'])).toMatchObject({ code: 2, stderr: 'conda-resolve: error: unknown shell "tcsh": conda-resolve completion bash|zsh|fish\n' });
+    expect(await runCli(['completion'])).toMatchObject({
+      code: 2,
+      stderr: 'conda-resolve: error: name a shell: conda-resolve completion bash|zsh|fish\n',
+    });
+    expect(await runCli(['completion', 'tcsh'])).toMatchObject({
+      code: 2,
+      stderr: 'conda-resolve: error: unknown shell "tcsh": conda-resolve completion bash|zsh|fish\n',
+    });
   });
 });

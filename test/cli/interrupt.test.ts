@@ -31,7 +31,15 @@ function tempFiles(cacheDir: string): string[] {
 // are in flight until stopped.
 const COMMANDS = {
   resolve: () => ['-c', `${server.base}/trickle`, '-p', 'linux-64', 'python', '--timeout', '60'],
-  'serve --prewarm': () => ['serve', '--port', '0', '--prewarm', `${server.base}/trickle/linux-64`, '--allow-channel', `${server.base}/trickle`],
+  'serve --prewarm': () => [
+    'serve',
+    '--port',
+    '0',
+    '--prewarm',
+    `${server.base}/trickle/linux-64`,
+    '--allow-channel',
+    `${server.base}/trickle`,
+  ],
 };
 
 describe.each([
@@ -45,7 +53,9 @@ describe.each([
       env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: cacheDir },
       stdio: 'ignore',
     });
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     const deadline = Date.now() + 20_000;
     while (tempFiles(cacheDir).length < 2 && Date.now() < deadline) await sleep(50);
     expect(tempFiles(cacheDir), 'both downloads started their temp files').toHaveLength(2);

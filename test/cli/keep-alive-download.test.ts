@@ -52,7 +52,9 @@ describe('a download from a keep-alive server', () => {
 
   it('gives the CLI the whole repodata.json, and a solve from it', async () => {
     const before = server.log.length;
-    const result = await spawnCli(['-c', `${server.url}/big`, '-p', 'linux-64', 'python', '--format', 'explicit', '--timeout', '60'], { cacheDir: tempDir('cr-cache-') });
+    const result = await spawnCli(['-c', `${server.url}/big`, '-p', 'linux-64', 'python', '--format', 'explicit', '--timeout', '60'], {
+      cacheDir: tempDir('cr-cache-'),
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\/python-3[^\s]*\.(conda|tar\.bz2)/);
     const served = server.log.slice(before).filter((entry) => entry.path.endsWith('/linux-64/repodata.json'));

@@ -5,7 +5,22 @@
  * device tests check with `stat` that the device is still one afterwards.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+  chownSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -138,7 +153,7 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(dir)).toEqual(['pipe']);
   });
 
-  it('writes to an open file descriptor named /dev/fd/N (a shell\'s 3>file)', async () => {
+  it("writes to an open file descriptor named /dev/fd/N (a shell's 3>file)", async () => {
     const dir = tempDir('cr-out-');
     const path = join(dir, 'fd-target');
     const fd = openSync(path, 'w');
@@ -353,7 +368,9 @@ describe('conda-resolve -o', () => {
     expect(lstatSync(join(dir, 'out.json')).isSymbolicLink()).toBe(true);
     expect((JSON.parse(readFileSync(join(dir, 'made.json'), 'utf8')) as { platform: string }[])[0]!.platform).toBe('linux-64');
     const bad = await runCli([...demo, '-o', 'bad.json'], { cwd: dir });
-    expect(bad.stderr).toBe(`conda-resolve: error: Cannot write "bad.json" (a link to "${join(realpathSync(dir), 'nowhere', 'made.json')}"): no such directory\n`);
+    expect(bad.stderr).toBe(
+      `conda-resolve: error: Cannot write "bad.json" (a link to "${join(realpathSync(dir), 'nowhere', 'made.json')}"): no such directory\n`,
+    );
     expect(bad.code).toBe(1);
   });
 

@@ -24,7 +24,9 @@ describe('exporter plugins in the built CLI', () => {
     const env = { CONDA_RESOLVE_PLUGINS: plugin };
     const formats = await spawnCli(['formats'], { env });
     expect(formats.stderr).not.toContain('Skipped');
-    expect(formats.stderr).toContain(`conda-resolve: loaded exporter plugin conda-resolve-exporter-toml 1.4.0 from ${plugin} (formats: toml)`);
+    expect(formats.stderr).toContain(
+      `conda-resolve: loaded exporter plugin conda-resolve-exporter-toml 1.4.0 from ${plugin} (formats: toml)`,
+    );
     expect(formats.stdout).toMatch(/^ {2}- toml\b/m);
     const resolved = await spawnCli(['python=3.12', '-c', DEMO, '-p', 'linux-64', '--format', 'toml'], { env });
     expect(resolved.stderr).not.toContain('Skipped');

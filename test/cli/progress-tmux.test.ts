@@ -65,20 +65,32 @@ describe.skipIf(!hasTmux)('progress in a terminal (tmux)', () => {
   }
 
   it('shows each subdir and platform while working, then only the summary', async () => {
-    const name = startTerminal(cliCommand(['-c', `${server.url}/demo`, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.12', '-o', 'pixi.lock']));
+    const name = startTerminal(
+      cliCommand(['-c', `${server.url}/demo`, '-p', 'linux-64', '-p', 'osx-arm64', 'python=3.12', '-o', 'pixi.lock']),
+    );
     // While linux-64's repodata is half-sent: its line shows a bar, bytes of the total, a speed
     // and the time so far; the other subdirs are done; linux-64 waits for its repodata.
     await expect.poll(() => screen(name), { timeout: 20_000 }).toMatch(/✔ osx-arm64 +solved in \d+ ms/);
     const during = screen(name);
-    expect(during).toMatch(/⠀?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] http:\/\/127\.0\.0\.1:\d+\/demo\/linux-64 +\[█+░+\] [\d.]+ KiB\/[\d.]+ KiB +[\d.]+ [KM]iB\/s +[\d.]+ m?s/);
+    expect(during).toMatch(
+      /⠀?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] http:\/\/127\.0\.0\.1:\d+\/demo\/linux-64 +\[█+░+\] [\d.]+ KiB\/[\d.]+ KiB +[\d.]+ [KM]iB\/s +[\d.]+ m?s/,
+    );
     expect(during).toMatch(/✔ http:\/\/127\.0\.0\.1:\d+\/demo\/osx-arm64 +[\d.]+ KiB in [\d.]+ m?s \([\d.]+ [KM]iB\/s\)/);
     expect(during).toMatch(/✔ http:\/\/127\.0\.0\.1:\d+\/demo\/noarch +[\d.]+ KiB in /);
     expect(during).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] linux-64 +loading repodata [\d.]+ m?s/);
 
     held.shift()!();
     await expect.poll(() => screen(name), { timeout: 20_000 }).toContain('EXIT=0');
-    const after = screen(name).trimEnd().split('\n').filter((l) => l.trim() !== '');
-    expect(after).toEqual([expect.stringMatching(/^✔ Solved linux-64 \(\d+ packages\), osx-arm64 \(\d+ packages\) in [\d.]+ m?s; wrote pixi\.lock \([\d.]+ KiB of rattler-lock-v6\)$/), 'EXIT=0']);
+    const after = screen(name)
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    expect(after).toEqual([
+      expect.stringMatching(
+        /^✔ Solved linux-64 \(\d+ packages\), osx-arm64 \(\d+ packages\) in [\d.]+ m?s; wrote pixi\.lock \([\d.]+ KiB of rattler-lock-v6\)$/,
+      ),
+      'EXIT=0',
+    ]);
   });
 
   it('clears the display on Ctrl-C and exits 130', async () => {
@@ -94,7 +106,9 @@ describe.skipIf(!hasTmux)('progress in a terminal (tmux)', () => {
 
   it('shows nothing but the result when stderr is not a terminal, without -v', async () => {
     const out = tempDir();
-    const name = startTerminal(`${cliCommand(['-c', `${server.url}/demo`, '-p', 'osx-arm64', 'python=3.12'])} 2>${quote(join(out, 'err'))} >/dev/null`);
+    const name = startTerminal(
+      `${cliCommand(['-c', `${server.url}/demo`, '-p', 'osx-arm64', 'python=3.12'])} 2>${quote(join(out, 'err'))} >/dev/null`,
+    );
     await expect.poll(() => screen(name), { timeout: 20_000 }).toContain('EXIT=0');
     expect(await readFile(join(out, 'err'), 'utf8')).toBe('');
   });

@@ -41,7 +41,11 @@ export function tempDir(prefix = 'cr-cli-'): string {
 
 /** The environment a run sees: this process's, a cache directory of its own, then the test's. */
 function environment(options: CliOptions): Record<string, string> {
-  const env: Record<string, string | undefined> = { ...process.env, CONDA_RESOLVE_CACHE_DIR: options.cacheDir ?? tempDir('cr-cache-'), ...options.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    CONDA_RESOLVE_CACHE_DIR: options.cacheDir ?? tempDir('cr-cache-'),
+    ...options.env,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return env as Record<string, string>;
 }

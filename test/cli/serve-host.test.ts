@@ -86,7 +86,9 @@ describe('serve --port already in use', () => {
   it('names CONDA_RESOLVE_PORT when the port came from it', async () => {
     const port = await occupied();
     const { code, stderr } = await serve(['--host', '127.0.0.1'], { CONDA_RESOLVE_PORT: String(port) });
-    expect(stderr).toMatch(new RegExp(`^conda-resolve: error: CONDA_RESOLVE_PORT=${port}: already in use on 127\\.0\\.0\\.1 \\(EADDRINUSE\\)`));
+    expect(stderr).toMatch(
+      new RegExp(`^conda-resolve: error: CONDA_RESOLVE_PORT=${port}: already in use on 127\\.0\\.0\\.1 \\(EADDRINUSE\\)`),
+    );
     expect(code).toBe(1);
   });
 });
@@ -96,7 +98,9 @@ describe('conda-resolve serve --host 999.1.1.1 (the built CLI)', () => {
     requireBuild();
     const { code, stdout, stderr } = await spawnCli(['serve', '--host', '999.1.1.1', '--port', '0']);
     expect(stdout).toBe('');
-    expect(stderr).toBe('conda-resolve: error: --host 999.1.1.1: not an address this machine can listen on (not an IPv4 address: each number is 0 to 255)\n');
+    expect(stderr).toBe(
+      'conda-resolve: error: --host 999.1.1.1: not an address this machine can listen on (not an IPv4 address: each number is 0 to 255)\n',
+    );
     expect(code).toBe(2);
   });
 });

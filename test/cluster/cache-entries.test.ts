@@ -20,8 +20,20 @@ const describeRedis = REDIS_SERVER ? describe : describe.skip;
 
 describe('decodeOutcome', () => {
   it('reads an outcome back only when it has the shape of one', () => {
-    expect(decodeOutcome('{"kind":"error","code":"CR_ERR_INTERNAL","message":"x"}')).toEqual({ kind: 'error', code: 'CR_ERR_INTERNAL', message: 'x' });
-    for (const text of ['{"kind":"solved","records":[{}]}', '{"kind":"solved"}', '{"kind":"solved","records":[{"name":"a"}]}', '{"kind":"unsatisfiable"}', 'null', '[]', '{']) {
+    expect(decodeOutcome('{"kind":"error","code":"CR_ERR_INTERNAL","message":"x"}')).toEqual({
+      kind: 'error',
+      code: 'CR_ERR_INTERNAL',
+      message: 'x',
+    });
+    for (const text of [
+      '{"kind":"solved","records":[{}]}',
+      '{"kind":"solved"}',
+      '{"kind":"solved","records":[{"name":"a"}]}',
+      '{"kind":"unsatisfiable"}',
+      'null',
+      '[]',
+      '{',
+    ]) {
       expect(decodeOutcome(text)).toBe(null);
     }
   });
@@ -37,7 +49,13 @@ describeRedis('serve --redis: what the shared solve cache serves', () => {
     const redis = await startRedis();
     closers.push(() => redis.stop());
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-worker-'));
-    const worker = (await startSolveWorker({ redisUrl: redis.url, cacheDir, threads: 1, logger: pino({ level: 'silent' }), policyFor: await replicaPolicies(PROJECT_ROOT) }))!;
+    const worker = (await startSolveWorker({
+      redisUrl: redis.url,
+      cacheDir,
+      threads: 1,
+      logger: pino({ level: 'silent' }),
+      policyFor: await replicaPolicies(PROJECT_ROOT),
+    }))!;
     closers.push(async () => {
       await worker.close();
       rmSync(cacheDir, { recursive: true, force: true });
@@ -54,7 +72,10 @@ describeRedis('serve --redis: what the shared solve cache serves', () => {
     expect(answer.status).toBe(200);
     const [keys] = [await link.client.keys('conda-resolve:cache:*')];
     expect(keys).toHaveLength(1);
-    const entry = JSON.parse((await link.client.get(keys[0]!))!) as { kind: 'solved'; records: { name: string; url: string; md5: string }[] };
+    const entry = JSON.parse((await link.client.get(keys[0]!))!) as {
+      kind: 'solved';
+      records: { name: string; url: string; md5: string }[];
+    };
 
     // Someone with access to Redis points python at another host.
     const python = entry.records.find((r) => r.name === 'python')!;

@@ -22,7 +22,10 @@ import { DEMO_CHANNEL } from '../http/helpers/test-server.js';
 import { jobsLeft, openQueue, REDIS_SERVER, startRedis, startWorker, until, type RedisProcess, type WorkerProcess } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
-if (!REDIS_SERVER) console.warn('[conda-resolve tests] redis-server is not installed: the serve --redis cluster tests are skipped (apt-get install redis-server)');
+if (!REDIS_SERVER)
+  console.warn(
+    '[conda-resolve tests] redis-server is not installed: the serve --redis cluster tests are skipped (apt-get install redis-server)',
+  );
 
 interface Sent {
   readonly path: string;
@@ -65,7 +68,20 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
   beforeAll(async () => {
     requireBuild();
     redis = await startRedis();
-    const serveArgs = (extra: string[]) => ['--port', '0', '--allow-local-channels', '--rate-limit', '0', '--workers', '1', '--default-channel', DEMO_CHANNEL, '--cache-dir', temp(), ...extra];
+    const serveArgs = (extra: string[]) => [
+      '--port',
+      '0',
+      '--allow-local-channels',
+      '--rate-limit',
+      '0',
+      '--workers',
+      '1',
+      '--default-channel',
+      DEMO_CHANNEL,
+      '--cache-dir',
+      temp(),
+      ...extra,
+    ];
     single = startServe(serveArgs([]));
     replicaA = startServe(serveArgs(['--redis', redis.url]));
     replicaB = startServe(serveArgs(['--redis', redis.url]));
@@ -74,7 +90,8 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const process of [single, replicaA, replicaB, ...workers]) if (process && process.child.exitCode === null) process.child.kill('SIGKILL');
+    for (const process of [single, replicaA, replicaB, ...workers])
+      if (process && process.child.exitCode === null) process.child.kill('SIGKILL');
     await redis?.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
@@ -96,7 +113,8 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     const solves = async () => Number((await (await queue.client).get('conda-resolve:stats:solves')) ?? 0);
     try {
       type Health = { status: string; redis: { status: string; workers: number } };
-      const health = async (): Promise<Health> => JSON.parse(await (await request(`${urls.b}/health`, { dispatcher: agent })).body.text()) as Health;
+      const health = async (): Promise<Health> =>
+        JSON.parse(await (await request(`${urls.b}/health`, { dispatcher: agent })).body.text()) as Health;
       // A worker counts once its queue connection is up, a moment after its process started.
       await until(async () => (await health()).redis.workers === 2, 10_000, 'both workers to connect');
       expect(await health()).toMatchObject({ status: 'ok', redis: { status: 'ok', workers: 2 } });
@@ -125,9 +143,17 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     }
   }, 60_000);
 
-  it('500 mixed requests over both replicas, one worker SIGKILLed mid-solve: the single process\'s bytes, nothing left queued', async () => {
+  it("500 mixed requests over both replicas, one worker SIGKILLed mid-solve: the single process's bytes, nothing left queued", async () => {
     const distinct: Sent[] = [pigeons(10), pigeons(10)];
-    const specsSets = [['python=3.11', 'numpy'], ['python=3.10'], ['numpy<2'], ['requests', 'python=3.12'], ['python=3.9', 'pip'], ['openssl=3.2'], ['numpy', 'linux-only-tool']];
+    const specsSets = [
+      ['python=3.11', 'numpy'],
+      ['python=3.10'],
+      ['numpy<2'],
+      ['requests', 'python=3.12'],
+      ['python=3.9', 'pip'],
+      ['openssl=3.2'],
+      ['numpy', 'linux-only-tool'],
+    ];
     const formats = [undefined, 'explicit', 'environment-yaml'];
     for (const specs of specsSets) {
       for (const format of formats) {
@@ -139,10 +165,16 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     distinct.push({ path: '/resolve', body: { specs: ['numpy>=3'], platforms: ['linux-64'] } }); // unsatisfiable
     // A previous lock's records are preferences a worker must see too: made with only what was
     // published before 2024-02-10, it keeps its older numpy unless numpy is updated.
-    const lock = await send(urls.single, { path: '/resolve?format=pixi', body: { specs: ['python=3.12', 'numpy'], platforms: ['linux-64'], exclude_newer: '2024-02-10' } });
+    const lock = await send(urls.single, {
+      path: '/resolve?format=pixi',
+      body: { specs: ['python=3.12', 'numpy'], platforms: ['linux-64'], exclude_newer: '2024-02-10' },
+    });
     expect(lock.status).toBe(200);
     for (const update of [[], ['numpy']]) {
-      distinct.push({ path: '/resolve', body: { specs: ['python=3.12', 'numpy'], platforms: ['linux-64'], lock: lock.text, lock_filename: 'pixi.lock', update } });
+      distinct.push({
+        path: '/resolve',
+        body: { specs: ['python=3.12', 'numpy'], platforms: ['linux-64'], lock: lock.text, lock_filename: 'pixi.lock', update },
+      });
     }
     distinct.push({ path: '/resolve', body: { specs: ['numpy'], platforms: ['nonsense-64'] } }); // 400
 
@@ -183,7 +215,9 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
         expect({ i, status: got.status, type: got.type }).toEqual({ i, status: want.status, type: want.type });
         expect(answerOf(got.text), `answer ${i} (${sent.path} ${JSON.stringify(sent.body).slice(0, 80)})`).toBe(answerOf(want.text));
       }
-      expect(await jobsLeft(queue)).toEqual(expect.objectContaining({ waiting: 0, active: 0, delayed: 0, prioritized: 0, failed: 0, completed: 0 }));
+      expect(await jobsLeft(queue)).toEqual(
+        expect.objectContaining({ waiting: 0, active: 0, delayed: 0, prioritized: 0, failed: 0, completed: 0 }),
+      );
       // The killed worker's job was found stalled and solved by the survivor. On a loaded machine
       // the kill can land just after the worker finished its job (seen once in a full CI run):
       // then nothing stalls, and the answers above are the whole check.

@@ -16,7 +16,8 @@ import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type Problem
 import { freePort, REDIS_SERVER, startRedis, until, type RedisProcess } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
-if (!REDIS_SERVER) console.warn('[conda-resolve tests] redis-server is not installed: the serve --redis fault tests with a real Redis are skipped');
+if (!REDIS_SERVER)
+  console.warn('[conda-resolve tests] redis-server is not installed: the serve --redis fault tests with a real Redis are skipped');
 
 describe('serve --redis with Redis unreachable from the start', () => {
   it('health is 503 "degraded" naming Redis; a resolve is a 503 problem saying Redis is unreachable', async () => {
@@ -31,7 +32,9 @@ describe('serve --redis with Redis unreachable from the start', () => {
       // Issue 32: neither the password, nor the user, nor where Redis is.
       for (const secret of ['hunter2', 'operator', '127.0.0.1', String(port)]) expect(health.text).not.toContain(secret);
 
-      const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['numpy'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve', {
+        json: { specs: ['numpy'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] },
+      });
       expect(answer.status).toBe(503);
       expect(answer.headers['retry-after']).toBe('1');
       const problem = answer.json<ProblemBody>();
@@ -57,7 +60,13 @@ describeRedis('serve --redis with a real Redis', () => {
 
   async function worker(redisUrl: string) {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cr-worker-'));
-    const running = (await startSolveWorker({ redisUrl, cacheDir, threads: 1, logger: pino({ level: 'silent' }), policyFor: await replicaPolicies(PROJECT_ROOT) }))!;
+    const running = (await startSolveWorker({
+      redisUrl,
+      cacheDir,
+      threads: 1,
+      logger: pino({ level: 'silent' }),
+      policyFor: await replicaPolicies(PROJECT_ROOT),
+    }))!;
     closers.push(async () => {
       await running.close();
       rmSync(cacheDir, { recursive: true, force: true });
@@ -70,10 +79,14 @@ describeRedis('serve --redis with a real Redis', () => {
     closers.push(() => redis.stop());
     const server = await replica(redis.url, { 'solve-cache': '0' });
     await worker(redis.url);
-    const resolve = (specs: string[]) => call(server.app, 'POST', '/resolve', { json: { specs, channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+    const resolve = (specs: string[]) =>
+      call(server.app, 'POST', '/resolve', { json: { specs, channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
 
     expect((await resolve(['python=3.10'])).status).toBe(200);
-    expect((await call(server.app, 'GET', '/health')).json()).toMatchObject({ status: 'ok', redis: { status: 'ok', waiting: 0, active: 0, workers: 1 } });
+    expect((await call(server.app, 'GET', '/health')).json()).toMatchObject({
+      status: 'ok',
+      redis: { status: 'ok', waiting: 0, active: 0, workers: 1 },
+    });
 
     await redis.stop();
     await until(async () => (await call(server.app, 'GET', '/health')).status === 503, 10_000, 'health to report Redis away');
@@ -93,8 +106,14 @@ describeRedis('serve --redis with a real Redis', () => {
     // No worker: the job waits in the queue.
     const server = await replica(redis.url, { timeout: '60' });
     await until(async () => (await call(server.app, 'GET', '/health')).status === 200, 10_000, 'the replica to reach Redis');
-    const answer = call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.9'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
-    await until(async () => (await call(server.app, 'GET', '/health')).json<{ redis: { waiting: number } }>().redis.waiting === 1, 10_000, 'the job to be queued');
+    const answer = call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python=3.9'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] },
+    });
+    await until(
+      async () => (await call(server.app, 'GET', '/health')).json<{ redis: { waiting: number } }>().redis.waiting === 1,
+      10_000,
+      'the job to be queued',
+    );
     const started = Date.now();
     await redis.stop();
     const problem = await answer;
@@ -128,7 +147,8 @@ describeRedis('serve --redis with a real Redis', () => {
     closers.push(() => redis.stop());
     const a = await replica(redis.url, { 'rate-limit': '3' });
     const b = await replica(redis.url, { 'rate-limit': '3' });
-    for (const server of [a, b]) await until(async () => (await call(server.app, 'GET', '/health')).status === 200, 10_000, 'the replica to reach Redis');
+    for (const server of [a, b])
+      await until(async () => (await call(server.app, 'GET', '/health')).status === 200, 10_000, 'the replica to reach Redis');
     const statuses = [];
     for (const app of [a.app, b.app, a.app, b.app]) statuses.push((await call(app, 'GET', '/version')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);

@@ -47,21 +47,27 @@ export interface RedisProcess {
 /** A throwaway Redis (no persistence) on `port` (default a free one); settles once it answers PING. */
 export async function startRedis(port?: number): Promise<RedisProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn(REDIS_SERVER!, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(REDIS_SERVER!, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `redis://127.0.0.1:${chosen}`;
-  await until(async () => {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      probe.disconnect();
-    }
-  }, 10_000, 'redis-server to answer');
+  await until(
+    async () => {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        return (await probe.ping()) === 'PONG';
+      } catch {
+        return false;
+      } finally {
+        probe.disconnect();
+      }
+    },
+    10_000,
+    'redis-server to answer',
+  );
   return {
     url,
     port: chosen,
@@ -81,11 +87,15 @@ export interface WorkerProcess {
 
 /** `conda-resolve worker` from dist/, one solver thread; settles once it says it is ready. */
 export async function startWorker(redisUrl: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI, 'worker', '--redis', redisUrl, '--workers', '1', '--cache-dir', mkdtempSync(join(tmpdir(), 'cr-worker-'))], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'worker', '--redis', redisUrl, '--workers', '1', '--cache-dir', mkdtempSync(join(tmpdir(), 'cr-worker-'))],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const stderr: string[] = [];
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {

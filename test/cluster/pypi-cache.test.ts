@@ -16,7 +16,6 @@ import { REDIS_SERVER, startRedis, until } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
 
-
 describeRedis('serve --redis: mixed answers in the shared cache', () => {
   const closers: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
@@ -26,7 +25,9 @@ describeRedis('serve --redis: mixed answers in the shared cache', () => {
   it('shares a mixed answer between two replicas, and never serves a tampered one', async () => {
     const redis = await startRedis();
     closers.push(() => redis.stop());
-    const index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib']), simpleProject('leaflib', ['1.0', '2.0'])], { cacheControl: 'no-cache' });
+    const index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib']), simpleProject('leaflib', ['1.0', '2.0'])], {
+      cacheControl: 'no-cache',
+    });
     closers.push(() => index.close());
     const dir = mkdtempSync(join(tmpdir(), 'cr-cluster-pypi-'));
     closers.push(async () => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,10 @@ describeRedis('serve --redis: mixed answers in the shared cache', () => {
     closers.push(() => link.close());
     const flags = { redis: redis.url, 'solve-cache': '0', 'allow-index': [index.indexUrl], 'allow-channel': [channel] };
     const body = { specs: ['python 3.12.*'], pypi: ['toplib'], index_url: index.indexUrl, channels: [channel], platforms: ['linux-64'] };
-    const pins = (text: string) => (JSON.parse(text) as { packages: { name: string; version: string; manager: string }[] }[])[0]!.packages.filter((p) => p.manager === 'pip').map((p) => `${p.name}==${p.version}`);
+    const pins = (text: string) =>
+      (JSON.parse(text) as { packages: { name: string; version: string; manager: string }[] }[])[0]!.packages
+        .filter((p) => p.manager === 'pip')
+        .map((p) => `${p.name}==${p.version}`);
     const files = () => index.requests.filter((r) => r.path.startsWith('/files/')).length;
 
     const first = await injectTestServer(flags);

@@ -37,12 +37,16 @@ describe('conda-resolve worker', () => {
   it('refuses at start a cache folder it cannot write in (issue 32)', async () => {
     const proc = await runCli(['worker', '--redis', 'redis://127.0.0.1:1', '--cache-dir', '/proc/self']);
     expect(proc.code).toBe(2);
-    expect(proc.stderr).toMatch(/^conda-resolve: error: Cannot use --cache-dir "\/proc\/self" as the repodata cache: cannot write in it \(.+\)\n$/);
+    expect(proc.stderr).toMatch(
+      /^conda-resolve: error: Cannot use --cache-dir "\/proc\/self" as the repodata cache: cannot write in it \(.+\)\n$/,
+    );
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');
     const variable = await runCli(['worker', '--redis', 'redis://127.0.0.1:1'], { env: { CONDA_RESOLVE_CACHE_DIR: file } });
     expect(variable.code).toBe(2);
-    expect(variable.stderr).toContain(`Cannot use CONDA_RESOLVE_CACHE_DIR "${file}" as the repodata cache: cannot write in it (it is not a folder)`);
+    expect(variable.stderr).toContain(
+      `Cannot use CONDA_RESOLVE_CACHE_DIR "${file}" as the repodata cache: cannot write in it (it is not a folder)`,
+    );
   }, 15_000);
 
   it('refuses a bad thread count and an unknown flag', async () => {
@@ -65,10 +69,14 @@ describe('conda-resolve worker as a process', () => {
   it('waits for a Redis that is not there, saying so once, and stops on SIGTERM with status 0', async () => {
     requireBuild();
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI, 'worker', '--redis', `redis://:s3cret@127.0.0.1:${port}`, '--workers', '1', '--cache-dir', tempDir()], {
-      env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'worker', '--redis', `redis://:s3cret@127.0.0.1:${port}`, '--workers', '1', '--cache-dir', tempDir()],
+      {
+        env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await new Promise<void>((resolve) => {

@@ -23,11 +23,14 @@ import { call, injectTestServer, type InjectedServer } from '../http/helpers/tes
 import { REDIS_SERVER, startRedis, type RedisProcess } from './helpers.js';
 
 const describeRedis = REDIS_SERVER ? describe : describe.skip;
-if (!REDIS_SERVER) console.warn('[conda-resolve tests] redis-server is not installed: the worker channel-policy tests are skipped (apt-get install redis-server)');
+if (!REDIS_SERVER)
+  console.warn(
+    '[conda-resolve tests] redis-server is not installed: the worker channel-policy tests are skipped (apt-get install redis-server)',
+  );
 
 const DEMO = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
 
-describeRedis('a worker applies the replica\'s channel policy', () => {
+describeRedis("a worker applies the replica's channel policy", () => {
   let redis: RedisProcess;
   let channel: ChannelServer;
   let canary: Server;
@@ -97,15 +100,21 @@ describeRedis('a worker applies the replica\'s channel policy', () => {
     }
   }
 
-  it.each(['redirect', 'base_url'] as const)('a channel that answers the worker with a %s to a refused host: an error, no fetch there, nothing cached', async (kind) => {
-    canaryHits.length = 0;
-    // `tzdata` lives in noarch only: a worker that lost noarch could not have solved it.
-    const answer = await call(replica.app, 'POST', '/resolve', { json: { specs: ['python', 'tzdata'], channels: [`${channel.url}/${kind}`], platforms: ['linux-64'] } });
-    expect(canaryHits).toEqual([]);
-    // The platform's error names the refused URL; no packages (never a solve without noarch).
-    const [platform] = answer.json<{ platform: string; packages: unknown[]; error: string | null }[]>();
-    expect(platform!.packages).toEqual([]);
-    expect(platform!.error).toContain(canaryUrl);
-    expect(await cachedSolves()).toBe(0);
-  }, 60_000);
+  it.each(['redirect', 'base_url'] as const)(
+    'a channel that answers the worker with a %s to a refused host: an error, no fetch there, nothing cached',
+    async (kind) => {
+      canaryHits.length = 0;
+      // `tzdata` lives in noarch only: a worker that lost noarch could not have solved it.
+      const answer = await call(replica.app, 'POST', '/resolve', {
+        json: { specs: ['python', 'tzdata'], channels: [`${channel.url}/${kind}`], platforms: ['linux-64'] },
+      });
+      expect(canaryHits).toEqual([]);
+      // The platform's error names the refused URL; no packages (never a solve without noarch).
+      const [platform] = answer.json<{ platform: string; packages: unknown[]; error: string | null }[]>();
+      expect(platform!.packages).toEqual([]);
+      expect(platform!.error).toContain(canaryUrl);
+      expect(await cachedSolves()).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -24,7 +24,20 @@ function homeWith(condarc: string): string {
 
 /** A clean environment for configuration: only HOME (so the machine's own files and proxies stay out). */
 function env(home: string, more: Record<string, string> = {}): Record<string, string | undefined> {
-  return { HOME: home, CONDARC: undefined, CONDA_CHANNELS: undefined, CONDA_CHANNEL_ALIAS: undefined, XDG_CONFIG_HOME: undefined, HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, ...more };
+  return {
+    HOME: home,
+    CONDARC: undefined,
+    CONDA_CHANNELS: undefined,
+    CONDA_CHANNEL_ALIAS: undefined,
+    XDG_CONFIG_HOME: undefined,
+    HTTP_PROXY: undefined,
+    http_proxy: undefined,
+    HTTPS_PROXY: undefined,
+    https_proxy: undefined,
+    ALL_PROXY: undefined,
+    all_proxy: undefined,
+    ...more,
+  };
 }
 
 describe('.condarc', () => {
@@ -96,7 +109,10 @@ describe('conda-resolve config', () => {
     expect(stdout).toContain('channel_alias: https://mirror.example/t/<TOKEN>/conda');
     expect(stdout).not.toContain('secret');
     expect(stdout).not.toContain('tk-123');
-    const json = JSON.parse((await runCli(['config', '--json'], { env: env(home) })).stdout) as { files: string[]; settings: Record<string, { value: unknown; sources: string[] }> };
+    const json = JSON.parse((await runCli(['config', '--json'], { env: env(home) })).stdout) as {
+      files: string[];
+      settings: Record<string, { value: unknown; sources: string[] }>;
+    };
     expect(json.files).toEqual([join(home, '.condarc')]);
     expect(json.settings.channels).toEqual({ value: ['demo'], sources: [join(home, '.condarc')] });
   });

@@ -19,14 +19,24 @@ function write(path: string, text: string): string {
 }
 
 describe('the search path', () => {
-  it('lists conda\'s locations lowest precedence first, leaving out unset variables', () => {
+  it("lists conda's locations lowest precedence first, leaving out unset variables", () => {
     const paths = condarcSearchPath({ CONDA_ROOT: '/opt/conda', CONDARC: '/x/rc' }, '/home/u', 'linux').map((e) => e.path);
     expect(paths).toEqual([
-      '/etc/conda/.condarc', '/etc/conda/condarc', '/etc/conda/condarc.d',
-      '/var/lib/conda/.condarc', '/var/lib/conda/condarc', '/var/lib/conda/condarc.d',
-      '/opt/conda/.condarc', '/opt/conda/condarc', '/opt/conda/condarc.d',
-      '/home/u/.config/conda/.condarc', '/home/u/.config/conda/condarc', '/home/u/.config/conda/condarc.d',
-      '/home/u/.conda/.condarc', '/home/u/.conda/condarc', '/home/u/.conda/condarc.d',
+      '/etc/conda/.condarc',
+      '/etc/conda/condarc',
+      '/etc/conda/condarc.d',
+      '/var/lib/conda/.condarc',
+      '/var/lib/conda/condarc',
+      '/var/lib/conda/condarc.d',
+      '/opt/conda/.condarc',
+      '/opt/conda/condarc',
+      '/opt/conda/condarc.d',
+      '/home/u/.config/conda/.condarc',
+      '/home/u/.config/conda/condarc',
+      '/home/u/.config/conda/condarc.d',
+      '/home/u/.conda/.condarc',
+      '/home/u/.conda/condarc',
+      '/home/u/.conda/condarc.d',
       '/home/u/.condarc',
       '/x/rc',
     ]);
@@ -39,8 +49,8 @@ describe('the search path', () => {
   });
 });
 
-describe('merging (conda\'s precedence examples)', () => {
-  it('lists: the later file\'s items first, then the earlier file\'s, without duplicates; CONDA_CHANNELS first of all', () => {
+describe("merging (conda's precedence examples)", () => {
+  it("lists: the later file's items first, then the earlier file's, without duplicates; CONDA_CHANNELS first of all", () => {
     const home = tempDir('cr-home-');
     write(join(home, '.condarc'), 'channels:\n  - conda-forge\n  - defaults\n');
     const rc = write(join(home, 'other', 'rc.yml'), 'channels:\n  - bioconda\n  - conda-forge\n');
@@ -83,7 +93,10 @@ describe('merging (conda\'s precedence examples)', () => {
     // docs/source/user-guide/configuration/admin-multi-user-install.rst of conda/conda.
     const root = tempDir('cr-root-');
     const home = tempDir('cr-home-');
-    write(join(root, '.condarc'), 'channels:                                   #!final\n  - admin\n\nchannel_alias: https://conda.anaconda.org/  #!final\n');
+    write(
+      join(root, '.condarc'),
+      'channels:                                   #!final\n  - admin\n\nchannel_alias: https://conda.anaconda.org/  #!final\n',
+    );
     write(join(home, '.condarc'), 'channels:\n  - defaults\nchannel_alias: https://user.example\n');
     const config = loadConfig({ env: { HOME: home, CONDA_ROOT: root, CONDA_CHANNEL_ALIAS: 'https://env.example' } });
     expect(config.get('channels')).toEqual(['admin']);
@@ -101,7 +114,7 @@ describe('merging (conda\'s precedence examples)', () => {
     expect(config.sourceOf('remote_max_retries')).toEqual(['CONDA_REMOTE_MAX_RETRIES']);
   });
 
-  it('reads condarc.d files in name order, after the folder\'s own .condarc', () => {
+  it("reads condarc.d files in name order, after the folder's own .condarc", () => {
     const home = tempDir('cr-home-');
     write(join(home, '.conda', '.condarc'), 'remote_max_retries: 1\n');
     write(join(home, '.conda', 'condarc.d', 'b.yml'), 'remote_max_retries: 3\n');
@@ -110,7 +123,7 @@ describe('merging (conda\'s precedence examples)', () => {
     expect(loadConfig({ env: { HOME: home } }).get('remote_max_retries')).toBe(3);
   });
 
-  it('conda\'s defaults fill keys nobody set; the old booleans of channel_priority still work', () => {
+  it("conda's defaults fill keys nobody set; the old booleans of channel_priority still work", () => {
     const home = tempDir('cr-home-');
     write(join(home, '.condarc'), 'channel_priority: false\n');
     const config = loadConfig({ env: { HOME: home } });
@@ -140,7 +153,9 @@ describe('bad configuration', () => {
     const home = tempDir('cr-home-');
     write(join(home, '.condarc'), 'channels: conda-forge\n');
     expect(() => loadConfig({ env: { HOME: home } })).toThrow(/Cannot use "channels" in ".*\.condarc": expected a list of strings/);
-    expect(() => loadConfig({ env: { HOME: tempDir(), CONDA_REMOTE_MAX_RETRIES: 'many' } })).toThrow(/CONDA_REMOTE_MAX_RETRIES="many": expected a whole number/);
+    expect(() => loadConfig({ env: { HOME: tempDir(), CONDA_REMOTE_MAX_RETRIES: 'many' } })).toThrow(
+      /CONDA_REMOTE_MAX_RETRIES="many": expected a whole number/,
+    );
   });
 
   it('skips keys it does not use, as conda does', () => {

@@ -70,17 +70,28 @@ describe('the error registry', () => {
   });
 
   it('calls exactly the old usage codes (CR_ERR_INPUT_*, CR_ERR_FORMAT_*, the server settings and configuration files) usage errors', () => {
-    const usage = Object.entries(ERRORS).filter(([, spec]) => spec.exit === EXIT_USAGE).map(([code]) => code);
-    expect(usage.every((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code) || code === 'CR_ERR_CONFIG_VALUE' || code === 'CR_ERR_CONFIG_FILE')).toBe(true);
-    expect(Object.keys(ERRORS).filter((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code)).every((code) => ERRORS[code as ErrorCode].exit === EXIT_USAGE)).toBe(true);
+    const usage = Object.entries(ERRORS)
+      .filter(([, spec]) => spec.exit === EXIT_USAGE)
+      .map(([code]) => code);
+    expect(
+      usage.every((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code) || code === 'CR_ERR_CONFIG_VALUE' || code === 'CR_ERR_CONFIG_FILE'),
+    ).toBe(true);
+    expect(
+      Object.keys(ERRORS)
+        .filter((code) => /^CR_ERR_(INPUT|FORMAT)_/.test(code))
+        .every((code) => ERRORS[code as ErrorCode].exit === EXIT_USAGE),
+    ).toBe(true);
     expect(exitStatusOf(new TypeError('x'))).toBe(EXIT_FAILED);
   });
 });
 
 describe('exporter error codes', () => {
-  it('every CR_ERR_* code used in src/exporters (and the lock writers\' export codes in src/locks) is listed and described, and every listed code is used', () => {
+  it("every CR_ERR_* code used in src/exporters (and the lock writers' export codes in src/locks) is listed and described, and every listed code is used", () => {
     const used = new Set<string>();
-    for (const [folder, pattern] of [['src/exporters', /'(CR_ERR_[A-Z_]+)'/g], ['src/locks', /'(CR_ERR_(?:FORMAT|EXPORT)_[A-Z_]+)'/g]] as const) {
+    for (const [folder, pattern] of [
+      ['src/exporters', /'(CR_ERR_[A-Z_]+)'/g],
+      ['src/locks', /'(CR_ERR_(?:FORMAT|EXPORT)_[A-Z_]+)'/g],
+    ] as const) {
       const dir = join(PROJECT_ROOT, folder);
       for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'types.ts')) {
         for (const match of readFileSync(join(dir, file), 'utf8').matchAll(pattern)) used.add(match[1]!);
@@ -130,8 +141,14 @@ describe('the registry matches what the CLI and the HTTP layer do', () => {
 
   beforeAll(async () => {
     cacheDir = mkdtempSync(join(tmpdir(), 'cr-registry-'));
-    const config = loadConfig({}, { 'rate-limit': '0', 'allow-local-channels': true, 'default-channel': [DEMO_CHANNEL], 'cache-dir': cacheDir });
-    app = await buildTestApp(config, { store: new RepodataStore({ cacheDir, offline: true, refresh: false }), solver: new InProcessSolver() });
+    const config = loadConfig(
+      {},
+      { 'rate-limit': '0', 'allow-local-channels': true, 'default-channel': [DEMO_CHANNEL], 'cache-dir': cacheDir },
+    );
+    app = await buildTestApp(config, {
+      store: new RepodataStore({ cacheDir, offline: true, refresh: false }),
+      solver: new InProcessSolver(),
+    });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
 
@@ -142,20 +159,31 @@ describe('the registry matches what the CLI and the HTTP layer do', () => {
 
   function expectRegistry(code: ErrorCode, answer: { status: number; type: string }, cliStatus?: number): void {
     const spec = ERRORS[code];
-    expect({ status: answer.status, type: answer.type }).toEqual({ status: PROBLEM_KINDS[spec.problem].status, type: problemType(spec.problem) });
+    expect({ status: answer.status, type: answer.type }).toEqual({
+      status: PROBLEM_KINDS[spec.problem].status,
+      type: problemType(spec.problem),
+    });
     if (cliStatus !== undefined) expect(cliStatus).toBe(spec.exit);
   }
 
   // Over a socket: a resolve whose request has no socket reads as a client that went away.
   async function ask(method: 'GET' | 'POST', url: string, body?: object): Promise<ProblemBody> {
-    const response = await fetch(`${base}${url}`, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    const response = await fetch(`${base}${url}`, {
+      method,
+      ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
     return (await response.json()) as ProblemBody;
   }
 
   const cli = (args: readonly string[]) => runMain([...args, '-q', '--cache-dir', cacheDir, '-c', DEMO_CHANNEL_DIR]);
 
   it('bad input: a 400 of its kind, exit 2', async () => {
-    const error = thrown(() => prepareRequest({ specs: ['python'], platforms: ['bogus'] }, { env: {}, cwd: PROJECT_ROOT, hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] }));
+    const error = thrown(() =>
+      prepareRequest(
+        { specs: ['python'], platforms: ['bogus'] },
+        { env: {}, cwd: PROJECT_ROOT, hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] },
+      ),
+    );
     expect(error.code).toBe('CR_ERR_INPUT_PLATFORM');
     const problem = await ask('GET', '/resolve?spec=python&platform=bogus');
     expect(problem.field).toBe(ERRORS.CR_ERR_INPUT_PLATFORM.field);
@@ -168,13 +196,25 @@ describe('the registry matches what the CLI and the HTTP layer do', () => {
   });
 
   it('a failed solve: a 500 solve-failed when a format is asked for, exit 1', async () => {
-    const problem = await ask('POST', '/resolve?format=explicit', { specs: ['linux-only-tool'], platforms: ['osx-arm64'], channels: [DEMO_CHANNEL] });
+    const problem = await ask('POST', '/resolve?format=explicit', {
+      specs: ['linux-only-tool'],
+      platforms: ['osx-arm64'],
+      channels: [DEMO_CHANNEL],
+    });
     expect(problem.platforms?.[0]?.code).toBe('CR_ERR_SOLVE_UNSATISFIABLE');
-    expectRegistry('CR_ERR_SOLVE_UNSATISFIABLE', problem, (await cli(['linux-only-tool', '-p', 'osx-arm64', '--format', 'explicit'])).status);
+    expectRegistry(
+      'CR_ERR_SOLVE_UNSATISFIABLE',
+      problem,
+      (await cli(['linux-only-tool', '-p', 'osx-arm64', '--format', 'explicit'])).status,
+    );
   });
 
   it('a failed export: a 500 export-failed, exit 1', async () => {
-    const problem = await ask('POST', '/resolve?format=requirements', { specs: ['python=3.11'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] });
+    const problem = await ask('POST', '/resolve?format=requirements', {
+      specs: ['python=3.11'],
+      platforms: ['linux-64'],
+      channels: [DEMO_CHANNEL],
+    });
     const { status, stderr } = await cli(['python=3.11', '-p', 'linux-64', '--format', 'requirements']);
     expect(stderr).toContain('requirements');
     expectRegistry('CR_ERR_EXPORT_REQUIREMENTS_NO_SPECS', problem, status);
@@ -187,7 +227,9 @@ describe('the registry matches what the CLI and the HTTP layer do', () => {
   });
 
   it('an internal failure: a generic 500', () => {
-    const { problem, internal } = problemForError(new CondaResolveError('CR_ERR_INTERNAL', 'Internal error: the solver worker stopped'), { bodyLimit: 1 });
+    const { problem, internal } = problemForError(new CondaResolveError('CR_ERR_INTERNAL', 'Internal error: the solver worker stopped'), {
+      bodyLimit: 1,
+    });
     expect(internal).toBe(true);
     expect(problem.detail).toBe('Internal error: the request failed unexpectedly');
     expectRegistry('CR_ERR_INTERNAL', problem);

@@ -22,7 +22,9 @@ describe('records with control characters', () => {
   it.each(registry.names())('%s refuses a newline in a file name, naming the record', (format) => {
     const render = () => registry.render(format, tampered('fn', INJECTED), CONTEXT);
     expect(render).toThrow(ExportError);
-    expect(render).toThrow(/the record of "ca-certificates" \(linux-64\) from conda-forge has a control character in its fn: "bzip2-1\.0\.8-hda65f42_9\.conda\\x0ahttps:/);
+    expect(render).toThrow(
+      /the record of "ca-certificates" \(linux-64\) from conda-forge has a control character in its fn: "bzip2-1\.0\.8-hda65f42_9\.conda\\x0ahttps:/,
+    );
     try {
       render();
     } catch (error) {
@@ -31,15 +33,22 @@ describe('records with control characters', () => {
   });
 
   it('refuses a URL, a name or a build with an escape or a carriage return', () => {
-    expect(() => registry.render('explicit', tampered('url', 'https://conda.anaconda.org/conda-forge/linux-64/a.conda\r#'), CONTEXT)).toThrow(/in its url/);
-    expect(() => registry.render('explicit', tampered('name', 'ca-certificates\u001b]0;owned\u0007'), CONTEXT)).toThrow(/"ca-certificates\\x1b\]0;owned\\x07"/);
+    expect(() =>
+      registry.render('explicit', tampered('url', 'https://conda.anaconda.org/conda-forge/linux-64/a.conda\r#'), CONTEXT),
+    ).toThrow(/in its url/);
+    expect(() => registry.render('explicit', tampered('name', 'ca-certificates\u001b]0;owned\u0007'), CONTEXT)).toThrow(
+      /"ca-certificates\\x1b\]0;owned\\x07"/,
+    );
     expect(() => registry.render('conda-lock-v1', tampered('build', 'h0\u2028x'), CONTEXT)).toThrow(/in its build/);
   });
 
   it('applies to plugin exporters too, before their code runs', () => {
     const withPlugin = registerBuiltinExporters(new ExporterRegistry());
     let ran = false;
-    withPlugin.register({ name: 'plain', aliases: [], description: 'x', mediaType: 'text/plain', defaultFilenames: [], export: () => ((ran = true), 'x') }, 'test-plugin');
+    withPlugin.register(
+      { name: 'plain', aliases: [], description: 'x', mediaType: 'text/plain', defaultFilenames: [], export: () => ((ran = true), 'x') },
+      'test-plugin',
+    );
     expect(() => withPlugin.render('plain', tampered('fn', INJECTED), CONTEXT)).toThrow(ExportError);
     expect(ran).toBe(false);
   });

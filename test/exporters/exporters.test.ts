@@ -75,7 +75,9 @@ describe('conda-lock-v1', () => {
   it('writes the dependency map in order, quoting what YAML would misread; a repeated name keeps its last spec', () => {
     const r = record({ name: 'pkg', depends: ['python_abi 3.13.* *_cp313', 'libgcc >=14', '__unix', 'numpy 1.26', 'numpy >=1.26,<2'] });
     const text = exportCondaLockV1([env('linux-64', [r])], CONTEXT);
-    expect(text).toContain("    dependencies:\n      python_abi: 3.13.*\n      libgcc: '>=14'\n      __unix: ''\n      numpy: '>=1.26,<2'\n");
+    expect(text).toContain(
+      "    dependencies:\n      python_abi: 3.13.*\n      libgcc: '>=14'\n      __unix: ''\n      numpy: '>=1.26,<2'\n",
+    );
   });
 
   it('leaves a hash out when the channel does not publish it, and writes `hash: {}` when it has none', () => {
@@ -108,7 +110,10 @@ describe('conda-lock-v1', () => {
   });
 
   it('lists the request channels by name or URL, with empty used_env_vars', () => {
-    const text = exportCondaLockV1([env('linux-64', [record({ name: 'a' })], { channels: ['conda-forge', 'https://repo.example.com/internal'] })], CONTEXT);
+    const text = exportCondaLockV1(
+      [env('linux-64', [record({ name: 'a' })], { channels: ['conda-forge', 'https://repo.example.com/internal'] })],
+      CONTEXT,
+    );
     expect(text).toContain(
       '  channels:\n    - url: conda-forge\n      used_env_vars: []\n    - url: https://repo.example.com/internal\n      used_env_vars: []\n',
     );
@@ -117,7 +122,9 @@ describe('conda-lock-v1', () => {
   it('writes created_at in UTC to the second, quoted, and created_by with the tool', () => {
     expect(formatCreatedAt(new Date('2026-01-02T03:04:05.999Z'))).toBe('2026-01-02T03:04:05Z');
     const text = exportCondaLockV1([env('linux-64', [record({ name: 'a' })])], CONTEXT);
-    expect(text).toContain("  time_metadata:\n    created_at: '2026-08-20T10:00:00Z'\n  custom_metadata:\n    created_by: conda-resolve 1.2.3\n");
+    expect(text).toContain(
+      "  time_metadata:\n    created_at: '2026-08-20T10:00:00Z'\n  custom_metadata:\n    created_by: conda-resolve 1.2.3\n",
+    );
   });
 
   it('reads back as the conda-lock v1 data model', () => {
@@ -128,7 +135,17 @@ describe('conda-lock-v1', () => {
     };
     expect(parsed.version).toBe(1);
     expect(Object.keys(parsed.metadata)).toEqual(['content_hash', 'channels', 'platforms', 'sources', 'time_metadata', 'custom_metadata']);
-    expect(Object.keys(parsed.package[0])).toEqual(['name', 'version', 'manager', 'platform', 'dependencies', 'url', 'hash', 'category', 'optional']);
+    expect(Object.keys(parsed.package[0])).toEqual([
+      'name',
+      'version',
+      'manager',
+      'platform',
+      'dependencies',
+      'url',
+      'hash',
+      'category',
+      'optional',
+    ]);
     expect(parsed.metadata.sources).toEqual(['']);
   });
 
@@ -250,7 +267,10 @@ describe('requirements', () => {
   });
 
   it("writes requested specs in conda's canonical MatchSpec form", () => {
-    const text = exportRequirements(env('linux-64', [], { requestedSpecs: ['numpy>=1.26', 'python=3.12', 'pip', 'conda-forge::bzip2 1.0.8 h0_1'] }), CONTEXT);
+    const text = exportRequirements(
+      env('linux-64', [], { requestedSpecs: ['numpy>=1.26', 'python=3.12', 'pip', 'conda-forge::bzip2 1.0.8 h0_1'] }),
+      CONTEXT,
+    );
     expect(text.split('\n').slice(4)).toEqual([
       '# Note: This is a conda requirements file (MatchSpec format)',
       '# Contains conda package specifications, not pip requirements',

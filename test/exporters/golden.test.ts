@@ -49,7 +49,11 @@ describeShared('exporters write the reference files of formats.md byte for byte'
 
   describe('presto-shaped-envs.all-formats.txt (what a resolve produces: two platforms, no channels)', () => {
     // The file holds one section per format, each after a `##### format=NAME (exporter NAME) #####` line.
-    const sections = [...reference('presto-shaped-envs.all-formats.txt').matchAll(/^##### format=(\S+) \(exporter (\S+)\) #####\n([\s\S]*?)(?=^##### |(?![\s\S]))/gm)];
+    const sections = [
+      ...reference('presto-shaped-envs.all-formats.txt').matchAll(
+        /^##### format=(\S+) \(exporter (\S+)\) #####\n([\s\S]*?)(?=^##### |(?![\s\S]))/gm,
+      ),
+    ];
 
     it('has a section for each of the six exporters', () => {
       expect(sections.map((m) => m[2]).sort()).toEqual([

@@ -14,7 +14,18 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { CONTEXT, solvedEnvironments } from './reference-records.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures/plugins');
-const BUILTIN_NAMES = ['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json'];
+const BUILTIN_NAMES = [
+  'conda-lock-v1',
+  'cyclonedx-json',
+  'environment-json',
+  'environment-yaml',
+  'explicit',
+  'pylock',
+  'rattler-lock-v6',
+  'rattler-lock-v7',
+  'requirements',
+  'spdx-json',
+];
 
 let root: string;
 /** A folder standing for conda-resolve's install location, with nothing installed above it. */
@@ -66,9 +77,7 @@ describe('loadRegistry with plugins', () => {
     await installPlugin(installed, 'conda-resolve-exporter-toml');
     const { registry, warnings, plugins } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([]);
-    expect(plugins).toEqual([
-      expect.objectContaining({ name: 'conda-resolve-exporter-toml', version: '1.4.0', exporters: ['toml'] }),
-    ]);
+    expect(plugins).toEqual([expect.objectContaining({ name: 'conda-resolve-exporter-toml', version: '1.4.0', exporters: ['toml'] })]);
     expect(registry.names()).toEqual([...BUILTIN_NAMES, 'toml'].sort());
     expect(registry.allNames()).toContain('packages-toml');
 
@@ -128,7 +137,12 @@ describe('loadRegistry with plugins', () => {
     await mkdir(dir, { recursive: true });
     await writeFile(
       join(dir, 'package.json'),
-      JSON.stringify({ name: 'conda-resolve-exporter-half', version: '1.0.0', type: 'module', 'conda-resolve': { exporters: 'index.js', api: '^1' } }),
+      JSON.stringify({
+        name: 'conda-resolve-exporter-half',
+        version: '1.0.0',
+        type: 'module',
+        'conda-resolve': { exporters: 'index.js', api: '^1' },
+      }),
     );
     await writeFile(join(dir, 'index.js'), "export default [{ name: 'ok', export: () => 'x' }, { name: 'half' }];\n");
     const { registry, warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
@@ -142,7 +156,10 @@ describe('loadRegistry with plugins', () => {
   it('skips a package whose declaration lacks the api range', async () => {
     const dir = join(installed, 'conda-resolve-exporter-noapi');
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'conda-resolve-exporter-noapi', 'conda-resolve': { exporters: 'x.js' } }));
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'conda-resolve-exporter-noapi', 'conda-resolve': { exporters: 'x.js' } }),
+    );
     const { warnings } = await loadRegistry({ env: {}, cwd: project, searchFrom: install });
     expect(warnings).toEqual([
       'Skipped exporter plugin conda-resolve-exporter-noapi: its package.json "conda-resolve" field must state the "api" range it supports',
@@ -176,7 +193,11 @@ describe('loadRegistry with plugins', () => {
 
   it('resolves a package name in CONDA_RESOLVE_PLUGINS through the node_modules folders', async () => {
     await installPlugin(join(project, 'node_modules'), 'conda-resolve-exporter-toml');
-    const { candidates } = await discoverPlugins({ env: { CONDA_RESOLVE_PLUGINS: 'conda-resolve-exporter-toml' }, cwd: project, searchFrom: install });
+    const { candidates } = await discoverPlugins({
+      env: { CONDA_RESOLVE_PLUGINS: 'conda-resolve-exporter-toml' },
+      cwd: project,
+      searchFrom: install,
+    });
     // Named and installed: found once.
     expect(candidates.map((c) => c.name)).toEqual(['conda-resolve-exporter-toml']);
   });

@@ -20,21 +20,46 @@ import { CONTEXT } from './reference-records.js';
 function conda(name: string, version: string, subdir: string): PackageRecord {
   const fn = `${name}-${version}-h0_0.conda`;
   return {
-    name, version, build: 'h0_0', build_number: 0, channel: 'conda-forge', subdir, fn,
-    url: `https://conda.anaconda.org/conda-forge/${subdir}/${fn}`, md5: null, sha256: null, size: null,
-    depends: [], constrains: [], track_features: [], features: null, license: null, license_family: null, noarch: null, timestamp: null,
+    name,
+    version,
+    build: 'h0_0',
+    build_number: 0,
+    channel: 'conda-forge',
+    subdir,
+    fn,
+    url: `https://conda.anaconda.org/conda-forge/${subdir}/${fn}`,
+    md5: null,
+    sha256: null,
+    size: null,
+    depends: [],
+    constrains: [],
+    track_features: [],
+    features: null,
+    license: null,
+    license_family: null,
+    noarch: null,
+    timestamp: null,
   };
 }
 
 function wheel(name: string, version: string, filename: string, depends: string[] = []): PypiRecord {
   return {
-    manager: 'pip', md5: null, name, version, filename,
+    manager: 'pip',
+    md5: null,
+    name,
+    version,
+    filename,
     url: `https://files.example/packages/${filename}`,
     index: 'https://pypi.org/simple',
     sha256: `${'ab'.repeat(31)}${filename.length.toString(16).padStart(2, '0')}`,
     hashes: { sha256: `${'ab'.repeat(31)}${filename.length.toString(16).padStart(2, '0')}` },
-    size: 1234, upload_time: '2024-11-01T10:00:00.123456Z', yanked: false,
-    requires_dist: depends, requires_python: '>=3.8', extras: [], depends,
+    size: 1234,
+    upload_time: '2024-11-01T10:00:00.123456Z',
+    yanked: false,
+    requires_dist: depends,
+    requires_python: '>=3.8',
+    extras: [],
+    depends,
   };
 }
 
@@ -64,13 +89,17 @@ describe('environment formats with PyPI packages', () => {
   });
 
   it('environment.json the same model', () => {
-    expect(JSON.parse(exportEnvironmentJson(env('linux-64', [RICH])))).toEqual({ name: null, dependencies: ['python=3.12.7=h0_0', 'pip=24.3.1=h0_0', { pip: ['rich==13.9.4'] }] });
+    expect(JSON.parse(exportEnvironmentJson(env('linux-64', [RICH])))).toEqual({
+      name: null,
+      dependencies: ['python=3.12.7=h0_0', 'pip=24.3.1=h0_0', { pip: ['rich==13.9.4'] }],
+    });
   });
 
-  it('explicit refuses, with conda\'s message for external packages', () => {
+  it("explicit refuses, with conda's message for external packages", () => {
     expect(thrown(() => exportExplicit(env('linux-64', [RICH]), CONTEXT))).toMatchObject({
       code: 'CR_ERR_EXPORT_EXPLICIT_EXTERNAL_PACKAGES',
-      message: 'Cannot export explicit format: environment contains external packages that cannot be represented in explicit format. Use a different format to include external packages.',
+      message:
+        'Cannot export explicit format: environment contains external packages that cannot be represented in explicit format. Use a different format to include external packages.',
     });
   });
 });
@@ -92,15 +121,30 @@ describe('pylock (PEP 751)', () => {
     const packages = doc.packages as Record<string, unknown>[];
     expect(packages.map((p) => p.name)).toEqual(['markdown-it-py', 'Pygments', 'rich']);
     const rich = packages[2]!;
-    expect(rich).toMatchObject({ name: 'rich', version: '13.9.4', 'requires-python': '>=3.8', index: 'https://pypi.org/simple', dependencies: [{ name: 'markdown-it-py' }, { name: 'pygments' }] });
+    expect(rich).toMatchObject({
+      name: 'rich',
+      version: '13.9.4',
+      'requires-python': '>=3.8',
+      index: 'https://pypi.org/simple',
+      dependencies: [{ name: 'markdown-it-py' }, { name: 'pygments' }],
+    });
     expect(rich.marker).toBeUndefined();
     const wheels = rich.wheels as Record<string, unknown>[];
     expect(wheels).toHaveLength(1);
-    expect(wheels[0]).toMatchObject({ name: 'rich-13.9.4-py3-none-any.whl', url: 'https://files.example/packages/rich-13.9.4-py3-none-any.whl', size: 1234, hashes: { sha256: RICH.sha256 } });
+    expect(wheels[0]).toMatchObject({
+      name: 'rich-13.9.4-py3-none-any.whl',
+      url: 'https://files.example/packages/rich-13.9.4-py3-none-any.whl',
+      size: 1234,
+      hashes: { sha256: RICH.sha256 },
+    });
     // A TOML offset date-time, not a string (PEP 751 packages.wheels.upload-time).
     expect(wheels[0]!['upload-time']).toBeInstanceOf(Date);
     expect(text).toContain('upload-time = 2024-11-01T10:00:00.123Z');
-    expect(text.split('\n').slice(0, 3)).toEqual(['lock-version = "1.0"', 'requires-python = "==3.12.*"', `created-by = "${CONTEXT.toolName}"`]);
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      'lock-version = "1.0"',
+      'requires-python = "==3.12.*"',
+      `created-by = "${CONTEXT.toolName}"`,
+    ]);
   });
 
   it('several platforms: environments lists their markers; a version on one platform only gets its marker; one version on all lists each platform wheel', () => {
@@ -108,7 +152,9 @@ describe('pylock (PEP 751)', () => {
     const numpyMac = wheel('numpy', '2.1.3', 'numpy-2.1.3-cp312-cp312-macosx_14_0_arm64.whl');
     const numpyWin = wheel('numpy', '2.0.2', 'numpy-2.0.2-cp312-cp312-win_amd64.whl');
     const colorama = wheel('colorama', '0.4.6', 'colorama-0.4.6-py2.py3-none-any.whl');
-    const doc = parse(exportPylock([env('linux-64', [numpyLinux]), env('osx-arm64', [numpyMac]), env('win-64', [colorama, numpyWin])], CONTEXT)) as Record<string, unknown>;
+    const doc = parse(
+      exportPylock([env('linux-64', [numpyLinux]), env('osx-arm64', [numpyMac]), env('win-64', [colorama, numpyWin])], CONTEXT),
+    ) as Record<string, unknown>;
     expect(doc.environments).toEqual([
       "sys_platform == 'linux' and platform_machine == 'x86_64'",
       "sys_platform == 'darwin' and platform_machine == 'arm64'",
@@ -118,12 +164,14 @@ describe('pylock (PEP 751)', () => {
     expect(packages.map((p) => `${p.name as string} ${p.version as string} ${(p.marker as string | undefined) ?? '-'}`)).toEqual([
       "colorama 0.4.6 sys_platform == 'win32' and platform_machine == 'AMD64'",
       "numpy 2.1.3 (sys_platform == 'linux' and platform_machine == 'x86_64') or (sys_platform == 'darwin' and platform_machine == 'arm64')",
-      'numpy 2.0.2 sys_platform == \'win32\' and platform_machine == \'AMD64\'',
+      "numpy 2.0.2 sys_platform == 'win32' and platform_machine == 'AMD64'",
     ]);
     expect((packages[1]!.wheels as { name: string }[]).map((w) => w.name)).toEqual([numpyMac.filename, numpyLinux.filename]);
   });
 
   it('refuses an environment with no PyPI packages', () => {
-    expect(thrown(() => exportPylock([{ platform: 'linux-64', channels: [], records: [conda('python', '3.12.7', 'linux-64')] }], CONTEXT))).toMatchObject({ code: 'CR_ERR_EXPORT_PYLOCK' });
+    expect(
+      thrown(() => exportPylock([{ platform: 'linux-64', channels: [], records: [conda('python', '3.12.7', 'linux-64')] }], CONTEXT)),
+    ).toMatchObject({ code: 'CR_ERR_EXPORT_PYLOCK' });
   });
 });

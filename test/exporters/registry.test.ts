@@ -18,10 +18,21 @@ const registry = registerBuiltinExporters();
 
 describe('the built-in registry (seed 2.3)', () => {
   it("lists the primary names (conda's six, pixi.lock v7, the two SBOMs, pylock), sorted", () => {
-    expect(registry.names()).toEqual(['conda-lock-v1', 'cyclonedx-json', 'environment-json', 'environment-yaml', 'explicit', 'pylock', 'rattler-lock-v6', 'rattler-lock-v7', 'requirements', 'spdx-json']);
+    expect(registry.names()).toEqual([
+      'conda-lock-v1',
+      'cyclonedx-json',
+      'environment-json',
+      'environment-yaml',
+      'explicit',
+      'pylock',
+      'rattler-lock-v6',
+      'rattler-lock-v7',
+      'requirements',
+      'spdx-json',
+    ]);
   });
 
-  it('accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7\'s', () => {
+  it("accepts the names and aliases conda with conda-lockfiles 0.2.x accepts, and pixi.lock v7's", () => {
     expect(registry.allNames()).toEqual([
       'cdx',
       'conda-lock',
@@ -117,7 +128,7 @@ describe('ExporterRegistry.register', () => {
     const r = registerBuiltinExporters(new ExporterRegistry());
     expect(() => r.register(single('pixi', { aliases: ['json'] }), 'other-plugin')).toThrow(DuplicateExporterError);
     expect(() => r.register(single('pixi', { aliases: ['json'] }), 'other-plugin')).toThrow(
-      "Format name conflicts detected in environment exporters.\nMultiple plugins cannot use the same name or alias:\n" +
+      'Format name conflicts detected in environment exporters.\nMultiple plugins cannot use the same name or alias:\n' +
         "  - 'json' name or alias used by plugins: environment-json (conda-resolve), pixi (other-plugin)\n" +
         "  - 'pixi' name or alias used by plugins: pixi (other-plugin), rattler-lock-v6 (conda-resolve)",
     );
@@ -210,7 +221,9 @@ describe('detecting the exporter from an output filename (conda detect_environme
     const r = registerBuiltinExporters(new ExporterRegistry());
     r.register({ name: 'any-lock', defaultFilenames: ['*.lock'], export: () => '' }, 'greedy');
     expect(() => r.detect('pixi.lock')).toThrow(AmbiguousExporterError);
-    expect(() => r.detect('pixi.lock')).toThrow("Multiple environment exporters found that can handle filename 'pixi.lock':\n  - any-lock\n  - rattler-lock-v6");
+    expect(() => r.detect('pixi.lock')).toThrow(
+      "Multiple environment exporters found that can handle filename 'pixi.lock':\n  - any-lock\n  - rattler-lock-v6",
+    );
     expect(r.detect('other.lock').name).toBe('any-lock');
   });
 
@@ -270,7 +283,12 @@ describe('registry.render: the multi-platform and final-newline rules (formats.m
 
   it('turns a plugin exporter crash or a non-text result into an ExportError naming the exporter', () => {
     const r = new ExporterRegistry();
-    r.register({ name: 'crash', export: () => { throw new TypeError('boom'); } });
+    r.register({
+      name: 'crash',
+      export: () => {
+        throw new TypeError('boom');
+      },
+    });
     r.register({ name: 'number', export: () => 42 as unknown as string });
     expect(() => r.render('crash', two, CONTEXT)).toThrow(ExportError);
     expect(() => r.render('crash', two, CONTEXT)).toThrow('Cannot export crash: boom');

@@ -2,7 +2,15 @@
 
 /** A pixi.lock whose records all share one long `depends` list by alias. */
 export function aliasLock(records: number, depends: number): string {
-  const lines = ['version: 6', 'environments:', '  default:', '    channels:', '    - url: https://conda.anaconda.org/conda-forge/', '    packages:', '      linux-64:'];
+  const lines = [
+    'version: 6',
+    'environments:',
+    '  default:',
+    '    channels:',
+    '    - url: https://conda.anaconda.org/conda-forge/',
+    '    packages:',
+    '      linux-64:',
+  ];
   for (let i = 0; i < records; i++) lines.push(`      - conda: https://conda.anaconda.org/conda-forge/linux-64/p${i}-1.0-h0_0.conda`);
   lines.push('packages:');
   for (let i = 0; i < records; i++) {

@@ -27,7 +27,10 @@ export interface ChannelFiles {
 export function loadChannelFiles(channelDir: string, subdirs: readonly string[]): ChannelFiles {
   const byFile = new Map<string, PackageRecord>();
   for (const subdir of subdirs) {
-    const doc = JSON.parse(readFileSync(join(channelDir, subdir, 'repodata.json'), 'utf8')) as Record<string, Record<string, RawEntry> | undefined>;
+    const doc = JSON.parse(readFileSync(join(channelDir, subdir, 'repodata.json'), 'utf8')) as Record<
+      string,
+      Record<string, RawEntry> | undefined
+    >;
     for (const key of ['packages', 'packages.conda']) {
       for (const [fn, raw] of Object.entries(doc[key] ?? {})) {
         byFile.set(`${subdir}/${fn}`, {
@@ -79,12 +82,14 @@ export function environmentProblems(records: readonly PackageRecord[]): string[]
       const spec = parseMatchSpec(dep);
       if (spec.name.startsWith('__')) continue;
       const target = byName.get(spec.name);
-      if (!target || !spec.matches(target)) problems.push(`${record.name} ${record.version} needs "${dep}": ${target ? `has ${target.version} ${target.build}` : 'missing'}`);
+      if (!target || !spec.matches(target))
+        problems.push(`${record.name} ${record.version} needs "${dep}": ${target ? `has ${target.version} ${target.build}` : 'missing'}`);
     }
     for (const constraint of record.constrains) {
       const spec = parseMatchSpec(constraint);
       const target = byName.get(spec.name);
-      if (target && !spec.matches(target)) problems.push(`${record.name} ${record.version} constrains "${constraint}": has ${target.version}`);
+      if (target && !spec.matches(target))
+        problems.push(`${record.name} ${record.version} constrains "${constraint}": has ${target.version}`);
     }
   }
   return problems;

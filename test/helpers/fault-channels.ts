@@ -70,7 +70,9 @@ export async function startFaultServer(dir: string): Promise<FaultServer> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const base = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+  const base = await new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
+  );
   return {
     base,
     close: () => {
@@ -117,7 +119,11 @@ export function mixedLoad(faultBase: string): LoadKind[] {
     { kind: '25000-constraints', expect: [400], run: post({ specs: [constraints], platforms: ['linux-64'] }) },
     { kind: 'bad-json', expect: [400], run: post('{"specs": [') },
     { kind: 'bad-platform', expect: [400], run: resolve('spec=app&platform=linux-65') },
-    { kind: 'refused-channel', expect: [400], run: resolve(`spec=app&platform=linux-64&channel=${encodeURIComponent('http://10.0.0.1/x')}`) },
+    {
+      kind: 'refused-channel',
+      expect: [400],
+      run: resolve(`spec=app&platform=linux-64&channel=${encodeURIComponent('http://10.0.0.1/x')}`),
+    },
     // A channel that fails answers 200 with the platform's error in native JSON; one still loading at the time limit, 504.
     { kind: 'hang', expect: [504], run: resolve(`spec=app&platform=linux-64&channel=${channel('hang')}`) },
     { kind: 'trickle', expect: [200, 504], run: resolve(`spec=app&platform=linux-64&channel=${channel('trickle')}`) },

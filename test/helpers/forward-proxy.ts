@@ -31,7 +31,13 @@ export async function startForwardProxy(hosts: Record<string, string>): Promise<
       return;
     }
     const upstream = request(
-      { host: address, port: parsed.port || 80, path: `${parsed.pathname}${parsed.search}`, method: req.method, headers: { ...req.headers, host: parsed.host } },
+      {
+        host: address,
+        port: parsed.port || 80,
+        path: `${parsed.pathname}${parsed.search}`,
+        method: req.method,
+        headers: { ...req.headers, host: parsed.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -31,7 +31,10 @@ export interface StringBombServer {
 }
 
 export async function startStringBombServer(): Promise<StringBombServer> {
-  const bomb = zstdStringBomb('{"info":{},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[],"junk":"', 256);
+  const bomb = zstdStringBomb(
+    '{"info":{},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[],"junk":"',
+    256,
+  );
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     if ((req.url ?? '').endsWith('/repodata.json.zst')) res.writeHead(200, { 'content-length': bomb.length }).end(bomb);
@@ -41,7 +44,9 @@ export async function startStringBombServer(): Promise<StringBombServer> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const base = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+  const base = await new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
+  );
   return {
     channel: `${base}/bomb8`,
     close: () => {
@@ -62,7 +67,11 @@ export function hostileManifestKinds(channel: string): LoadKind[] {
     expect: [400],
     run: (url) => send(url, '/resolve?format=pixi', JSON.stringify({ file: text, filename: 'pixi.toml' })),
   });
-  return [manifest('manifest-2000-environments', environments), manifest('manifest-1000-features', features), manifest('manifest-500-targets', targets)];
+  return [
+    manifest('manifest-2000-environments', environments),
+    manifest('manifest-1000-features', features),
+    manifest('manifest-500-targets', targets),
+  ];
 }
 
 /** One request for 8 platforms of the string-bomb channel: each platform fails, or the time limit. */

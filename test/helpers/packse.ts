@@ -71,7 +71,10 @@ export function scenarioFiles(dir: string): string[] {
     }
   };
   walk(dir);
-  return out.map((p) => relative(dir, p)).sort().map((p) => join(dir, p));
+  return out
+    .map((p) => relative(dir, p))
+    .sort()
+    .map((p) => join(dir, p));
 }
 
 /**
@@ -79,9 +82,15 @@ export function scenarioFiles(dir: string): string[] {
  * does: the outcome we (and pip) give instead of packse's expected one.
  */
 export const FOLLOWS_PIP: Readonly<Record<string, { readonly outcome: string; readonly why: string }>> = {
-  'package-only-prereleases-in-range': { outcome: 'a==1.0.0a1', why: 'PEP 440: a pre-release is taken when no final release satisfies the specifier (uv refuses when the project has any final release)' },
+  'package-only-prereleases-in-range': {
+    outcome: 'a==1.0.0a1',
+    why: 'PEP 440: a pre-release is taken when no final release satisfies the specifier (uv refuses when the project has any final release)',
+  },
   'transitive-package-only-prereleases-in-range': { outcome: 'a==0.1.0, b==1.0.0a1', why: 'PEP 440: as above, for a dependency' },
-  'python-less-than-current': { outcome: 'unsatisfiable', why: 'Requires-Python is a whole specifier (PEP 345): uv ignores its upper bound, pip does not' },
+  'python-less-than-current': {
+    outcome: 'unsatisfiable',
+    why: 'Requires-Python is a whole specifier (PEP 345): uv ignores its upper bound, pip does not',
+  },
 };
 
 /** Why the scenario asks something our resolver does not answer, or undefined. */
@@ -100,7 +109,13 @@ function notApplicable(s: PackseScenario): string | undefined {
     const python = tryParsePypiVersion(targetPython(s));
     for (const requirement of s.root.requires ?? []) {
       const versions = Object.values(s.packages[parseRequirement(requirement).name]?.versions ?? {});
-      const wheelFits = (v: VersionSpec): boolean => v.wheel !== false && (v.wheel_tags ?? []).length === 0 && (python === undefined || parsePypiSpecifierSet(v.requires_python === undefined ? '>=3.12' : (v.requires_python ?? '')).contains(python, { prereleases: true }));
+      const wheelFits = (v: VersionSpec): boolean =>
+        v.wheel !== false &&
+        (v.wheel_tags ?? []).length === 0 &&
+        (python === undefined ||
+          parsePypiSpecifierSet(v.requires_python === undefined ? '>=3.12' : (v.requires_python ?? '')).contains(python, {
+            prereleases: true,
+          }));
       if (versions.length > 0 && !versions.some(wheelFits)) return `${requirement} has no wheel for the target: needs a build`;
     }
   }
@@ -113,7 +128,9 @@ function targetPython(s: PackseScenario): string {
 
 function withExtra(requirement: string, extra: string): string {
   const [req, marker] = requirement.split(';', 2) as [string, string | undefined];
-  return marker && marker.trim() !== '' ? `${req.trim()} ; (${marker.trim()}) and extra == "${extra}"` : `${req.trim()} ; extra == "${extra}"`;
+  return marker && marker.trim() !== ''
+    ? `${req.trim()} ; (${marker.trim()}) and extra == "${extra}"`
+    : `${req.trim()} ; extra == "${extra}"`;
 }
 
 function pythonRecords(version: string) {
@@ -121,7 +138,10 @@ function pythonRecords(version: string) {
   const full = parts.length >= 3 ? version : `${parts[0]}.${parts[1]}.0`;
   const minor = `${parts[0]}.${parts[1]}`;
   const abi = `cp${parts[0]}${parts[1]}`;
-  return [rec('python', full, { build: 'h0_cpython', depends: [`python_abi ${minor}.* *_${abi}`] }), rec('python_abi', minor, { build: `5_${abi}` })];
+  return [
+    rec('python', full, { build: 'h0_cpython', depends: [`python_abi ${minor}.* *_${abi}`] }),
+    rec('python_abi', minor, { build: `5_${abi}` }),
+  ];
 }
 
 export function runScenario(s: PackseScenario): PackseResult {
@@ -132,7 +152,10 @@ export function runScenario(s: PackseScenario): PackseResult {
     const releases: Record<string, ReleaseSpec> = {};
     for (const [version, spec] of Object.entries(pkg.versions)) {
       if (spec.wheel === false) continue; // sdist only: never a candidate (we never build)
-      const requires = [...(spec.requires ?? []), ...Object.entries(spec.extras ?? {}).flatMap(([extra, list]) => list.map((r) => withExtra(r, extra)))];
+      const requires = [
+        ...(spec.requires ?? []),
+        ...Object.entries(spec.extras ?? {}).flatMap(([extra, list]) => list.map((r) => withExtra(r, extra))),
+      ];
       const requiresPython = spec.requires_python === undefined ? '>=3.12' : spec.requires_python;
       releases[version] = {
         requires,
@@ -170,7 +193,8 @@ export function runScenario(s: PackseScenario): PackseResult {
   if (pip) return got === expected ? { kind: 'pass' } : { kind: 'fail', expected, got };
   if (!s.expected.satisfiable) return got === 'unsatisfiable' ? { kind: 'pass' } : { kind: 'fail', expected, got };
   // A satisfiable scenario without expected packages only says that a solution exists.
-  if (s.expected.packages === undefined || Object.keys(s.expected.packages).length === 0) return got !== 'unsatisfiable' ? { kind: 'pass' } : { kind: 'fail', expected, got };
+  if (s.expected.packages === undefined || Object.keys(s.expected.packages).length === 0)
+    return got !== 'unsatisfiable' ? { kind: 'pass' } : { kind: 'fail', expected, got };
   return got === expected ? { kind: 'pass' } : { kind: 'fail', expected, got };
 }
 

@@ -100,15 +100,37 @@ export function wheelName(name: string): string {
 }
 
 /** A wheel: a module, its `.dist-info` (METADATA, WHEEL, RECORD) written last, as build backends do. */
-export function buildWheel(name: string, version: string, metadata: string, options: { tag?: string; padding?: number } = {}): { filename: string; bytes: Buffer } {
+export function buildWheel(
+  name: string,
+  version: string,
+  metadata: string,
+  options: { tag?: string; padding?: number } = {},
+): { filename: string; bytes: Buffer } {
   const dist = `${wheelName(name)}-${version}`;
   const tag = options.tag ?? 'py3-none-any';
   const files: ZipInput[] = [
     { name: `${wheelName(name).toLowerCase()}/__init__.py`, data: Buffer.from(`# ${name}\n`) },
     // Optional bulk before the dist-info, so the tail read does not reach METADATA (a second range request).
-    ...(options.padding ? [{ name: `${wheelName(name).toLowerCase()}/data.bin`, data: Buffer.from(createHash('sha512').update(name).digest('hex').repeat(Math.ceil(options.padding / 128)).slice(0, options.padding)), store: true }] : []),
+    ...(options.padding
+      ? [
+          {
+            name: `${wheelName(name).toLowerCase()}/data.bin`,
+            data: Buffer.from(
+              createHash('sha512')
+                .update(name)
+                .digest('hex')
+                .repeat(Math.ceil(options.padding / 128))
+                .slice(0, options.padding),
+            ),
+            store: true,
+          },
+        ]
+      : []),
     { name: `${dist}.dist-info/METADATA`, data: Buffer.from(metadata) },
-    { name: `${dist}.dist-info/WHEEL`, data: Buffer.from(`Wheel-Version: 1.0\nGenerator: conda-resolve-tests\nRoot-Is-Purelib: true\nTag: ${tag}\n`) },
+    {
+      name: `${dist}.dist-info/WHEEL`,
+      data: Buffer.from(`Wheel-Version: 1.0\nGenerator: conda-resolve-tests\nRoot-Is-Purelib: true\nTag: ${tag}\n`),
+    },
     { name: `${dist}.dist-info/RECORD`, data: Buffer.from('') },
   ];
   return { filename: `${dist}-${tag}.whl`, bytes: zipArchive(files) };
@@ -118,7 +140,12 @@ export function buildWheel(name: string, version: string, metadata: string, opti
 export function sitePackages(): string | null {
   try {
     const out = execFileSync('python3', ['-c', 'import site,sys; print("\\n".join(site.getsitepackages()))'], { encoding: 'utf8' });
-    return out.split('\n').map((line) => line.trim()).find((dir) => dir !== '' && existsSync(dir)) ?? null;
+    return (
+      out
+        .split('\n')
+        .map((line) => line.trim())
+        .find((dir) => dir !== '' && existsSync(dir)) ?? null
+    );
   } catch {
     return null;
   }
@@ -187,7 +214,13 @@ export interface IndexServer {
   /** `<url>/simple/`. */
   readonly indexUrl: string;
   /** Every request: method, path and the headers that matter. */
-  readonly requests: { path: string; accept: string | undefined; range: string | undefined; ifNoneMatch: string | undefined; status: number }[];
+  readonly requests: {
+    path: string;
+    accept: string | undefined;
+    range: string | undefined;
+    ifNoneMatch: string | undefined;
+    status: number;
+  }[];
   /** The most requests the server held at once. */
   readonly maxInFlight: () => number;
   /** Replace or add a project (takes effect at once; the page's ETag changes). */
@@ -249,7 +282,9 @@ export async function startIndexServer(projects: readonly IndexProject[], option
       const attrs = [
         `href="${href}#sha256=${sha256(f.bytes)}"`,
         f.requiresPython ? `data-requires-python="${escapeHtml(f.requiresPython)}"` : '',
-        f.metadata !== undefined ? `data-dist-info-metadata="sha256=${f.badMetadataHash ? '0'.repeat(64) : sha256(f.metadata)}" data-core-metadata="sha256=${f.badMetadataHash ? '0'.repeat(64) : sha256(f.metadata)}"` : '',
+        f.metadata !== undefined
+          ? `data-dist-info-metadata="sha256=${f.badMetadataHash ? '0'.repeat(64) : sha256(f.metadata)}" data-core-metadata="sha256=${f.badMetadataHash ? '0'.repeat(64) : sha256(f.metadata)}"`
+          : '',
         f.yanked !== undefined ? `data-yanked="${f.yanked === true ? '' : escapeHtml(f.yanked)}"` : '',
       ].filter((a) => a !== '');
       return `    <a ${attrs.join(' ')}>${f.filename}</a><br/>`;
@@ -324,7 +359,9 @@ export async function startIndexServer(projects: readonly IndexProject[], option
           res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
           return 416;
         }
-        res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${size}`, 'accept-ranges': 'bytes', 'content-length': end - start + 1 }).end(file.bytes.subarray(start, end + 1));
+        res
+          .writeHead(206, { 'content-range': `bytes ${start}-${end}/${size}`, 'accept-ranges': 'bytes', 'content-length': end - start + 1 })
+          .end(file.bytes.subarray(start, end + 1));
         return 206;
       }
       res.writeHead(200, { 'content-length': size, ...(options.ranges === false ? {} : { 'accept-ranges': 'bytes' }) }).end(file.bytes);

@@ -63,7 +63,12 @@ out = None
 ${body}
 json.dump(out, sys.stdout)
 `;
-  const run = spawnSync(packaging.python, ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 300_000 });
+  const run = spawnSync(packaging.python, ['-c', script], {
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 300_000,
+  });
   if (run.status !== 0) throw new Error(`python packaging failed: ${run.stderr.slice(-2000)}`);
   return JSON.parse(run.stdout) as T;
 }

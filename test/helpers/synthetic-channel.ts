@@ -57,6 +57,9 @@ export function writeSyntheticChannel(dir: string, approxBytes: number): Synthet
   writeFileSync(join(dir, 'linux-64', 'repodata.json'), linux);
   const [tzFile, tz] = record('tzdata', '2024a', 'h0_0', [], 'noarch');
   mkdirSync(join(dir, 'noarch'), { recursive: true });
-  writeFileSync(join(dir, 'noarch', 'repodata.json'), JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': { [tzFile]: { ...tz, noarch: 'generic' } } }));
+  writeFileSync(
+    join(dir, 'noarch', 'repodata.json'),
+    JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': { [tzFile]: { ...tz, noarch: 'generic' } } }),
+  );
   return { dir, linuxBytes: Buffer.byteLength(linux), spec: 'app' };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelRefusedError, classifyAddress, createChannelPolicy, normaliseChannelUrl } from '../../src/http/channel-policy.js';
 
-const publicDns = async (host: string) => (host === 'rebind.example' ? ['93.184.216.34', '10.0.0.7'] : host === 'meta.example' ? ['169.254.169.254'] : ['93.184.216.34']);
+const publicDns = async (host: string) =>
+  host === 'rebind.example' ? ['93.184.216.34', '10.0.0.7'] : host === 'meta.example' ? ['169.254.169.254'] : ['93.184.216.34'];
 
 function policy(allowed: string[], extra: { allowLocal?: boolean } = {}) {
   return createChannelPolicy({ allowed, allowLocal: extra.allowLocal ?? false, cwd: '/srv', resolveHost: publicDns });
@@ -52,7 +53,9 @@ describe('classifyAddress', () => {
 
 describe('normaliseChannelUrl', () => {
   it('drops credentials, tokens, query and trailing slashes', () => {
-    expect(normaliseChannelUrl('https://user:pw@Conda.Anaconda.org/t/tk-123/conda-forge/?x=1#f')).toBe('https://conda.anaconda.org/conda-forge');
+    expect(normaliseChannelUrl('https://user:pw@Conda.Anaconda.org/t/tk-123/conda-forge/?x=1#f')).toBe(
+      'https://conda.anaconda.org/conda-forge',
+    );
   });
 });
 
@@ -70,12 +73,18 @@ describe('channel policy', () => {
   });
 
   it('allows an allowlisted channel on loopback', async () => {
-    await expect(policy(['http://127.0.0.1:8080/mirror']).checkUrl('http://127.0.0.1:8080/mirror/linux-64/repodata.json')).resolves.toBeUndefined();
+    await expect(
+      policy(['http://127.0.0.1:8080/mirror']).checkUrl('http://127.0.0.1:8080/mirror/linux-64/repodata.json'),
+    ).resolves.toBeUndefined();
   });
 
   it('refuses file URLs and paths unless local channels are enabled', async () => {
-    expect(await refusal(policy(['conda-forge']), 'file:///etc/passwd')).toBe('Cannot use channel URL "file:///etc/passwd": local channels are not enabled on this server');
-    await expect(policy(['conda-forge'], { allowLocal: true }).checkUrl('file:///srv/channel/linux-64/repodata.json')).resolves.toBeUndefined();
+    expect(await refusal(policy(['conda-forge']), 'file:///etc/passwd')).toBe(
+      'Cannot use channel URL "file:///etc/passwd": local channels are not enabled on this server',
+    );
+    await expect(
+      policy(['conda-forge'], { allowLocal: true }).checkUrl('file:///srv/channel/linux-64/repodata.json'),
+    ).resolves.toBeUndefined();
     // An allowlisted local path admits that channel only.
     const one = policy(['/srv/channel']);
     await expect(one.checkUrl('file:///srv/channel/noarch/repodata.json')).resolves.toBeUndefined();
@@ -118,10 +127,14 @@ describe('channel policy', () => {
 
   it('refuses at connection time a host that now resolves to a private address', async () => {
     const p = policy(['conda-forge']);
-    const result = await new Promise<NodeJS.ErrnoException | null>((resolve) => p.lookup('localhost', { all: false }, (error) => resolve(error)));
+    const result = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      p.lookup('localhost', { all: false }, (error) => resolve(error)),
+    );
     expect(result).toBeInstanceOf(ChannelRefusedError);
     const allowlisted = createChannelPolicy({ allowed: ['http://localhost:1234/x'], allowLocal: false, cwd: '/' });
-    const ok = await new Promise<NodeJS.ErrnoException | null>((resolve) => allowlisted.lookup('localhost', { all: false }, (error) => resolve(error)));
+    const ok = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      allowlisted.lookup('localhost', { all: false }, (error) => resolve(error)),
+    );
     expect(ok).toBeNull();
   });
 });

@@ -63,9 +63,17 @@ describe('loadConfig', () => {
     [{}, { prewarm: ['conda-forge/noarch'] }, 'Cannot use --prewarm "conda-forge/noarch"'],
     [{}, { 'cors-origin': ['example.org'] }, 'Cannot use CORS origin "example.org"'],
     [{}, { 'log-level': 'loud' }, 'Cannot use --log-level "loud"'],
-    [{}, { 'max-repodata-size': '3GiB' }, 'Cannot use --max-repodata-size "3GiB": expected a size such as 1048576, 512KiB or 2MiB (from 1 MiB to 2 GiB)'],
+    [
+      {},
+      { 'max-repodata-size': '3GiB' },
+      'Cannot use --max-repodata-size "3GiB": expected a size such as 1048576, 512KiB or 2MiB (from 1 MiB to 2 GiB)',
+    ],
     [{ CONDA_RESOLVE_DOWNLOAD_TIMEOUT: 'soon' }, {}, 'Cannot use CONDA_RESOLVE_DOWNLOAD_TIMEOUT "soon"'],
-    [{}, { 'max-repodata-size': '64MiB', 'max-request-decoding': '512MiB' }, 'Cannot use --max-request-decoding "512MiB": expected a size such as 1048576, 512KiB or 2MiB (from 1 MiB to 256 MiB)'],
+    [
+      {},
+      { 'max-repodata-size': '64MiB', 'max-request-decoding': '512MiB' },
+      'Cannot use --max-request-decoding "512MiB": expected a size such as 1048576, 512KiB or 2MiB (from 1 MiB to 256 MiB)',
+    ],
   ])('rejects a bad value, naming where it came from (%j %j)', (env, flags, message) => {
     expect(() => loadConfig(env, flags)).toThrow(ConfigError);
     expect(() => loadConfig(env, flags)).toThrow(message);
@@ -73,14 +81,19 @@ describe('loadConfig', () => {
 
   it('caps decoded repodata at 1 GiB and downloads at 600 s unless told otherwise', () => {
     expect(loadConfig({})).toMatchObject({ maxRepodataBytes: 1024 ** 3, downloadTimeoutMs: 600_000 });
-    const config = loadConfig({ CONDA_RESOLVE_MAX_REPODATA_SIZE: '2GiB', CONDA_RESOLVE_DOWNLOAD_TIMEOUT: '90' }, { 'max-repodata-size': '512MiB' });
+    const config = loadConfig(
+      { CONDA_RESOLVE_MAX_REPODATA_SIZE: '2GiB', CONDA_RESOLVE_DOWNLOAD_TIMEOUT: '90' },
+      { 'max-repodata-size': '512MiB' },
+    );
     expect(config).toMatchObject({ maxRepodataBytes: 512 * 1024 ** 2, downloadTimeoutMs: 90_000 });
   });
 
-  it("gives each request a decoding budget of 2 x the subdir cap unless told otherwise, never past the global 4 x", () => {
+  it('gives each request a decoding budget of 2 x the subdir cap unless told otherwise, never past the global 4 x', () => {
     expect(loadConfig({}).maxRequestDecodingBytes).toBe(2 * 1024 ** 3);
     expect(loadConfig({}, { 'max-repodata-size': '64MiB' }).maxRequestDecodingBytes).toBe(128 * 1024 ** 2);
-    expect(loadConfig({ CONDA_RESOLVE_MAX_REQUEST_DECODING: '100MiB' }, { 'max-repodata-size': '64MiB' }).maxRequestDecodingBytes).toBe(100 * 1024 ** 2);
+    expect(loadConfig({ CONDA_RESOLVE_MAX_REQUEST_DECODING: '100MiB' }, { 'max-repodata-size': '64MiB' }).maxRequestDecodingBytes).toBe(
+      100 * 1024 ** 2,
+    );
   });
 
   it('treats an empty variable as unset', () => {

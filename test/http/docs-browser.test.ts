@@ -47,7 +47,7 @@ describeBrowser('/docs')('/docs in a browser', () => {
     const result = (await page.textContent('#result')) ?? '';
     expect(result).toContain('"name": "python"');
     expect(result).toContain('"version": "3.11.9"');
-    expect(await page.textContent('#curl')).toContain("--data '{\"specs\":[\"python=3.11\",\"numpy\"]");
+    expect(await page.textContent('#curl')).toContain('--data \'{"specs":["python=3.11","numpy"]');
 
     await page.selectOption('#format', 'explicit');
     await page.click('#submit');

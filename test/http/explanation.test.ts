@@ -16,11 +16,18 @@ afterAll(async () => {
 
 describe('POST /resolve on an unsatisfiable platform', () => {
   it('carries the explanation as data after error, as the OpenAPI document describes it', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['numpy>=2', 'python=3.9'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['numpy>=2', 'python=3.9'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] },
+    });
     expect(answer.status).toBe(200);
     const [result] = answer.json<Record<string, unknown>[]>();
     expect(Object.keys(result!)).toEqual(['platform', 'packages', 'error', 'explanation']);
-    expect(result!.explanation).toMatchObject({ spec: 'python 3.9.*', requested: ['python 3.9.*', 'numpy >=2'], complete: true, tree: { specIndex: 1 } });
+    expect(result!.explanation).toMatchObject({
+      spec: 'python 3.9.*',
+      requested: ['python 3.9.*', 'numpy >=2'],
+      complete: true,
+      tree: { specIndex: 1 },
+    });
 
     const document = (await call(server.app, 'GET', '/openapi.json')).json<{ components: { schemas: Record<string, unknown> } }>();
     const schema = document.components.schemas['SolveResult'] as { properties: Record<string, unknown> };
@@ -31,7 +38,9 @@ describe('POST /resolve on an unsatisfiable platform', () => {
   });
 
   it('leaves it out of a solved platform', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['linux-only-tool'], channels: [DEMO_CHANNEL], platforms: ['linux-64', 'osx-arm64'] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['linux-only-tool'], channels: [DEMO_CHANNEL], platforms: ['linux-64', 'osx-arm64'] },
+    });
     const [linux, osx] = answer.json<Record<string, unknown>[]>();
     expect(Object.keys(linux!)).toEqual(['platform', 'packages', 'error']);
     expect(osx!.explanation).toMatchObject({ spec: 'linux-only-tool', conflicts: [{ kind: 'missing', specs: ['linux-only-tool'] }] });

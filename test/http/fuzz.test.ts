@@ -19,29 +19,104 @@ afterAll(async () => {
   await server?.close();
 });
 
-const QUERY_KEYS = ['spec', 'specs', 'channel', 'channels', 'platform', 'platforms', 'format', 'channel_priority', 'virtual_package', 'virtual_packages', 'exclude_newer', 'filename'];
+const QUERY_KEYS = [
+  'spec',
+  'specs',
+  'channel',
+  'channels',
+  'platform',
+  'platforms',
+  'format',
+  'channel_priority',
+  'virtual_package',
+  'virtual_packages',
+  'exclude_newer',
+  'filename',
+];
 const PLAUSIBLE = [
-  'python', 'python=3.11', 'numpy>=1.26,<2', 'linux-only-tool', 'numpy[version=">=1.24"]', 'requests', 'conda-forge::numpy', 'python 3.9.* *_cpython',
-  'linux-64', 'osx-arm64', 'win-64', 'noarch', 'linux-65', DEMO_CHANNEL, 'conda-forge', 'https://127.0.0.1:9/x', 'file:///etc', '/etc', 'defaults',
-  'explicit', 'yml', 'environment-json', 'conda-lock-v1', 'rattler-lock-v6', 'requirements', 'nope', 'strict', 'flexible', '2024-01-01', '__glibc=2.17', 'environment.yml', 'x.txt', '',
+  'python',
+  'python=3.11',
+  'numpy>=1.26,<2',
+  'linux-only-tool',
+  'numpy[version=">=1.24"]',
+  'requests',
+  'conda-forge::numpy',
+  'python 3.9.* *_cpython',
+  'linux-64',
+  'osx-arm64',
+  'win-64',
+  'noarch',
+  'linux-65',
+  DEMO_CHANNEL,
+  'conda-forge',
+  'https://127.0.0.1:9/x',
+  'file:///etc',
+  '/etc',
+  'defaults',
+  'explicit',
+  'yml',
+  'environment-json',
+  'conda-lock-v1',
+  'rattler-lock-v6',
+  'requirements',
+  'nope',
+  'strict',
+  'flexible',
+  '2024-01-01',
+  '__glibc=2.17',
+  'environment.yml',
+  'x.txt',
+  '',
 ];
 
 const text = fc.oneof(fc.constantFrom(...PLAUSIBLE), fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }));
-const queryPart = fc.tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ maxLength: 8 })), text, fc.integer({ min: 0, max: 9 })).map(([key, value, mode]) => {
-  // Raw characters, as far as HTTP allows them in a request line (printable ASCII, no '#').
-  if (mode === 0) return `${key}=${value}`.replace(/[^\x21-\x7e]|#/g, '');
-  if (mode === 1) return `${encodeURIComponent(key)}=%${value.replace(/[^\x21-\x7e]|#/g, '').slice(0, 2)}`; // broken percent-encoding
-  if (mode === 2) return encodeURIComponent(key); // no value
-  return `${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
-});
+const queryPart = fc
+  .tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ maxLength: 8 })), text, fc.integer({ min: 0, max: 9 }))
+  .map(([key, value, mode]) => {
+    // Raw characters, as far as HTTP allows them in a request line (printable ASCII, no '#').
+    if (mode === 0) return `${key}=${value}`.replace(/[^\x21-\x7e]|#/g, '');
+    if (mode === 1) return `${encodeURIComponent(key)}=%${value.replace(/[^\x21-\x7e]|#/g, '').slice(0, 2)}`; // broken percent-encoding
+    if (mode === 2) return encodeURIComponent(key); // no value
+    return `${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
+  });
 const query = fc.array(queryPart, { maxLength: 6 }).map((parts) => (parts.length ? `?${parts.join('&')}` : ''));
 const path = fc.oneof(
   { weight: 8, arbitrary: fc.constant('/resolve') },
-  { weight: 2, arbitrary: fc.constantFrom('/formats', '/platforms', '/version', '/health', '/openapi.json', '/docs', '/', '/resolve/', '/RESOLVE', '/docs/app.js', '/%2e%2e/etc/passwd', '/resolve%00') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '/formats',
+      '/platforms',
+      '/version',
+      '/health',
+      '/openapi.json',
+      '/docs',
+      '/',
+      '/resolve/',
+      '/RESOLVE',
+      '/docs/app.js',
+      '/%2e%2e/etc/passwd',
+      '/resolve%00',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map((s) => `/${encodeURIComponent(s)}`) },
 );
 const bodyObject = fc.dictionary(
-  fc.oneof(fc.constantFrom('specs', 'file', 'filename', 'channels', 'platforms', 'channel_priority', 'virtual_packages', 'exclude_newer', '__proto__', 'constructor'), fc.string({ maxLength: 8 })),
+  fc.oneof(
+    fc.constantFrom(
+      'specs',
+      'file',
+      'filename',
+      'channels',
+      'platforms',
+      'channel_priority',
+      'virtual_packages',
+      'exclude_newer',
+      '__proto__',
+      'constructor',
+    ),
+    fc.string({ maxLength: 8 }),
+  ),
   fc.oneof(text, fc.array(text, { maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), fc.constant(null)),
   { maxKeys: 5 },
 );
@@ -54,7 +129,20 @@ const body = fc.oneof(
   fc.constant(`{"specs": ["python"], "file": "${'y'.repeat(5000)}"}`),
   fc.constant(`dependencies:\n  - python=3.11\nchannels:\n  - ${DEMO_CHANNEL}\n`),
 );
-const contentType = fc.constantFrom(undefined, 'application/json', 'application/json; charset=utf-8', 'application/yaml', 'text/plain', 'text/yaml', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/plain; charset=latin1', 'garbage', '');
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/yaml',
+  'text/plain',
+  'text/yaml',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  'text/plain; charset=latin1',
+  'garbage',
+  '',
+);
 const method = fc.constantFrom('GET', 'GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH');
 
 describe('fuzz', () => {

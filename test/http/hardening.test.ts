@@ -15,7 +15,15 @@ import { clientErrorAnswer } from '../../src/http/error-handler.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { RawConnection, type RawResponse } from './helpers/raw-http.js';
-import { call, injectTestServer, startTestServer, type InjectedServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import {
+  call,
+  injectTestServer,
+  startTestServer,
+  type InjectedServer,
+  type NativeBody,
+  type ProblemBody,
+  type TestServer,
+} from './helpers/test-server.js';
 
 /** A channel server whose root holds the demo channel twice: `allowed/` and `other/`. */
 let channels: ChannelServer;
@@ -77,7 +85,9 @@ describe('channel URLs that would leave an allowlisted channel', () => {
 
   it('refuses a plain .. that leaves the channel, and allows one that stays inside', async () => {
     await expect(policy.checkUrl('http://mirror.example/conda-forge/../other')).rejects.toThrow("not on this server's channel allowlist");
-    await expect(policy.checkUrl('http://mirror.example/conda-forge/%2e%2e/other')).rejects.toThrow("not on this server's channel allowlist");
+    await expect(policy.checkUrl('http://mirror.example/conda-forge/%2e%2e/other')).rejects.toThrow(
+      "not on this server's channel allowlist",
+    );
     await expect(policy.checkUrl('http://mirror.example/conda-forge/linux-64/../noarch/repodata.json')).resolves.toBeUndefined();
     await expect(policy.checkUrl('http://mirror.example/conda-forge/pkgs/a%2eb')).resolves.toBeUndefined();
   });
@@ -89,7 +99,9 @@ describe('channel URLs that would leave an allowlisted channel', () => {
     expect((await call(server.app, 'GET', '/resolve?spec=python=3.11&platform=linux-64')).status).toBe(200);
     for (const channel of [`${allowed}/..%2fother`, `${allowed}/..%5Cother`, `${allowed}/%2E%2E%2Fother`, `${allowed}/../other`]) {
       const before = channels.log.length;
-      const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [channel], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve', {
+        json: { specs: ['python=3.11'], channels: [channel], platforms: ['linux-64'] },
+      });
       expect(answer.status, `${channel}: ${answer.text.slice(0, 300)}`).toBe(400);
       const problem = answer.json<ProblemBody>();
       expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
@@ -100,7 +112,8 @@ describe('channel URLs that would leave an allowlisted channel', () => {
 });
 
 describe('refused host names', () => {
-  const resolveHost = async (host: string) => (host === 'build.corp.example' ? ['10.20.30.40'] : host === 'mixed.example' ? ['93.184.216.34', 'fd12:3456::7'] : ['93.184.216.34']);
+  const resolveHost = async (host: string) =>
+    host === 'build.corp.example' ? ['10.20.30.40'] : host === 'mixed.example' ? ['93.184.216.34', 'fd12:3456::7'] : ['93.184.216.34'];
   const policy = createChannelPolicy({ allowed: ['*'], allowLocal: false, cwd: '/srv', resolveHost });
 
   it.each([
@@ -116,7 +129,9 @@ describe('refused host names', () => {
   });
 
   it('the connection-time check names the host, not its address', async () => {
-    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => policy.lookup('localhost', { all: true }, (e) => resolve(e)));
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      policy.lookup('localhost', { all: true }, (e) => resolve(e)),
+    );
     expect(error).toBeInstanceOf(ChannelRefusedError);
     expect(error!.message).toContain('"localhost"');
     expect(error!.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
@@ -132,7 +147,11 @@ describe('--allow-channel adds to the default channels', () => {
 
   it('a request for the default channel is served, and the start-up log says which channels are allowed', async () => {
     const demo = `${channels.url}/allowed`;
-    const server = await serve({ 'allow-local-channels': false, 'allow-channel': ['https://example.org/extra'], 'default-channel': [demo] });
+    const server = await serve({
+      'allow-local-channels': false,
+      'allow-channel': ['https://example.org/extra'],
+      'default-channel': [demo],
+    });
     const answer = await call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
     expect(answer.status, answer.text.slice(0, 300)).toBe(200);
     expect(answer.json<NativeBody[]>()[0]!.error).toBeNull();
@@ -201,7 +220,9 @@ describe('framework and Node-level errors are problem details', () => {
     expect(timeout.toString('latin1')).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(timeout.toString('latin1')).toContain('content-type: application/problem+json\r\n');
     expect(timeout.toString('latin1')).toContain('"type":"urn:conda-resolve:problem:request-timeout"');
-    const parse = clientErrorAnswer(Object.assign(new Error('Parse Error: Invalid method encountered'), { code: 'HPE_INVALID_METHOD' }), { maxHeaderSize: 16384 });
+    const parse = clientErrorAnswer(Object.assign(new Error('Parse Error: Invalid method encountered'), { code: 'HPE_INVALID_METHOD' }), {
+      maxHeaderSize: 16384,
+    });
     expect(parse.toString('latin1')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   });
 });
@@ -220,9 +241,13 @@ describe('Expect: 100-continue', () => {
    * the body after a second without one: a server that neither answers nor continues fails here by
    * the test's time limit), then the body if told to continue.
    */
-  async function expectContinue(length: number): Promise<{ answer: RawResponse | string; sawContinue: boolean; closed: NodeJS.ErrnoException | null }> {
+  async function expectContinue(
+    length: number,
+  ): Promise<{ answer: RawResponse | string; sawContinue: boolean; closed: NodeJS.ErrnoException | null }> {
     const c = await RawConnection.open(server.url);
-    await c.write(`POST /resolve?platform=linux-64 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
+    await c.write(
+      `POST /resolve?platform=linux-64 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
     const final = c.next().catch((e: { code?: string }) => `error ${e.code}`);
     await Promise.race([final, c.interimArrived()]);
     if (c.interim.length > 0) {
@@ -246,7 +271,9 @@ describe('Expect: 100-continue', () => {
   it('a Content-Length within the limit gets 100 Continue and then its answer', async () => {
     const c = await RawConnection.open(server.url);
     const body = '{"specs": ["python=3.11"], "platforms": ["linux-64"]}';
-    await c.write(`POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    await c.write(
+      `POST /resolve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
     await c.interimArrived();
     expect(c.pending).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     await c.write(body);

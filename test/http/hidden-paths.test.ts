@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CondaResolveError, userMessage } from '../../src/errors.js';
 
-const hidden = (message: string): string =>
-  userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', message), { hidePaths: true });
+const hidden = (message: string): string => userMessage(new CondaResolveError('CR_ERR_SOLVE_UNSATISFIABLE', message), { hidePaths: true });
 
 describe('userMessage with hidePaths', () => {
   it('hides a checkout under any top folder, as a file:// URL or a bare path', () => {
@@ -22,7 +21,8 @@ describe('userMessage with hidePaths', () => {
       'python exists for linux-64/noarch only',
       'requires python >=3.9,<3.10 and numpy 1.2/1.3',
       'use POST /resolve instead',
-    ]) expect(hidden(text)).toBe(text);
+    ])
+      expect(hidden(text)).toBe(text);
   });
 
   it('hides Windows paths', () => {

@@ -16,7 +16,8 @@ import { call, injectTestServer, type InjectedServer } from './helpers/test-serv
 
 const PLATFORMS = ['linux-64', 'linux-aarch64', 'linux-ppc64le', 'osx-64', 'osx-arm64', 'win-64', 'win-arm64', 'linux-s390x'];
 
-const RECORD_HEAD = '{"info":{},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[],"junk":"';
+const RECORD_HEAD =
+  '{"info":{},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[],"junk":"';
 
 function tempFiles(dir: string): string[] {
   const found: string[] = [];
@@ -61,7 +62,9 @@ describe('a channel whose every subdir decodes to one gigantic JSON string', () 
       return true;
     };
     server = await injectTestServer({ 'allow-channel': [`${channel.url}/bomb`] });
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/bomb`], platforms: PLATFORMS } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/bomb`], platforms: PLATFORMS },
+    });
     expect(answer.status).toBe(200);
     const platforms = answer.json<{ platform: string; error: string | null }[]>();
     expect(platforms.map((p) => p.platform)).toEqual(PLATFORMS);
@@ -93,7 +96,9 @@ describe('a load nobody waits for any more', () => {
       return true;
     };
     server = await injectTestServer({ 'allow-channel': [`${channel.url}/slow`], timeout: '1' });
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/slow`], platforms: ['linux-64'] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/slow`], platforms: ['linux-64'] },
+    });
     expect(answer.status).toBe(504);
     // The load reached the trickling body (or a loaded machine gave up before it did: nothing open).
     expect(open).toBeLessThanOrEqual(1);
@@ -128,17 +133,28 @@ describe('the global decoding budget', () => {
     };
     // A 4 MiB size cap: a budget of 16 MiB, which nine subdirs holding 3 MiB each pass (the request's
     // own budget as large as the global one, which is then the one passed).
-    server = await injectTestServer({ 'allow-channel': [`${channel.url}/wide`], 'max-repodata-size': '4MiB', 'max-request-decoding': '16MiB' });
-    const answering = call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS } });
+    server = await injectTestServer({
+      'allow-channel': [`${channel.url}/wide`],
+      'max-repodata-size': '4MiB',
+      'max-request-decoding': '16MiB',
+    });
+    const answering = call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS },
+    });
     // Once one subdir has been refused, the held bodies end (rather than wait for the stalled-download rule).
     await until(async () => held.length >= 6 && dropped >= 1, 30_000, 'six subdirs to hold their share, and one refused');
     holding = false;
     for (const release of held) release();
     const answer = await answering;
     const errors = answer.json<{ error: string | null }[]>().map((p) => p.error ?? '');
-    expect(errors.some((e) => /more than 16 MiB of repodata is being decoded at once here, this server's decoding budget/.test(e)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((e) => /more than 16 MiB of repodata is being decoded at once here, this server's decoding budget/.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
     // Given back: the same channel, its bodies no longer held, loads within the budget.
-    const again = await call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: ['linux-64', 'osx-arm64'] } });
+    const again = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: ['linux-64', 'osx-arm64'] },
+    });
     for (const p of again.json<{ error: string | null }[]>()) expect(p.error ?? '').not.toContain('decoding budget');
   }, 60_000);
 });
@@ -156,7 +172,9 @@ describe("a request's own decoding budget", () => {
       const url = req.url ?? '';
       if (url === '/fine/linux-64/repodata.json') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"info":{"subdir":"linux-64"},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[]}}');
+        res.write(
+          '{"info":{"subdir":"linux-64"},"packages":{"app-1-0.tar.bz2":{"name":"app","version":"1","build":"0","build_number":0,"depends":[]}}',
+        );
         openGate = () => res.end(`${' '.repeat(2 * 1024 * 1024)}}`);
         return true;
       }
@@ -170,10 +188,14 @@ describe("a request's own decoding budget", () => {
     };
     // A 4 MiB size cap: a global budget of 16 MiB, and 8 MiB for each request (the default, 2 x the cap).
     server = await injectTestServer({ 'allow-channel': [`${channel.url}/wide`, `${channel.url}/fine`], 'max-repodata-size': '4MiB' });
-    const normal = call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/fine`], platforms: ['linux-64'] } });
+    const normal = call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/fine`], platforms: ['linux-64'] },
+    });
     await until(async () => openGate !== undefined, 30_000, 'the normal request to be loading');
     let hostileAnswered = false;
-    const hostile = call(server.app, 'POST', '/resolve', { json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS } }).finally(() => {
+    const hostile = call(server.app, 'POST', '/resolve', {
+      json: { specs: ['app'], channels: [`${channel.url}/wide`], platforms: PLATFORMS },
+    }).finally(() => {
       hostileAnswered = true;
     });
     // With only the global budget, five hostile bodies hold 15 MiB of it and three fail; with the
@@ -189,7 +211,9 @@ describe("a request's own decoding budget", () => {
     const errors = (await hostile).json<{ platform: string; error: string | null }[]>();
     expect(errors.map((p) => p.platform)).toEqual(PLATFORMS);
     for (const p of errors) {
-      expect(p.error).toMatch(/this request's repodata decodes to more than 8 MiB at once, its decoding budget on this server \(--max-request-decoding\)/);
+      expect(p.error).toMatch(
+        /this request's repodata decodes to more than 8 MiB at once, its decoding budget on this server \(--max-request-decoding\)/,
+      );
       expect(p.error).toContain(`/wide/${p.platform}`);
     }
   }, 60_000);

@@ -79,7 +79,10 @@ describe('cross-site simple POSTs', () => {
   });
 
   it('takes a JSON POST from another origin as before (the browser preflights it, and CORS decides)', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { ...demo, specs: ['python=3.12'] }, headers: { origin: 'https://other.example' } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { ...demo, specs: ['python=3.12'] },
+      headers: { origin: 'https://other.example' },
+    });
     expect(answer.status).toBe(200);
   });
 });
@@ -143,7 +146,12 @@ describe('/mcp batches', () => {
     const limited = await injectTestServer({ 'rate-limit': '1000', 'max-queue': '8', workers: '1', timeout: '2', 'solve-cache': '0' });
     try {
       const { specs } = writePigeonChannel(dir, 12);
-      const hard = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'resolve', arguments: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } } };
+      const hard = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'resolve', arguments: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } },
+      };
       const answers = await Promise.all([
         call(limited.app, 'POST', '/mcp', { json: hard, headers: MCP_HEADERS }),
         call(limited.app, 'POST', '/resolve', { json: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } }),
@@ -164,7 +172,8 @@ describe('/mcp batches', () => {
     const limited = await injectTestServer({ 'rate-limit': '10' });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await call(limited.app, 'POST', '/mcp', { json: toolCall(i), headers: MCP_HEADERS })).status);
+      for (let i = 0; i < 11; i++)
+        statuses.push((await call(limited.app, 'POST', '/mcp', { json: toolCall(i), headers: MCP_HEADERS })).status);
       expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
       expect(statuses[10]).toBe(429);
     } finally {
@@ -187,7 +196,9 @@ describe('/metrics label cardinality', () => {
     const local = await injectTestServer({ 'allow-channel': [allowed] });
     try {
       for (let i = 0; i < 6; i++) {
-        const answer = await call(local.app, 'POST', '/resolve', { json: { specs: ['python=3.12'], channels: [`${allowed}/sub${i}/x`], platforms: ['linux-64'] } });
+        const answer = await call(local.app, 'POST', '/resolve', {
+          json: { specs: ['python=3.12'], channels: [`${allowed}/sub${i}/x`], platforms: ['linux-64'] },
+        });
         expect(answer.status).toBe(200);
       }
       const text = (await call(local.app, 'GET', '/metrics')).text;
@@ -217,7 +228,13 @@ describe('exporter plugins in serve', () => {
     const withPlugin = await injectTestServer({}, { CONDA_RESOLVE_PLUGINS: plugin });
     try {
       const line = await withPlugin.logged((l) => l.includes('loaded exporter plugin'));
-      expect(JSON.parse(line)).toMatchObject({ level: 30, plugin: 'conda-resolve-exporter-toml', version: '1.4.0', location: plugin, formats: ['toml'] });
+      expect(JSON.parse(line)).toMatchObject({
+        level: 30,
+        plugin: 'conda-resolve-exporter-toml',
+        version: '1.4.0',
+        location: plugin,
+        formats: ['toml'],
+      });
     } finally {
       await withPlugin.close();
     }

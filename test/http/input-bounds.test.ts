@@ -76,7 +76,9 @@ describe('an over-long spec', () => {
     ] as const) {
       const problem = await problemOf({ method: 'POST', url: '/resolve', payload: { file, filename } });
       expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:invalid-spec', field: 'file', limit: MAX_SPEC_LENGTH });
-      expect(problem.detail).toMatch(new RegExp(`^${filename.replace('.', '\\.')}, line ${line}: Cannot parse match spec "python >=0,>=1,`));
+      expect(problem.detail).toMatch(
+        new RegExp(`^${filename.replace('.', '\\.')}, line ${line}: Cannot parse match spec "python >=0,>=1,`),
+      );
       expect(problem.detail).toContain('longer than 4096 characters (the limit)');
       expect(problem.detail.length).toBeLessThan(400);
     }
@@ -91,7 +93,9 @@ describe('an over-long spec', () => {
   });
 
   it('the documented schema says how long a spec may be', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ components: { schemas: Record<string, { properties: Record<string, { anyOf: { items?: { maxLength?: number } }[] }> }> } }>();
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      components: { schemas: Record<string, { properties: Record<string, { anyOf: { items?: { maxLength?: number } }[] }> }> };
+    }>();
     expect(doc.components.schemas['ResolveBody']!.properties['specs']!.anyOf[0]!.items!.maxLength).toBe(MAX_SPEC_LENGTH);
   });
 });

@@ -21,7 +21,17 @@ import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { writePigeonChannel } from './helpers/pigeon-channel.js';
-import { buildTestApp, call, DEMO_CHANNEL, injectTestServer, startTestServer, type InjectedServer, type NativeBody, type ProblemBody, type TestServer } from './helpers/test-server.js';
+import {
+  buildTestApp,
+  call,
+  DEMO_CHANNEL,
+  injectTestServer,
+  startTestServer,
+  type InjectedServer,
+  type NativeBody,
+  type ProblemBody,
+  type TestServer,
+} from './helpers/test-server.js';
 
 let channels: ChannelServer;
 let demoHttp: string;
@@ -82,7 +92,9 @@ describe('channel policy', () => {
   it('refuses file:// and local paths unless local channels are enabled', async () => {
     const server = await serve({ 'allow-local-channels': false, 'default-channel': ['conda-forge'] });
     for (const channel of [DEMO_CHANNEL, '/etc', './fixtures/channels/demo']) {
-      const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], channels: [channel], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve', {
+        json: { specs: ['python'], channels: [channel], platforms: ['linux-64'] },
+      });
       expect(answer.status).toBe(400);
       const problem = answer.json<ProblemBody>();
       expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
@@ -97,14 +109,23 @@ describe('channel policy', () => {
     const direct = await call(server.app, 'GET', `/resolve?spec=python&channel=${encodeURIComponent(demoHttp)}`);
     expect(direct.json<ProblemBody>()).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:channel-refused', field: 'channels' });
     expect(direct.json<ProblemBody>().detail).toContain("not on this server's channel allowlist");
-    const viaFile = await call(server.app, 'POST', '/resolve', { json: { file: `channels:\n  - ${demoHttp}\ndependencies:\n  - python\n`, filename: 'environment.yml' } });
+    const viaFile = await call(server.app, 'POST', '/resolve', {
+      json: { file: `channels:\n  - ${demoHttp}\ndependencies:\n  - python\n`, filename: 'environment.yml' },
+    });
     expect(viaFile.json<ProblemBody>()).toMatchObject({ status: 400, field: 'file' });
     expect(channels.log.length).toBe(fetchedBefore); // refused before anything was fetched
   });
 
   it('with *, refuses loopback, private and link-local targets', async () => {
     const server = await serve({ 'allow-local-channels': false, 'allow-channel': ['*'], 'default-channel': ['conda-forge'] });
-    for (const channel of ['https://127.0.0.1:9/chan', 'https://localhost/chan', 'https://10.0.0.1/chan', 'https://169.254.169.254/latest', 'https://[::ffff:7f00:1]/chan', 'http://example.org/chan']) {
+    for (const channel of [
+      'https://127.0.0.1:9/chan',
+      'https://localhost/chan',
+      'https://10.0.0.1/chan',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:7f00:1]/chan',
+      'http://example.org/chan',
+    ]) {
       const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], channels: [channel] } });
       expect(answer.status, channel).toBe(400);
       expect(answer.json<ProblemBody>().type).toBe('urn:conda-resolve:problem:channel-refused');
@@ -121,7 +142,11 @@ describe('channel policy', () => {
   });
 
   it('a redirect to a target outside the policy fails that platform (500 with format)', async () => {
-    const server = await serve({ 'allow-local-channels': false, 'allow-channel': [`${channels.url}/redirecting`], 'default-channel': [`${channels.url}/redirecting`] });
+    const server = await serve({
+      'allow-local-channels': false,
+      'allow-channel': [`${channels.url}/redirecting`],
+      'default-channel': [`${channels.url}/redirecting`],
+    });
     channels.intercept = (req, res) => {
       if (!req.url?.startsWith('/redirecting/')) return false;
       res.writeHead(302, { location: `http://169.254.169.254/latest${req.url}` }).end();
@@ -184,7 +209,9 @@ describe('time limit and cancellation', () => {
     // not go on for nobody), so the store loads afresh; then the next request only solves.
     const fetched = channels.log.length;
     await server.wired.store.prepare([parseChannel(demo, { cwd: PROJECT_ROOT })], ['linux-64', 'noarch'], []);
-    expect(channels.log.slice(fetched).filter((entry) => entry.path.startsWith('/demo/') && entry.status === 200).length).toBeGreaterThan(0);
+    expect(channels.log.slice(fetched).filter((entry) => entry.path.startsWith('/demo/') && entry.status === 200).length).toBeGreaterThan(
+      0,
+    );
     const next = await call(server.app, 'GET', '/resolve?spec=python&platform=linux-64&format=explicit');
     expect(next.status).toBe(200);
     expect(next.text).toContain('@EXPLICIT');
@@ -214,7 +241,9 @@ describe('time limit and cancellation', () => {
         return outcome;
       };
       let resolved = false;
-      const hard = call(server.app, 'POST', '/resolve', { json: { specs, channels: [pigeons], platforms: ['linux-64'] } }).finally(() => (resolved = true));
+      const hard = call(server.app, 'POST', '/resolve', { json: { specs, channels: [pigeons], platforms: ['linux-64'] } }).finally(
+        () => (resolved = true),
+      );
       // Ask for /health until the resolve ends (a turn of the event loop between asks); some
       // answers must come while the worker is busy.
       let healthWhileSolving = 0;
@@ -230,7 +259,9 @@ describe('time limit and cancellation', () => {
       // The solve is stopped (or its worker replaced) and the next solve works.
       await Promise.all(pooled);
       expect((await call(server.app, 'GET', '/health')).json<{ solver: { running: number } }>().solver.running).toBe(0);
-      const next = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] } });
+      const next = await call(server.app, 'POST', '/resolve', {
+        json: { specs: ['python=3.11'], channels: [DEMO_CHANNEL], platforms: ['linux-64'] },
+      });
       expect(next.status).toBe(200);
       expect(next.json<NativeBody[]>()[0]!.error).toBeNull();
     } finally {
@@ -246,7 +277,9 @@ describe('time limit and cancellation', () => {
       // Six holes: unsatisfiable, proved quickly, with a long explanation.
       const { specs } = writePigeonChannel(dir, 6);
       const server = await serve({ 'solve-cache': '0' });
-      const answer = await call(server.app, 'POST', '/resolve', { json: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve', {
+        json: { specs, channels: [pathToFileURL(dir).href], platforms: ['linux-64'] },
+      });
       expect(answer.status).toBe(200);
       const [result] = answer.json<NativeBody[]>();
       expect(result!.packages).toEqual([]);
@@ -261,7 +294,9 @@ describe('time limit and cancellation', () => {
     const server = await listening({ 'allow-channel': [`${channels.url}/demo`], 'default-channel': [`${channels.url}/demo`] });
     const hold = holdRequests('/demo/');
     const controller = new AbortController();
-    const leaving = call(server.url, 'GET', '/resolve?spec=python&platform=linux-64', { signal: controller.signal }).catch((error: Error) => error);
+    const leaving = call(server.url, 'GET', '/resolve?spec=python&platform=linux-64', { signal: controller.signal }).catch(
+      (error: Error) => error,
+    );
     await hold.first;
     const staying = call(server.url, 'GET', '/resolve?spec=python=3.11&platform=linux-64');
     const health = await call(server.url, 'GET', '/health');
@@ -329,7 +364,11 @@ describe('rate limit, overload and CORS', () => {
 
   it('pre-warms the configured channel indexes before listening, and skips one it may not load', async () => {
     const demo = `${channels.url}/demo`;
-    const server = await listening({ 'allow-channel': [demo], 'default-channel': [demo], prewarm: [`${demo}/linux-64`, 'https://example.org/other/osx-64'] });
+    const server = await listening({
+      'allow-channel': [demo],
+      'default-channel': [demo],
+      prewarm: [`${demo}/linux-64`, 'https://example.org/other/osx-64'],
+    });
     const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
     const warmed = lines.find((line) => line['msg'] === 'pre-warmed channel index');
     expect(warmed).toMatchObject({ channel: demo, platform: 'linux-64' });
@@ -348,7 +387,9 @@ describe('rate limit, overload and CORS', () => {
     const server = await serve({ 'cors-origin': ['https://example.org'] });
     const allowed = await call(server.app, 'GET', '/version', { headers: { origin: 'https://example.org' } });
     expect(allowed.headers['access-control-allow-origin']).toBe('https://example.org');
-    const preflight = await call(server.app, 'OPTIONS', '/resolve', { headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' } });
+    const preflight = await call(server.app, 'OPTIONS', '/resolve', {
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     const other = await call(server.app, 'GET', '/version', { headers: { origin: 'https://evil.example' } });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();

@@ -12,7 +12,6 @@ import { simpleProject, startIndexServer, type IndexServer } from '../helpers/py
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { call, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
-
 let index: IndexServer;
 let server: InjectedServer;
 let dir: string;
@@ -20,7 +19,9 @@ let channel: string;
 
 beforeAll(async () => {
   // Pages are revalidated on every use (no max-age), as a lookup must see a changed page.
-  index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib>=1']), simpleProject('leaflib', ['1.0', '1.1'])], { cacheControl: 'no-cache' });
+  index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib>=1']), simpleProject('leaflib', ['1.0', '1.1'])], {
+    cacheControl: 'no-cache',
+  });
   dir = mkdtempSync(join(tmpdir(), 'cr-http-pypi-cache-'));
   channel = pathToFileURL(writePythonChannel(join(dir, 'channel'), ['linux-64'])).href;
   server = await injectTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
@@ -32,7 +33,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const body = () => ({ specs: ['python 3.12.*'], pypi: ['toplib'], index_url: index.indexUrl, channels: [channel], platforms: ['linux-64'] });
+const body = () => ({
+  specs: ['python 3.12.*'],
+  pypi: ['toplib'],
+  index_url: index.indexUrl,
+  channels: [channel],
+  platforms: ['linux-64'],
+});
 
 async function resolve(): Promise<string[]> {
   const answer = await call(server.app, 'POST', '/resolve', { json: body() });

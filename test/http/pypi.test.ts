@@ -29,7 +29,9 @@ afterAll(async () => {
 
 describe('POST /resolve with pypi', () => {
   it('solves PyPI requirements from an allowed index into native records with manager pip', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python 3.12.*'], pypi: ['tinylib'], index_url: index.indexUrl, channels: [channel], platforms: ['linux-64'] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python 3.12.*'], pypi: ['tinylib'], index_url: index.indexUrl, channels: [channel], platforms: ['linux-64'] },
+    });
     expect(answer.status).toBe(200);
     const [result] = answer.json<{ packages: { name: string; manager: string; filename?: string }[]; error: string | null }[]>();
     expect(result!.error).toBeNull();
@@ -38,7 +40,9 @@ describe('POST /resolve with pypi', () => {
   });
 
   it('refuses an index the server does not allow, naming the field', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], pypi: ['tinylib'], index_url: 'https://example.org/simple', channels: [channel] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python'], pypi: ['tinylib'], index_url: 'https://example.org/simple', channels: [channel] },
+    });
     const problem = answer.json<ProblemBody>();
     expect(problem.type).toMatch(/channel-refused$/);
     expect(problem.detail).toContain('https://example.org/simple');
@@ -46,8 +50,12 @@ describe('POST /resolve with pypi', () => {
   });
 
   it('describes the PyPI fields and the PyPI record in the OpenAPI document', async () => {
-    const doc = (await call(server.app, 'GET', '/openapi.json')).json<{ components: { schemas: Record<string, { properties: Record<string, unknown> }> } }>();
-    expect(Object.keys(doc.components.schemas.ResolveBody!.properties)).toEqual(expect.arrayContaining(['pypi', 'index_url', 'extra_index_urls', 'index_strategy', 'prerelease', 'resolution']));
+    const doc = (await call(server.app, 'GET', '/openapi.json')).json<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    }>();
+    expect(Object.keys(doc.components.schemas.ResolveBody!.properties)).toEqual(
+      expect.arrayContaining(['pypi', 'index_url', 'extra_index_urls', 'index_strategy', 'prerelease', 'resolution']),
+    );
     expect(doc.components.schemas.PypiRecord!.properties.manager).toEqual(expect.objectContaining({ enum: ['pip'] }));
   });
 });

@@ -16,7 +16,13 @@ describe('splitSpecs', () => {
 
 describe('inputs', () => {
   it('a GET query: repeated singular and comma-separated plural parameters combine', () => {
-    const input = inputFromQuery({ spec: ['python=3.12', 'numpy>=1.26,<2'], specs: 'scipy,pandas', channel: 'conda-forge', platforms: 'linux-64, osx-arm64', format: 'explicit' });
+    const input = inputFromQuery({
+      spec: ['python=3.12', 'numpy>=1.26,<2'],
+      specs: 'scipy,pandas',
+      channel: 'conda-forge',
+      platforms: 'linux-64, osx-arm64',
+      format: 'explicit',
+    });
     expect(input.request.specs).toEqual(['python=3.12', 'numpy>=1.26,<2', 'scipy', 'pandas']);
     expect(input.request.channels).toEqual(['conda-forge']);
     expect(input.request.platforms).toEqual(['linux-64', 'osx-arm64']);
@@ -25,7 +31,16 @@ describe('inputs', () => {
   });
 
   it('a JSON body: arrays as given, strings split, body fields win over query parameters', () => {
-    const input = inputFromJson({ specs: ['numpy>=1.26,<2'], channels: 'conda-forge,bioconda', platforms: null, file: 'dependencies: [python]', filename: '../../etc/environment.yml' }, { platform: 'win-64', channel: 'x', format: 'yaml' });
+    const input = inputFromJson(
+      {
+        specs: ['numpy>=1.26,<2'],
+        channels: 'conda-forge,bioconda',
+        platforms: null,
+        file: 'dependencies: [python]',
+        filename: '../../etc/environment.yml',
+      },
+      { platform: 'win-64', channel: 'x', format: 'yaml' },
+    );
     expect(input.request.specs).toEqual(['numpy>=1.26,<2']);
     expect(input.request.channels).toEqual(['conda-forge', 'bioconda']);
     expect(input.request.platforms).toEqual(['win-64']);

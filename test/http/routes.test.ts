@@ -15,7 +15,21 @@ afterAll(async () => {
   await server?.close();
 });
 
-const PACKAGE_FIELDS = ['name', 'version', 'build', 'build_number', 'channel', 'subdir', 'url', 'sha256', 'md5', 'size', 'depends', 'constrains', 'manager'];
+const PACKAGE_FIELDS = [
+  'name',
+  'version',
+  'build',
+  'build_number',
+  'channel',
+  'subdir',
+  'url',
+  'sha256',
+  'md5',
+  'size',
+  'depends',
+  'constrains',
+  'manager',
+];
 
 describe('GET /health, /version, /platforms', () => {
   it('health reports the worker pool', async () => {
@@ -34,11 +48,17 @@ describe('GET /health, /version, /platforms', () => {
   });
 
   it('platforms lists target subdirs and their virtual packages, not noarch', async () => {
-    const body = (await call(server.app, 'GET', '/platforms')).json<{ platforms: string[]; default: string; virtual_packages: Record<string, string[]> }>();
+    const body = (await call(server.app, 'GET', '/platforms')).json<{
+      platforms: string[];
+      default: string;
+      virtual_packages: Record<string, string[]>;
+    }>();
     expect(body.platforms).toEqual(expect.arrayContaining(['linux-64', 'linux-aarch64', 'osx-64', 'osx-arm64', 'win-64']));
     expect(body.platforms).not.toContain('noarch');
     expect(body.platforms).toContain(body.default);
-    expect(body.virtual_packages['linux-64']).toEqual(expect.arrayContaining([expect.stringMatching(/^__glibc=2\.28=/), expect.stringMatching(/^__unix=/)]));
+    expect(body.virtual_packages['linux-64']).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^__glibc=2\.28=/), expect.stringMatching(/^__unix=/)]),
+    );
     expect(body.virtual_packages['osx-arm64']).toEqual(expect.arrayContaining([expect.stringMatching(/^__osx=/)]));
   });
 });
@@ -47,9 +67,14 @@ describe('GET /formats', () => {
   it('lists the registry with the media types of seed 2.3', async () => {
     const answer = await call(server.app, 'GET', '/formats');
     expect(answer.status).toBe(200);
-    const body = answer.json<{ formats: string[]; exporters: { name: string; aliases: string[]; media_type: string; multiplatform: boolean; category: string }[] }>();
+    const body = answer.json<{
+      formats: string[];
+      exporters: { name: string; aliases: string[]; media_type: string; multiplatform: boolean; category: string }[];
+    }>();
     expect(body.formats).toEqual([...body.formats].sort());
-    expect(body.formats).toEqual(expect.arrayContaining(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements']));
+    expect(body.formats).toEqual(
+      expect.arrayContaining(['conda-lock-v1', 'environment-json', 'environment-yaml', 'explicit', 'rattler-lock-v6', 'requirements']),
+    );
     const byName = Object.fromEntries(body.exporters.map((e) => [e.name, e]));
     expect(byName['explicit']).toMatchObject({ media_type: 'text/plain; charset=utf-8', multiplatform: false, category: 'lockfile' });
     expect(byName['environment-yaml']).toMatchObject({ media_type: 'application/yaml', multiplatform: false, category: 'environment' });
@@ -65,7 +90,11 @@ describe('GET /openapi.json and /docs', () => {
   it('the OpenAPI document is built from the schemas that validate requests', async () => {
     const answer = await call(server.app, 'GET', '/openapi.json');
     expect(answer.status).toBe(200);
-    const doc = answer.json<{ openapi: string; paths: Record<string, Record<string, { parameters?: { name: string; schema: unknown }[] }>>; components: { schemas: Record<string, unknown> } }>();
+    const doc = answer.json<{
+      openapi: string;
+      paths: Record<string, Record<string, { parameters?: { name: string; schema: unknown }[] }>>;
+      components: { schemas: Record<string, unknown> };
+    }>();
     expect(doc.openapi).toBe('3.1.0');
     const schemas = JSON.parse(JSON.stringify(buildSchemas(server.config))) as ReturnType<typeof buildSchemas>;
     expect(doc.components.schemas['ResolveBody']).toEqual(schemas.resolveBody);
@@ -74,7 +103,9 @@ describe('GET /openapi.json and /docs', () => {
     const getParams = doc.paths['/resolve']!['get']!.parameters!;
     expect(getParams.map((p) => p.name)).toEqual(Object.keys(schemas.resolveQuery.properties).filter((n) => n !== 'filename'));
     expect(getParams.find((p) => p.name === 'spec')!.schema).toEqual(schemas.resolveQuery.properties.spec);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/resolve', '/formats', '/platforms', '/version', '/health', '/openapi.json', '/docs']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/resolve', '/formats', '/platforms', '/version', '/health', '/openapi.json', '/docs']),
+    );
   });
 
   it('the docs page is served with its own script and style under a strict CSP', async () => {
@@ -95,7 +126,9 @@ describe('resolve: native JSON', () => {
   const query = `/resolve?spec=python=3.11&spec=numpy&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`;
 
   it('POST answers the native array, fields in the seed order, packages sorted', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] },
+    });
     expect(answer.status).toBe(200);
     expect(answer.type).toBe('application/json; charset=utf-8');
     expect(answer.text).not.toContain('\n'); // compact
@@ -112,8 +145,14 @@ describe('resolve: native JSON', () => {
 
   it('GET with the same query gives byte-identical answers to POST', async () => {
     const get = await call(server.app, 'GET', query);
-    const post = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
-    const postPlural = await call(server.app, 'GET', `/resolve?specs=python=3.11,numpy&platforms=linux-64&channels=${encodeURIComponent(DEMO_CHANNEL)}`);
+    const post = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python=3.11', 'numpy'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] },
+    });
+    const postPlural = await call(
+      server.app,
+      'GET',
+      `/resolve?specs=python=3.11,numpy&platforms=linux-64&channels=${encodeURIComponent(DEMO_CHANNEL)}`,
+    );
     expect(get.status).toBe(200);
     expect(get.text).toBe(post.text);
     expect(postPlural.text).toBe(post.text);
@@ -122,21 +161,35 @@ describe('resolve: native JSON', () => {
   it('an environment file as JSON field or as raw body gives the same answer as the specs', async () => {
     const file = `channels:\n  - ${DEMO_CHANNEL}\ndependencies:\n  - python=3.11\n  - numpy\n`;
     const asField = await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'] } });
-    const asRaw = await call(server.app, 'POST', '/resolve?filename=environment.yml&platform=linux-64', { body: file, headers: { 'content-type': 'application/yaml' } });
+    const asRaw = await call(server.app, 'POST', '/resolve?filename=environment.yml&platform=linux-64', {
+      body: file,
+      headers: { 'content-type': 'application/yaml' },
+    });
     const asSpecs = await call(server.app, 'GET', query);
     expect(asField.status).toBe(200);
     expect(asField.text).toBe(asSpecs.text);
     expect(asRaw.text).toBe(asSpecs.text);
-    const asText = await call(server.app, 'POST', `/resolve?filename=requirements.txt&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`, {
-      body: '# comment\npython=3.11\nnumpy\n',
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-    });
+    const asText = await call(
+      server.app,
+      'POST',
+      `/resolve?filename=requirements.txt&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}`,
+      {
+        body: '# comment\npython=3.11\nnumpy\n',
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      },
+    );
     expect(asText.text).toBe(asSpecs.text);
   });
 
   it('file specs and body specs are combined', async () => {
     const answer = await call(server.app, 'POST', '/resolve', {
-      json: { file: 'dependencies:\n  - python=3.11\n', filename: 'environment.yml', specs: ['requests'], platforms: ['linux-64'], channels: [DEMO_CHANNEL] },
+      json: {
+        file: 'dependencies:\n  - python=3.11\n',
+        filename: 'environment.yml',
+        specs: ['requests'],
+        platforms: ['linux-64'],
+        channels: [DEMO_CHANNEL],
+      },
     });
     const names = answer.json<NativeBody[]>()[0]!.packages.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['python', 'requests', 'idna']));
@@ -144,7 +197,9 @@ describe('resolve: native JSON', () => {
 
   it('a pip entry that needs a build (-e .) is refused, naming the line', async () => {
     const file = 'dependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - -e .\n';
-    const answer = await call(server.app, 'POST', '/resolve', { json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { file, filename: 'environment.yml', platforms: ['linux-64'], channels: [DEMO_CHANNEL] },
+    });
     expect(answer.status).toBe(400);
     expect(answer.json<ProblemBody>()).toMatchObject({
       type: 'urn:conda-resolve:problem:invalid-spec',
@@ -153,7 +208,9 @@ describe('resolve: native JSON', () => {
   });
 
   it('partial failure: the failed platform has an error and no packages, the others solve, status 200', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'], channels: [DEMO_CHANNEL] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'], channels: [DEMO_CHANNEL] },
+    });
     expect(answer.status).toBe(200);
     const [linux, osx] = answer.json<NativeBody[]>();
     expect(linux!.platform).toBe('linux-64');
@@ -166,7 +223,9 @@ describe('resolve: native JSON', () => {
   });
 
   it('an unreachable local channel fails its platforms with a message that shows no server path', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], platforms: ['linux-64'], channels: ['file:///tmp/cr-no-such-channel-3141'] } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python'], platforms: ['linux-64'], channels: ['file:///tmp/cr-no-such-channel-3141'] },
+    });
     expect(answer.status).toBe(200);
     const [result] = answer.json<NativeBody[]>();
     expect(result!.error).toBeTruthy();
@@ -197,18 +256,26 @@ describe('resolve: formats', () => {
     expect(post.status).toBe(200);
     expect(post.type).toBe(mediaType);
     expect(post.text).toMatch(pattern);
-    const get = await call(server.app, 'GET', `/resolve?spec=python=3.11&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}&format=${format}`);
+    const get = await call(
+      server.app,
+      'GET',
+      `/resolve?spec=python=3.11&platform=linux-64&channel=${encodeURIComponent(DEMO_CHANNEL)}&format=${format}`,
+    );
     expect(get.status).toBe(200);
     expect(get.text).toBe(post.text);
   });
 
   it('format with a failing platform is a 500 naming the platform and why', async () => {
-    const answer = await call(server.app, 'POST', '/resolve?format=explicit', { json: { ...body, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] } });
+    const answer = await call(server.app, 'POST', '/resolve?format=explicit', {
+      json: { ...body, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] },
+    });
     expect(answer.status).toBe(500);
     expect(answer.type).toBe('application/problem+json');
     const problem = answer.json<ProblemBody>();
     expect(problem).toMatchObject({ type: 'urn:conda-resolve:problem:solve-failed', status: 500, title: 'Solve failed' });
-    expect(problem.platforms).toEqual([{ platform: 'osx-arm64', error: expect.stringContaining('linux-only-tool'), code: 'CR_ERR_SOLVE_UNSATISFIABLE' }]);
+    expect(problem.platforms).toEqual([
+      { platform: 'osx-arm64', error: expect.stringContaining('linux-only-tool'), code: 'CR_ERR_SOLVE_UNSATISFIABLE' },
+    ]);
     expect(problem.detail).toContain('osx-arm64');
   });
 
@@ -285,11 +352,28 @@ describe('bad input: 400 naming the field', () => {
     expect(tooManySpecs).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', field: 'specs', limit: 200 });
     const asString = (await call(server.app, 'POST', '/resolve', { json: { specs: specs.join(',') } })).json<ProblemBody>();
     expect(asString).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', limit: 200 });
-    const inFile = (await call(server.app, 'POST', '/resolve', { json: { file: specs.join('\n'), filename: 'specs.txt' } })).json<ProblemBody>();
+    const inFile = (
+      await call(server.app, 'POST', '/resolve', { json: { file: specs.join('\n'), filename: 'specs.txt' } })
+    ).json<ProblemBody>();
     expect(inFile).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-specs', field: 'file' });
-    const platforms = ['linux-64', 'linux-aarch64', 'linux-ppc64le', 'linux-s390x', 'osx-64', 'osx-arm64', 'win-64', 'win-arm64', 'linux-32'];
+    const platforms = [
+      'linux-64',
+      'linux-aarch64',
+      'linux-ppc64le',
+      'linux-s390x',
+      'osx-64',
+      'osx-arm64',
+      'win-64',
+      'win-arm64',
+      'linux-32',
+    ];
     const tooManyPlatforms = (await call(server.app, 'GET', `/resolve?spec=python&platforms=${platforms.join(',')}`)).json<ProblemBody>();
-    expect(tooManyPlatforms).toMatchObject({ status: 400, type: 'urn:conda-resolve:problem:too-many-platforms', field: 'platforms', limit: 8 });
+    expect(tooManyPlatforms).toMatchObject({
+      status: 400,
+      type: 'urn:conda-resolve:problem:too-many-platforms',
+      field: 'platforms',
+      limit: 8,
+    });
     const channels = Array.from({ length: 9 }, (_, i) => `chan${i}`);
     expect((await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], channels } })).json<ProblemBody>()).toMatchObject({
       type: 'urn:conda-resolve:problem:too-many-channels',
@@ -300,7 +384,9 @@ describe('bad input: 400 naming the field', () => {
 
 describe('HTTP-level errors', () => {
   it('413 for a body over the limit', async () => {
-    const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python'], file: 'x'.repeat(1024 * 1024 + 10), filename: 'a.txt' } });
+    const answer = await call(server.app, 'POST', '/resolve', {
+      json: { specs: ['python'], file: 'x'.repeat(1024 * 1024 + 10), filename: 'a.txt' },
+    });
     expect(answer.status).toBe(413);
     expect(answer.json<ProblemBody>()).toMatchObject({ type: 'urn:conda-resolve:problem:payload-too-large', limit: 1024 * 1024 });
   });
@@ -330,7 +416,9 @@ describe('HTTP-level errors', () => {
   it('CORS is off unless configured', async () => {
     const answer = await call(server.app, 'GET', '/version', { headers: { origin: 'https://example.org' } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await call(server.app, 'OPTIONS', '/resolve', { headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' } });
+    const preflight = await call(server.app, 'OPTIONS', '/resolve', {
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
@@ -338,13 +426,27 @@ describe('HTTP-level errors', () => {
 describe('logs', () => {
   it('record timing and outcome but never spec or file text or channel credentials', async () => {
     const marker = 'zzsecretmarker';
-    await call(server.app, 'POST', '/resolve', { json: { specs: [`${marker}-spec`], file: `${marker}-file\n`, filename: 'specs.txt', platforms: ['linux-64'], channels: [DEMO_CHANNEL] } });
-    await call(server.app, 'GET', `/resolve?spec=${marker}-query&channel=${encodeURIComponent('https://alice:hunter2@example.org/t/tok-secret/chan')}`);
+    await call(server.app, 'POST', '/resolve', {
+      json: {
+        specs: [`${marker}-spec`],
+        file: `${marker}-file\n`,
+        filename: 'specs.txt',
+        platforms: ['linux-64'],
+        channels: [DEMO_CHANNEL],
+      },
+    });
+    await call(
+      server.app,
+      'GET',
+      `/resolve?spec=${marker}-query&channel=${encodeURIComponent('https://alice:hunter2@example.org/t/tok-secret/chan')}`,
+    );
     await call(server.app, 'GET', `/resolve?spec=python=3.11&channel=${encodeURIComponent(DEMO_CHANNEL)}&platform=linux-64`);
     const text = server.logs.join('\n');
     expect(text).not.toContain(marker);
     expect(text).not.toMatch(/hunter2|tok-secret|alice/);
-    const completed = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request completed' && line['route'] === '/resolve');
+    const completed = server.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['msg'] === 'request completed' && line['route'] === '/resolve');
     expect(completed.length).toBeGreaterThanOrEqual(3);
     const last = completed.at(-1)!;
     expect(last).toMatchObject({ method: 'GET', status: 200, outcome: 'solved', specs: 1, platforms: ['linux-64'] });

@@ -32,7 +32,20 @@ function serveArgs(): string[] {
   const demo = `${channels.url}/demo`;
   const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-drain-'));
   cacheDirs.push(cacheDir);
-  return ['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir];
+  return [
+    '--port',
+    '0',
+    '--allow-channel',
+    demo,
+    '--default-channel',
+    demo,
+    '--rate-limit',
+    '0',
+    '--workers',
+    '1',
+    '--cache-dir',
+    cacheDir,
+  ];
 }
 
 const RESOLVE = '/resolve?spec=python=3.11&platform=linux-64';
@@ -46,7 +59,8 @@ function describeOutcome(outcome: Outcome): string {
   if (status === 200) return '200';
   if (status === 503 && headers['content-type'] === 'application/problem+json' && headers.connection === 'close') {
     const body = JSON.parse(outcome.response.body) as { type: string; status: number; title: string; detail: string };
-    if (body.type === 'urn:conda-resolve:problem:shutting-down' && body.status === 503 && body.title && body.detail) return '503 shutting-down';
+    if (body.type === 'urn:conda-resolve:problem:shutting-down' && body.status === 503 && body.title && body.detail)
+      return '503 shutting-down';
   }
   return `unexpected ${outcome.response.head.split('\r\n')[0]} ${headers['content-type']}`;
 }

@@ -42,7 +42,10 @@ describe('conda-resolve serve: graceful shutdown', () => {
   it('on SIGTERM refuses new connections, finishes the request in flight and exits 0', async () => {
     const demo = `${channels.url}/demo`;
     // Debug level: the server logs when its listening socket has closed.
-    const serve = startServe(['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir], { logLevel: 'debug' });
+    const serve = startServe(
+      ['--port', '0', '--allow-channel', demo, '--default-channel', demo, '--rate-limit', '0', '--workers', '1', '--cache-dir', cacheDir],
+      { logLevel: 'debug' },
+    );
     const url = await serve.url;
     expect((await call(url, 'GET', '/health')).status).toBe(200);
 

@@ -47,7 +47,8 @@ describeBrowser('/ui')('/ui in a browser', () => {
     page.on('pageerror', (error) => problems.push(error.message));
     const foreign: string[] = [];
     page.on('request', (request) => {
-      if (!request.url().startsWith(server.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) foreign.push(request.url());
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:'))
+        foreign.push(request.url());
     });
 
     await page.goto(`${server.url}/`); // redirects to /ui
@@ -69,14 +70,24 @@ describeBrowser('/ui')('/ui in a browser', () => {
     expect(await python.locator('td').allTextContents()).toEqual(['python', '3.11.9', 'h4bc722e_0_cpython', 'demo', '32.0 kB']);
     // PyPI distributions: marked, with their index and wheel tags.
     const tinyweb = linux.locator('tbody tr', { has: page.locator('button.pkg[data-package="tinyweb"]') });
-    expect(await tinyweb.locator('td').allTextContents()).toEqual(['tinywebPyPI', '2.1.0', 'py3-none-any', new URL(index.indexUrl).host, expect.stringMatching(/^1\d\d kB$/)]);
+    expect(await tinyweb.locator('td').allTextContents()).toEqual([
+      'tinywebPyPI',
+      '2.1.0',
+      'py3-none-any',
+      new URL(index.indexUrl).host,
+      expect.stringMatching(/^1\d\d kB$/),
+    ]);
     // python is shown in full under requests, so its own root is a repeat with nothing to open.
     const roots = linux.locator('.tree > details > summary button.pkg, .tree > .leaf button.pkg');
     expect(await roots.allTextContents()).toEqual(['requests', 'python', 'linux-only-tool', 'tinyweb']);
     // A PyPI edge: tinyweb's Requires-Dist on tinyhttp.
     await linux.locator('.tree > details[data-package="tinyweb"] > summary').click({ position: { x: 2, y: 5 } });
-    expect(await linux.locator('.tree > details[data-package="tinyweb"] > .leaf').textContent()).toMatch(/^tinyhttpPyPI 1\.4\.2 \[tinyhttp>=1\.0\]$/);
-    expect(await linux.locator('.tree > .leaf', { hasText: 'python' }).textContent()).toMatch(/^python 3\.11\.9 \S+ \[python=3\.11\] \(\*\) shown above$/);
+    expect(await linux.locator('.tree > details[data-package="tinyweb"] > .leaf').textContent()).toMatch(
+      /^tinyhttpPyPI 1\.4\.2 \[tinyhttp>=1\.0\]$/,
+    );
+    expect(await linux.locator('.tree > .leaf', { hasText: 'python' }).textContent()).toMatch(
+      /^python 3\.11\.9 \S+ \[python=3\.11\] \(\*\) shown above$/,
+    );
     // Collapsible: requests's branch opens to show python under it, with the depends entry.
     const requests = linux.locator('.tree > details[data-package="requests"]');
     expect(await requests.evaluate((node) => (node as unknown as { open: boolean }).open)).toBe(false);

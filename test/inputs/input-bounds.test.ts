@@ -62,7 +62,9 @@ describe('the number of specs in a request', () => {
     expect(error).toBeInstanceOf(UsageError);
     expect(error.code).toBe('CR_ERR_INPUT_TOO_MANY_SPECS');
     expect(error).toMatchObject({ count: MAX_REQUEST_SPECS + 1, limit: MAX_REQUEST_SPECS });
-    expect(error.message).toBe(`Cannot resolve: the request has ${MAX_REQUEST_SPECS + 1} specs, more than the limit of ${MAX_REQUEST_SPECS}`);
+    expect(error.message).toBe(
+      `Cannot resolve: the request has ${MAX_REQUEST_SPECS + 1} specs, more than the limit of ${MAX_REQUEST_SPECS}`,
+    );
     expect(prepareRequest({ specs: specs.slice(1) }, options).specs).toHaveLength(MAX_REQUEST_SPECS);
 
     const file = { filename: 'big.txt', content: specs.slice(0, 6).join('\n') };
@@ -77,7 +79,9 @@ describe('the number of specs in a request', () => {
     // Over the limit and every one of them bad: the count is what is reported.
     const bad = { filename: 'bad.txt', content: Array.from({ length: 11 }, (_, i) => `p${i} >=<1`).join('\n') };
     expect(thrown(() => prepareRequest({ files: [bad] }, { ...options, maxSpecs: 10 }))).toBeInstanceOf(TooManySpecsError);
-    expect((thrown(() => prepareRequest({ files: [bad] }, { ...options, maxSpecs: 11 })) as UsageError).message).toMatch(/^bad\.txt, line 1: /);
+    expect((thrown(() => prepareRequest({ files: [bad] }, { ...options, maxSpecs: 11 })) as UsageError).message).toMatch(
+      /^bad\.txt, line 1: /,
+    );
   });
 });
 
@@ -89,7 +93,9 @@ describe('the command line', () => {
     const result = await runCli(['-c', DEMO, '-p', 'linux-64', '-f', file, '-q']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/requirements\.txt, line 2: Cannot parse match spec "python >=0,>=1,[^\n]*: longer than 4096 characters \(the limit\) at position 4096\n$/);
+    expect(result.stderr).toMatch(
+      /requirements\.txt, line 2: Cannot parse match spec "python >=0,>=1,[^\n]*: longer than 4096 characters \(the limit\) at position 4096\n$/,
+    );
     expect(result.stderr.length).toBeLessThan(600);
   });
 });

@@ -16,7 +16,20 @@ describe('environment.yml', () => {
   it('reads name, channels, dependencies, platforms and the pip: section', () => {
     const parsed = parseInputFile(
       'environment.yml',
-      ['name: demo', 'channels:', '  - conda-forge', '  - nodefaults', 'dependencies:', '  - python=3.9', '  - "numpy >=1.26"', '  - pip', '  - pip:', '      - requests==2.32.3', 'platforms: [linux-64, osx-arm64]', ''].join('\n'),
+      [
+        'name: demo',
+        'channels:',
+        '  - conda-forge',
+        '  - nodefaults',
+        'dependencies:',
+        '  - python=3.9',
+        '  - "numpy >=1.26"',
+        '  - pip',
+        '  - pip:',
+        '      - requests==2.32.3',
+        'platforms: [linux-64, osx-arm64]',
+        '',
+      ].join('\n'),
     );
     expect(parsed.kind).toBe('environment');
     expect(parsed.channels).toEqual(['conda-forge']);

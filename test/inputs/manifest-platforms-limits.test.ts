@@ -12,8 +12,14 @@ import { MANIFEST_LIMITS, parsePixiManifest } from '../../src/inputs/pixi-manife
 import { prepareWorkspace } from '../../src/lock/workspace.js';
 import { prepareRequest, virtualPackagesOn } from '../../src/request.js';
 import { runCli, tempDir } from '../cli/run-cli.js';
-import { call, DEMO_CHANNEL, injectTestServer, type InjectedServer, type NativeBody, type ProblemBody } from '../http/helpers/test-server.js';
-
+import {
+  call,
+  DEMO_CHANNEL,
+  injectTestServer,
+  type InjectedServer,
+  type NativeBody,
+  type ProblemBody,
+} from '../http/helpers/test-server.js';
 
 const PREPARE = { env: {}, cwd: '/', hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] };
 
@@ -56,7 +62,12 @@ describe('workspace.platforms as tables (named platforms with their own virtual 
     expect(all.virtualPackages.get('linux-aarch64')).toEqual(['__cuda=12.8', '__cuda_arch=8.7', '__custom=1=abc']);
     expect(all.virtualPackages.get('osx-arm64')).toEqual(['__osx=13.0']);
     // pixi's synthesised name: the subdir, then each declared value that is not the subdir's default.
-    expect(all.platformNames).toEqual(new Map([['linux-64', 'gpu'], ['linux-aarch64', 'linux-aarch64-cuda-12-8-custom-1-abc']]));
+    expect(all.platformNames).toEqual(
+      new Map([
+        ['linux-64', 'gpu'],
+        ['linux-aarch64', 'linux-aarch64-cuda-12-8-custom-1-abc'],
+      ]),
+    );
     // Targets select by the platform's name, and by `*` patterns over names (not subdirs: "gpu" is no "linux-*").
     expect(all.platformSpecs.get('linux-64')!.map((s) => s.spec)).toEqual(['python 3.12.*', 'gpu-only']);
     expect(all.platformSpecs.get('linux-aarch64')!.map((s) => s.spec)).toEqual(['python 3.12.*', 'wild']);
@@ -64,7 +75,7 @@ describe('workspace.platforms as tables (named platforms with their own virtual 
     expect(manifest.environments.get('cuda')!.platforms).toEqual(['linux-64']);
   });
 
-  it('a request from such a manifest carries each platform\'s virtual packages', () => {
+  it("a request from such a manifest carries each platform's virtual packages", () => {
     const request = prepareRequest({ files: [{ filename: 'pixi.toml', content: named() }], environment: 'cuda' }, PREPARE);
     expect(request.platforms).toEqual(['linux-64']);
     expect(virtualPackagesOn(request, 'linux-64')).toEqual(['__cuda=12.0', '__glibc=2.34']);
@@ -75,7 +86,9 @@ describe('workspace.platforms as tables (named platforms with their own virtual 
     expect(bad('[{ name = "jetson" }]')).toThrow(/workspace\.platforms\[0\]: "jetson" is not a conda subdir; set "platform"/);
     expect(bad('[{ platform = "linux-64", color = "red" }]')).toThrow(/workspace\.platforms\[0\]\.color is not a platform field/);
     expect(bad('[{ platform = "osx-64", macos = "13", osx = "14" }]')).toThrow(/"osx" is another name for "macos"/);
-    expect(bad('[{ name = "a", platform = "linux-64" }, { name = "b", platform = "linux-64" }]')).toThrow(/two platforms for linux-64 \("a" and "b"\)/);
+    expect(bad('[{ name = "a", platform = "linux-64" }, { name = "b", platform = "linux-64" }]')).toThrow(
+      /two platforms for linux-64 \("a" and "b"\)/,
+    );
   });
 });
 
@@ -95,14 +108,20 @@ describe('a workspace with many environments', () => {
   it('more environments, features or targets than the limit: an error naming the limit', () => {
     const over = MANIFEST_LIMITS.environments + 1;
     expect(() => parsePixiManifest('pixi.toml', manyEnvironments(over))).toThrow(
-      new RegExp(`environments has ${over} entries, more than the ${MANIFEST_LIMITS.environments} a manifest may have \\(the limit on environments\\)`),
+      new RegExp(
+        `environments has ${over} entries, more than the ${MANIFEST_LIMITS.environments} a manifest may have \\(the limit on environments\\)`,
+      ),
     );
     const features = `[workspace]\nchannels = ["c"]\nplatforms = ["linux-64"]\n${Array.from({ length: MANIFEST_LIMITS.features + 1 }, (_, i) => `[feature.f${i}.dependencies]\nx = "*"`).join('\n')}\n`;
     expect(() => parsePixiManifest('pixi.toml', features)).toThrow(/the limit on features/);
     const targets = `[workspace]\nchannels = ["c"]\nplatforms = ["linux-64"]\n${Array.from({ length: MANIFEST_LIMITS.targets + 1 }, (_, i) => `[target."x${i}-*".dependencies]\nx = "*"`).join('\n')}\n`;
-    expect(() => parsePixiManifest('pixi.toml', targets)).toThrow(/target has 65 entries, more than the 64 a manifest may have \(the limit on targets\)/);
+    expect(() => parsePixiManifest('pixi.toml', targets)).toThrow(
+      /target has 65 entries, more than the 64 a manifest may have \(the limit on targets\)/,
+    );
     // The whole file is bounded before it is parsed (a parse of 1 MiB of tables holds the loop for seconds).
-    expect(() => parsePixiManifest('pixi.toml', `${manyEnvironments(1)}${'#'.repeat(MANIFEST_LIMITS.bytes)}\n`)).toThrow(/more than the 262144 a manifest may have \(the limit on bytes\)/);
+    expect(() => parsePixiManifest('pixi.toml', `${manyEnvironments(1)}${'#'.repeat(MANIFEST_LIMITS.bytes)}\n`)).toThrow(
+      /more than the 262144 a manifest may have \(the limit on bytes\)/,
+    );
     try {
       parsePixiManifest('pixi.toml', manyEnvironments(over));
     } catch (error) {

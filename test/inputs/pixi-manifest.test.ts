@@ -173,9 +173,23 @@ describe('bad manifests: an InputFileError naming the field', () => {
 
   it('any text either parses or fails with CR_ERR_INPUT_MANIFEST, never another error', () => {
     const pieces = fc.constantFrom(
-      '[workspace]\n', 'channels = ["c"]\n', 'platforms = ["linux-64"]\n', '[dependencies]\n', 'a = "1.*"\n', 'b = { version = 2 }\n',
-      '[feature.f.dependencies]\n', '[environments]\n', 'e = ["f"]\n', 'e = 3\n', '[target.osx.dependencies]\n', '[system-requirements]\n',
-      'libc = "2.17"\n', 'cuda = []\n', '= broken\n', '[tool.pixi.workspace]\n', 'platforms = "linux-64"\n',
+      '[workspace]\n',
+      'channels = ["c"]\n',
+      'platforms = ["linux-64"]\n',
+      '[dependencies]\n',
+      'a = "1.*"\n',
+      'b = { version = 2 }\n',
+      '[feature.f.dependencies]\n',
+      '[environments]\n',
+      'e = ["f"]\n',
+      'e = 3\n',
+      '[target.osx.dependencies]\n',
+      '[system-requirements]\n',
+      'libc = "2.17"\n',
+      'cuda = []\n',
+      '= broken\n',
+      '[tool.pixi.workspace]\n',
+      'platforms = "linux-64"\n',
     );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 12 }), fc.constantFrom('pixi.toml', 'pyproject.toml'), (parts, name) => {

@@ -14,7 +14,19 @@ import { thrown } from '../helpers/thrown.js';
 import { thirdPartyPath, thirdPartyText } from '../helpers/third-party.js';
 
 // Real files from conda/conda-lock and prefix-dev/pixi (test/THIRD-PARTY-DATA.md), in ../shared/third-party: absent, their tests skip.
-const REAL: Record<string, string> = {"conda-lock-test-git.yml": "conda-lock/tests/test-git/environment.yml", "conda-lock-test-local-pip.yml": "conda-lock/tests/test-local-pip/environment.yml", "conda-lock-test-pip-full-url.yml": "conda-lock/tests/test-pip-full-url/environment.yml", "conda-lock-test-pip-hash-checking.yml": "conda-lock/tests/test-pip-hash-checking/environment.yml", "conda-lock-test-pip-repositories.yml": "conda-lock/tests/test-pip-repositories/environment.yaml", "conda-lock-test-pypi-resolve-gh449.yml": "conda-lock/tests/test-pypi-resolve-gh449/environment.yml", "pixi-pypi-custom-registry.toml": "pixi/examples/pypi-custom-registry/pixi.toml", "pixi-pypi-find-links.toml": "pixi/examples/pypi-find-links/pixi.toml", "pixi-pypi-source-deps.toml": "pixi/examples/pypi-source-deps/pixi.toml", "pixi-pypi.toml": "pixi/examples/pypi/pixi.toml", "pyproject-docker.toml": "pixi/examples/docker/pyproject.toml"};
+const REAL: Record<string, string> = {
+  'conda-lock-test-git.yml': 'conda-lock/tests/test-git/environment.yml',
+  'conda-lock-test-local-pip.yml': 'conda-lock/tests/test-local-pip/environment.yml',
+  'conda-lock-test-pip-full-url.yml': 'conda-lock/tests/test-pip-full-url/environment.yml',
+  'conda-lock-test-pip-hash-checking.yml': 'conda-lock/tests/test-pip-hash-checking/environment.yml',
+  'conda-lock-test-pip-repositories.yml': 'conda-lock/tests/test-pip-repositories/environment.yaml',
+  'conda-lock-test-pypi-resolve-gh449.yml': 'conda-lock/tests/test-pypi-resolve-gh449/environment.yml',
+  'pixi-pypi-custom-registry.toml': 'pixi/examples/pypi-custom-registry/pixi.toml',
+  'pixi-pypi-find-links.toml': 'pixi/examples/pypi-find-links/pixi.toml',
+  'pixi-pypi-source-deps.toml': 'pixi/examples/pypi-source-deps/pixi.toml',
+  'pixi-pypi.toml': 'pixi/examples/pypi/pixi.toml',
+  'pyproject-docker.toml': 'pixi/examples/docker/pyproject.toml',
+};
 const real = (name: string): string => thirdPartyText(REAL[name]!) ?? '';
 const haveReal = (...names: string[]): boolean => names.every((name) => thirdPartyPath(REAL[name]!) !== undefined);
 const requirements = (file: ReturnType<typeof parseInputFile>) => (file.pypi ?? []).map((r) => r.requirement);
@@ -38,7 +50,12 @@ describe('environment.yml pip: sections', () => {
     expect(requirements(file)).toEqual(['rich>=13', 'requests[socks]==2.32.3; python_version >= "3.8"']);
     expect(file.pypi![1]).toMatchObject({ at: 'envs/environment.yml, line 9', file: 'envs/environment.yml' });
     // -f is relative to the environment file, as pip reads a requirements file's.
-    expect(file.pypiOptions).toEqual({ indexUrl: 'https://example.org/simple', extraIndexUrls: ['https://download.pytorch.org/whl/cpu'], findLinks: ['envs/./wheels'], prerelease: 'allow' });
+    expect(file.pypiOptions).toEqual({
+      indexUrl: 'https://example.org/simple',
+      extraIndexUrls: ['https://download.pytorch.org/whl/cpu'],
+      findLinks: ['envs/./wheels'],
+      prerelease: 'allow',
+    });
     expect(file.warnings).toEqual([]);
   });
 
@@ -47,7 +64,10 @@ describe('environment.yml pip: sections', () => {
     mkdirSync(join(dir, 'env'));
     mkdirSync(join(dir, 'env', 'req'));
     writeFileSync(join(dir, 'env', 'environment.yml'), 'dependencies:\n  - python\n  - pip:\n    - -r req/base.txt\n    - rich\n');
-    writeFileSync(join(dir, 'env', 'req', 'base.txt'), '# base\n--extra-index-url https://extra.example/simple\nnumpy>=1.26 \\\n  --hash=sha256:abcd\n-r more.txt\n');
+    writeFileSync(
+      join(dir, 'env', 'req', 'base.txt'),
+      '# base\n--extra-index-url https://extra.example/simple\nnumpy>=1.26 \\\n  --hash=sha256:abcd\n-r more.txt\n',
+    );
     writeFileSync(join(dir, 'env', 'req', 'more.txt'), 'attrs==23.2.0\n');
     const readIncluded = (path: string) => readFileSync(join(dir, path), 'utf8');
     const file = parseInputFile('env/environment.yml', readFileSync(join(dir, 'env', 'environment.yml'), 'utf8'), { readIncluded });
@@ -56,18 +76,27 @@ describe('environment.yml pip: sections', () => {
     expect(file.pypiOptions).toEqual({ extraIndexUrls: ['https://extra.example/simple'] });
 
     writeFileSync(join(dir, 'env', 'req', 'more.txt'), '-r base.txt\n');
-    expect(thrown(() => parseInputFile('env/environment.yml', readFileSync(join(dir, 'env', 'environment.yml'), 'utf8'), { readIncluded }))).toMatchObject({
+    expect(
+      thrown(() => parseInputFile('env/environment.yml', readFileSync(join(dir, 'env', 'environment.yml'), 'utf8'), { readIncluded })),
+    ).toMatchObject({
       code: 'CR_ERR_INPUT_PIP',
       message: expect.stringContaining('"-r base.txt" includes a file that includes it'),
     });
-    const missing = thrown(() => parseInputFile('env/environment.yml', 'dependencies:\n  - pip:\n    - -r nowhere.txt\n', { readIncluded }));
-    expect(missing).toMatchObject({ code: 'CR_ERR_INPUT_FILE_UNREADABLE', message: 'env/environment.yml, line 3: cannot read requirements file "nowhere.txt" (ENOENT)' });
+    const missing = thrown(() =>
+      parseInputFile('env/environment.yml', 'dependencies:\n  - pip:\n    - -r nowhere.txt\n', { readIncluded }),
+    );
+    expect(missing).toMatchObject({
+      code: 'CR_ERR_INPUT_FILE_UNREADABLE',
+      message: 'env/environment.yml, line 3: cannot read requirements file "nowhere.txt" (ENOENT)',
+    });
   });
 
   it('refuses -r where no file system is read (the server), naming the line', () => {
     expect(thrown(() => parseInputFile('environment.yml', 'dependencies:\n  - pip:\n    - -r requirements.txt\n'))).toMatchObject({
       code: 'CR_ERR_INPUT_PIP',
-      message: expect.stringContaining('environment.yml, line 3: "-r requirements.txt": a requirements file next to the environment file cannot be read here'),
+      message: expect.stringContaining(
+        'environment.yml, line 3: "-r requirements.txt": a requirements file next to the environment file cannot be read here',
+      ),
     });
   });
 
@@ -98,27 +127,51 @@ describe('environment.yml pip: sections', () => {
       expect(file.warnings).toEqual([]);
     });
 
-    it.skipIf(!haveReal('conda-lock-test-pip-full-url.yml', 'conda-lock-test-pip-hash-checking.yml'))('a wheel URL is kept as a direct reference; a --hash option is dropped', () => {
-      expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pip-full-url.yml')))).toEqual([
-        'requests @ https://github.com/psf/requests/releases/download/v2.31.0/requests-2.31.0-py3-none-any.whl',
-        expect.stringMatching(/^typing-extensions @ https:\/\/files.pythonhosted.org\/.*typing_extensions-4.8.0-py3-none-any.whl#sha256=8f92/),
-      ]);
-      expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pip-hash-checking.yml')))).toEqual(['flit-core === 3.9.0']);
-    });
+    it.skipIf(!haveReal('conda-lock-test-pip-full-url.yml', 'conda-lock-test-pip-hash-checking.yml'))(
+      'a wheel URL is kept as a direct reference; a --hash option is dropped',
+      () => {
+        expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pip-full-url.yml')))).toEqual([
+          'requests @ https://github.com/psf/requests/releases/download/v2.31.0/requests-2.31.0-py3-none-any.whl',
+          expect.stringMatching(
+            /^typing-extensions @ https:\/\/files.pythonhosted.org\/.*typing_extensions-4.8.0-py3-none-any.whl#sha256=8f92/,
+          ),
+        ]);
+        expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pip-hash-checking.yml')))).toEqual([
+          'flit-core === 3.9.0',
+        ]);
+      },
+    );
 
     it.skipIf(!haveReal('conda-lock-test-pypi-resolve-gh449.yml'))('extras', () => {
-      expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pypi-resolve-gh449.yml')))).toEqual(['pydantic[email,dotenv]==1.10.10']);
+      expect(requirements(parseInputFile('environment.yml', real('conda-lock-test-pypi-resolve-gh449.yml')))).toEqual([
+        'pydantic[email,dotenv]==1.10.10',
+      ]);
     });
 
     it.skipIf(!haveReal('conda-lock-test-git.yml', 'conda-lock-test-local-pip.yml'))('git and -e . are refused naming the line', () => {
-      expect(thrown(() => parseInputFile('environment.yml', real('conda-lock-test-git.yml')))).toMatchObject({ code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD', message: expect.stringContaining('(environment.yml, line 8)') });
-      expect(thrown(() => parseInputFile('environment.yml', real('conda-lock-test-local-pip.yml')))).toMatchObject({ code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD', message: expect.stringContaining('"-e ." (environment.yml, line 10)') });
+      expect(thrown(() => parseInputFile('environment.yml', real('conda-lock-test-git.yml')))).toMatchObject({
+        code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD',
+        message: expect.stringContaining('(environment.yml, line 8)'),
+      });
+      expect(thrown(() => parseInputFile('environment.yml', real('conda-lock-test-local-pip.yml')))).toMatchObject({
+        code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD',
+        message: expect.stringContaining('"-e ." (environment.yml, line 10)'),
+      });
     });
   });
 
   it('reaches the prepared request: requirements parsed, options merged', () => {
     const prepared = prepareRequest(
-      { files: [{ filename: 'environment.yml', content: 'channels: [conda-forge]\ndependencies:\n  - python=3.12\n  - pip:\n    - -i https://example.org/simple\n    - rich>=13\n' }], platforms: ['linux-64'] },
+      {
+        files: [
+          {
+            filename: 'environment.yml',
+            content:
+              'channels: [conda-forge]\ndependencies:\n  - python=3.12\n  - pip:\n    - -i https://example.org/simple\n    - rich>=13\n',
+          },
+        ],
+        platforms: ['linux-64'],
+      },
       { env: {}, cwd: '/', hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] },
     );
     expect(prepared.pypi?.requirements.map((r) => r.name)).toEqual(['rich']);
@@ -143,36 +196,59 @@ describe('pixi manifests', () => {
     expect(file.pypi![0]!.at).toBe('pixi.toml, pypi-dependencies.black');
   });
 
-  it.skipIf(!haveReal('pixi-pypi-source-deps.toml'))('git and path dependencies are refused, naming the entry (pixi examples/pypi-source-deps)', () => {
-    expect(thrown(() => parseInputFile('pixi.toml', real('pixi-pypi-source-deps.toml')))).toMatchObject({
-      code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD',
-      message: 'Cannot resolve PyPI dependency pixi.toml, pypi-dependencies.flask (git = "https://github.com/pallets/flask"): a git checkout is built, which a resolve does not do (give a version from an index, or a wheel url)',
-    });
-  });
+  it.skipIf(!haveReal('pixi-pypi-source-deps.toml'))(
+    'git and path dependencies are refused, naming the entry (pixi examples/pypi-source-deps)',
+    () => {
+      expect(thrown(() => parseInputFile('pixi.toml', real('pixi-pypi-source-deps.toml')))).toMatchObject({
+        code: 'CR_ERR_INPUT_PIP_NEEDS_BUILD',
+        message:
+          'Cannot resolve PyPI dependency pixi.toml, pypi-dependencies.flask (git = "https://github.com/pallets/flask"): a git checkout is built, which a resolve does not do (give a version from an index, or a wheel url)',
+      });
+    },
+  );
 
   it('a wheel url is a direct reference', () => {
-    const file = parseInputFile('pixi.toml', '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n[pypi-dependencies]\nclick = { url = "https://github.com/pallets/click/releases/download/8.1.7/click-8.1.7-py3-none-any.whl", extras = ["x"] }\n');
-    expect(requirements(file)).toEqual(['click[x] @ https://github.com/pallets/click/releases/download/8.1.7/click-8.1.7-py3-none-any.whl']);
+    const file = parseInputFile(
+      'pixi.toml',
+      '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n[pypi-dependencies]\nclick = { url = "https://github.com/pallets/click/releases/download/8.1.7/click-8.1.7-py3-none-any.whl", extras = ["x"] }\n',
+    );
+    expect(requirements(file)).toEqual([
+      'click[x] @ https://github.com/pallets/click/releases/download/8.1.7/click-8.1.7-py3-none-any.whl',
+    ]);
   });
 
-  it.skipIf(!haveReal('pixi-pypi-find-links.toml'))('workspace pypi-options find-links and index-url (pixi examples/pypi-find-links)', () => {
-    const file = parseInputFile('pixi.toml', real('pixi-pypi-find-links.toml'));
-    expect(requirements(file)).toEqual(['requests==2.31.0']);
-    expect(file.pypiOptions).toEqual({ indexUrl: 'https://pypi.org/simple', findLinks: ['./links'] });
-  });
+  it.skipIf(!haveReal('pixi-pypi-find-links.toml'))(
+    'workspace pypi-options find-links and index-url (pixi examples/pypi-find-links)',
+    () => {
+      const file = parseInputFile('pixi.toml', real('pixi-pypi-find-links.toml'));
+      expect(requirements(file)).toEqual(['requests==2.31.0']);
+      expect(file.pypiOptions).toEqual({ indexUrl: 'https://pypi.org/simple', findLinks: ['./links'] });
+    },
+  );
 
-  it.skipIf(!haveReal('pixi-pypi-custom-registry.toml'))('a feature pypi-options index-url replaces the default feature one (pixi examples/pypi-custom-registry)', () => {
-    expect(parseInputFile('pixi.toml', real('pixi-pypi-custom-registry.toml')).pypiOptions).toEqual({ indexUrl: 'https://pypi.org/simple' });
-    const alternative = parseInputFile('pixi.toml', real('pixi-pypi-custom-registry.toml'), { environment: 'alternative' });
-    expect(alternative.pypiOptions).toEqual({ indexUrl: 'https://pypi.tuna.tsinghua.edu.cn/simple/' });
-    expect(requirements(alternative)).toEqual(['flask==3.0.3']);
-  });
+  it.skipIf(!haveReal('pixi-pypi-custom-registry.toml'))(
+    'a feature pypi-options index-url replaces the default feature one (pixi examples/pypi-custom-registry)',
+    () => {
+      expect(parseInputFile('pixi.toml', real('pixi-pypi-custom-registry.toml')).pypiOptions).toEqual({
+        indexUrl: 'https://pypi.org/simple',
+      });
+      const alternative = parseInputFile('pixi.toml', real('pixi-pypi-custom-registry.toml'), { environment: 'alternative' });
+      expect(alternative.pypiOptions).toEqual({ indexUrl: 'https://pypi.tuna.tsinghua.edu.cn/simple/' });
+      expect(requirements(alternative)).toEqual(['flask==3.0.3']);
+    },
+  );
 
-  it.skipIf(!haveReal('pyproject-docker.toml'))('the pyproject project itself (path = ".") is named in a warning (pixi examples/docker)', () => {
-    const file = parseInputFile('pyproject.toml', real('pyproject-docker.toml'));
-    expect(file.pypi).toBeUndefined();
-    expect(file.warnings).toEqual(['pyproject.toml, tool.pixi.feature.dev.pypi-dependencies.docker-project: the project itself (path = ".") is not resolved; its [project] dependencies are', 'pyproject.toml, tool.pixi.feature.prod.pypi-dependencies.docker-project: the project itself (path = ".") is not resolved; its [project] dependencies are']);
-  });
+  it.skipIf(!haveReal('pyproject-docker.toml'))(
+    'the pyproject project itself (path = ".") is named in a warning (pixi examples/docker)',
+    () => {
+      const file = parseInputFile('pyproject.toml', real('pyproject-docker.toml'));
+      expect(file.pypi).toBeUndefined();
+      expect(file.warnings).toEqual([
+        'pyproject.toml, tool.pixi.feature.dev.pypi-dependencies.docker-project: the project itself (path = ".") is not resolved; its [project] dependencies are',
+        'pyproject.toml, tool.pixi.feature.prod.pypi-dependencies.docker-project: the project itself (path = ".") is not resolved; its [project] dependencies are',
+      ]);
+    },
+  );
 
   const TARGETS = `
 [workspace]
@@ -211,7 +287,9 @@ test = ["test"]
       indexStrategy: 'unsafe-best-match',
       prerelease: 'allow',
     });
-    expect(file.warnings).toEqual(['pixi.toml, pypi-dependencies.torch: index https://download.pytorch.org/whl/cpu is searched for every PyPI name of the environment, not for torch alone']);
+    expect(file.warnings).toEqual([
+      'pixi.toml, pypi-dependencies.torch: index https://download.pytorch.org/whl/cpu is searched for every PyPI name of the environment, not for torch alone',
+    ]);
   });
 
   it('pyproject: project.dependencies (a name the conda dependencies have dropped), optional-dependencies with self-references, dependency groups with include-group', () => {
@@ -241,8 +319,13 @@ dev = ["dev"]
   });
 
   it('conda-pypi-map inline tables', () => {
-    const file = parseInputFile('pixi.toml', '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n[workspace.conda-pypi-map]\nconda-forge = { mapping-mode = "overlay", mapping = { pytorch = "torch", not-on-pypi = false } }\nrobostack = "local/map.json"\n[pypi-dependencies]\ntorch = "*"\n');
+    const file = parseInputFile(
+      'pixi.toml',
+      '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n[workspace.conda-pypi-map]\nconda-forge = { mapping-mode = "overlay", mapping = { pytorch = "torch", not-on-pypi = false } }\nrobostack = "local/map.json"\n[pypi-dependencies]\ntorch = "*"\n',
+    );
     expect(file.condaPypiMap).toEqual({ 'conda-forge': { pytorch: 'torch', 'not-on-pypi': null } });
-    expect(file.warnings).toEqual(['pixi.toml: workspace.conda-pypi-map.robostack names a mapping location, which is not read (use --pypi-mapping FILE)']);
+    expect(file.warnings).toEqual([
+      'pixi.toml: workspace.conda-pypi-map.robostack names a mapping location, which is not read (use --pypi-mapping FILE)',
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import { MatchSpec } from '../../vocabulary/match-spec.js';
 const options = { env: {}, cwd: '/home/user/project', hostPlatform: 'linux-64', defaultChannels: ['conda-forge'] };
 
 describe('prepareRequest', () => {
-  it('puts -c channels first, then the files\' channels, without duplicates; conda-forge when none', () => {
+  it("puts -c channels first, then the files' channels, without duplicates; conda-forge when none", () => {
     const prepared = prepareRequest(
       {
         specs: ['numpy'],
@@ -43,14 +43,24 @@ describe('prepareRequest', () => {
   });
 
   it('resolves local channel paths against the working directory and applies CONDA_CHANNEL_ALIAS', () => {
-    const prepared = prepareRequest({ specs: ['x'], channels: ['./channel', 'my-org'] }, { ...options, env: { CONDA_CHANNEL_ALIAS: 'https://mirror.example.com/conda' } });
-    expect(prepared.channels.map((c) => c.baseUrl)).toEqual(['file:///home/user/project/channel', 'https://mirror.example.com/conda/my-org']);
+    const prepared = prepareRequest(
+      { specs: ['x'], channels: ['./channel', 'my-org'] },
+      { ...options, env: { CONDA_CHANNEL_ALIAS: 'https://mirror.example.com/conda' } },
+    );
+    expect(prepared.channels.map((c) => c.baseUrl)).toEqual([
+      'file:///home/user/project/channel',
+      'https://mirror.example.com/conda/my-org',
+    ]);
   });
 
   it('refuses noarch as a target, an empty request, and a bad virtual package', () => {
     expect(() => prepareRequest({ specs: ['x'], platforms: ['noarch'] }, options)).toThrow(/noarch is not a target platform/);
-    expect(() => prepareRequest({}, options)).toThrow(new UsageError('CR_ERR_INPUT_NO_SPECS', 'Cannot resolve: give package specs or an environment file'));
-    expect(() => prepareRequest({ files: [{ filename: 'e.yml', content: 'dependencies: []' }] }, options)).toThrow('Cannot resolve: "e.yml" lists no conda packages');
+    expect(() => prepareRequest({}, options)).toThrow(
+      new UsageError('CR_ERR_INPUT_NO_SPECS', 'Cannot resolve: give package specs or an environment file'),
+    );
+    expect(() => prepareRequest({ files: [{ filename: 'e.yml', content: 'dependencies: []' }] }, options)).toThrow(
+      'Cannot resolve: "e.yml" lists no conda packages',
+    );
     expect(() => prepareRequest({ specs: ['x'], virtualPackages: ['glibc'] }, options)).toThrow(UsageError);
   });
 });

@@ -19,14 +19,21 @@ export interface RawRecord {
 export function channelFiles(folder: string, subdirs: readonly string[]): Map<string, RawRecord> {
   const out = new Map<string, RawRecord>();
   for (const subdir of subdirs) {
-    const data = JSON.parse(readFileSync(join(CHANNELS_DIR, folder, subdir, 'repodata.json'), 'utf8')) as Record<string, Record<string, RawRecord> | undefined>;
-    for (const key of ['packages', 'packages.conda']) for (const [fn, record] of Object.entries(data[key] ?? {})) out.set(`${subdir}/${fn}`, record);
+    const data = JSON.parse(readFileSync(join(CHANNELS_DIR, folder, subdir, 'repodata.json'), 'utf8')) as Record<
+      string,
+      Record<string, RawRecord> | undefined
+    >;
+    for (const key of ['packages', 'packages.conda'])
+      for (const [fn, record] of Object.entries(data[key] ?? {})) out.set(`${subdir}/${fn}`, record);
   }
   return out;
 }
 
 /** The channel's record of each selected package (by subdir and the file name its URL ends in). */
-export function selectedRecords(files: ReadonlyMap<string, RawRecord>, packages: readonly { name: string; subdir: string; url: string }[]): Map<string, RawRecord> {
+export function selectedRecords(
+  files: ReadonlyMap<string, RawRecord>,
+  packages: readonly { name: string; subdir: string; url: string }[],
+): Map<string, RawRecord> {
   const selected = new Map(packages.map((p) => [p.name, files.get(`${p.subdir}/${p.url.split('/').pop()}`)!]));
   expect([...selected.values()].every(Boolean)).toBe(true);
   return selected;

@@ -123,8 +123,17 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     const { code, stdout } = await runCli(['why-not', 'pip<24', ...args, '--json'], { cacheDir });
     expect(code).toBe(0);
     const [answer] = JSON.parse(stdout) as WhyNotAnswer[];
-    expect(answer).toMatchObject({ kind: 'possible', changes: [{ name: 'pip', current: '24.0 pyhd8ed1ab_0', alternative: '23.3.2 pyhd8ed1ab_0' }] });
-    expect(answer!.kind === 'possible' && answer.preference).toMatchObject({ name: 'pip', requested: true, criterion: 'version', current: 'pip 24.0', alternative: '23.3.2' });
+    expect(answer).toMatchObject({
+      kind: 'possible',
+      changes: [{ name: 'pip', current: '24.0 pyhd8ed1ab_0', alternative: '23.3.2 pyhd8ed1ab_0' }],
+    });
+    expect(answer!.kind === 'possible' && answer.preference).toMatchObject({
+      name: 'pip',
+      requested: true,
+      criterion: 'version',
+      current: 'pip 24.0',
+      alternative: '23.3.2',
+    });
   });
 
   it('why-not openssl<3: the dependency change traced to the requested python', async () => {
@@ -137,7 +146,10 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     const { code, stdout } = await runCli(['why-not', 'python>=3.10', ...args, '--json'], { cacheDir });
     expect(code).toBe(0);
     const [answer] = JSON.parse(stdout) as WhyNotAnswer[];
-    expect(answer).toMatchObject({ kind: 'unsatisfiable', text: 'The solution cannot have python>=3.10 because no python matches (available: 3.9.0 .. 3.9.19)' });
+    expect(answer).toMatchObject({
+      kind: 'unsatisfiable',
+      text: 'The solution cannot have python>=3.10 because no python matches (available: 3.9.0 .. 3.9.19)',
+    });
   });
 
   it('over a lock (-f pixi.lock, or --lock alone): no solve; the roots are the top-level packages, every edge real', async () => {
@@ -146,7 +158,10 @@ describeShared('tree, why and why-not on conda-forge-py39 (linux-64)', () => {
     expect((await runCli([...args, '-o', lock], { cacheDir })).code).toBe(0);
     // An empty cache directory and --offline: the answers come from the lock's records alone.
     const offline = { cacheDir: tempDir('cr-inspect-empty-') };
-    for (const given of [['-f', lock], ['--lock', lock]]) {
+    for (const given of [
+      ['-f', lock],
+      ['--lock', lock],
+    ]) {
       const { code, stdout } = await runCli(['tree', ...given, '--offline', '--json'], offline);
       expect(code).toBe(0);
       const [platform] = JSON.parse(stdout) as { roots: TreeNode[] }[];
@@ -210,7 +225,9 @@ describe('on the demo fixtures channel, several platforms', () => {
   it('tree --invert on both platforms; --help lists the commands', async () => {
     const { code, stdout } = await runCli(['tree', 'python=3.12', '--invert', 'libzlib', ...args]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^linux-64:\nlibzlib 1\.3\.1 h4bc722e_1\n└─ python 3\.12\.3 h4bc722e_0_cpython \[libzlib >=1\.3\.1,<2\.0a0\]\n {3}└─ requested python=3\.12\n\nosx-arm64:\nlibzlib 1\.3\.1 \S+\n/);
+    expect(stdout).toMatch(
+      /^linux-64:\nlibzlib 1\.3\.1 h4bc722e_1\n└─ python 3\.12\.3 h4bc722e_0_cpython \[libzlib >=1\.3\.1,<2\.0a0\]\n {3}└─ requested python=3\.12\n\nosx-arm64:\nlibzlib 1\.3\.1 \S+\n/,
+    );
     const help = await runCli(['tree', '--help']);
     expect(help.stdout).toContain('conda-resolve why-not SPEC');
   });

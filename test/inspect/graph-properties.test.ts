@@ -13,18 +13,19 @@ import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { record } from '../vocabulary/helpers.js';
 
 /** Packages p0..pN-1; each depends on a few others (cycles allowed); some are requested. */
-const environments = fc
-  .integer({ min: 2, max: 8 })
-  .chain((n) =>
-    fc.record({
-      depends: fc.array(fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
-      requested: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 3 }),
-    }),
-  );
+const environments = fc.integer({ min: 2, max: 8 }).chain((n) =>
+  fc.record({
+    depends: fc.array(fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
+    requested: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 3 }),
+  }),
+);
 
 function graphOf(env: { depends: number[][]; requested: number[] }): DependencyGraph {
   const records = env.depends.map((deps, i) => record(`p${i}-1.0-h_0`, { depends: deps.filter((d) => d !== i).map((d) => `p${d} >=1`) }));
-  return buildGraph(records, env.requested.map((i) => parseMatchSpec(`p${i}`)));
+  return buildGraph(
+    records,
+    env.requested.map((i) => parseMatchSpec(`p${i}`)),
+  );
 }
 
 /** Every simple path from a requested package up to `name`, by brute force. */

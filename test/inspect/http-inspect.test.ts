@@ -32,7 +32,9 @@ describeShared('on conda-forge-py39', () => {
   const request = { specs: ['python=3.9', 'pip'], channels, platforms: ['linux-64'] };
   let selected: Map<string, RawRecord>;
   beforeAll(async () => {
-    const [result] = (await call(server.app, 'POST', '/resolve', { json: request })).json<{ packages: { name: string; subdir: string; url: string }[] }[]>();
+    const [result] = (await call(server.app, 'POST', '/resolve', { json: request })).json<
+      { packages: { name: string; subdir: string; url: string }[] }[]
+    >();
     selected = selectedRecords(channelFiles('conda-forge-py39', ['linux-64', 'noarch']), result!.packages);
   });
 
@@ -85,10 +87,17 @@ describe('limits, policy and bad input are those of /resolve', () => {
   const demo = { channels: [DEMO_CHANNEL], platforms: ['linux-64'] };
 
   it('a failed platform carries its error; a package not there has no version', async () => {
-    const tree = (await call(server.app, 'POST', '/tree', { json: { ...demo, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] } })).json<{ platform: string; error: string | null }[]>();
-    expect(tree.map((t) => [t.platform, t.error === null])).toEqual([['linux-64', true], ['osx-arm64', false]]);
+    const tree = (
+      await call(server.app, 'POST', '/tree', { json: { ...demo, specs: ['linux-only-tool'], platforms: ['linux-64', 'osx-arm64'] } })
+    ).json<{ platform: string; error: string | null }[]>();
+    expect(tree.map((t) => [t.platform, t.error === null])).toEqual([
+      ['linux-64', true],
+      ['osx-arm64', false],
+    ]);
     validate('TreeResult', tree);
-    const why = (await call(server.app, 'POST', '/why', { json: { ...demo, specs: ['linux-only-tool'], name: 'absent' } })).json<{ answer: WhyAnswer; text: string }[]>();
+    const why = (await call(server.app, 'POST', '/why', { json: { ...demo, specs: ['linux-only-tool'], name: 'absent' } })).json<
+      { answer: WhyAnswer; text: string }[]
+    >();
     expect(why[0]).toMatchObject({ answer: { version: null, paths: [] }, text: 'absent is not in the environment' });
   });
 

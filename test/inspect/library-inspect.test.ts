@@ -19,8 +19,17 @@ it('answers tree, why and why-not from resolutions', async () => {
     ['python', ['libgcc', 'bzip2', 'libzlib', 'openssl', 'tzdata', 'python_abi']],
   ]);
   const [why] = whyOf(current, 'certifi');
-  expect(why!.answer!.paths).toEqual([[{ from: null, to: 'requests', spec: 'requests' }, { from: 'requests', to: 'certifi', spec: 'certifi >=2017.4.17' }]]);
+  expect(why!.answer!.paths).toEqual([
+    [
+      { from: null, to: 'requests', spec: 'requests' },
+      { from: 'requests', to: 'certifi', spec: 'certifi >=2017.4.17' },
+    ],
+  ]);
   const withSpec = await resolveEnvironments({ ...request, specs: [...request.specs, 'openssl<3.3'] }, options);
   const [answer] = whyNot(current, withSpec, parseExtraSpec('openssl<3.3'));
-  expect(answer).toMatchObject({ kind: 'possible', changes: [{ name: 'openssl', current: '3.3.1 h4bc722e_1', alternative: '3.2.1 h4bc722e_0' }], preference: { name: 'openssl', criterion: 'version', requested: false, via: 'python depends on openssl >=3.2,<4.0a0' } });
+  expect(answer).toMatchObject({
+    kind: 'possible',
+    changes: [{ name: 'openssl', current: '3.3.1 h4bc722e_1', alternative: '3.2.1 h4bc722e_0' }],
+    preference: { name: 'openssl', criterion: 'version', requested: false, via: 'python depends on openssl >=3.2,<4.0a0' },
+  });
 });

@@ -63,7 +63,12 @@ describe('MCP at POST /mcp', () => {
       '   -> libzlib 1.3.1 h4bc722e_1  (python depends on libzlib >=1.3.1,<2.0a0)',
     ]);
     // Then through requests directly, and through certifi and idna (each depends on python).
-    expect(lines.filter((l) => /^\d\. /.test(l))).toEqual(['1. requested python=3.11', '2. requested requests', '3. requested requests', '4. requested requests']);
+    expect(lines.filter((l) => /^\d\. /.test(l))).toEqual([
+      '1. requested python=3.11',
+      '2. requested requests',
+      '3. requested requests',
+      '4. requested requests',
+    ]);
     expect(lines).toContain('   -> python 3.11.9 h4bc722e_0_cpython  (certifi depends on python >=3.7)');
     expect(lines).toContain('   -> python 3.11.9 h4bc722e_0_cpython  (idna depends on python >=3.6)');
   });
@@ -77,7 +82,9 @@ describe('MCP at POST /mcp', () => {
     expect(whyNot.content[0]!.text).toContain('~ python 3.12.3 h4bc722e_0_cpython -> 3.9.19 h4bc722e_0_cpython');
     expect(whyNot.content[0]!.text).toContain('it prefers the higher version: python 3.12.3 over 3.9.19');
     const none = await callTool('why_not', { ...demo, specs: ['python=3.12'], spec: 'numpy<1.25' });
-    expect(none.content[0]!.text).toBe('The solution cannot have numpy<1.25 because numpy 1.24.4 requires python 3.9.19 .. 3.11.9, which conflicts with the requested python 3.12.*');
+    expect(none.content[0]!.text).toBe(
+      'The solution cannot have numpy<1.25 because numpy 1.24.4 requires python 3.9.19 .. 3.11.9, which conflicts with the requested python 3.12.*',
+    );
   });
 
   it('list_formats and search_packages', async () => {
@@ -85,7 +92,9 @@ describe('MCP at POST /mcp', () => {
     expect(formats.formats).toEqual(expect.arrayContaining(['explicit', 'environment-yaml']));
     const search = await callTool('search_packages', { query: 'num*>=1.26', channels: [DEMO_CHANNEL], platform: 'linux-64' });
     expect(search.content[0]!.text).toBe('numpy: 2.0.0, 1.26.4');
-    const some = JSON.parse((await callTool('search_packages', { query: 'lib*', channels: [DEMO_CHANNEL], platform: 'linux-64', limit: 2 })).content[1]!.text) as { packages: { name: string }[]; truncated: boolean };
+    const some = JSON.parse(
+      (await callTool('search_packages', { query: 'lib*', channels: [DEMO_CHANNEL], platform: 'linux-64', limit: 2 })).content[1]!.text,
+    ) as { packages: { name: string }[]; truncated: boolean };
     expect([some.packages.map((p) => p.name), some.truncated]).toEqual([['libcblas', 'libgcc'], true]);
   });
 

@@ -30,7 +30,11 @@ beforeAll(async () => {
   ]);
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-inspect-'));
   channel = pathToFileURL(
-    writePythonChannel(join(dir, 'channel'), ['linux-64'], [{ name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] }]),
+    writePythonChannel(
+      join(dir, 'channel'),
+      ['linux-64'],
+      [{ name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] }],
+    ),
   ).href;
 });
 
@@ -39,7 +43,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const request = () => ['python 3.12.*', 'requests', '--pypi', 'webapp', '--index-url', index.indexUrl, '-c', channel, '-p', 'linux-64', '-q'];
+const request = () => [
+  'python 3.12.*',
+  'requests',
+  '--pypi',
+  'webapp',
+  '--index-url',
+  index.indexUrl,
+  '-c',
+  channel,
+  '-p',
+  'linux-64',
+  '-q',
+];
 
 describe('tree and why on a mixed solve (CLI)', () => {
   it('tree: PyPI nodes under their requirement, and the edge from a PyPI package to the conda package that provides what it requires', async () => {
@@ -73,13 +89,46 @@ describe('tree and why on a mixed solve (CLI)', () => {
   });
 
   it('why takes a PyPI name in any PEP 503 spelling', async () => {
-    const { code, stdout } = await runCli(['why', 'dotted_NAME', 'python 3.12.*', '--pypi', 'Dotted.Name', '--index-url', index.indexUrl, '-c', channel, '-p', 'linux-64', '-q'], { cwd: dir });
+    const { code, stdout } = await runCli(
+      [
+        'why',
+        'dotted_NAME',
+        'python 3.12.*',
+        '--pypi',
+        'Dotted.Name',
+        '--index-url',
+        index.indexUrl,
+        '-c',
+        channel,
+        '-p',
+        'linux-64',
+        '-q',
+      ],
+      { cwd: dir },
+    );
     expect(stdout).toContain('dotted-name 1.0 pypi is needed by 1 path:');
     expect(code).toBe(0);
   });
 
   it('a root PyPI requirement that a conda package satisfies is a root edge to it', async () => {
-    const { stdout } = await runCli(['why', 'requests', 'python 3.12.*', 'requests', '--pypi', 'requests>=2.30', '--index-url', index.indexUrl, '-c', channel, '-p', 'linux-64', '-q'], { cwd: dir });
+    const { stdout } = await runCli(
+      [
+        'why',
+        'requests',
+        'python 3.12.*',
+        'requests',
+        '--pypi',
+        'requests>=2.30',
+        '--index-url',
+        index.indexUrl,
+        '-c',
+        channel,
+        '-p',
+        'linux-64',
+        '-q',
+      ],
+      { cwd: dir },
+    );
     expect(stdout).toContain('   -> requests 2.31.0 h0_0  (requested requests>=2.30)');
   });
 });
@@ -87,7 +136,13 @@ describe('tree and why on a mixed solve (CLI)', () => {
 describe('tree and why on a mixed solve (HTTP and MCP)', () => {
   let server: TestServer;
   let client: Client;
-  const body = () => ({ specs: ['python 3.12.*', 'requests'], pypi: ['webapp'], index_url: index.indexUrl, channels: [channel], platforms: ['linux-64'] });
+  const body = () => ({
+    specs: ['python 3.12.*', 'requests'],
+    pypi: ['webapp'],
+    index_url: index.indexUrl,
+    channels: [channel],
+    platforms: ['linux-64'],
+  });
 
   beforeAll(async () => {
     server = await startTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
@@ -101,23 +156,43 @@ describe('tree and why on a mixed solve (HTTP and MCP)', () => {
 
   it('POST /why names the PyPI step and the PyPI requirement a conda package satisfies', async () => {
     const ask = async (name: string) => {
-      const answer = await fetch(`${server.url}/why`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body(), name }) });
+      const answer = await fetch(`${server.url}/why`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body(), name }),
+      });
       expect(answer.status).toBe(200);
-      return ((await answer.json()) as { answer: { version: string; build: string; paths: { from: string | null; to: string; spec: string }[][] } }[])[0]!.answer;
+      return (
+        (await answer.json()) as {
+          answer: { version: string; build: string; paths: { from: string | null; to: string; spec: string }[][] };
+        }[]
+      )[0]!.answer;
     };
     const helper = await ask('helper');
     expect(helper).toMatchObject({ version: '1.2', build: 'pypi' });
-    expect(helper.paths).toEqual([[{ from: null, to: 'webapp', spec: 'webapp' }, { from: 'webapp', to: 'helper', spec: 'helper>=1' }]]);
+    expect(helper.paths).toEqual([
+      [
+        { from: null, to: 'webapp', spec: 'webapp' },
+        { from: 'webapp', to: 'helper', spec: 'helper>=1' },
+      ],
+    ]);
     const requests = await ask('requests');
     expect(requests).toMatchObject({ version: '2.31.0', build: 'h0_0' });
-    expect(requests.paths).toContainEqual([{ from: null, to: 'webapp', spec: 'webapp' }, { from: 'webapp', to: 'requests', spec: 'requests>=2.30' }]);
+    expect(requests.paths).toContainEqual([
+      { from: null, to: 'webapp', spec: 'webapp' },
+      { from: 'webapp', to: 'requests', spec: 'requests>=2.30' },
+    ]);
   });
 
   it('the MCP tree tool carries the PyPI edges', async () => {
     const result = (await client.callTool({ name: 'tree', arguments: body() })) as { isError?: boolean; content: { text: string }[] };
     expect(result.isError).toBeUndefined();
-    expect(result.content[0]!.text).toContain('webapp 2.0 pypi [webapp]\n├─ helper 1.2 pypi [helper>=1]\n└─ requests 2.31.0 h0_0 [requests>=2.30] (*)');
-    const [data] = JSON.parse(result.content[1]!.text) as { roots: { name: string; build: string; children: { name: string; build: string; spec: string }[] }[] }[];
+    expect(result.content[0]!.text).toContain(
+      'webapp 2.0 pypi [webapp]\n├─ helper 1.2 pypi [helper>=1]\n└─ requests 2.31.0 h0_0 [requests>=2.30] (*)',
+    );
+    const [data] = JSON.parse(result.content[1]!.text) as {
+      roots: { name: string; build: string; children: { name: string; build: string; spec: string }[] }[];
+    }[];
     const webapp = data!.roots.find((r) => r.name === 'webapp')!;
     expect(webapp.children.map((c) => `${c.name} ${c.build} ${c.spec}`)).toEqual(['helper pypi helper>=1', 'requests h0_0 requests>=2.30']);
   });

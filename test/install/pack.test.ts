@@ -31,7 +31,10 @@ describe('npm pack, then npm install --engine-strict into an empty folder', () =
     requireBuild();
     const packs = tempDir('cr-pack-');
     // dist/ is already built (npm test builds first): pack it as it is.
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], { cwd: PROJECT_ROOT, env: npmEnv() });
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], {
+      cwd: PROJECT_ROOT,
+      env: npmEnv(),
+    });
     const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
     app = tempDir('cr-app-');
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
@@ -53,7 +56,10 @@ describe('npm pack, then npm install --engine-strict into an empty folder', () =
     const bin = join(app, 'node_modules', '.bin', 'conda-resolve');
     const version = await run(bin, ['--version'], { cwd: app });
     expect(version.stdout).toMatch(/^conda-resolve \d+\.\d+\.\d+\n$/);
-    const solved = await run(bin, ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'], { cwd: app, env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') } });
+    const solved = await run(bin, ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'], {
+      cwd: app,
+      env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') },
+    });
     expect(solved.stdout).toContain('/linux-64/python-3.9.19-');
   });
 
@@ -62,7 +68,10 @@ describe('npm pack, then npm install --engine-strict into an empty folder', () =
 const resolution = await resolveEnvironments({ specs: ['python=3.9'], channels: [${JSON.stringify(DEMO)}], platforms: ['osx-arm64'] });
 console.log(JSON.stringify(toNative(resolution).map((p) => [p.platform, p.error, p.packages.length])));`;
     writeFileSync(join(app, 'use.mjs'), script);
-    const { stdout } = await run(process.execPath, ['use.mjs'], { cwd: app, env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') } });
+    const { stdout } = await run(process.execPath, ['use.mjs'], {
+      cwd: app,
+      env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') },
+    });
     expect(JSON.parse(stdout)).toEqual([['osx-arm64', null, expect.any(Number)]]);
   });
 });

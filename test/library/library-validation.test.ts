@@ -46,7 +46,8 @@ describe('resolveEnvironments checks its request', () => {
     expect(error).toMatchObject({
       code: 'CR_ERR_INPUT_SPEC',
       argument: 'request.specs',
-      message: 'Invalid argument request.specs: expected an array of strings such as ["python=3.12", "numpy"], not the string "python"; write specs: ["python"]',
+      message:
+        'Invalid argument request.specs: expected an array of strings such as ["python=3.12", "numpy"], not the string "python"; write specs: ["python"]',
     });
   });
 
@@ -70,16 +71,51 @@ describe('resolveEnvironments checks its request', () => {
     [{ virtualPackages: '__glibc=2.17' }, 'CR_ERR_INPUT_OPTION', 'request.virtualPackages', 'expected an array of strings'],
     [{ channelPriority: 1 }, 'CR_ERR_INPUT_OPTION', 'request.channelPriority', 'not the number 1'],
     [{ excludeNewer: new Date(0) }, 'CR_ERR_INPUT_DATE', 'request.excludeNewer', 'not a Date; use date.toISOString()'],
-    [{ files: { filename: 'environment.yml', content: '' } }, 'CR_ERR_INPUT_OPTION', 'request.files', 'expected an array of { filename, content }'],
-    [{ files: [{ filename: 'environment.yml' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].content', "expected the file's text, a string, not undefined"],
+    [
+      { files: { filename: 'environment.yml', content: '' } },
+      'CR_ERR_INPUT_OPTION',
+      'request.files',
+      'expected an array of { filename, content }',
+    ],
+    [
+      { files: [{ filename: 'environment.yml' }] },
+      'CR_ERR_INPUT_OPTION',
+      'request.files[0].content',
+      "expected the file's text, a string, not undefined",
+    ],
     [{ platform: ['linux-64'] }, 'CR_ERR_INPUT_OPTION', 'request.platform', 'unknown field "platform" (did you mean "platforms"?)'],
     [{ pypi: 'rich' }, 'CR_ERR_INPUT_SPEC', 'request.pypi', 'write pypi: ["rich"]'],
-    [{ files: [{ filename: 'environment.yml', content: '', encoding: 'utf8' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].encoding', 'Invalid argument request.files[0]: unknown field "encoding"'],
-    [{ files: [{ filename: '', content: '' }] }, 'CR_ERR_INPUT_OPTION', 'request.files[0].filename', 'expected a file name such as "environment.yml", not the string ""'],
-    [{ lock: { filename: 'pixi.lock' } }, 'CR_ERR_INPUT_OPTION', 'request.lock', 'expected a lock file { filename: "pixi.lock", content }, not an object'],
+    [
+      { files: [{ filename: 'environment.yml', content: '', encoding: 'utf8' }] },
+      'CR_ERR_INPUT_OPTION',
+      'request.files[0].encoding',
+      'Invalid argument request.files[0]: unknown field "encoding"',
+    ],
+    [
+      { files: [{ filename: '', content: '' }] },
+      'CR_ERR_INPUT_OPTION',
+      'request.files[0].filename',
+      'expected a file name such as "environment.yml", not the string ""',
+    ],
+    [
+      { lock: { filename: 'pixi.lock' } },
+      'CR_ERR_INPUT_OPTION',
+      'request.lock',
+      'expected a lock file { filename: "pixi.lock", content }, not an object',
+    ],
     [{ pypiOptions: { findLinks: './wheels' } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.findLinks', 'write findLinks: ["./wheels"]'],
-    [{ pypiOptions: { prerelease: true } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.prerelease', 'expected a string, not the boolean true'],
-    [{ pypiOptions: { indexURL: 'https://example.org/simple' } }, 'CR_ERR_INPUT_OPTION', 'request.pypiOptions.indexURL', 'unknown field "indexURL" (did you mean "indexUrl"?)'],
+    [
+      { pypiOptions: { prerelease: true } },
+      'CR_ERR_INPUT_OPTION',
+      'request.pypiOptions.prerelease',
+      'expected a string, not the boolean true',
+    ],
+    [
+      { pypiOptions: { indexURL: 'https://example.org/simple' } },
+      'CR_ERR_INPUT_OPTION',
+      'request.pypiOptions.indexURL',
+      'unknown field "indexURL" (did you mean "indexUrl"?)',
+    ],
     [{ condaPypiMap: [] }, 'CR_ERR_INPUT_OPTION', 'request.condaPypiMap', 'not an array'],
     [{ environment: 7 }, 'CR_ERR_INPUT_OPTION', 'request.environment', 'expected an environment name such as "default", not the number 7'],
   ])('refuses %j with %s naming %s', async (change, code, argument, text) => {
@@ -158,7 +194,9 @@ describe('resolveEnvironments and an AbortSignal', () => {
     const channel = await hangingChannel();
     const controller = new AbortController();
     controller.abort();
-    const error = await rejection(resolveEnvironments({ ...good, channels: [channel.url] }, { ...options, refresh: true, signal: controller.signal }));
+    const error = await rejection(
+      resolveEnvironments({ ...good, channels: [channel.url] }, { ...options, refresh: true, signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(ResolveAbortedError);
     expect(error).toMatchObject({ name: 'AbortError', code: 'CR_ERR_SOLVE_ABORTED', message: 'The resolve was cancelled' });
     expect(error.cause).toBe(controller.signal.reason);
@@ -205,12 +243,22 @@ describe('exportResolution checks its arguments', () => {
     ['an object without platforms', { request: {} }],
   ])('refuses %s as the resolution with a typed error', (_, resolution) => {
     expect(() => exportAny(resolution, 'pixi')).toThrow(InvalidArgumentError);
-    expect(() => exportAny(resolution, 'pixi')).toThrow(/^Invalid argument resolution: expected a Resolution, as resolveEnvironments returns/);
+    expect(() => exportAny(resolution, 'pixi')).toThrow(
+      /^Invalid argument resolution: expected a Resolution, as resolveEnvironments returns/,
+    );
   });
 
   it.each([
-    [{ request: { channels: 'conda-forge' }, platforms: [] }, 'resolution.request.channels', 'expected an array of channels, not the string "conda-forge"'],
-    [{ request: { channels: [] }, platforms: [{ platform: 'linux-64', records: {}, error: null }] }, 'resolution.platforms[0]', 'expected a PlatformResolution { platform, records, error, errorCode }, not an object'],
+    [
+      { request: { channels: 'conda-forge' }, platforms: [] },
+      'resolution.request.channels',
+      'expected an array of channels, not the string "conda-forge"',
+    ],
+    [
+      { request: { channels: [] }, platforms: [{ platform: 'linux-64', records: {}, error: null }] },
+      'resolution.platforms[0]',
+      'expected a PlatformResolution { platform, records, error, errorCode }, not an object',
+    ],
   ])('refuses a resolution with a wrong part, naming the part: %j', (resolution, argument, text) => {
     let error: unknown;
     try {
@@ -235,11 +283,20 @@ describe('exportResolution checks its arguments', () => {
     expect(thrown(() => exportAny(resolution, undefined))).toMatchObject({ code: 'CR_ERR_INPUT_OPTION', argument: 'format' });
     expect(thrown(() => exportAny(resolution, ['pixi']))).toMatchObject({ code: 'CR_ERR_INPUT_OPTION', argument: 'format' });
     expect(thrown(() => exportAny(resolution, 'pixi', 'now'))).toMatchObject({ code: 'CR_ERR_INPUT_OPTION', argument: 'options' });
-    expect(thrown(() => exportAny(resolution, 'pixi', { now: '2026-01-01' }))).toMatchObject({ argument: 'options.now', message: 'Invalid argument options.now: expected a valid Date, not the string "2026-01-01"' });
+    expect(thrown(() => exportAny(resolution, 'pixi', { now: '2026-01-01' }))).toMatchObject({
+      argument: 'options.now',
+      message: 'Invalid argument options.now: expected a valid Date, not the string "2026-01-01"',
+    });
     expect(thrown(() => exportAny(resolution, 'pixi', { now: new Date(Number.NaN) }))).toMatchObject({ argument: 'options.now' });
     expect(thrown(() => exportAny(resolution, 'pixi', { registry: {} }))).toMatchObject({ argument: 'options.registry' });
-    expect(thrown(() => exportAny(resolution, ' '))).toMatchObject({ argument: 'format', message: 'Invalid argument format: expected a format name such as "pixi" or "explicit", not the string " "' });
-    expect(thrown(() => exportAny(resolution, 'pixi', { now: new Date(0), when: 1 }))).toMatchObject({ argument: 'options.when', message: 'Invalid argument options: unknown field "when"; the fields are registry, now' });
+    expect(thrown(() => exportAny(resolution, ' '))).toMatchObject({
+      argument: 'format',
+      message: 'Invalid argument format: expected a format name such as "pixi" or "explicit", not the string " "',
+    });
+    expect(thrown(() => exportAny(resolution, 'pixi', { now: new Date(0), when: 1 }))).toMatchObject({
+      argument: 'options.when',
+      message: 'Invalid argument options: unknown field "when"; the fields are registry, now',
+    });
     expect(thrown(() => exportAny(resolution, 'no-such-format'))).toMatchObject({ code: 'CR_ERR_FORMAT_UNKNOWN' });
     expect(exportAny(resolution, 'pixi', null).startsWith('version: 6\n')).toBe(true);
     expect(exportAny(resolution, 'explicit', { registry: registerBuiltinExporters() })).toContain('@EXPLICIT');

@@ -13,7 +13,10 @@ afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 describe('resolveEnvironments and exportResolution', () => {
   it('solves several platforms and renders a lock file', async () => {
-    const resolution = await resolveEnvironments({ specs: ['python=3.12'], channels: [DEMO], platforms: ['linux-64', 'win-64'] }, { cacheDir, env: {} });
+    const resolution = await resolveEnvironments(
+      { specs: ['python=3.12'], channels: [DEMO], platforms: ['linux-64', 'win-64'] },
+      { cacheDir, env: {} },
+    );
     const native = toNative(resolution);
     expect(native.map((r) => r.platform)).toEqual(['linux-64', 'win-64']);
     expect(native.map((r) => r.packages.find((p) => p.name === 'python')?.version)).toEqual(['3.12.3', '3.12.3']);
@@ -23,11 +26,21 @@ describe('resolveEnvironments and exportResolution', () => {
   });
 
   it('reports an unsolvable platform in its result and refuses to export it', async () => {
-    const resolution = await resolveEnvironments({ specs: ['linux-only-tool'], channels: [DEMO], platforms: ['linux-64', 'win-64'] }, { cacheDir, env: {} });
+    const resolution = await resolveEnvironments(
+      { specs: ['linux-only-tool'], channels: [DEMO], platforms: ['linux-64', 'win-64'] },
+      { cacheDir, env: {} },
+    );
     expect(resolution.platforms.map((p) => p.error === null)).toEqual([true, false]);
     expect(resolution.platforms.map((p) => p.explanation?.spec ?? null)).toEqual([null, 'linux-only-tool']);
-    expect(toNative(resolution)[1]!.explanation).toMatchObject({ spec: 'linux-only-tool', requested: ['linux-only-tool'], virtual_packages: [], excluded: [] });
-    expect(() => exportResolution(resolution, 'explicit')).toThrow(/Cannot export explicit: win-64 did not solve \(linux-only-tool cannot be installed/);
+    expect(toNative(resolution)[1]!.explanation).toMatchObject({
+      spec: 'linux-only-tool',
+      requested: ['linux-only-tool'],
+      virtual_packages: [],
+      excluded: [],
+    });
+    expect(() => exportResolution(resolution, 'explicit')).toThrow(
+      /Cannot export explicit: win-64 did not solve \(linux-only-tool cannot be installed/,
+    );
   });
 
   it('throws a typed error for bad input', async () => {

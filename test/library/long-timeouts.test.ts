@@ -18,7 +18,10 @@ afterEach(() => {
 
 describe('time limits beyond a timer', () => {
   it.each([2 ** 31, 1e15])('the library solves with timeoutMs %d', async (timeoutMs) => {
-    const resolution = await resolveEnvironments({ specs: ['python=3.12'], channels: [DEMO], platforms: ['linux-64', 'win-64'] }, { cacheDir: tempDir(), env: {}, timeoutMs });
+    const resolution = await resolveEnvironments(
+      { specs: ['python=3.12'], channels: [DEMO], platforms: ['linux-64', 'win-64'] },
+      { cacheDir: tempDir(), env: {}, timeoutMs },
+    );
     expect(resolution.platforms.map((p) => p.error)).toEqual([null, null]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings.filter((w) => w.startsWith('TimeoutOverflowWarning'))).toEqual([]);

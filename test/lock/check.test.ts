@@ -24,15 +24,18 @@ describeShared('--check --lock on the shared conda-forge snapshot', () => {
 
   const check = (args: string[], lock: string) => runCli([...args, '--lock', lock, '--check', '--offline'], { cwd: dir });
 
-  it.each(['pixi.lock', 'conda-lock.yml'])('%s: exit 0 for the request it was made from, offline, and with the request as given by the lock', async (lock) => {
-    const same = await check(base, lock);
-    expect(same.stderr).toBe('');
-    expect(same.code).toBe(0);
-    // No -c and no -p: the lock's own channels and platforms.
-    const bare = await runCli(['python=3.9', '--lock', lock, '--check', '--offline'], { cwd: dir });
-    expect(bare.stderr).toBe(`conda-resolve: ${lock} satisfies the request (linux-64, osx-arm64)\n`);
-    expect(bare.code).toBe(0);
-  });
+  it.each(['pixi.lock', 'conda-lock.yml'])(
+    '%s: exit 0 for the request it was made from, offline, and with the request as given by the lock',
+    async (lock) => {
+      const same = await check(base, lock);
+      expect(same.stderr).toBe('');
+      expect(same.code).toBe(0);
+      // No -c and no -p: the lock's own channels and platforms.
+      const bare = await runCli(['python=3.9', '--lock', lock, '--check', '--offline'], { cwd: dir });
+      expect(bare.stderr).toBe(`conda-resolve: ${lock} satisfies the request (linux-64, osx-arm64)\n`);
+      expect(bare.code).toBe(0);
+    },
+  );
 
   it.each(['pixi.lock', 'conda-lock.yml'])('%s: exit 1 naming the reason after a spec is added', async (lock) => {
     const { code, stderr } = await check([...base, 'openssl>=3.1'], lock);
@@ -60,7 +63,9 @@ describeShared('--check --lock on the shared conda-forge snapshot', () => {
   });
 
   it('exit 1 when the locked dependencies are not closed', async () => {
-    const doc = yaml.load(readFileSync(join(dir, 'pixi.lock'), 'utf8')) as { environments: { default: { packages: Record<string, { conda: string }[]> } } };
+    const doc = yaml.load(readFileSync(join(dir, 'pixi.lock'), 'utf8')) as {
+      environments: { default: { packages: Record<string, { conda: string }[]> } };
+    };
     const linux = doc.environments.default.packages['linux-64']!;
     doc.environments.default.packages['linux-64'] = linux.filter((ref) => !ref.conda.includes('/openssl-'));
     writeFileSync(join(dir, 'broken.lock'), yaml.dump(doc));

@@ -12,7 +12,9 @@ import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
 
 describe('the markdown diff', () => {
   it('tells the requested packages from the ones that came with them', () => {
-    const before = new Map([['linux-64', [rec('app', '1.0', { depends: ['lib >=1'] }), rec('lib', '1.0'), rec('old', '1.0', { depends: ['lib'] })]]]);
+    const before = new Map([
+      ['linux-64', [rec('app', '1.0', { depends: ['lib >=1'] }), rec('lib', '1.0'), rec('old', '1.0', { depends: ['lib'] })]],
+    ]);
     const after = new Map([['linux-64', [rec('app', '2.0', { depends: ['lib >=2', 'extra'] }), rec('lib', '2.0'), rec('extra', '1.0')]]]);
     const md = renderDiffMarkdown(diffEnvironments(before, after), before, after);
     expect(md).toBe(
@@ -54,7 +56,10 @@ describe('conda-resolve diff --format markdown', () => {
     const dir = tempDir();
     const lock = async (python: string, file: string) => {
       const out = join(dir, file);
-      const r = await runCli(['-q', '-c', DEMO, '-p', 'linux-64', '-p', 'win-64', `python=${python}`, 'requests', '--format', 'pixi', '-o', out], { cwd: dir });
+      const r = await runCli(
+        ['-q', '-c', DEMO, '-p', 'linux-64', '-p', 'win-64', `python=${python}`, 'requests', '--format', 'pixi', '-o', out],
+        { cwd: dir },
+      );
       expect(r.stderr).toBe('');
       return out;
     };
@@ -67,8 +72,12 @@ describe('conda-resolve diff --format markdown', () => {
     expect(stdout).toContain('### win-64: ');
     expect(stdout).toMatch(/\| python \| upgraded \| 3\.11\.\d+ `[^`]+` \| 3\.12\.\d+ `[^`]+` \|/);
     // Named as requested, python is apart from what came with it.
-    const asked = await runCli(['diff', old, now, '--format', 'markdown', '--requested', 'python', '--requested', 'requests'], { cwd: dir });
-    expect(asked.stdout).toMatch(/\*\*Requested\*\* \(1 upgraded\)\n\n\| Package \| Change \| Before \| After \|\n\|---\|---\|---\|---\|\n\| python \| upgraded/);
+    const asked = await runCli(['diff', old, now, '--format', 'markdown', '--requested', 'python', '--requested', 'requests'], {
+      cwd: dir,
+    });
+    expect(asked.stdout).toMatch(
+      /\*\*Requested\*\* \(1 upgraded\)\n\n\| Package \| Change \| Before \| After \|\n\|---\|---\|---\|---\|\n\| python \| upgraded/,
+    );
     const bad = await runCli(['diff', old, now, '--format', 'html'], { cwd: dir });
     expect([bad.code, bad.stderr]).toEqual([2, 'conda-resolve: error: --format must be table, json or markdown, not "html"\n']);
   });

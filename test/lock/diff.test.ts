@@ -15,8 +15,22 @@ import { runCli, tempDir } from '../cli/run-cli.js';
 describe('diffRecords and the table', () => {
   const at = (r: PackageRecord, channel: string): PackageRecord => ({ ...r, channel, url: r.url.replace('conda-forge', channel) });
   it('names each kind of change, sorted by name', () => {
-    const before = [rec('a', '1.0'), rec('b', '2.0'), rec('c', '1.0', { build: 'h1_0' }), rec('d', '1.0'), rec('e', '1.10'), rec('f', '1.0')];
-    const after = [rec('a', '1.0'), rec('b', '1.9'), rec('c', '1.0', { build: 'h2_1' }), at(rec('d', '1.0'), 'bioconda'), rec('e', '1.11'), rec('g', '3')];
+    const before = [
+      rec('a', '1.0'),
+      rec('b', '2.0'),
+      rec('c', '1.0', { build: 'h1_0' }),
+      rec('d', '1.0'),
+      rec('e', '1.10'),
+      rec('f', '1.0'),
+    ];
+    const after = [
+      rec('a', '1.0'),
+      rec('b', '1.9'),
+      rec('c', '1.0', { build: 'h2_1' }),
+      at(rec('d', '1.0'), 'bioconda'),
+      rec('e', '1.11'),
+      rec('g', '3'),
+    ];
     const changes = diffRecords(before, after);
     expect(changes.map((c) => [c.name, c.kind])).toEqual([
       ['b', 'downgraded'],
@@ -59,7 +73,9 @@ describeShared('conda-resolve diff and --diff on the shared conda-forge snapshot
   it.each(['new.json', 'new.txt'])('diff pixi.lock %s: openssl upgraded on each platform, nothing else', async (other) => {
     const { code, stdout } = await runCli(['diff', 'conda-lock.yml', other, '--json'], { cwd: dir });
     expect(code).toBe(0);
-    const parsed = JSON.parse(stdout) as { platforms: { platform: string; changes: { name: string; kind: string; old: { version: string }; new: { version: string } }[] }[] };
+    const parsed = JSON.parse(stdout) as {
+      platforms: { platform: string; changes: { name: string; kind: string; old: { version: string }; new: { version: string } }[] }[];
+    };
     expect(parsed.platforms.map((p) => p.platform)).toEqual(['linux-64', 'osx-arm64']);
     for (const p of parsed.platforms) {
       expect(p.changes.map((c) => [c.name, c.kind])).toEqual([['openssl', 'upgraded']]);
@@ -76,8 +92,15 @@ describeShared('conda-resolve diff and --diff on the shared conda-forge snapshot
     expect(dry.stdout).toContain('linux-64: 1 upgraded\n  upgraded  openssl  3.0.3');
     expect(readFileSync(join(dir, 'pixi.lock'), 'utf8')).toBe(before);
     const json = await runCli([...request, '--lock', 'pixi.lock', '--diff', '--json'], { cwd: dir });
-    expect(JSON.parse(json.stdout)).toEqual({ platforms: [{ platform: 'linux-64', changes: [] }, { platform: 'osx-arm64', changes: [] }] });
-    const written = await runCli([...request, '--lock', 'pixi.lock', '--update', 'openssl', '--diff', '-o', 'updated.lock.json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toEqual({
+      platforms: [
+        { platform: 'linux-64', changes: [] },
+        { platform: 'osx-arm64', changes: [] },
+      ],
+    });
+    const written = await runCli([...request, '--lock', 'pixi.lock', '--update', 'openssl', '--diff', '-o', 'updated.lock.json'], {
+      cwd: dir,
+    });
     expect(written.stdout).toContain('upgraded  openssl');
     expect(JSON.parse(readFileSync(join(dir, 'updated.lock.json'), 'utf8'))).toHaveLength(2);
   });

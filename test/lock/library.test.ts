@@ -38,7 +38,10 @@ it('a pixi.toml file: the default environment, or the one `environment` names', 
 });
 
 it('lock and update: the locked records stay unless updated', async () => {
-  const first = await resolveEnvironments({ specs: ['python=3.10', 'numpy<2'], channels: [DEMO], platforms: ['linux-64'] }, { cacheDir, env: {} });
+  const first = await resolveEnvironments(
+    { specs: ['python=3.10', 'numpy<2'], channels: [DEMO], platforms: ['linux-64'] },
+    { cacheDir, env: {} },
+  );
   const lock = { filename: 'pixi.lock', content: exportResolution(first, 'pixi', { now: new Date(0) }) };
   // numpy<2 dropped: numpy stays at its locked 1.26.4 until it is updated.
   const kept = await resolveEnvironments({ specs: ['python=3.10', 'numpy'], lock }, { cacheDir, env: {} });
@@ -46,5 +49,7 @@ it('lock and update: the locked records stay unless updated', async () => {
   const updated = await resolveEnvironments({ specs: ['python=3.10', 'numpy'], lock, update: ['numpy'] }, { cacheDir, env: {} });
   expect(versions(updated).numpy).toBe('2.0.0');
   expect(versions(updated).python).toBe(versions(first).python);
-  await expect(resolveEnvironments({ specs: ['numpy'], lock: 'pixi.lock' as never }, { cacheDir, env: {} })).rejects.toThrow(/request\.lock/);
+  await expect(resolveEnvironments({ specs: ['numpy'], lock: 'pixi.lock' as never }, { cacheDir, env: {} })).rejects.toThrow(
+    /request\.lock/,
+  );
 });

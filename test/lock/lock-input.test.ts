@@ -45,7 +45,10 @@ describeShared('lock files as inputs, on the shared conda-forge snapshot', () =>
     const fromLock = await runCli(['-q', '-f', 'my-env.yml'], { cwd: dir, env });
     const direct = await runCli(request, { env });
     expect(fromLock.code).toBe(0);
-    const strip = (text: string) => (JSON.parse(text) as { packages: { name: string; url: string; sha256: string | null }[] }[]).map((p) => p.packages.map((x) => [x.name, x.url, x.sha256]));
+    const strip = (text: string) =>
+      (JSON.parse(text) as { packages: { name: string; url: string; sha256: string | null }[] }[]).map((p) =>
+        p.packages.map((x) => [x.name, x.url, x.sha256]),
+      );
     expect(strip(fromLock.stdout)).toEqual(strip(direct.stdout));
   });
 
@@ -110,8 +113,14 @@ describe('pixi.lock environments and malformed locks', () => {
 
   it.each([
     ['version: 99\nenvironments: {}\npackages: []\n', 'pixi.lock version 99 is newer than this conda-resolve reads (versions 1 to 7)'],
-    ['version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n      - conda: https://x/linux-64/a-1-0.conda\npackages: []\n', 'which "packages" does not list'],
-    ['version: 6\nenvironments: {}\npackages:\n- conda: https://x/not-a-package\n', 'packages[0] (conda: https://x/not-a-package): "https://x/not-a-package" is not a conda package URL'],
+    [
+      'version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n      - conda: https://x/linux-64/a-1-0.conda\npackages: []\n',
+      'which "packages" does not list',
+    ],
+    [
+      'version: 6\nenvironments: {}\npackages:\n- conda: https://x/not-a-package\n',
+      'packages[0] (conda: https://x/not-a-package): "https://x/not-a-package" is not a conda package URL',
+    ],
     ['version: 6\nenvironments: [\n', 'Cannot read lock file "pixi.lock"'],
   ])('a malformed pixi.lock is a usage error naming the fault: %#', async (text, message) => {
     const dir = tempDir('cr-lock-');

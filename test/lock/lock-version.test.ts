@@ -10,7 +10,7 @@ const V6 = 'version: 6\nenvironments: {}\npackages: []\n';
 const MANIFEST = { filename: 'pixi.toml', content: '[workspace]\nname = "x"\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n' };
 
 describe('the pixi.lock version of a file written without --format', () => {
-  it('keeps the lock at the path, then --lock\'s, then the input lock\'s; a new file is v7 from a manifest, else v6', () => {
+  it("keeps the lock at the path, then --lock's, then the input lock's; a new file is v7 from a manifest, else v6", () => {
     expect(chosenPixiLockFormat({ existing: { filename: 'pixi.lock', content: V6 }, files: [MANIFEST] })).toBe('rattler-lock-v6');
     expect(chosenPixiLockFormat({ lock: { filename: 'pixi.lock', content: V7 }, files: [] })).toBe('rattler-lock-v7');
     expect(chosenPixiLockFormat({ files: [{ filename: 'pixi.lock', content: V7 }] })).toBe('rattler-lock-v7');

@@ -17,7 +17,10 @@ import { indexWheel, startIndexServer, type IndexProject, type IndexServer } fro
 import { writePythonChannel } from '../helpers/python-channel.js';
 import { runCli } from '../cli/run-cli.js';
 
-const project = (name: string, versions: readonly string[], requires: string[] = []): IndexProject => ({ name, files: versions.map((v) => indexWheel(name, v, requires)) });
+const project = (name: string, versions: readonly string[], requires: string[] = []): IndexProject => ({
+  name,
+  files: versions.map((v) => indexWheel(name, v, requires)),
+});
 
 let server: IndexServer;
 let dir: string;
@@ -25,7 +28,9 @@ let channel: string;
 
 beforeAll(async () => {
   // Pages are not cached between solves, so a release added to the index is seen at once.
-  server = await startIndexServer([project('Flask', ['3.0.0'], ['click>=8']), project('click', ['8.1.0']), project('rich', ['13.0.0'])], { cacheControl: 'max-age=0' });
+  server = await startIndexServer([project('Flask', ['3.0.0'], ['click>=8']), project('click', ['8.1.0']), project('rich', ['13.0.0'])], {
+    cacheControl: 'max-age=0',
+  });
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-lifecycle-'));
   channel = writePythonChannel(join(dir, 'channel'), ['linux-64']);
 });
@@ -49,7 +54,9 @@ async function solve(request: ResolveRequest) {
 }
 
 const pypiPins = (resolution: Awaited<ReturnType<typeof solve>>): string[] =>
-  toNative(resolution)[0]!.packages.filter((p) => p.manager === 'pip').map((p) => `${p.name}==${p.version}`);
+  toNative(resolution)[0]!
+    .packages.filter((p) => p.manager === 'pip')
+    .map((p) => `${p.name}==${p.version}`);
 
 describe('a re-lock with PyPI packages', () => {
   let lock: string;
@@ -96,14 +103,22 @@ describe('a re-lock with PyPI packages', () => {
       return lockStaleness(prepared, prepared.previousLock!, {});
     };
     expect(check({})).toEqual([]);
-    expect(check({ pypi: ['flask', 'rich>=14'] })).toEqual(['linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0']);
-    expect(check({ pypi: ['flask', 'rich', 'requests'] })).toEqual(['linux-64: the PyPI requirement "requests" is not met: the lock has no requests']);
-    expect(check({ pypi: ['flask'] })).toEqual(['linux-64: the lock has rich 13.0.0 (pypi), which no PyPI requirement of the request needs']);
+    expect(check({ pypi: ['flask', 'rich>=14'] })).toEqual([
+      'linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0',
+    ]);
+    expect(check({ pypi: ['flask', 'rich', 'requests'] })).toEqual([
+      'linux-64: the PyPI requirement "requests" is not met: the lock has no requests',
+    ]);
+    expect(check({ pypi: ['flask'] })).toEqual([
+      'linux-64: the lock has rich 13.0.0 (pypi), which no PyPI requirement of the request needs',
+    ]);
     // A locked distribution whose Requires-Dist the lock's other pin no longer meets.
     const edited = lock.replace('- click>=8', '- click>=9');
     expect(edited).not.toBe(lock);
     const prepared = prepareRequest(base({ lock: { filename: 'pixi.lock', content: edited } }), options);
-    expect(lockStaleness(prepared, prepared.previousLock!, {})).toEqual(['linux-64: Flask 3.0.0 (pypi) requires "click>=9", but the lock has click 8.1.0']);
+    expect(lockStaleness(prepared, prepared.previousLock!, {})).toEqual([
+      'linux-64: Flask 3.0.0 (pypi) requires "click>=9", but the lock has click 8.1.0',
+    ]);
     expect(check({ pypiOptions: { indexUrl: 'https://mirror.example/simple/' } })).toEqual([
       `the PyPI indexes differ: the request has https://mirror.example/simple/, the lock ${server.indexUrl}`,
     ]);
@@ -113,29 +128,77 @@ describe('a re-lock with PyPI packages', () => {
     mkdirSync(join(dir, 'new'), { recursive: true });
     writeFileSync(join(dir, 'old', 'pixi.lock'), lock);
     const cli = (args: string[]) => runCli(args, { cwd: dir, cacheDir: join(dir, 'cli-cache') });
-    const requestArgs = (...pypi: string[]) => ['python 3.12.*', ...pypi.flatMap((r) => ['--pypi', r]), '--index-url', server.indexUrl, '-c', channel, '-p', 'linux-64'];
-    const updated = await cli([...requestArgs('flask', 'rich'), '--lock', 'old/pixi.lock', '--update', 'flask', '-o', 'new/pixi.lock', '-q']);
+    const requestArgs = (...pypi: string[]) => [
+      'python 3.12.*',
+      ...pypi.flatMap((r) => ['--pypi', r]),
+      '--index-url',
+      server.indexUrl,
+      '-c',
+      channel,
+      '-p',
+      'linux-64',
+    ];
+    const updated = await cli([
+      ...requestArgs('flask', 'rich'),
+      '--lock',
+      'old/pixi.lock',
+      '--update',
+      'flask',
+      '-o',
+      'new/pixi.lock',
+      '-q',
+    ]);
     expect(updated.stderr).toBe('');
     expect(updated.code).toBe(0);
 
     const text = await cli(['diff', 'old/pixi.lock', 'new/pixi.lock']);
     expect(text.stdout).toBe('linux-64: 1 upgraded\n  upgraded  Flask (pypi)  3.0.0  ->  3.1.0\n');
-    const json = JSON.parse((await cli(['diff', 'old/pixi.lock', 'new/pixi.lock', '--json'])).stdout) as { platforms: { changes: unknown[] }[] };
+    const json = JSON.parse((await cli(['diff', 'old/pixi.lock', 'new/pixi.lock', '--json'])).stdout) as {
+      platforms: { changes: unknown[] }[];
+    };
     expect(json.platforms[0]!.changes).toEqual([
-      { name: 'Flask', kind: 'upgraded', manager: 'pip', old: expect.objectContaining({ version: '3.0.0', build: '' }), new: expect.objectContaining({ version: '3.1.0', build: '' }) },
+      {
+        name: 'Flask',
+        kind: 'upgraded',
+        manager: 'pip',
+        old: expect.objectContaining({ version: '3.0.0', build: '' }),
+        new: expect.objectContaining({ version: '3.1.0', build: '' }),
+      },
     ]);
     const markdown = await cli(['diff', 'old/pixi.lock', 'new/pixi.lock', '--format', 'markdown']);
     expect(markdown.stdout).toBe(
-      ['## Lock changes', '', '### linux-64: 1 upgraded', '', '**Requested (top-level)** (1 upgraded)', '', '| Package | Change | Before | After |', '|---|---|---|---|', '| Flask (PyPI) | upgraded | 3.0.0 | 3.1.0 |', ''].join('\n'),
+      [
+        '## Lock changes',
+        '',
+        '### linux-64: 1 upgraded',
+        '',
+        '**Requested (top-level)** (1 upgraded)',
+        '',
+        '| Package | Change | Before | After |',
+        '|---|---|---|---|',
+        '| Flask (PyPI) | upgraded | 3.0.0 | 3.1.0 |',
+        '',
+      ].join('\n'),
     );
 
     const fresh = await cli([...requestArgs('flask', 'rich'), '--lock', 'old/pixi.lock', '--check']);
     expect(fresh.code).toBe(0);
     const stale = await cli([...requestArgs('flask', 'rich>=14'), '--lock', 'old/pixi.lock', '--check']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('old/pixi.lock does not satisfy the request:\n  - linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0');
-    const moved = await cli([...requestArgs('flask', 'rich'), '--extra-index-url', 'https://mirror.example/simple/', '--lock', 'old/pixi.lock', '--check']);
+    expect(stale.stderr).toContain(
+      'old/pixi.lock does not satisfy the request:\n  - linux-64: the PyPI requirement "rich>=14" is not met by the locked rich 13.0.0',
+    );
+    const moved = await cli([
+      ...requestArgs('flask', 'rich'),
+      '--extra-index-url',
+      'https://mirror.example/simple/',
+      '--lock',
+      'old/pixi.lock',
+      '--check',
+    ]);
     expect(moved.code).toBe(1);
-    expect(moved.stderr).toContain(`  - the PyPI indexes differ: the request has ${server.indexUrl}, https://mirror.example/simple/, the lock ${server.indexUrl}`);
+    expect(moved.stderr).toContain(
+      `  - the PyPI indexes differ: the request has ${server.indexUrl}, https://mirror.example/simple/, the lock ${server.indexUrl}`,
+    );
   });
 });

@@ -26,7 +26,10 @@ describeShared('--lock and --update on the shared conda-forge snapshot', () => {
 
   beforeAll(async () => {
     files = loadChannelFiles(channelDir, ['linux-64', 'noarch']);
-    const made = await runCli([...request, '--exclude-newer', '2022-06-01', '-o', 'pixi.lock'], { cwd: dir, env: { SOURCE_DATE_EPOCH: '1700000000' } });
+    const made = await runCli([...request, '--exclude-newer', '2022-06-01', '-o', 'pixi.lock'], {
+      cwd: dir,
+      env: { SOURCE_DATE_EPOCH: '1700000000' },
+    });
     expect(made.code).toBe(0);
     const back = await runCli(['-q', '-f', 'pixi.lock', '-o', 'old.json'], { cwd: dir });
     old = urlsOf(readFileSync(join(dir, 'old.json'), 'utf8')).map((url) => channelRecord(files, url));
@@ -34,48 +37,54 @@ describeShared('--lock and --update on the shared conda-forge snapshot', () => {
     expect(back.code).toBe(0);
   });
 
-  it.each(['openssl', 'python', 'setuptools'])('--lock pixi.lock --update %s: it moves to its newest allowed version, everything else that can stays', async (name) => {
-    const { code, stderr } = await runCli([...request, '--lock', 'pixi.lock', '--update', name, '-o', `new-${name}.json`], { cwd: dir });
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    const fresh = urlsOf(readFileSync(join(dir, `new-${name}.json`), 'utf8')).map((url) => channelRecord(files, url));
-    expect(environmentProblems(fresh)).toEqual([]);
+  it.each(['openssl', 'python', 'setuptools'])(
+    '--lock pixi.lock --update %s: it moves to its newest allowed version, everything else that can stays',
+    async (name) => {
+      const { code, stderr } = await runCli([...request, '--lock', 'pixi.lock', '--update', name, '-o', `new-${name}.json`], { cwd: dir });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const fresh = urlsOf(readFileSync(join(dir, `new-${name}.json`), 'utf8')).map((url) => channelRecord(files, url));
+      expect(environmentProblems(fresh)).toEqual([]);
 
-    // NAME: the newest version the channel has that the rest of the new environment allows.
-    const root = parseMatchSpec('python=3.9');
-    const updated = fresh.find((r) => r.name === name)!;
-    const allowed = files.all.filter((candidate) => {
-      if (candidate.name !== name || (name === 'python' && !root.matches(candidate))) return false;
-      return environmentProblems(fresh.map((r) => (r.name === name ? candidate : r))).length === 0;
-    });
-    const newest = allowed.reduce((a, b) => (parseVersion(b.version).compare(parseVersion(a.version)) > 0 ? b : a));
-    expect(updated.version).toBe(newest.version);
-    const before = old.find((r) => r.name === name)!;
-    expect(parseVersion(updated.version).compare(parseVersion(before.version))).toBeGreaterThan(0);
+      // NAME: the newest version the channel has that the rest of the new environment allows.
+      const root = parseMatchSpec('python=3.9');
+      const updated = fresh.find((r) => r.name === name)!;
+      const allowed = files.all.filter((candidate) => {
+        if (candidate.name !== name || (name === 'python' && !root.matches(candidate))) return false;
+        return environmentProblems(fresh.map((r) => (r.name === name ? candidate : r))).length === 0;
+      });
+      const newest = allowed.reduce((a, b) => (parseVersion(b.version).compare(parseVersion(a.version)) > 0 ? b : a));
+      expect(updated.version).toBe(newest.version);
+      const before = old.find((r) => r.name === name)!;
+      expect(parseVersion(updated.version).compare(parseVersion(before.version))).toBeGreaterThan(0);
 
-    // Everything else keeps its locked record unless the new environment cannot hold it.
-    let kept = 0;
-    for (const locked of old) {
-      if (locked.name === name) continue;
-      const now = fresh.find((r) => r.name === locked.name);
-      if (now?.url === locked.url) {
-        kept++;
-        continue;
+      // Everything else keeps its locked record unless the new environment cannot hold it.
+      let kept = 0;
+      for (const locked of old) {
+        if (locked.name === name) continue;
+        const now = fresh.find((r) => r.name === locked.name);
+        if (now?.url === locked.url) {
+          kept++;
+          continue;
+        }
+        if (!now) {
+          expect(isRequired(fresh, locked.name), `${locked.name} was dropped though still required`).toBe(false);
+          continue;
+        }
+        const withLocked = fresh.map((r) => (r.name === locked.name ? locked : r));
+        expect(environmentProblems(withLocked), `${locked.name} ${locked.version} could have kept its record`).not.toEqual([]);
       }
-      if (!now) {
-        expect(isRequired(fresh, locked.name), `${locked.name} was dropped though still required`).toBe(false);
-        continue;
-      }
-      const withLocked = fresh.map((r) => (r.name === locked.name ? locked : r));
-      expect(environmentProblems(withLocked), `${locked.name} ${locked.version} could have kept its record`).not.toEqual([]);
-    }
-    if (name !== 'python') expect(kept).toBeGreaterThan(old.length - 3);
-  });
+      if (name !== 'python') expect(kept).toBeGreaterThan(old.length - 3);
+    },
+  );
 
   it('--lock with nothing changed gives the lock back byte for byte (pixi.lock and conda-lock.yml)', async () => {
     const sub = join(dir, 'same');
     mkdirSync(sub, { recursive: true });
-    await runCli([...request, '--exclude-newer', '2022-06-01', '-o', 'conda-lock.yml'], { cwd: sub, env: { SOURCE_DATE_EPOCH: '1700000000' } });
+    await runCli([...request, '--exclude-newer', '2022-06-01', '-o', 'conda-lock.yml'], {
+      cwd: sub,
+      env: { SOURCE_DATE_EPOCH: '1700000000' },
+    });
     writeFileSync(join(sub, 'pixi.lock'), readFileSync(join(dir, 'pixi.lock')));
     for (const name of ['pixi.lock', 'conda-lock.yml']) {
       const before = readFileSync(join(sub, name), 'utf8');

@@ -58,7 +58,10 @@ test = ["test"]
   // What each environment asks for on each platform (the manifest above, read by hand).
   const expected: Record<string, Record<string, string[]>> = {
     default: { 'linux-64': ['python 3.9.*', 'openssl <3'], 'osx-arm64': ['python 3.9.*', 'readline', 'zstd'] },
-    test: { 'linux-64': ['python 3.9.*', 'openssl <3', 'setuptools <60', 'libffi <3.4'], 'osx-arm64': ['python 3.9.*', 'readline', 'zstd', 'setuptools <60'] },
+    test: {
+      'linux-64': ['python 3.9.*', 'openssl <3', 'setuptools <60', 'libffi <3.4'],
+      'osx-arm64': ['python 3.9.*', 'readline', 'zstd', 'setuptools <60'],
+    },
   };
   const dir = tempDir('cr-workspace-');
   let files: ChannelFiles;
@@ -89,29 +92,34 @@ test = ["test"]
     }
     const listed = lock.packages.map((p) => p.conda);
     expect(new Set(listed).size).toBe(listed.length);
-    const referenced = new Set(Object.values(lock.environments).flatMap((e) => Object.values(e.packages).flatMap((l) => l.map((p) => p.conda))));
+    const referenced = new Set(
+      Object.values(lock.environments).flatMap((e) => Object.values(e.packages).flatMap((l) => l.map((p) => p.conda))),
+    );
     expect(new Set(listed)).toEqual(referenced);
   });
 
-  it.each(['default', 'test'])('environment %s: valid for its specs on each platform, record by record against the channel files', (environment) => {
-    for (const platform of ['linux-64', 'osx-arm64']) {
-      const records = recordsOf(lock, environment, platform);
-      expect(environmentProblems(records), `${environment} ${platform}`).toEqual([]);
-      for (const spec of expected[environment]![platform]!) {
-        const match = parseMatchSpec(spec);
-        const record = records.find((r) => r.name === match.name);
-        expect(record && match.matches(record), `${environment} ${platform}: ${spec}`).toBe(true);
+  it.each(['default', 'test'])(
+    'environment %s: valid for its specs on each platform, record by record against the channel files',
+    (environment) => {
+      for (const platform of ['linux-64', 'osx-arm64']) {
+        const records = recordsOf(lock, environment, platform);
+        expect(environmentProblems(records), `${environment} ${platform}`).toEqual([]);
+        for (const spec of expected[environment]![platform]!) {
+          const match = parseMatchSpec(spec);
+          const record = records.find((r) => r.name === match.name);
+          expect(record && match.matches(record), `${environment} ${platform}: ${spec}`).toBe(true);
+        }
       }
-    }
-    // Target-specific specs stay on their platforms: osx gets the newest openssl, linux no readline spec
-    // of its own, and the test feature's libffi pin does not reach the default environment.
-    const osxOpenssl = recordsOf(lock, environment, 'osx-arm64').find((r) => r.name === 'openssl')!;
-    expect(parseVersion(osxOpenssl.version).compare(parseVersion('3'))).toBeGreaterThan(0);
-    if (environment === 'default') {
-      const libffi = recordsOf(lock, 'default', 'linux-64').find((r) => r.name === 'libffi')!;
-      expect(parseVersion(libffi.version).compare(parseVersion('3.4'))).toBeGreaterThanOrEqual(0);
-    }
-  });
+      // Target-specific specs stay on their platforms: osx gets the newest openssl, linux no readline spec
+      // of its own, and the test feature's libffi pin does not reach the default environment.
+      const osxOpenssl = recordsOf(lock, environment, 'osx-arm64').find((r) => r.name === 'openssl')!;
+      expect(parseVersion(osxOpenssl.version).compare(parseVersion('3'))).toBeGreaterThan(0);
+      if (environment === 'default') {
+        const libffi = recordsOf(lock, 'default', 'linux-64').find((r) => r.name === 'libffi')!;
+        expect(parseVersion(libffi.version).compare(parseVersion('3.4'))).toBeGreaterThanOrEqual(0);
+      }
+    },
+  );
 
   it('system-requirements are the virtual packages: the test environment only holds records a macOS 10.8 allows', () => {
     const [osx] = virtualPackages('osx-arm64', {}, ['__osx=10.8']).filter((r) => r.name === '__osx');
@@ -130,9 +138,14 @@ test = ["test"]
   it('each environment equals that environment resolved alone (-e NAME --format explicit)', async () => {
     for (const environment of ['default', 'test']) {
       for (const platform of ['linux-64', 'osx-arm64']) {
-        const { code, stdout } = await runCli(['-q', '-f', 'pixi.toml', '-e', environment, '-p', platform, '--format', 'explicit'], { cwd: dir });
+        const { code, stdout } = await runCli(['-q', '-f', 'pixi.toml', '-e', environment, '-p', platform, '--format', 'explicit'], {
+          cwd: dir,
+        });
         expect(code).toBe(0);
-        const urls = stdout.split('\n').filter((l) => l.startsWith('file:')).map((l) => l.split('#')[0]);
+        const urls = stdout
+          .split('\n')
+          .filter((l) => l.startsWith('file:'))
+          .map((l) => l.split('#')[0]);
         expect(urls.sort()).toEqual(lock.environments[environment]!.packages[platform]!.map((p) => p.conda).sort());
       }
     }
@@ -175,10 +188,17 @@ test = ["test"]
     const old = yaml.load(readFileSync(join(sub, 'old.lock'), 'utf8')) as PixiLock;
     // The date dropped from the manifest: only setuptools may move.
     writeFileSync(join(sub, 'pixi.toml'), manifest());
-    const diff = await runCli(['-q', '-f', 'pixi.toml', '--lock', 'old.lock', '--update', 'setuptools', '--diff', '--json', '-o', 'pixi.lock'], { cwd: sub });
+    const diff = await runCli(
+      ['-q', '-f', 'pixi.toml', '--lock', 'old.lock', '--update', 'setuptools', '--diff', '--json', '-o', 'pixi.lock'],
+      { cwd: sub },
+    );
     expect(diff.code).toBe(0);
     const fresh = yaml.load(readFileSync(join(sub, 'pixi.lock'), 'utf8')) as PixiLock;
-    const changes = (JSON.parse(diff.stdout) as { environments: { environment: string; platforms: { platform: string; changes: { name: string; kind: string }[] }[] }[] }).environments;
+    const changes = (
+      JSON.parse(diff.stdout) as {
+        environments: { environment: string; platforms: { platform: string; changes: { name: string; kind: string }[] }[] }[];
+      }
+    ).environments;
     for (const environment of ['default', 'test']) {
       for (const platform of ['linux-64', 'osx-arm64']) {
         const before = recordsOf(old, environment, platform);
@@ -202,7 +222,10 @@ test = ["test"]
             expect(isRequired(after, locked.name), `${locked.name} dropped though required`).toBe(false);
             continue;
           }
-          expect(environmentProblems(after.map((r) => (r.name === locked.name ? locked : r))), `${locked.name} could have kept its record`).not.toEqual([]);
+          expect(
+            environmentProblems(after.map((r) => (r.name === locked.name ? locked : r))),
+            `${locked.name} could have kept its record`,
+          ).not.toEqual([]);
         }
         // The diff says the same as the two locks.
         const listed = changes.find((c) => c.environment === environment)!.platforms.find((p) => p.platform === platform)!.changes;
@@ -232,6 +255,8 @@ test = ["test"]
     writeFileSync(join(sub, 'pixi.toml'), manifest().replace('python = "3.9.*"', 'python = 3.9'));
     const shape = await runCli(['-q', '-f', 'pixi.toml'], { cwd: sub });
     expect(shape.code).toBe(2);
-    expect(shape.stderr).toBe('conda-resolve: error: Cannot read pixi manifest "pixi.toml": dependencies.python must be a version string or a table\n');
+    expect(shape.stderr).toBe(
+      'conda-resolve: error: Cannot read pixi manifest "pixi.toml": dependencies.python must be a version string or a table\n',
+    );
   });
 });

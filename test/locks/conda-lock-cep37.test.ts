@@ -71,7 +71,9 @@ describe('conda-lock.yml (CEP 37)', () => {
   });
 
   it('writes back every field CEP 37 defines on a transcode', () => {
-    const written = yaml.load(exportCondaLockV1(lockExportEnvironments(lock), context)) as Record<string, Record<string, unknown>> & { package: Record<string, unknown>[] };
+    const written = yaml.load(exportCondaLockV1(lockExportEnvironments(lock), context)) as Record<string, Record<string, unknown>> & {
+      package: Record<string, unknown>[];
+    };
     const original = yaml.load(CEP37) as Record<string, Record<string, unknown>> & { package: Record<string, unknown>[] };
     expect(written.version).toBe(1);
     expect(written.metadata).toEqual(original.metadata);
@@ -88,8 +90,12 @@ describe('conda-lock.yml (CEP 37)', () => {
       }
       return 'no error';
     };
-    expect(fail(`version: 2\n${CEP37}`)).toBe('Cannot read lock file "conda-lock.yml": conda-lock version 2 is newer than this conda-resolve reads (version 1, CEP 37)');
+    expect(fail(`version: 2\n${CEP37}`)).toBe(
+      'Cannot read lock file "conda-lock.yml": conda-lock version 2 is newer than this conda-resolve reads (version 1, CEP 37)',
+    );
     const pip = `${CEP37}- name: six\n  manager: pip\n  platform: linux-64\n  url: https://files.pythonhosted.org/packages/six-1.16.0-py2.py3-none-any.whl\n  hash: {}\n  optional: false\n`;
-    expect(fail(pip)).toBe('Cannot read lock file "conda-lock.yml": package[2] (six on linux-64): the pip package "six" has no "version" (a locked distribution is pinned)');
+    expect(fail(pip)).toBe(
+      'Cannot read lock file "conda-lock.yml": package[2] (six on linux-64): the pip package "six" has no "version" (a locked distribution is pinned)',
+    );
   });
 });

@@ -25,9 +25,13 @@ const MULTI_MACHINE = thirdPartyPath('pixi/examples/multi-machine/pixi.lock');
 describe('reading a v7 lock with two named platforms of one subdir', () => {
   const env = readLockFile('pixi.lock', TEXT).environments.get('default')!;
 
-  it('keys the records of two platforms of one subdir by the lock\'s platform names, each with its subdir', () => {
+  it("keys the records of two platforms of one subdir by the lock's platform names, each with its subdir", () => {
     expect([...env.platforms.keys()]).toEqual(['gpu-box', 'linux-64', 'osx-arm64']);
-    expect(['gpu-box', 'linux-64', 'osx-arm64'].map((p) => lockPlatformSubdir(env.details, p))).toEqual(['linux-64', 'linux-64', 'osx-arm64']);
+    expect(['gpu-box', 'linux-64', 'osx-arm64'].map((p) => lockPlatformSubdir(env.details, p))).toEqual([
+      'linux-64',
+      'linux-64',
+      'osx-arm64',
+    ]);
     expect(env.platforms.get('gpu-box')!.map((r) => r.build)).toEqual(['cuda124_h0a1b2c3_0', 'pyh4f5e6d7_0']);
     expect(env.platforms.get('linux-64')!.map((r) => r.build)).toEqual(['cpu_h9f8e7d6_0', 'pyh4f5e6d7_0']);
   });
@@ -74,14 +78,14 @@ describe('every command that takes such a lock', () => {
     expect(run.stdout).not.toMatch(/platform: gpu-box/);
   });
 
-  it('-f to explicit: the named platform\'s subdir on the platform line', async () => {
+  it("-f to explicit: the named platform's subdir on the platform line", async () => {
     const run = await runCli(['-f', lock, '--format', 'explicit', '--platform', 'gpu-box']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('# platform: linux-64\n');
     expect(run.stdout).toContain('/linux-64/kettle-2.1.0-cuda124_h0a1b2c3_0.conda');
   });
 
-  it('native JSON and an SBOM name the lock\'s platforms', async () => {
+  it("native JSON and an SBOM name the lock's platforms", async () => {
     const json = await runCli(['-f', lock]);
     expect(json.code, json.stderr).toBe(0);
     expect((JSON.parse(json.stdout) as { platform: string }[]).map((p) => p.platform)).toEqual(['gpu-box', 'linux-64', 'osx-arm64']);
@@ -99,27 +103,51 @@ describe('every command that takes such a lock', () => {
   it('diff and audit', async () => {
     const other = join(dir, 'other.pixi.lock');
     // teacup no longer on gpu-box.
-    writeFileSync(other, TEXT.replace('      - conda: https://conda.anaconda.org/conda-forge/noarch/teacup-0.3.1-pyh4f5e6d7_0.conda\n      linux-64:', '      linux-64:'));
+    writeFileSync(
+      other,
+      TEXT.replace(
+        '      - conda: https://conda.anaconda.org/conda-forge/noarch/teacup-0.3.1-pyh4f5e6d7_0.conda\n      linux-64:',
+        '      linux-64:',
+      ),
+    );
     const diff = await runCli(['diff', lock, other]);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/gpu-box[\s\S]*teacup/);
     const audit = await runCli(['audit', '-f', lock, '--db', OSV, '--pypi-mapping', `conda-forge=${MAPPING}`, '--json']);
     expect(audit.stderr).not.toContain('unknown platform');
-    expect((JSON.parse(audit.stdout) as { platforms: { platform: string }[] }).platforms.map((p) => p.platform)).toEqual(['gpu-box', 'linux-64', 'osx-arm64']);
+    expect((JSON.parse(audit.stdout) as { platforms: { platform: string }[] }).platforms.map((p) => p.platform)).toEqual([
+      'gpu-box',
+      'linux-64',
+      'osx-arm64',
+    ]);
   });
 
-  it.skipIf(MULTI_MACHINE === undefined)("pixi's multi-machine example: -f to every format that can hold it, and v7 byte for byte", async () => {
-    const text = readFileSync(MULTI_MACHINE!, 'utf8');
-    const real = join(dir, 'multi.pixi.lock');
-    writeFileSync(real, text);
-    expect((await runCli(['-f', real, '--format', 'rattler-lock-v7'])).stdout).toBe(text);
-    const explicit = await runCli(['-f', real, '--format', 'explicit', '--platform', 'p2']);
-    expect(explicit.code, explicit.stderr).toBe(0);
-    expect(explicit.stdout).toContain('# platform: linux-64');
-    const condaLock = await runCli(['-f', real, '--format', 'conda-lock-v1', '--platform', 'p1', '--platform', 'p2', '--platform', 'osx-arm64']);
-    expect(condaLock.code, condaLock.stderr).toBe(0);
-    expect(condaLock.stdout).toContain('  platforms:\n    - linux-64\n    - osx-arm64\n    - win-64\n');
-    const refused = await runCli(['-f', real, '--format', 'conda-lock-v1']);
-    expect(refused.stderr).toContain('both target linux-64');
-  });
+  it.skipIf(MULTI_MACHINE === undefined)(
+    "pixi's multi-machine example: -f to every format that can hold it, and v7 byte for byte",
+    async () => {
+      const text = readFileSync(MULTI_MACHINE!, 'utf8');
+      const real = join(dir, 'multi.pixi.lock');
+      writeFileSync(real, text);
+      expect((await runCli(['-f', real, '--format', 'rattler-lock-v7'])).stdout).toBe(text);
+      const explicit = await runCli(['-f', real, '--format', 'explicit', '--platform', 'p2']);
+      expect(explicit.code, explicit.stderr).toBe(0);
+      expect(explicit.stdout).toContain('# platform: linux-64');
+      const condaLock = await runCli([
+        '-f',
+        real,
+        '--format',
+        'conda-lock-v1',
+        '--platform',
+        'p1',
+        '--platform',
+        'p2',
+        '--platform',
+        'osx-arm64',
+      ]);
+      expect(condaLock.code, condaLock.stderr).toBe(0);
+      expect(condaLock.stdout).toContain('  platforms:\n    - linux-64\n    - osx-arm64\n    - win-64\n');
+      const refused = await runCli(['-f', real, '--format', 'conda-lock-v1']);
+      expect(refused.stderr).toContain('both target linux-64');
+    },
+  );
 });

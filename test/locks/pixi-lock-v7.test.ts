@@ -35,8 +35,20 @@ describe('pixi.lock v7 read', () => {
 
   it('derives a binary package name, version, build and noarch from its file name', () => {
     const tzdata = env.platforms.get('osx-arm64')![0]!;
-    expect(tzdata).toMatchObject({ name: 'tzdata', version: '2024b', build: 'hc8b5060_0', build_number: 0, subdir: 'noarch', noarch: 'generic', channel: 'conda-forge' });
-    expect(env.platforms.get('linux-64')!.find((r) => r.name === 'python')).toMatchObject({ build: 'h2628c8c_0_cpython', build_number: 0, depends: ['tzdata'] });
+    expect(tzdata).toMatchObject({
+      name: 'tzdata',
+      version: '2024b',
+      build: 'hc8b5060_0',
+      build_number: 0,
+      subdir: 'noarch',
+      noarch: 'generic',
+      channel: 'conda-forge',
+    });
+    expect(env.platforms.get('linux-64')!.find((r) => r.name === 'python')).toMatchObject({
+      build: 'h2628c8c_0_cpython',
+      build_number: 0,
+      depends: ['tzdata'],
+    });
   });
 
   it('keeps PyPI packages as records with manager pip, and the index list', () => {
@@ -46,17 +58,23 @@ describe('pixi.lock v7 read', () => {
       ['requests', '2.31.0'],
       ['urllib3', '2.2.1'],
     ]);
-    expect(pypi[1]).toMatchObject({ manager: 'pip', requires_python: '>=3.7', requires_dist: ['urllib3>=1.21.1,<3', "PySocks>=1.5.6,!=1.5.7 ; extra == 'socks'"] });
+    expect(pypi[1]).toMatchObject({
+      manager: 'pip',
+      requires_python: '>=3.7',
+      requires_dist: ['urllib3>=1.21.1,<3', "PySocks>=1.5.6,!=1.5.7 ; extra == 'socks'"],
+    });
     expect(pypi[2]!.index).toBe('https://my-index.example.com/simple');
     expect(env.pypiIndexes).toEqual(['https://pypi.org/simple']);
   });
 
   it('keeps a conda source package as a reference, with a warning naming it', () => {
-    expect(env.details.references?.get('linux-64')).toEqual([{ kind: 'conda_source', id: 'child-package[87dc0b8a] @ child-package', name: 'child-package', version: '0.1' }]);
+    expect(env.details.references?.get('linux-64')).toEqual([
+      { kind: 'conda_source', id: 'child-package[87dc0b8a] @ child-package', name: 'child-package', version: '0.1' },
+    ]);
     expect(env.warnings[0]).toContain('environment "default" keeps 1 source or path-based package (child-package) as references');
   });
 
-  it.skipIf(RATTLER_V7 === undefined)('reads pixi\'s own v7 lock (source packages with variants, 5 environments, 4 platforms)', () => {
+  it.skipIf(RATTLER_V7 === undefined)("reads pixi's own v7 lock (source packages with variants, 5 environments, 4 platforms)", () => {
     const real = readLockFile('pixi.lock', RATTLER_V7!);
     expect([...real.environments.keys()]).toEqual(['default', 'lint', 'minio', 's3', 'semver-check']);
     expect([...real.environments.values()].some((e) => (e.details.references?.size ?? 0) > 0)).toBe(true);
@@ -75,15 +93,12 @@ describe('pixi.lock v7 read', () => {
 describe('pixi.lock v7 written back', () => {
   const written: [string, string][] = [['a lock with PyPI packages, a named platform and a source package', V7_WITH_PYPI]];
   if (RATTLER_V7 !== undefined) written.unshift(["conda/rattler's pixi.lock (written by pixi)", RATTLER_V7]);
-  it.each(written)(
-    '%s: read and written again, it is the same file byte for byte',
-    (_name, text) => {
-      const lock = readLockFile('pixi.lock', text);
-      expect(exportRattlerLockV7(lockExportEnvironments(lock))).toBe(text);
-    },
-  );
+  it.each(written)('%s: read and written again, it is the same file byte for byte', (_name, text) => {
+    const lock = readLockFile('pixi.lock', text);
+    expect(exportRattlerLockV7(lockExportEnvironments(lock))).toBe(text);
+  });
 
-  it('a v6 lock written as v7 has the top-level platforms, pixi\'s channel URLs and no derivable fields', () => {
+  it("a v6 lock written as v7 has the top-level platforms, pixi's channel URLs and no derivable fields", () => {
     const v6 = `version: 6
 environments:
   default:
@@ -143,12 +158,17 @@ describe('pixi.lock bad input: the error names the file, the environment and the
 
   it('a truncated file', () => {
     const cut = V7_WITH_PYPI.slice(0, V7_WITH_PYPI.indexOf('- pypi: ./local-pkg\n  name'));
-    expect(fails(cut)).toContain('Cannot read lock file "pixi.lock": environments.default.packages.linux-64[3] names pypi: ./local-pkg, which "packages" does not list');
+    expect(fails(cut)).toContain(
+      'Cannot read lock file "pixi.lock": environments.default.packages.linux-64[3] names pypi: ./local-pkg, which "packages" does not list',
+    );
     expect(fails(V7_WITH_PYPI.slice(0, 40))).toMatch(/^Cannot read lock file "pixi.lock": /);
   });
 
   it('an entry whose URL is not a package', () => {
-    const text = V7_WITH_PYPI.replaceAll('https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda', 'https://conda.anaconda.org/conda-forge/noarch/tzdata.txt');
+    const text = V7_WITH_PYPI.replaceAll(
+      'https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda',
+      'https://conda.anaconda.org/conda-forge/noarch/tzdata.txt',
+    );
     expect(fails(text)).toBe(
       'Cannot read lock file "pixi.lock": packages[1] (conda: https://conda.anaconda.org/conda-forge/noarch/tzdata.txt, in environment "default", platform linux-64): "https://conda.anaconda.org/conda-forge/noarch/tzdata.txt" is not a conda package (its file name does not end in .conda or .tar.bz2)',
     );
@@ -162,11 +182,16 @@ describe('pixi.lock bad input: the error names the file, the environment and the
   });
 
   it('a platform the top-level list does not name', () => {
-    expect(fails(V7_WITH_PYPI.replace('- name: p1\n  subdir: osx-arm64\n', ''))).toContain('environments.default.packages.p1: platform "p1" is not in the lock\'s "platforms" list');
+    expect(fails(V7_WITH_PYPI.replace('- name: p1\n  subdir: osx-arm64\n', ''))).toContain(
+      'environments.default.packages.p1: platform "p1" is not in the lock\'s "platforms" list',
+    );
   });
 
   it('YAML anchors and aliases (a small file standing for a huge one)', () => {
-    const text = V7_WITH_PYPI.replace('  depends:\n  - tzdata\n', '  depends: &D\n  - tzdata\n').replace('  depends:\n  - python\n', '  depends: *D\n');
+    const text = V7_WITH_PYPI.replace('  depends:\n  - tzdata\n', '  depends: &D\n  - tzdata\n').replace(
+      '  depends:\n  - python\n',
+      '  depends: *D\n',
+    );
     expect(fails(text)).toContain('defines the YAML anchor "&D"; anchors and aliases are not accepted');
   });
 });

@@ -36,7 +36,10 @@ describe('PyPI packages of a lock', () => {
 
   it('go into conda-lock.yml as manager: pip with dependencies and hash, and come back', async () => {
     const dir = lockDir();
-    const conda = await runCli(['-q', '-f', 'pixi.lock', '-p', 'linux-64', '--format', 'conda-lock', '-o', 'conda-lock.yml'], { cwd: dir, env });
+    const conda = await runCli(['-q', '-f', 'pixi.lock', '-p', 'linux-64', '--format', 'conda-lock', '-o', 'conda-lock.yml'], {
+      cwd: dir,
+      env,
+    });
     expect(conda.code).toBe(0);
     const text = readFileSync(join(dir, 'conda-lock.yml'), 'utf8');
     const entries = (yaml.load(text) as { package: Record<string, unknown>[] }).package;
@@ -69,7 +72,10 @@ describe('PyPI packages of a lock', () => {
   it('go into pixi.lock v6 (with the indexes) and v7 on a transcode', async () => {
     const dir = lockDir();
     const v6 = await runCli(['-q', '-f', 'pixi.lock', '--format', 'pixi'], { cwd: dir });
-    const doc = yaml.load(v6.stdout) as { environments: Record<string, { indexes?: string[]; packages: Record<string, Record<string, string>[]> }>; packages: Record<string, unknown>[] };
+    const doc = yaml.load(v6.stdout) as {
+      environments: Record<string, { indexes?: string[]; packages: Record<string, Record<string, string>[]> }>;
+      packages: Record<string, unknown>[];
+    };
     expect(doc.environments.default!.indexes).toEqual(['https://pypi.org/simple']);
     expect(doc.environments.default!.packages['linux-64']!.filter((p) => p.pypi).map((p) => p.pypi)).toHaveLength(3);
     expect(doc.packages.find((p) => p.name === 'requests')).toMatchObject({ version: '2.31.0', requires_python: '>=3.7' });
@@ -80,8 +86,11 @@ describe('PyPI packages of a lock', () => {
     expect(v7.stdout).toBe(V7);
   });
 
-  it('make an explicit export fail as conda\'s own exporter does, for the chosen environment only', async () => {
-    const two = V7.replace('environments:\n', 'environments:\n  bare:\n    channels:\n    - url: https://conda.anaconda.org/conda-forge/\n    packages:\n      linux-64:\n      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda\n');
+  it("make an explicit export fail as conda's own exporter does, for the chosen environment only", async () => {
+    const two = V7.replace(
+      'environments:\n',
+      'environments:\n  bare:\n    channels:\n    - url: https://conda.anaconda.org/conda-forge/\n    packages:\n      linux-64:\n      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda\n',
+    );
     const dir = lockDir(two);
     const bare = await runCli(['-f', 'pixi.lock', '-e', 'bare', '--format', 'explicit'], { cwd: dir });
     expect(bare.code).toBe(0);

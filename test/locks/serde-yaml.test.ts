@@ -26,7 +26,9 @@ describe('emitSerdeYaml', () => {
   });
 
   it('writes sequences under a key without indenting them, and empty collections inline', () => {
-    expect(emitSerdeYaml({ a: [{ b: 1, c: ['x'] }, 'y'], d: {}, e: [], f: { g: null } })).toBe('a:\n- b: 1\n  c:\n  - x\n- y\nd: {}\ne: []\nf:\n  g: null\n');
+    expect(emitSerdeYaml({ a: [{ b: 1, c: ['x'] }, 'y'], d: {}, e: [], f: { g: null } })).toBe(
+      'a:\n- b: 1\n  c:\n  - x\n- y\nd: {}\ne: []\nf:\n  g: null\n',
+    );
   });
 
   it('never folds a long line', () => {

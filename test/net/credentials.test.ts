@@ -25,7 +25,18 @@ afterAll(async () => {
 });
 
 function env(home: string, more: Record<string, string> = {}): Record<string, string | undefined> {
-  return { HOME: home, CONDARC: undefined, NETRC: undefined, RATTLER_AUTH_FILE: undefined, HTTP_PROXY: undefined, http_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, CONDA_REMOTE_MAX_RETRIES: '0', ...more };
+  return {
+    HOME: home,
+    CONDARC: undefined,
+    NETRC: undefined,
+    RATTLER_AUTH_FILE: undefined,
+    HTTP_PROXY: undefined,
+    http_proxy: undefined,
+    ALL_PROXY: undefined,
+    all_proxy: undefined,
+    CONDA_REMOTE_MAX_RETRIES: '0',
+    ...more,
+  };
 }
 
 function expectNoSecrets(...texts: string[]): void {
@@ -39,7 +50,9 @@ describe('a channel behind basic auth', () => {
   it('is served with the login of ~/.netrc', async () => {
     const home = tempDir('cr-home-');
     writeFileSync(join(home, '.netrc'), `machine 127.0.0.1\n  login alice\n  password ${PASSWORD}\n`);
-    const run = await runCli(['-c', `${basic.url}/demo`, '-p', 'linux-64', '-q', '-v', '--format', 'explicit', 'python=3.9'], { env: env(home) });
+    const run = await runCli(['-c', `${basic.url}/demo`, '-p', 'linux-64', '-q', '-v', '--format', 'explicit', 'python=3.9'], {
+      env: env(home),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`${basic.url}/demo/linux-64/python-3.9`);
     expectNoSecrets(run.stdout, run.stderr);
@@ -49,7 +62,9 @@ describe('a channel behind basic auth', () => {
     const home = tempDir('cr-home-');
     const file = join(home, 'auth.json');
     writeFileSync(file, JSON.stringify({ [`127.0.0.1:${basic.port}`]: { BasicHTTP: { username: 'alice', password: PASSWORD } } }));
-    const run = await runCli(['-c', `${basic.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], { env: env(home, { RATTLER_AUTH_FILE: file }) });
+    const run = await runCli(['-c', `${basic.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], {
+      env: env(home, { RATTLER_AUTH_FILE: file }),
+    });
     expect(run.code).toBe(0);
     expectNoSecrets(run.stdout, run.stderr);
   });
@@ -76,7 +91,9 @@ describe('a token channel', () => {
     const home = tempDir('cr-home-');
     const file = join(home, 'auth.json');
     writeFileSync(file, JSON.stringify({ '127.0.0.1': { CondaToken: TOKEN } }));
-    const run = await runCli(['-c', `${tokened.url}/demo`, '-p', 'linux-64', '-q', '-v', '--format', 'explicit', 'python=3.9'], { env: env(home, { RATTLER_AUTH_FILE: file }) });
+    const run = await runCli(['-c', `${tokened.url}/demo`, '-p', 'linux-64', '-q', '-v', '--format', 'explicit', 'python=3.9'], {
+      env: env(home, { RATTLER_AUTH_FILE: file }),
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`GET ${tokened.url}/t/<TOKEN>/demo/linux-64/repodata.json`);
     expect(run.stdout).toContain(`${tokened.url}/demo/linux-64/python-3.9`);
@@ -87,7 +104,9 @@ describe('a token channel', () => {
     const home = tempDir('cr-home-');
     const file = join(home, 'auth.json');
     writeFileSync(file, JSON.stringify({ '127.0.0.1': { Token: TOKEN } }));
-    const run = await runCli(['-c', `${tokened.url}/demo`, '-p', 'linux-64', '-q', 'python'], { env: env(home, { RATTLER_AUTH_FILE: file }) });
+    const run = await runCli(['-c', `${tokened.url}/demo`, '-p', 'linux-64', '-q', 'python'], {
+      env: env(home, { RATTLER_AUTH_FILE: file }),
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`Cannot read credentials file "${file}"`);
     expectNoSecrets(run.stderr);
@@ -97,10 +116,17 @@ describe('a token channel', () => {
 describe('lookups', () => {
   it('the auth file by host+path, host, then *.domain; .netrc by machine, then default', () => {
     const auth = parseAuthFile(
-      JSON.stringify({ 'repo.example/private': { BearerToken: 'a' }, 'repo.example': { BearerToken: 'b' }, '*.corp.example': { CondaToken: 'c' } }),
+      JSON.stringify({
+        'repo.example/private': { BearerToken: 'a' },
+        'repo.example': { BearerToken: 'b' },
+        '*.corp.example': { CondaToken: 'c' },
+      }),
       'auth.json',
     );
-    const store = new CredentialStore({ authFile: auth, netrc: parseNetrc('machine other.example login u password p\ndefault login d password q\n') });
+    const store = new CredentialStore({
+      authFile: auth,
+      netrc: parseNetrc('machine other.example login u password p\ndefault login d password q\n'),
+    });
     expect(store.lookup(new URL('https://repo.example/private/linux-64/x'))).toEqual({ kind: 'bearer', token: 'a' });
     expect(store.lookup(new URL('https://repo.example/public/x'))).toEqual({ kind: 'bearer', token: 'b' });
     expect(store.lookup(new URL('https://conda.corp.example/x'))).toEqual({ kind: 'conda-token', token: 'c' });

@@ -27,7 +27,19 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function env(home: string): Record<string, string | undefined> {
-  return { HOME: home, CONDARC: undefined, PIXI_HOME: undefined, XDG_CONFIG_HOME: undefined, HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, CONDA_REMOTE_BACKOFF_FACTOR: '0' };
+  return {
+    HOME: home,
+    CONDARC: undefined,
+    PIXI_HOME: undefined,
+    XDG_CONFIG_HOME: undefined,
+    HTTP_PROXY: undefined,
+    http_proxy: undefined,
+    HTTPS_PROXY: undefined,
+    https_proxy: undefined,
+    ALL_PROXY: undefined,
+    all_proxy: undefined,
+    CONDA_REMOTE_BACKOFF_FACTOR: '0',
+  };
 }
 
 describe('a mirror list whose first entry is down', () => {
@@ -40,14 +52,19 @@ describe('a mirror list whose first entry is down', () => {
     const [result] = JSON.parse(stdout) as { packages: { name: string; url: string }[] }[];
     expect(result!.packages.find((p) => p.name === 'python')!.url.startsWith(`${CANONICAL}/linux-64/`)).toBe(true);
     expect(stdout).not.toContain('127.0.0.1');
-    expect(stderr).toContain(`mirror ${deadUrl}/demo/linux-64/repodata_shards.msgpack.zst failed (the connection was refused); trying the next mirror`);
+    expect(stderr).toContain(
+      `mirror ${deadUrl}/demo/linux-64/repodata_shards.msgpack.zst failed (the connection was refused); trying the next mirror`,
+    );
     expect(server.log.some((e) => e.path === '/demo/linux-64/repodata.json')).toBe(true);
   });
 
   it('mirrors in .condarc; the lock file names the canonical channel', async () => {
     const home = tempDir('cr-home-');
     writeFileSync(join(home, '.condarc'), `mirrors:\n  ${CANONICAL}:\n    - ${deadUrl}/demo\n    - ${server.url}/demo\n`);
-    const { code, stdout } = await runCli(['-c', CANONICAL, '-p', 'linux-64', '-q', '--format', 'pixi', 'python=3.9'], { env: env(home), cacheDir: tempDir() });
+    const { code, stdout } = await runCli(['-c', CANONICAL, '-p', 'linux-64', '-q', '--format', 'pixi', 'python=3.9'], {
+      env: env(home),
+      cacheDir: tempDir(),
+    });
     expect(code).toBe(0);
     expect(stdout).toContain(`${CANONICAL}/`);
     expect(stdout).not.toContain('127.0.0.1');
@@ -55,14 +72,21 @@ describe('a mirror list whose first entry is down', () => {
 });
 
 describe('mirrorUrls', () => {
-  const table = { 'https://conda.anaconda.org/conda-forge': ['https://m1.example/cf', 'https://conda.anaconda.org/conda-forge'], 'https://conda.anaconda.org': ['https://all.example'] };
+  const table = {
+    'https://conda.anaconda.org/conda-forge': ['https://m1.example/cf', 'https://conda.anaconda.org/conda-forge'],
+    'https://conda.anaconda.org': ['https://all.example'],
+  };
   it('rewrites by the longest prefix, keeps a listed original (with its credentials), leaves others alone', () => {
     expect(mirrorUrls('https://conda.anaconda.org/conda-forge/linux-64/repodata.json', table)).toEqual([
       'https://m1.example/cf/linux-64/repodata.json',
       'https://conda.anaconda.org/conda-forge/linux-64/repodata.json',
     ]);
-    expect(mirrorUrls('https://conda.anaconda.org/bioconda/noarch/repodata.json', table)).toEqual(['https://all.example/bioconda/noarch/repodata.json']);
-    expect(mirrorUrls('https://conda.anaconda.org/conda-forge-extra/x', { 'https://conda.anaconda.org/conda-forge': ['https://m'] })).toEqual(['https://conda.anaconda.org/conda-forge-extra/x']);
+    expect(mirrorUrls('https://conda.anaconda.org/bioconda/noarch/repodata.json', table)).toEqual([
+      'https://all.example/bioconda/noarch/repodata.json',
+    ]);
+    expect(
+      mirrorUrls('https://conda.anaconda.org/conda-forge-extra/x', { 'https://conda.anaconda.org/conda-forge': ['https://m'] }),
+    ).toEqual(['https://conda.anaconda.org/conda-forge-extra/x']);
     expect(mirrorUrls('https://u:p@conda.anaconda.org/conda-forge/x', table)[1]).toBe('https://u:p@conda.anaconda.org/conda-forge/x');
   });
 });

@@ -55,21 +55,40 @@ afterAll(async () => {
   await Promise.all([plain, secure].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
 
-const NO_PROXY_VARS = { HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
+const NO_PROXY_VARS = {
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  ALL_PROXY: undefined,
+  all_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
 
 function homeWith(condarc: string): Record<string, string | undefined> {
   const dir = tempDir('cr-osv-home-');
   writeFileSync(join(dir, '.condarc'), condarc);
-  return { ...NO_PROXY_VARS, HOME: dir, CONDARC: undefined, REQUESTS_CA_BUNDLE: undefined, SSL_CERT_FILE: undefined, CONDA_REMOTE_MAX_RETRIES: '0' };
+  return {
+    ...NO_PROXY_VARS,
+    HOME: dir,
+    CONDARC: undefined,
+    REQUESTS_CA_BUNDLE: undefined,
+    SSL_CERT_FILE: undefined,
+    CONDA_REMOTE_MAX_RETRIES: '0',
+  };
 }
 
 async function auditThrough(api: string, condarc: string): Promise<{ code: number | null; stderr: string; ids: string[] }> {
-  const { code, stdout, stderr } = await runCli(['audit', '-f', LOCK, '--osv-api', api, '--pypi-mapping', `conda-forge=${MAPPING}`, '--json', '-q'], { env: homeWith(condarc) });
+  const { code, stdout, stderr } = await runCli(
+    ['audit', '-f', LOCK, '--osv-api', api, '--pypi-mapping', `conda-forge=${MAPPING}`, '--json', '-q'],
+    { env: homeWith(condarc) },
+  );
   const report = stdout ? (JSON.parse(stdout) as { platforms: { findings: { id: string; name: string }[] }[] }) : { platforms: [] };
   return { code, stderr, ids: report.platforms.flatMap((p) => p.findings.map((f) => `${f.name} ${f.id}`)) };
 }
 
-describe('audit --osv-api through .condarc\'s network settings', () => {
+describe("audit --osv-api through .condarc's network settings", () => {
   it('proxy_servers http: the batch query and the record go through the proxy', async () => {
     const api = `http://${HOST}:${port(plain)}`;
     const before = proxy.log.length;
@@ -80,7 +99,7 @@ describe('audit --osv-api through .condarc\'s network settings', () => {
     expect(proxy.log.slice(before)).toEqual([`POST ${api}/v1/querybatch`, `GET ${api}/v1/vulns/CR-TEST-0001`]);
   });
 
-  it('proxy_servers https and ssl_verify: a CONNECT tunnel, the API\'s certificate checked against the CA bundle', async () => {
+  it("proxy_servers https and ssl_verify: a CONNECT tunnel, the API's certificate checked against the CA bundle", async () => {
     const api = `https://${HOST}:${port(secure)}`;
     const before = proxy.log.length;
     const run = await auditThrough(api, `proxy_servers:\n  https: ${proxy.url}\nssl_verify: ${join(TLS, 'channel.crt')}\n`);
@@ -89,7 +108,7 @@ describe('audit --osv-api through .condarc\'s network settings', () => {
     expect(proxy.log.slice(before)).toContain(`CONNECT ${HOST}:${port(secure)}`);
   });
 
-  it('without the CA bundle the API\'s self-signed certificate is refused, saying so', async () => {
+  it("without the CA bundle the API's self-signed certificate is refused, saying so", async () => {
     const run = await auditThrough(`https://${HOST}:${port(secure)}`, `proxy_servers:\n  https: ${proxy.url}\n`);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/Cannot query the OSV API at https:\/\/conda\.internal\.test:\d+\/v1\/querybatch: .*certificate/i);

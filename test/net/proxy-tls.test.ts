@@ -43,7 +43,16 @@ afterAll(async () => {
   await new Promise<void>((resolve) => secure.close(() => resolve()));
 });
 
-const NO_PROXY_VARS = { HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
+const NO_PROXY_VARS = {
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  ALL_PROXY: undefined,
+  all_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
 
 function home(condarc = ''): string {
   const dir = tempDir('cr-home-');
@@ -52,20 +61,30 @@ function home(condarc = ''): string {
 }
 
 function env(homeDir: string, more: Record<string, string>): Record<string, string | undefined> {
-  return { ...NO_PROXY_VARS, HOME: homeDir, CONDARC: undefined, REQUESTS_CA_BUNDLE: undefined, SSL_CERT_FILE: undefined, CONDA_REMOTE_MAX_RETRIES: '0', ...more };
+  return {
+    ...NO_PROXY_VARS,
+    HOME: homeDir,
+    CONDARC: undefined,
+    REQUESTS_CA_BUNDLE: undefined,
+    SSL_CERT_FILE: undefined,
+    CONDA_REMOTE_MAX_RETRIES: '0',
+    ...more,
+  };
 }
 
 describe('a channel only a proxy can reach', () => {
   it('HTTP_PROXY: absolute-form GETs to the made-up host, solved', async () => {
     const channel = `http://${HOST}:${plain.port}/demo`;
-    const { code, stdout, stderr } = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], { env: env(home(), { HTTP_PROXY: proxy.url }) });
+    const { code, stdout, stderr } = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], {
+      env: env(home(), { HTTP_PROXY: proxy.url }),
+    });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain(`${channel}/linux-64/python-3.9`);
     expect(proxy.log).toContain(`GET ${channel}/linux-64/repodata.json`);
   });
 
-  it('https_proxy (lower case): a CONNECT tunnel, the certificate checked against ssl_verify\'s CA bundle', async () => {
+  it("https_proxy (lower case): a CONNECT tunnel, the certificate checked against ssl_verify's CA bundle", async () => {
     const channel = `https://${HOST}:${securePort}/demo`;
     const before = proxy.log.length;
     const { code, stderr } = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], {
@@ -102,7 +121,9 @@ describe('a channel only a proxy can reach', () => {
 
   it('REQUESTS_CA_BUNDLE trusts the bundle too', async () => {
     const channel = `https://${HOST}:${securePort}/demo`;
-    const run = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], { env: env(home(), { HTTPS_PROXY: proxy.url, REQUESTS_CA_BUNDLE: join(TLS, 'channel.crt') }) });
+    const run = await runCli(['-c', channel, '-p', 'linux-64', '-q', 'python=3.9'], {
+      env: env(home(), { HTTPS_PROXY: proxy.url, REQUESTS_CA_BUNDLE: join(TLS, 'channel.crt') }),
+    });
     expect(run.code).toBe(0);
   });
 
@@ -119,7 +140,9 @@ describe('a channel only a proxy can reach', () => {
 
   it('NO_PROXY sends matching hosts directly', async () => {
     const before = proxy.log.length;
-    const run = await runCli(['-c', `${plain.url}/demo`, '-p', 'linux-64', '-q', 'python=3.9'], { env: env(home(), { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }) });
+    const run = await runCli(['-c', `${plain.url}/demo`, '-p', 'linux-64', '-q', 'python=3.9'], {
+      env: env(home(), { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }),
+    });
     expect(run.code).toBe(0);
     expect(proxy.log.length).toBe(before);
   });
@@ -128,7 +151,15 @@ describe('a channel only a proxy can reach', () => {
 describe('resolveProxies', () => {
   it('lower case before upper case, ALL_PROXY as the fallback, the environment over proxy_servers', () => {
     expect(resolveProxies({ http_proxy: 'http://a:1', HTTP_PROXY: 'http://b:1' }).http).toBe('http://a:1');
-    expect(resolveProxies({ ALL_PROXY: 'proxy.corp:3128' })).toEqual({ http: 'http://proxy.corp:3128', https: 'http://proxy.corp:3128', noProxy: undefined });
-    expect(resolveProxies({ HTTPS_PROXY: 'http://env:1' }, { https: 'http://rc:1', http: 'http://rc:2' })).toEqual({ http: 'http://rc:2', https: 'http://env:1', noProxy: undefined });
+    expect(resolveProxies({ ALL_PROXY: 'proxy.corp:3128' })).toEqual({
+      http: 'http://proxy.corp:3128',
+      https: 'http://proxy.corp:3128',
+      noProxy: undefined,
+    });
+    expect(resolveProxies({ HTTPS_PROXY: 'http://env:1' }, { https: 'http://rc:1', http: 'http://rc:2' })).toEqual({
+      http: 'http://rc:2',
+      https: 'http://env:1',
+      noProxy: undefined,
+    });
   });
 });

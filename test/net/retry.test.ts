@@ -17,7 +17,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const cleanEnv = { HOME: tempDir('cr-home-'), CONDARC: undefined, HTTP_PROXY: undefined, http_proxy: undefined, ALL_PROXY: undefined, all_proxy: undefined, CONDA_REMOTE_BACKOFF_FACTOR: '0' };
+const cleanEnv = {
+  HOME: tempDir('cr-home-'),
+  CONDARC: undefined,
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  ALL_PROXY: undefined,
+  all_proxy: undefined,
+  CONDA_REMOTE_BACKOFF_FACTOR: '0',
+};
 
 describe('a channel that fails twice with 503', () => {
   it('is solved on the third try, and -v shows the URLs tried and retried', async () => {
@@ -31,7 +39,9 @@ describe('a channel that fails twice with 503', () => {
       return false;
     };
     try {
-      const { code, stdout, stderr } = await runCli(['-c', `${server.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], { env: cleanEnv });
+      const { code, stdout, stderr } = await runCli(['-c', `${server.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], {
+        env: cleanEnv,
+      });
       expect(code).toBe(0);
       expect(JSON.parse(stdout)[0].error).toBeNull();
       const url = `${server.url}/demo/linux-64/repodata.json`;
@@ -54,7 +64,9 @@ describe('a channel that fails twice with 503', () => {
       return false;
     };
     try {
-      const { code, stderr } = await runCli(['-c', `${server.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], { env: { ...cleanEnv, CONDA_REMOTE_MAX_RETRIES: '1' } });
+      const { code, stderr } = await runCli(['-c', `${server.url}/demo`, '-p', 'linux-64', '-q', '-v', 'python=3.9'], {
+        env: { ...cleanEnv, CONDA_REMOTE_MAX_RETRIES: '1' },
+      });
       expect(code).toBe(1);
       expect(stderr).toContain('(retry 1 of 1)');
       expect(stderr).not.toContain('(retry 2');
@@ -103,7 +115,13 @@ function answer(status: number, retryAfter: string | null = null): NetworkRespon
 describe('the retry policy', () => {
   it('waits factor * 2^attempt with jitter between half and all of it, and honours Retry-After', async () => {
     const waits: number[] = [];
-    const policy = new NetworkPolicy({ maxRetries: 3, backoffFactor: 0.5, random: () => 1, sleep: async (ms) => void waits.push(ms), now: () => 0 });
+    const policy = new NetworkPolicy({
+      maxRetries: 3,
+      backoffFactor: 0.5,
+      random: () => 1,
+      sleep: async (ms) => void waits.push(ms),
+      now: () => 0,
+    });
     const answers = [answer(503), answer(429, '7'), answer(502), answer(200)];
     const response = await policy.get('https://x.example/a/linux-64/repodata.json', undefined, async () => answers.shift()!);
     expect(response.status).toBe(200);

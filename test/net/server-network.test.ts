@@ -38,7 +38,9 @@ describe('serve --condarc', () => {
   it('retries, falls back to the next mirror and sends the stored credentials', async () => {
     const canonical = `${deadUrl}/canonical`;
     const real = `${channels.url}/demo`;
-    const { condarc, auth } = files(`remote_max_retries: 3\nremote_backoff_factor: 0\nchannels: [elsewhere]\nmirrors:\n  ${canonical}:\n    - ${deadUrl}/demo\n    - ${real}\n`);
+    const { condarc, auth } = files(
+      `remote_max_retries: 3\nremote_backoff_factor: 0\nchannels: [elsewhere]\nmirrors:\n  ${canonical}:\n    - ${deadUrl}/demo\n    - ${real}\n`,
+    );
     failures = 0;
     channels.intercept = (_req, res) => {
       if (failures >= 2) return false;
@@ -46,9 +48,14 @@ describe('serve --condarc', () => {
       res.writeHead(503).end();
       return true;
     };
-    const server = await injectTestServer({ condarc, 'allow-channel': [canonical, `${deadUrl}/demo`, real], 'default-channel': [canonical], 'allow-local-channels': false }, { RATTLER_AUTH_FILE: auth });
+    const server = await injectTestServer(
+      { condarc, 'allow-channel': [canonical, `${deadUrl}/demo`, real], 'default-channel': [canonical], 'allow-local-channels': false },
+      { RATTLER_AUTH_FILE: auth },
+    );
     try {
-      const answer = await call(server.app, 'POST', '/resolve?format=explicit', { json: { specs: ['python=3.9'], platforms: ['linux-64'] } });
+      const answer = await call(server.app, 'POST', '/resolve?format=explicit', {
+        json: { specs: ['python=3.9'], platforms: ['linux-64'] },
+      });
       expect(answer.status).toBe(200);
       // The canonical URL, never the mirror's, and no password.
       expect(answer.text).toContain(`${canonical}/linux-64/python-3.9`);
@@ -67,7 +74,10 @@ describe('serve --condarc', () => {
     const canonical = `${deadUrl}/canonical`;
     const { condarc, auth } = files(`remote_max_retries: 0\nmirrors:\n  ${canonical}:\n    - ${channels.url}/demo\n`);
     const before = channels.log.length;
-    const server = await injectTestServer({ condarc, 'allow-channel': [canonical], 'default-channel': [canonical], 'allow-local-channels': false }, { RATTLER_AUTH_FILE: auth });
+    const server = await injectTestServer(
+      { condarc, 'allow-channel': [canonical], 'default-channel': [canonical], 'allow-local-channels': false },
+      { RATTLER_AUTH_FILE: auth },
+    );
     try {
       const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.9'], platforms: ['linux-64'] } });
       const [result] = answer.json<{ error: string | null }[]>();
@@ -85,7 +95,10 @@ describe('serve --condarc', () => {
     writeFileSync(join(home, '.netrc'), `machine 127.0.0.1 login ci password ${PASSWORD}\n`);
     const { condarc } = files('remote_max_retries: 0\n');
     const real = `${channels.url}/demo`;
-    const server = await injectTestServer({ condarc, 'allow-channel': [real], 'default-channel': [real], 'allow-local-channels': false }, { HOME: home });
+    const server = await injectTestServer(
+      { condarc, 'allow-channel': [real], 'default-channel': [real], 'allow-local-channels': false },
+      { HOME: home },
+    );
     try {
       const answer = await call(server.app, 'POST', '/resolve', { json: { specs: ['python=3.9'], platforms: ['linux-64'] } });
       const [result] = answer.json<{ error: string | null }[]>();

@@ -33,7 +33,12 @@ const DOCUMENTED = new Set([200, 400, 413, 415, 429, 500, 503, 504]);
  * failed solve being a tool result with isError).
  */
 function mcpKinds(): LoadKind[] {
-  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'resolve', arguments: { specs: ['app'], platforms: ['linux-64'] } } });
+  const call = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'resolve', arguments: { specs: ['app'], platforms: ['linux-64'] } },
+  });
   const post = (body: unknown) => (url: string) =>
     new Promise<number | string>((resolve) => {
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -115,7 +120,8 @@ describe('conda-resolve serve under hundreds of mixed concurrent requests and SI
       return kind.run(url).then((result) => {
         answered++;
         peakRss = Math.max(peakRss, rssMb(child.pid!));
-        if (answered < sigtermAt && answered % healthEvery === 0) healthChecks.push(send(url, '/health').then((status) => ({ status, waiting: total - answered })));
+        if (answered < sigtermAt && answered % healthEvery === 0)
+          healthChecks.push(send(url, '/health').then((status) => ({ status, waiting: total - answered })));
         if (answered === sigtermAt) reachedSigtermPoint();
         return { kind, result };
       });
@@ -136,9 +142,15 @@ describe('conda-resolve serve under hundreds of mixed concurrent requests and SI
     expect(undocumented, summary).toEqual([]);
     // Each kind gets its own answer, or the 503 of a request that arrived during shutdown.
     const unexpected = results.filter(({ kind, result }) => result !== 503 && !kind.expect.includes(result as number));
-    expect(unexpected.map(({ kind, result }) => `${kind.kind} ${result}`), summary).toEqual([]);
+    expect(
+      unexpected.map(({ kind, result }) => `${kind.kind} ${result}`),
+      summary,
+    ).toEqual([]);
     // The server solved under fire: valid requests got their solution.
-    expect(results.some(({ kind, result }) => kind.kind.startsWith('valid') && result === 200), summary).toBe(true);
+    expect(
+      results.some(({ kind, result }) => kind.kind.startsWith('valid') && result === 200),
+      summary,
+    ).toBe(true);
     expect(health.map((h) => h.status)).toEqual(Array(7).fill(200));
     expect(health.every((h) => h.waiting > 0)).toBe(true);
     expect(peakRss).toBeLessThan(600);

@@ -79,7 +79,7 @@ describeShared('the repodata cache', () => {
     return readdirSync(join(cacheDir, 'repodata')).filter((f) => f.endsWith(suffix));
   }
 
-  it('keeps the records a download\'s first solve read beside its sidecar, for the next run', async () => {
+  it("keeps the records a download's first solve read beside its sidecar, for the next run", async () => {
     const cacheDir = join(work.path, 'record-cache');
     const read = async (): Promise<unknown> => {
       const store = new RepodataStore({ cacheDir, indexBytes: 'positional' });
@@ -114,7 +114,11 @@ describeShared('the repodata cache', () => {
       dataFile: json,
     });
     expect(state.etag).toMatch(/^"/);
-    expect(state.sha256).toBe(createHash('sha256').update(readFileSync(join(cacheDir, 'repodata', json!))).digest('hex'));
+    expect(state.sha256).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(cacheDir, 'repodata', json!)))
+        .digest('hex'),
+    );
     expect(dataFiles(cacheDir, '.tmp')).toEqual([]);
   });
 
@@ -127,7 +131,9 @@ describeShared('the repodata cache', () => {
     expect(server.log.length).toBe(before);
     const error = await load(join(work.path, 'offline-empty'), { offline: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RepodataOfflineError);
-    expect((error as Error).message).toBe(`Cannot fetch repodata for ${server.url}/conda-forge-py39/noarch: offline mode is on and the cache has no copy of it`);
+    expect((error as Error).message).toBe(
+      `Cannot fetch repodata for ${server.url}/conda-forge-py39/noarch: offline mode is on and the cache has no copy of it`,
+    );
   });
 
   it('refresh: revalidates even a fresh entry', async () => {

@@ -42,7 +42,9 @@ describe('DecodingMeter and DecodingBudget', () => {
     load.join(other);
     load.add(60);
     expect(hostile.spent).toBe(true);
-    expect(String((hostile.signal.reason as Error).message)).toMatch(/^Cannot fetch repodata for bomb\/osx-64: this request's repodata decodes to more than 50 bytes at once/);
+    expect(String((hostile.signal.reason as Error).message)).toMatch(
+      /^Cannot fetch repodata for bomb\/osx-64: this request's repodata decodes to more than 50 bytes at once/,
+    );
     expect(other.spent).toBe(false);
     load.leave(hostile);
     load.release(60);

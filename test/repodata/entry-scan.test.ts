@@ -62,7 +62,10 @@ describe('the WebAssembly entry scan', () => {
     ]) {
       const text = `"a.conda": {"name": "a"}, ${unusual}, "c.conda": {"name": "c"}}`;
       const result = scan(text);
-      expect(result.rows.map((row) => row.file), unusual).toEqual(['a.conda']);
+      expect(
+        result.rows.map((row) => row.file),
+        unusual,
+      ).toEqual(['a.conda']);
       expect(text.slice(result.stopAt).trimStart().startsWith(unusual), unusual).toBe(true);
     }
   });

@@ -6,10 +6,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { zstdBomb } from '../helpers/fault-channels.js';
-import { createZstdDecoder, nativeContextsMade, ZstdDataError, zstdBuild, zstdCompress, zstdDecompress as decompress, type ZstdDecoderOptions } from '../../repodata/zstd.js';
+import {
+  createZstdDecoder,
+  nativeContextsMade,
+  ZstdDataError,
+  zstdBuild,
+  zstdCompress,
+  zstdDecompress as decompress,
+  type ZstdDecoderOptions,
+} from '../../repodata/zstd.js';
 
 const text = Buffer.from(
-  Array.from({ length: 4000 }, (_, i) => `{"name": "pkg-${i % 97}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(',\n'),
+  Array.from({ length: 4000 }, (_, i) => `{"name": "pkg-${i % 97}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(
+    ',\n',
+  ),
 );
 
 /** Whether zstd-napi (an optional dependency, built by node-gyp) is installed and loads here. */
@@ -45,7 +55,10 @@ it.runIf(nativeInstalled)('one native decoding context serves shard after shard 
 
 // Every test runs against both builds: the default one (native when installed) and WebAssembly,
 // which is what the action's one-file CLI and a machine without the addon use.
-describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly', build: 'wasm' as const }])('zstd ($name)', ({ build }) => {
+describe.each([
+  { name: 'default build', build: undefined },
+  { name: 'WebAssembly', build: 'wasm' as const },
+])('zstd ($name)', ({ build }) => {
   const options = (more: ZstdDecoderOptions = {}): ZstdDecoderOptions => ({ ...more, build });
   const zstdDecompress = (bytes: Uint8Array, more?: ZstdDecoderOptions) => decompress(bytes, options(more));
 
@@ -85,7 +98,12 @@ describe.each([{ name: 'default build', build: undefined }, { name: 'WebAssembly
   });
 
   it('hands out pieces the caller may keep, across many output blocks (12 MB)', async () => {
-    const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => `{"name": "pkg-${i % 997}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`).join(',\n'));
+    const big = Buffer.from(
+      Array.from(
+        { length: 200_000 },
+        (_, i) => `{"name": "pkg-${i % 997}", "version": "1.${i}", "build": "h${(i * 7919) % 100000}_0"}`,
+      ).join(',\n'),
+    );
     const compressed = await zstdCompress(big, 3);
     const kept: Buffer[] = [];
     const decoder = await createZstdDecoder((chunk) => kept.push(chunk), options());

@@ -13,7 +13,13 @@ import { platform } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RepodataCacheError, RepodataCorruptError, RepodataFetchError, RepodataTimeoutError, RepodataTooLargeError } from '../../repodata/fetch-errors.js';
+import {
+  RepodataCacheError,
+  RepodataCorruptError,
+  RepodataFetchError,
+  RepodataTimeoutError,
+  RepodataTooLargeError,
+} from '../../repodata/fetch-errors.js';
 import { indexRepodata } from '../../repodata/monolithic.js';
 import { channelRef } from '../../repodata/types.js';
 import { createDefaultDispatcher, httpGet, readBodyBytes } from '../../repodata/fetch.js';
@@ -34,7 +40,9 @@ if (!HAVE_PYTHON) console.warn('[conda-resolve tests] python3 is missing: the ht
 
 /** `python3 -m http.server` on a free port of 127.0.0.1, serving `dir`. */
 async function startPythonServer(dir: string): Promise<{ url: string; stop(): void }> {
-  const child: ChildProcess = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child: ChildProcess = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -140,7 +148,9 @@ describePython('a channel served by python3 -m http.server (HTTP/1.0, Connection
     }
     expect(new Set(outputs).size).toBe(1);
     const solved = JSON.parse(outputs[0]!) as { packages: { name: string }[] }[];
-    expect(solved[0]!.packages.map((p) => p.name).sort()).toEqual(['app', ...Array.from({ length: 12 }, (_, i) => `lib${i}`)].sort().concat('tzdata').sort());
+    expect(solved[0]!.packages.map((p) => p.name).sort()).toEqual(
+      ['app', ...Array.from({ length: 12 }, (_, i) => `lib${i}`)].sort().concat('tzdata').sort(),
+    );
   }, 240_000);
 });
 
@@ -162,7 +172,9 @@ describe('a raw socket server that writes headers, body and FIN at once', () => 
         const framed = path.endsWith('/eof');
         const body = bodies.get(framed ? path.slice(0, -4) : path) ?? Buffer.alloc(0);
         // With a length, or HTTP/1.0 style: no length, the body ends where the connection does.
-        const head = framed ? 'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n' : `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+        const head = framed
+          ? 'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n'
+          : `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
         socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
       });
       socket.on('error', () => undefined);
@@ -290,7 +302,11 @@ describe('slow and silent servers', () => {
   it('a trickling download fails under the minimum-rate rule with a typed error', async () => {
     const cache = tempDir('trickle');
     // The server sends a byte a second, so no window of any length can see 64 bytes.
-    const store = new RepodataStore({ cacheDir: cache.path, shards: false, downloadRules: { minBytesPerWindow: 64, rateWindowSeconds: 0.25, maxBodySeconds: 30 } });
+    const store = new RepodataStore({
+      cacheDir: cache.path,
+      shards: false,
+      downloadRules: { minBytesPerWindow: 64, rateWindowSeconds: 0.25, maxBodySeconds: 30 },
+    });
     try {
       const error = await store.load(channelOf(`${base}/trickle`), 'linux-64').then(
         () => null,
@@ -318,10 +334,13 @@ describe('slow and silent servers', () => {
     try {
       let trickling = 0;
       const slow = Array.from({ length: 10 }, (_, i) =>
-        store.load(channelOf(`${base}/trickle${i}`), 'linux-64', { signal: controller.signal }).then(
-          () => 'done',
-          () => 'failed',
-        ).finally(() => (trickling += 1)),
+        store
+          .load(channelOf(`${base}/trickle${i}`), 'linux-64', { signal: controller.signal })
+          .then(
+            () => 'done',
+            () => 'failed',
+          )
+          .finally(() => (trickling += 1)),
       );
       // Every slot is taken by a trickling download (the server has begun four answers) before
       // the healthy channel is asked.
@@ -361,13 +380,18 @@ describe('a cache directory that cannot be written', () => {
   });
 
   const cases: [string, () => string, RegExp][] = [
-    ['a path through a regular file', () => {
-      const file = join(work.path, 'a-file');
-      writeFileSync(file, 'x');
-      return join(file, 'cache');
-    }, /not a directory/],
+    [
+      'a path through a regular file',
+      () => {
+        const file = join(work.path, 'a-file');
+        writeFileSync(file, 'x');
+        return join(file, 'cache');
+      },
+      /not a directory/,
+    ],
   ];
-  if (platform() === 'linux') cases.push(['/proc/self (Node 20 loops forever in a recursive mkdir there)', () => '/proc/self', /\/proc\/self\/repodata/]);
+  if (platform() === 'linux')
+    cases.push(['/proc/self (Node 20 loops forever in a recursive mkdir there)', () => '/proc/self', /\/proc\/self\/repodata/]);
 
   for (const [name, dir, reason] of cases) {
     it(`${name}: every load fails at once with a RepodataCacheError, connections are released`, async () => {
@@ -393,7 +417,16 @@ describe('a cache directory that cannot be written', () => {
   it('the CLI says so and exits 1', async () => {
     mkdirSync(join(work.path, 'blocker'), { recursive: true });
     writeFileSync(join(work.path, 'blocker', 'file'), 'x');
-    const result = await runCli(['-c', `${base}/ch`, '-p', 'linux-64', 'app', '-q', '--cache-dir', join(work.path, 'blocker', 'file', 'cache')]);
+    const result = await runCli([
+      '-c',
+      `${base}/ch`,
+      '-p',
+      'linux-64',
+      'app',
+      '-q',
+      '--cache-dir',
+      join(work.path, 'blocker', 'file', 'cache'),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Cannot use the repodata cache: cannot create .*: a part of the path is not a directory/);
   }, 20_000);
@@ -410,7 +443,10 @@ describe('a large repodata.json is indexed while it downloads', () => {
     whole = readFileSync(join(work.path, 'ch', 'linux-64', 'repodata.json'));
     mkdirSync(join(work.path, 'broken', 'linux-64'), { recursive: true });
     // Broken early, then a long tail: the download stops at the error, not at the end.
-    writeFileSync(join(work.path, 'broken', 'linux-64', 'repodata.json'), `{"packages": {"a-1-0.tar.bz2": {"name": "a"} "b": ${' '.repeat(4_000_000)}}}`);
+    writeFileSync(
+      join(work.path, 'broken', 'linux-64', 'repodata.json'),
+      `{"packages": {"a-1-0.tar.bz2": {"name": "a"} "b": ${' '.repeat(4_000_000)}}}`,
+    );
     server = await serve((req, res) => {
       if ((req.url ?? '').startsWith('/cut/')) {
         // Content-Length of the whole document, then the connection dies halfway.
@@ -455,10 +491,16 @@ describe('a large repodata.json is indexed while it downloads', () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RepodataCorruptError);
-      expect((error as Error).message).toMatch(/linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected "," or "\}" in "packages", found "\\""/);
+      expect((error as Error).message).toMatch(
+        /linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected "," or "\}" in "packages", found "\\""/,
+      );
       // Said once, also for a channel URL with a port.
       expect((error as Error).message.match(/Cannot (fetch|parse) repodata for/g)).toHaveLength(1);
-      expect((readdirSync(cache.path, { recursive: true }) as string[]).filter((name) => name.startsWith('repodata/') && name !== 'repodata/' && name !== 'repodata/CACHEDIR.TAG')).toEqual([]);
+      expect(
+        (readdirSync(cache.path, { recursive: true }) as string[]).filter(
+          (name) => name.startsWith('repodata/') && name !== 'repodata/' && name !== 'repodata/CACHEDIR.TAG',
+        ),
+      ).toEqual([]);
     } finally {
       await store.close();
       cache.remove();

@@ -79,19 +79,24 @@ describe('a repodata.json with HTTP compression', () => {
     const cacheDir = join(work.path, 'cache-cut');
     const store = new RepodataStore({ cacheDir, indexBytes: 'positional' });
     try {
-      await expect(store.prepare([parseChannel(`${base}/cut`)], ['linux-64'], [])).rejects.toThrow(/linux-64: the connection closed after \d+ bytes/);
+      await expect(store.prepare([parseChannel(`${base}/cut`)], ['linux-64'], [])).rejects.toThrow(
+        /linux-64: the connection closed after \d+ bytes/,
+      );
     } finally {
       await store.close();
     }
     expect(readdirSync(join(cacheDir, 'repodata')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it.each(['gzip', 'br', 'deflate'] as const)('%s: the same records as the plain file, and the plain bytes in the cache', async (encoding) => {
-    expect(plain.length).toBeGreaterThan(3 << 20);
-    const expected = await load('plain');
-    const got = await load(encoding);
-    expect(got.records.size).toBeGreaterThan(300);
-    expect(got.records).toEqual(expected.records);
-    expect(got.cachedSha256).toBe(createHash('sha256').update(plain).digest('hex'));
-  });
+  it.each(['gzip', 'br', 'deflate'] as const)(
+    '%s: the same records as the plain file, and the plain bytes in the cache',
+    async (encoding) => {
+      expect(plain.length).toBeGreaterThan(3 << 20);
+      const expected = await load('plain');
+      const got = await load(encoding);
+      expect(got.records.size).toBeGreaterThan(300);
+      expect(got.records).toEqual(expected.records);
+      expect(got.cachedSha256).toBe(createHash('sha256').update(plain).digest('hex'));
+    },
+  );
 });

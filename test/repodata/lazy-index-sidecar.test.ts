@@ -58,7 +58,10 @@ describe('index sidecars', () => {
   it('refuse a sidecar for another document, a damaged one, or something else', () => {
     const sidecar = encodeIndexSidecar(LazySubdirIndex.fromBytes(json, SOURCE).tables);
     const expected = { byteLength: json.length, fingerprint: fingerprintBytes(json) };
-    const decode = (bytes: Uint8Array, wanted = expected) => () => decodeIndexSidecar(bytes, wanted, 'conda-forge/linux-64');
+    const decode =
+      (bytes: Uint8Array, wanted = expected) =>
+      () =>
+        decodeIndexSidecar(bytes, wanted, 'conda-forge/linux-64');
     expect(decode(sidecar, { ...expected, byteLength: expected.byteLength + 1 })).toThrow(/belongs to a different repodata.json/);
     expect(decode(sidecar, { ...expected, fingerprint: expected.fingerprint ^ 1 })).toThrow(/belongs to a different repodata.json/);
     const damaged = sidecar.slice();

@@ -17,6 +17,7 @@ parentPort?.on('message', (request: Request) => {
     recordCount: index.recordCount,
     nameCount: [...index.names()].length,
     records: Object.fromEntries(request.names.map((name) => [name, index.records(name)])),
-    shared: request.handle.bytes.buffer instanceof SharedArrayBuffer && (tables === null || tables.recStart.buffer instanceof SharedArrayBuffer),
+    shared:
+      request.handle.bytes.buffer instanceof SharedArrayBuffer && (tables === null || tables.recStart.buffer instanceof SharedArrayBuffer),
   });
 });

@@ -58,21 +58,33 @@ function record(name: string, overrides: Record<string, unknown> = {}): Record<s
   return { build: 'h0_0', build_number: 0, depends: [], name, subdir: 'linux-64', version: '1.0', ...overrides };
 }
 
-type Doc = Record<string, unknown> & { packages?: Record<string, Record<string, unknown>>; 'packages.conda'?: Record<string, Record<string, unknown>> };
+type Doc = Record<string, unknown> & {
+  packages?: Record<string, Record<string, unknown>>;
+  'packages.conda'?: Record<string, Record<string, unknown>>;
+};
 
 /** Serialise with the keys of every record reversed (so `name` is rarely first) and sections swapped. */
 function reorder(doc: Doc): Doc {
   const flip = (section: Record<string, Record<string, unknown>> | undefined) =>
     section && Object.fromEntries(Object.entries(section).map(([fn, r]) => [fn, Object.fromEntries(Object.entries(r).reverse())]));
   const out: Doc = {};
-  for (const key of Object.keys(doc).reverse()) out[key] = key === 'packages' || key === 'packages.conda' ? flip(doc[key] as Doc['packages']) : doc[key];
+  for (const key of Object.keys(doc).reverse())
+    out[key] = key === 'packages' || key === 'packages.conda' ? flip(doc[key] as Doc['packages']) : doc[key];
   return out;
 }
 
 /** JSON with every character from `escapeSet` written as a \u escape, keys included. */
 function stringifyEscaped(value: unknown, escapeSet: RegExp): string {
-  return JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (literal) =>
-    literal.slice(0, 1) + literal.slice(1, -1).replace(/\\.|[^]/g, (ch) => (ch.length === 1 && escapeSet.test(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch)) + '"',
+  return JSON.stringify(value).replace(
+    /"(?:[^"\\]|\\.)*"/g,
+    (literal) =>
+      literal.slice(0, 1) +
+      literal
+        .slice(1, -1)
+        .replace(/\\.|[^]/g, (ch) =>
+          ch.length === 1 && escapeSet.test(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch,
+        ) +
+      '"',
   );
 }
 
@@ -86,7 +98,9 @@ function withOddities(doc: Doc): Doc {
     if (!entries) continue;
     out[section] = Object.fromEntries(
       Object.entries(entries).map(([fn, r], i) =>
-        i % 7 === 0 ? [fn, { note: ODD, nested: { name: 'decoy', deeper: [1, { name: '}' }, '"]'] }, ...r, 'name ': 'not the name' }] : [fn, r],
+        i % 7 === 0
+          ? [fn, { note: ODD, nested: { name: 'decoy', deeper: [1, { name: '}' }, '"]'] }, ...r, 'name ': 'not the name' }]
+          : [fn, r],
       ),
     );
   }
@@ -114,14 +128,23 @@ describeShared('the lazy index on the shared snapshots', () => {
       ['tab indentation and CRLF line ends', JSON.stringify(original, null, '\t').replace(/\n/g, '\r\n')],
       ['keys in reverse order, name not first, packages.conda first', JSON.stringify(reorder(original), null, 1)],
       ['strings with braces, quotes, escapes and decoy "name" keys in nested objects', JSON.stringify(withOddities(original), null, 2)],
-      ['every letter n, a, m, e and every non-ASCII character escaped, keys included', stringifyEscaped(withOddities(original), /[name\u0080-\uffff]/)],
+      [
+        'every letter n, a, m, e and every non-ASCII character escaped, keys included',
+        stringifyEscaped(withOddities(original), /[name\u0080-\uffff]/),
+      ],
     ];
     for (const [label, text] of variants) {
       it(label, () => {
         expectEquivalent(lazy(text, 'osx-arm64'), text, 'osx-arm64');
         // And the variant still means the same records as the original.
-        expect(parseRepodata(text, { channel: CHANNEL }).records.map((r) => r.fn).sort()).toEqual(
-          parseRepodata(JSON.stringify(original), { channel: CHANNEL }).records.map((r) => r.fn).sort(),
+        expect(
+          parseRepodata(text, { channel: CHANNEL })
+            .records.map((r) => r.fn)
+            .sort(),
+        ).toEqual(
+          parseRepodata(JSON.stringify(original), { channel: CHANNEL })
+            .records.map((r) => r.fn)
+            .sort(),
         );
       });
     }
@@ -220,7 +243,8 @@ describe('the lazy index', () => {
   });
 
   it('fails as the eager parser does when a later copy of a file name has no usable name', () => {
-    const text = '{"packages":{"x-1-0.tar.bz2":{"name":"x","build":"0","version":"1"},"y-1-0.tar.bz2":{"name":"y","build":"0","version":"1"},"x-1-0.tar.bz2":{"build":"0"}}}';
+    const text =
+      '{"packages":{"x-1-0.tar.bz2":{"name":"x","build":"0","version":"1"},"y-1-0.tar.bz2":{"name":"y","build":"0","version":"1"},"x-1-0.tar.bz2":{"build":"0"}}}';
     expect(() => parseRepodata(text, { channel: CHANNEL, subdir: 'linux-64' })).toThrow(RepodataParseError);
     expect(() => lazy(text)).toThrow(/record "x-1-0.tar.bz2" field "name" is missing/);
     expect(() => lazy('{"packages":7,"packages.conda":{}}')).toThrow(/"packages" must be an object of file name to record/);
@@ -231,13 +255,16 @@ describe('the lazy index', () => {
     for (const cut of [1, 20, text.indexOf('"b-1.0') + 3, text.length - 1]) {
       expect(() => lazy(text.slice(0, cut))).toThrow(RepodataParseError);
     }
-    expect(() => lazy('{"packages": {"x": {"name": "x"} "y": {}}}')).toThrow(/invalid JSON at byte 33 \(line 1, column 34\): expected "," or "}" in "packages", found "\\""/);
+    expect(() => lazy('{"packages": {"x": {"name": "x"} "y": {}}}')).toThrow(
+      /invalid JSON at byte 33 \(line 1, column 34\): expected "," or "}" in "packages", found "\\""/,
+    );
     expect(() => lazy('{"packages": {"x": {"build": "0"}}}')).toThrow(/record "x" field "name" is missing/);
     expect(() => lazy('{"packages": {"x": {"name": 7}}}')).toThrow(/record "x" field "name" must be a non-empty string/);
   });
 
   it('reports a malformed record when its name is read, and still serves the other names', () => {
-    const text = '{"info":{"subdir":"linux-64"},"packages":{"x-1-0.tar.bz2":{"name":"x","build":"0","version":01},"y-1-0.tar.bz2":{"name":"y","build":"0","version":"1"}}}';
+    const text =
+      '{"info":{"subdir":"linux-64"},"packages":{"x-1-0.tar.bz2":{"name":"x","build":"0","version":01},"y-1-0.tar.bz2":{"name":"y","build":"0","version":"1"}}}';
     const index = lazy(text);
     expect(index.records('y')).toHaveLength(1);
     expect(() => index.records('x')).toThrow(/invalid JSON in record "x-1-0.tar.bz2" at byte 93: expected "," or "}"/);
@@ -245,7 +272,10 @@ describe('the lazy index', () => {
 
   it('matches the eager parser on random documents with random formatting', () => {
     const names = ['numpy', 'py', 'a', 'x-y', 'ñame', 'q"uote', 'br{ace}'];
-    const text = fc.string({ unit: fc.constantFrom('a', '"', '\\', '{', '}', '[', ']', ':', ',', ' ', 'é', '😀', '\n', 'n') , maxLength: 12 });
+    const text = fc.string({
+      unit: fc.constantFrom('a', '"', '\\', '{', '}', '[', ']', ':', ',', ' ', 'é', '😀', '\n', 'n'),
+      maxLength: 12,
+    });
     const rawRecord = fc.record(
       {
         name: fc.constantFrom(...names),
@@ -254,21 +284,32 @@ describe('the lazy index', () => {
         build_number: fc.nat(5),
         depends: fc.array(text, { maxLength: 3 }),
         license: fc.option(text, { nil: undefined }),
-        extra: fc.option(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 2 })), { maxKeys: 2 }), { nil: undefined }),
+        extra: fc.option(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 2 })), { maxKeys: 2 }), {
+          nil: undefined,
+        }),
       },
       { requiredKeys: ['name', 'version', 'build'] },
     );
-    const section = fc.array(fc.tuple(fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', '12', '7', '0', '07'), text), rawRecord), { maxLength: 8 });
+    const section = fc.array(fc.tuple(fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', '12', '7', '0', '07'), text), rawRecord), {
+      maxLength: 8,
+    });
     fc.assert(
-      fc.property(section, section, fc.constantFrom(0, 1, 2, '\t'), fc.boolean(), fc.boolean(), (pkgs, condas, indent, escapeNames, reversed) => {
-        // Build the text by hand so repeated file names stay repeated.
-        const ser = (value: unknown) => (escapeNames ? stringifyEscaped(value, /[nmé]/) : JSON.stringify(value, null, indent));
-        const sectionText = (entries: typeof pkgs) =>
-          `{${entries.map(([fn, r]) => `${ser(fn)}: ${ser(reversed ? Object.fromEntries(Object.entries(r).reverse()) : r)}`).join(',\n')}}`;
-        const body = [`"packages": ${sectionText(pkgs)}`, `"packages.conda": ${sectionText(condas)}`, `"info": {"subdir": "linux-64"}`];
-        const doc = `{${(reversed ? body.reverse() : body).join(',\n')}}`;
-        expectEquivalent(lazy(doc), doc);
-      }),
+      fc.property(
+        section,
+        section,
+        fc.constantFrom(0, 1, 2, '\t'),
+        fc.boolean(),
+        fc.boolean(),
+        (pkgs, condas, indent, escapeNames, reversed) => {
+          // Build the text by hand so repeated file names stay repeated.
+          const ser = (value: unknown) => (escapeNames ? stringifyEscaped(value, /[nmé]/) : JSON.stringify(value, null, indent));
+          const sectionText = (entries: typeof pkgs) =>
+            `{${entries.map(([fn, r]) => `${ser(fn)}: ${ser(reversed ? Object.fromEntries(Object.entries(r).reverse()) : r)}`).join(',\n')}}`;
+          const body = [`"packages": ${sectionText(pkgs)}`, `"packages.conda": ${sectionText(condas)}`, `"info": {"subdir": "linux-64"}`];
+          const doc = `{${(reversed ? body.reverse() : body).join(',\n')}}`;
+          expectEquivalent(lazy(doc), doc);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -276,38 +317,43 @@ describe('the lazy index', () => {
   it('on corrupted documents, agrees with the eager parser whenever that succeeds, and only throws typed errors', () => {
     const valid = JSON.stringify(withOddities(doc as Doc), null, 1);
     fc.assert(
-      fc.property(fc.nat(valid.length), fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', ' ', 'n'), maxLength: 3 }), fc.nat(3), (at, insert, cut) => {
-        const corrupted = valid.slice(0, at) + insert + valid.slice(at + cut);
-        let eagerOk = true;
-        try {
-          parseRepodata(corrupted, { channel: CHANNEL, subdir: 'linux-64' });
-        } catch (error) {
-          expect(error).toBeInstanceOf(RepodataParseError);
-          eagerOk = false;
-        }
-        let index: LazySubdirIndex;
-        try {
-          index = lazy(corrupted);
-        } catch (error) {
-          // Whatever the eager parser reads, the scan reads too.
-          expect(eagerOk).toBe(false);
-          expect(error).toBeInstanceOf(RepodataParseError);
-          return;
-        }
-        if (eagerOk) {
-          expectEquivalent(index, corrupted);
-          return;
-        }
-        // The scan accepted a document JSON.parse rejects (bad JSON inside a record): reading
-        // fails with a typed error, never a SyntaxError.
-        for (const name of index.names()) {
+      fc.property(
+        fc.nat(valid.length),
+        fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', ' ', 'n'), maxLength: 3 }),
+        fc.nat(3),
+        (at, insert, cut) => {
+          const corrupted = valid.slice(0, at) + insert + valid.slice(at + cut);
+          let eagerOk = true;
           try {
-            index.records(name);
+            parseRepodata(corrupted, { channel: CHANNEL, subdir: 'linux-64' });
           } catch (error) {
-            expect(error instanceof RepodataParseError || error instanceof RepodataIndexUnsupportedError).toBe(true);
+            expect(error).toBeInstanceOf(RepodataParseError);
+            eagerOk = false;
           }
-        }
-      }),
+          let index: LazySubdirIndex;
+          try {
+            index = lazy(corrupted);
+          } catch (error) {
+            // Whatever the eager parser reads, the scan reads too.
+            expect(eagerOk).toBe(false);
+            expect(error).toBeInstanceOf(RepodataParseError);
+            return;
+          }
+          if (eagerOk) {
+            expectEquivalent(index, corrupted);
+            return;
+          }
+          // The scan accepted a document JSON.parse rejects (bad JSON inside a record): reading
+          // fails with a typed error, never a SyntaxError.
+          for (const name of index.names()) {
+            try {
+              index.records(name);
+            } catch (error) {
+              expect(error instanceof RepodataParseError || error instanceof RepodataIndexUnsupportedError).toBe(true);
+            }
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -320,7 +366,12 @@ describe('the lazy index', () => {
     expect(LazySubdirIndex.fromShared(handle).records('a')).toEqual(index.records('a'));
     const worker = new Worker(new URL('./lazy-index-worker.mjs', import.meta.url));
     try {
-      const reply = await new Promise<{ recordCount: number; nameCount: number; records: Record<string, PackageRecord[]>; shared: boolean }>((resolve, reject) => {
+      const reply = await new Promise<{
+        recordCount: number;
+        nameCount: number;
+        records: Record<string, PackageRecord[]>;
+        shared: boolean;
+      }>((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
         worker.postMessage({ handle, names: ['a', 'b', 'missing'] });

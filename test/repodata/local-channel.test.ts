@@ -59,7 +59,10 @@ describe('local channels keep a name index in the cache', () => {
       for (const index of [first[i]!, second[i]!]) {
         const got = allRecords(index);
         expect([...got.keys()]).toEqual([...expected.keys()]);
-        for (const [name, records] of got) expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]));
+        for (const [name, records] of got)
+          expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(
+            expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]),
+          );
       }
     });
     // The channel folder is read, never written (a read-only mirror works).
@@ -132,7 +135,10 @@ describe('local channels keep a name index in the cache', () => {
     for (const indexBytes of ['positional', 'memory'] as const) {
       const store = new RepodataStore({ cacheDir: join(work.path, `cache-truncated-${indexBytes}`), indexBytes });
       try {
-        const error = await store.load(parseChannel(channel), 'linux-64').then(() => null, (e: unknown) => e as Error & { code: string });
+        const error = await store.load(parseChannel(channel), 'linux-64').then(
+          () => null,
+          (e: unknown) => e as Error & { code: string },
+        );
         expect(error?.code).toBe('CR_ERR_REPODATA_CORRUPT');
         expect(error!.message).toMatch(/^Cannot fetch repodata for file:.*linux-64: the JSON ends unexpectedly/);
         expect(error!.message).not.toContain('Cannot parse repodata');
@@ -144,8 +150,16 @@ describe('local channels keep a name index in the cache', () => {
 
   it('a .zst-only subdir with broken JSON or broken zstd data is a corrupt-repodata error, leaving nothing in the cache', async () => {
     const cases: Array<[string, () => Promise<Uint8Array>, RegExp]> = [
-      ['json', async () => zstdCompress(Buffer.from('{"packages": {"a-1-0.tar.bz2": {"name": "a"},, "b": 1}}')), /linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected a file name in "packages"/],
-      ['zstd', async () => (await zstdCompress(readFileSync(join(DEMO, 'linux-64', 'repodata.json')))).subarray(0, 200), /linux-64: bad zstd data in repodata.json.zst/],
+      [
+        'json',
+        async () => zstdCompress(Buffer.from('{"packages": {"a-1-0.tar.bz2": {"name": "a"},, "b": 1}}')),
+        /linux-64: invalid JSON at byte 45 \(line 1, column 46\): expected a file name in "packages"/,
+      ],
+      [
+        'zstd',
+        async () => (await zstdCompress(readFileSync(join(DEMO, 'linux-64', 'repodata.json')))).subarray(0, 200),
+        /linux-64: bad zstd data in repodata.json.zst/,
+      ],
     ];
     for (const [name, bytes, message] of cases) {
       const channel = join(work.path, `zst-broken-${name}`);
@@ -154,7 +168,10 @@ describe('local channels keep a name index in the cache', () => {
       const cacheDir = join(work.path, `cache-zst-broken-${name}`);
       const store = new RepodataStore({ cacheDir });
       try {
-        const error = await store.load(parseChannel(channel), 'linux-64').then(() => null, (e: unknown) => e as Error & { code: string });
+        const error = await store.load(parseChannel(channel), 'linux-64').then(
+          () => null,
+          (e: unknown) => e as Error & { code: string },
+        );
         expect(error?.code).toBe('CR_ERR_REPODATA_CORRUPT');
         expect(error!.message).toMatch(message);
         expect(readdirSync(join(cacheDir, 'local'))).toEqual(['CACHEDIR.TAG']); // the cache's marker only
@@ -201,7 +218,9 @@ describe('local channels keep a name index in the cache', () => {
       expect(strip(allRecords(fromZst[i]!))).toEqual(strip(expected));
       expect([...allRecords(fromShards[i]!).keys()]).toEqual([...expected.keys()]);
       for (const [name, records] of allRecords(fromShards[i]!)) {
-        expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]));
+        expect(records.map((r) => [r.fn, r.version, r.build, r.depends])).toEqual(
+          expected.get(name)!.map((r) => [r.fn, r.version, r.build, r.depends]),
+        );
       }
     });
   });

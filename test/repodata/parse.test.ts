@@ -34,7 +34,10 @@ function document(parts: Record<string, unknown>): string {
 }
 
 function parseOne(record: Record<string, unknown>, channel: ChannelRef = CONDA_FORGE) {
-  const { records } = parseRepodata(document({ 'packages.conda': { 'demo-1.0-py39h1234567_0.conda': record } }), { channel, subdir: 'linux-64' });
+  const { records } = parseRepodata(document({ 'packages.conda': { 'demo-1.0-py39h1234567_0.conda': record } }), {
+    channel,
+    subdir: 'linux-64',
+  });
   expect(records).toHaveLength(1);
   return records[0];
 }
@@ -139,12 +142,16 @@ describeShared('parseRepodata on the shared snapshots', () => {
   });
 
   it('keeps both the .tar.bz2 and the .conda record of a package published as both', () => {
-    const { records } = parseRepodata(readFileSync(join(CHANNELS_DIR, 'defaults-main-2022/linux-aarch64/repodata.json')), { channel: CONDA_FORGE });
+    const { records } = parseRepodata(readFileSync(join(CHANNELS_DIR, 'defaults-main-2022/linux-aarch64/repodata.json')), {
+      channel: CONDA_FORGE,
+    });
     const stems = new Map<string, string[]>();
-    for (const r of records) stems.set(`${r.name}-${r.version}-${r.build}`, [...(stems.get(`${r.name}-${r.version}-${r.build}`) ?? []), r.fn]);
+    for (const r of records)
+      stems.set(`${r.name}-${r.version}-${r.build}`, [...(stems.get(`${r.name}-${r.version}-${r.build}`) ?? []), r.fn]);
     const both = [...stems.values()].filter((fns) => fns.length === 2);
     expect(both.length).toBeGreaterThan(0);
-    for (const fns of both) expect(fns.sort().map((fn) => fn.slice(fn.lastIndexOf('-')).replace(/^[^.]*/, ''))).toEqual(['.conda', '.tar.bz2']);
+    for (const fns of both)
+      expect(fns.sort().map((fn) => fn.slice(fn.lastIndexOf('-')).replace(/^[^.]*/, ''))).toEqual(['.conda', '.tar.bz2']);
   });
 
   it('turns timestamps in seconds into milliseconds and "" track_features into none (numpy file)', () => {
@@ -210,7 +217,12 @@ describe('parseRepodata record normalisation', () => {
     ['noarch "Generic"', { noarch: 'Generic' }, 'noarch', 'generic'],
     ['noarch "true" (old conda-build)', { noarch: 'true' }, 'noarch', 'generic'],
     ['no build_number', { build_number: undefined }, 'build_number', 0],
-    ['python_site_packages_path (CEP 17)', { python_site_packages_path: 'lib/python3.13t/site-packages' }, 'python_site_packages_path', 'lib/python3.13t/site-packages'],
+    [
+      'python_site_packages_path (CEP 17)',
+      { python_site_packages_path: 'lib/python3.13t/site-packages' },
+      'python_site_packages_path',
+      'lib/python3.13t/site-packages',
+    ],
   ])('accepts %s', (_label, overrides, field, expected) => {
     expect(parseOne(entry(overrides))[field as 'name']).toEqual(expected);
   });
@@ -223,7 +235,8 @@ describe('parseRepodata record normalisation', () => {
 
   it('takes subdir from the record, else info.subdir, else the requested subdir', () => {
     const fn = 'demo-1.0-0.conda';
-    const one = (doc: Record<string, unknown>, subdir?: string) => parseRepodata(JSON.stringify(doc), { channel: CONDA_FORGE, subdir }).records[0];
+    const one = (doc: Record<string, unknown>, subdir?: string) =>
+      parseRepodata(JSON.stringify(doc), { channel: CONDA_FORGE, subdir }).records[0];
     expect(one({ info: { subdir: 'linux-64' }, 'packages.conda': { [fn]: entry({ subdir: 'noarch' }) } }).subdir).toBe('noarch');
     expect(one({ info: { subdir: 'osx-64' }, 'packages.conda': { [fn]: entry({ subdir: undefined }) } }, 'linux-64').subdir).toBe('osx-64');
     expect(one({ 'packages.conda': { [fn]: entry({ subdir: undefined }) } }, 'win-64').url).toBe(`${CONDA_FORGE.baseUrl}/win-64/${fn}`);
@@ -236,7 +249,11 @@ describe('parseRepodata record normalisation', () => {
     ['a path relative to the subdir', '../../mirror/linux-64', 'https://conda.anaconda.org/mirror/linux-64/'],
     ['a path from the host root', '/pkgs/linux-64/', 'https://conda.anaconda.org/pkgs/linux-64/'],
   ])('resolves info.base_url given as %s (CEP 15)', (_label, baseUrl, expected) => {
-    const doc = JSON.stringify({ info: { subdir: 'linux-64', base_url: baseUrl }, repodata_version: 2, 'packages.conda': { 'demo-1.0-0.conda': entry() } });
+    const doc = JSON.stringify({
+      info: { subdir: 'linux-64', base_url: baseUrl },
+      repodata_version: 2,
+      'packages.conda': { 'demo-1.0-0.conda': entry() },
+    });
     expect(parseRepodata(doc, { channel: CONDA_FORGE, subdir: 'linux-64' }).records[0].url).toBe(`${expected}demo-1.0-0.conda`);
   });
 
@@ -283,14 +300,34 @@ describe('parseRepodata errors', () => {
     ['a JSON array', '[]', /the document is not a JSON object/],
     ['"packages" as a list', '{"packages": []}', /"packages" must be an object/],
     ['a record that is not an object', document({ packages: { 'x-1-0.tar.bz2': 3 } }), /record "x-1-0.tar.bz2" must be an object/],
-    ['a record without a name', document({ packages: { 'x-1-0.tar.bz2': entry({ name: undefined }) } }), /record "x-1-0.tar.bz2" field "name" is missing/],
-    ['a record without a version', document({ packages: { 'x-1-0.tar.bz2': entry({ version: undefined }) } }), /field "version" is missing/],
+    [
+      'a record without a name',
+      document({ packages: { 'x-1-0.tar.bz2': entry({ name: undefined }) } }),
+      /record "x-1-0.tar.bz2" field "name" is missing/,
+    ],
+    [
+      'a record without a version',
+      document({ packages: { 'x-1-0.tar.bz2': entry({ version: undefined }) } }),
+      /field "version" is missing/,
+    ],
     ['a record without a build', document({ packages: { 'x-1-0.tar.bz2': entry({ build: undefined }) } }), /field "build" is missing/],
-    ['a numeric version', document({ packages: { 'x-1-0.tar.bz2': entry({ version: 1.1 }) } }), /field "version" must be a non-empty string, got 1.1/],
-    ['depends with a number', document({ packages: { 'x-1-0.tar.bz2': entry({ depends: ['a', 2] }) } }), /field "depends" must be a list of strings/],
+    [
+      'a numeric version',
+      document({ packages: { 'x-1-0.tar.bz2': entry({ version: 1.1 }) } }),
+      /field "version" must be a non-empty string, got 1.1/,
+    ],
+    [
+      'depends with a number',
+      document({ packages: { 'x-1-0.tar.bz2': entry({ depends: ['a', 2] }) } }),
+      /field "depends" must be a list of strings/,
+    ],
     ['a bad md5', document({ packages: { 'x-1-0.tar.bz2': entry({ md5: 'xyz' }) } }), /field "md5" must be a hex digest, got "xyz"/],
     ['a negative size', document({ packages: { 'x-1-0.tar.bz2': entry({ size: -1 }) } }), /field "size" must be a non-negative integer/],
-    ['an unknown noarch kind', document({ packages: { 'x-1-0.tar.bz2': entry({ noarch: 'rust' }) } }), /field "noarch" must be "python", "generic" or a boolean, got "rust"/],
+    [
+      'an unknown noarch kind',
+      document({ packages: { 'x-1-0.tar.bz2': entry({ noarch: 'rust' }) } }),
+      /field "noarch" must be "python", "generic" or a boolean, got "rust"/,
+    ],
     ['"removed" that is not a list', document({ removed: 'x' }), /"removed" must be a list of file names/],
     ['an invalid base_url', JSON.stringify({ info: { base_url: 'http://[bad' } }), /"info.base_url" "http:\/\/\[bad" is not a valid URL/],
   ])('rejects %s with a RepodataParseError naming it', (_label, input, pattern) => {
@@ -301,11 +338,16 @@ describe('parseRepodata errors', () => {
 
   it('refuses repodata_version 3, as conda does', () => {
     expect(() => parseRepodata('{"repodata_version": 3}', { channel: CONDA_FORGE, subdir: 'noarch' })).toThrow(RepodataVersionError);
-    expect(() => parseRepodata('{"repodata_version": 3}', { channel: CONDA_FORGE, subdir: 'noarch' })).toThrow(/repodata_version 3 is newer than the supported versions 1 and 2/);
+    expect(() => parseRepodata('{"repodata_version": 3}', { channel: CONDA_FORGE, subdir: 'noarch' })).toThrow(
+      /repodata_version 3 is newer than the supported versions 1 and 2/,
+    );
   });
 
   it('never throws anything but RepodataParseError on corrupted documents', () => {
-    const valid = document({ packages: { 'demo-1.0-0.tar.bz2': entry() }, 'packages.conda': { 'demo-1.0-0.conda': entry({ track_features: 'a b' }) } });
+    const valid = document({
+      packages: { 'demo-1.0-0.tar.bz2': entry() },
+      'packages.conda': { 'demo-1.0-0.conda': entry({ track_features: 'a b' }) },
+    });
     fc.assert(
       fc.property(fc.nat(valid.length), fc.string({ maxLength: 3 }), fc.nat(3), (at, insert, cut) => {
         const corrupted = valid.slice(0, at) + insert + valid.slice(at + cut);

@@ -67,7 +67,10 @@ function repodata(): Record<string, unknown> {
 
 describe('one record', () => {
   const context = recordContext(SOURCE, { subdir: 'linux-64', baseUrl: null, repodataVersion: null, removed: [] });
-  const over = (overrides: Record<string, unknown>, name = 'x') => () => normaliseRecord(entry(name, overrides), 'x-1.0-0.conda', context);
+  const over =
+    (overrides: Record<string, unknown>, name = 'x') =>
+    () =>
+      normaliseRecord(entry(name, overrides), 'x-1.0-0.conda', context);
 
   it('the bounds are the documented numbers', () => {
     expect([MAX_RECORD_SPECS, MAX_RECORD_SPEC_CHARS, MAX_RECORD_FIELD_LENGTH]).toEqual([4096, 262_144, 256]);
@@ -77,8 +80,16 @@ describe('one record', () => {
     ['200,000 depends', { depends: HUGE_DEPENDS }, /has 200000 depends entries, more than the limit of 4096/],
     ['4097 depends', { depends: Array.from({ length: 4097 }, (_, i) => `d${i}`) }, /has 4097 depends entries, more than the limit of 4096/],
     ['4097 constrains', { constrains: Array.from({ length: 4097 }, (_, i) => `d${i} <1`) }, /has 4097 constrains entries/],
-    ['a depends entry over the spec length', { depends: ['python', `x ${'1'.repeat(MAX_SPEC_LENGTH)}`] }, /has a depends entry of 4098 characters, more than the limit of 4096/],
-    ['300 KB of specs in all', { depends: Array.from({ length: 100 }, (_, i) => `d${i} ${'1'.repeat(3000)}`) }, /characters of depends and constrains, more than the limit of 262144/],
+    [
+      'a depends entry over the spec length',
+      { depends: ['python', `x ${'1'.repeat(MAX_SPEC_LENGTH)}`] },
+      /has a depends entry of 4098 characters, more than the limit of 4096/,
+    ],
+    [
+      '300 KB of specs in all',
+      { depends: Array.from({ length: 100 }, (_, i) => `d${i} ${'1'.repeat(3000)}`) },
+      /characters of depends and constrains, more than the limit of 262144/,
+    ],
     ['a 257-character version', { version: '1'.repeat(257) }, /has a version of 257 characters, more than the limit of 256/],
     ['a 300-character build', { build: 'b'.repeat(300) }, /has a build of 300 characters/],
   ])('%s: OversizedRecordError naming the record and the limit', (_name, overrides, message) => {
@@ -111,7 +122,9 @@ describe('one record', () => {
 
   it('a malformed record still fails the document, as before', () => {
     expect(over({ depends: 'python' })).toThrow(/field "depends" must be a list of strings/);
-    expect(() => parseRepodata(JSON.stringify({ info: { subdir: 'linux-64' }, packages: { 'x.conda': entry('x', { depends: [1] }) } }), SOURCE)).toThrow(RepodataParseError);
+    expect(() =>
+      parseRepodata(JSON.stringify({ info: { subdir: 'linux-64' }, packages: { 'x.conda': entry('x', { depends: [1] }) } }), SOURCE),
+    ).toThrow(RepodataParseError);
   });
 });
 
@@ -129,7 +142,10 @@ describe('a channel with one huge record', () => {
     expect(text.length).toBeGreaterThan(4_000_000);
     bytes = new TextEncoder().encode(text);
     writeFileSync(join(channelDir, 'linux-64', 'repodata.json'), text);
-    writeFileSync(join(channelDir, 'noarch', 'repodata.json'), JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': {} }));
+    writeFileSync(
+      join(channelDir, 'noarch', 'repodata.json'),
+      JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': {} }),
+    );
   });
   afterAll(() => dir?.remove());
 
@@ -151,7 +167,10 @@ describe('a channel with one huge record', () => {
   it('a shard holding the huge record: the same', async () => {
     const shard = encode({
       packages: {},
-      'packages.conda': { 'huge-1.0-0.conda': entry('huge', { depends: HUGE_DEPENDS }), 'huge-2.0-0.conda': entry('huge', { version: '2.0' }) },
+      'packages.conda': {
+        'huge-1.0-0.conda': entry('huge', { depends: HUGE_DEPENDS }),
+        'huge-2.0-0.conda': entry('huge', { version: '2.0' }),
+      },
     });
     const compressed = await zstdCompress(shard);
     const sha256 = createHash('sha256').update(compressed).digest('hex');
@@ -173,7 +192,9 @@ describe('a channel with one huge record', () => {
       const ok = toNative(await resolveEnvironments({ specs: ['huge'], channels: [channelDir], platforms: ['linux-64'] }, options));
       expect(ok[0]!.error).toBeNull();
       expect(ok[0]!.packages.map((p) => `${p.name}-${p.version}`)).toEqual(['huge-2.0', 'tiny-1.0']);
-      const unreachable = toNative(await resolveEnvironments({ specs: ['needs-huge'], channels: [channelDir], platforms: ['linux-64'] }, options));
+      const unreachable = toNative(
+        await resolveEnvironments({ specs: ['needs-huge'], channels: [channelDir], platforms: ['linux-64'] }, options),
+      );
       expect(unreachable[0]!.error).toMatch(/needs-huge 1\.0 requires huge <2, but no huge matches \(available: 2\.0\)/);
     } finally {
       cache.remove();

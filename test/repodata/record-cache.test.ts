@@ -95,7 +95,11 @@ describe('the record cache', () => {
     readNames(jsonPath, names);
     await saved();
     const whole = readFileSync(cachePath);
-    for (const damaged of [whole.subarray(0, whole.length - 10), Buffer.from('not a cache'), Buffer.concat([whole.subarray(0, whole.length - 3), Buffer.from('!!!')])]) {
+    for (const damaged of [
+      whole.subarray(0, whole.length - 10),
+      Buffer.from('not a cache'),
+      Buffer.concat([whole.subarray(0, whole.length - 3), Buffer.from('!!!')]),
+    ]) {
       writeFileSync(cachePath, damaged);
       expect(readNames(jsonPath, names)).toEqual(fresh);
     }
@@ -155,13 +159,38 @@ describe('the record cache', () => {
 describe('the record cache version', () => {
   it('names the shape of a normalised record: a change to it must bump RECORD_CACHE_VERSION', () => {
     const context = recordContext(SOURCE, { subdir: 'linux-64', baseUrl: null, repodataVersion: 1, removed: [] });
-    const record = normaliseRecord({ name: 'a', version: '1', build: '0', build_number: 0, depends: ['b'], timestamp: 1 }, 'a-1-0.conda', context);
+    const record = normaliseRecord(
+      { name: 'a', version: '1', build: '0', build_number: 0, depends: ['b'], timestamp: 1 },
+      'a-1-0.conda',
+      context,
+    );
     // Kept records are read back as they were written: when the fields below change (or what
     // normalising puts in them), records of the old shape must not be read, so bump the version
     // in repodata/lazy/record-cache.ts together with this list.
     expect({ version: RECORD_CACHE_VERSION, fields: Object.keys(record) }).toEqual({
       version: 1,
-      fields: ['name', 'version', 'build', 'build_number', 'channel', 'subdir', 'fn', 'url', 'md5', 'sha256', 'size', 'depends', 'constrains', 'track_features', 'features', 'license', 'license_family', 'noarch', 'timestamp', 'python_site_packages_path'],
+      fields: [
+        'name',
+        'version',
+        'build',
+        'build_number',
+        'channel',
+        'subdir',
+        'fn',
+        'url',
+        'md5',
+        'sha256',
+        'size',
+        'depends',
+        'constrains',
+        'track_features',
+        'features',
+        'license',
+        'license_family',
+        'noarch',
+        'timestamp',
+        'python_site_packages_path',
+      ],
     });
   });
 });

@@ -39,7 +39,10 @@ describe('the shard closure over HTTP', () => {
   beforeAll(async () => {
     const source = join(work.path, 'source');
     const packages: Record<string, unknown> = {
-      'app-1.0-0.tar.bz2': record('app', leaves.map((leaf) => `${leaf} >=1`)),
+      'app-1.0-0.tar.bz2': record(
+        'app',
+        leaves.map((leaf) => `${leaf} >=1`),
+      ),
       'base-1.0-0.tar.bz2': record('base', []),
     };
     for (const leaf of leaves) packages[`${leaf}-1.0-0.tar.bz2`] = record(leaf, ['base']);
@@ -78,7 +81,9 @@ describe('the shard closure over HTTP', () => {
     process.on('warning', onWarning);
     const store = new RepodataStore({ cacheDir: join(work.path, 'cache-gate'), concurrency: pool });
     try {
-      const indexes = await store.prepare([parseChannel(`${server.url}/ch`)], ['linux-64'], ['app'], { signal: new AbortController().signal });
+      const indexes = await store.prepare([parseChannel(`${server.url}/ch`)], ['linux-64'], ['app'], {
+        signal: new AbortController().signal,
+      });
       expect(indexes[0]!.records('base')).toHaveLength(1);
       for (const leaf of leaves) expect(indexes[0]!.records(leaf)).toHaveLength(1);
     } finally {
@@ -101,31 +106,37 @@ describe('the shard index name table', () => {
 
   it('answers like a map built from the same entries, for any names', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }), fc.integer({ min: 0, max: 255 })), { maxLength: 200 }), fc.array(fc.string({ maxLength: 40 }), { maxLength: 20 }), (entries, probes) => {
-        // A msgpack map written entry by entry, repeats included (encode() would drop them).
-        const expected = new Map<string, string>();
-        const body: Uint8Array[] = [];
-        for (const [name, n] of entries) {
-          expected.set(name, hex(n));
-          body.push(encode(name), new Uint8Array([0xc4, 32]), hash(n));
-        }
-        const count = entries.length;
-        const bytes = Buffer.concat([
-          new Uint8Array([0x82]),
-          encode('info'),
-          encode({ subdir: 'linux-64' }),
-          encode('shards'),
-          new Uint8Array([0xde, count >> 8, count & 0xff]),
-          ...body,
-        ]);
-        const index = decodeShardIndex(bytes, 'ch', 'linux-64');
-        expect(index.shards.size).toBe(expected.size);
-        expect(new Set(index.shards.keys())).toEqual(new Set(expected.keys()));
-        for (const name of [...expected.keys(), ...probes]) {
-          expect(index.shards.has(name)).toBe(expected.has(name));
-          expect(index.shards.get(name)).toBe(expected.get(name));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }), fc.integer({ min: 0, max: 255 })), {
+          maxLength: 200,
+        }),
+        fc.array(fc.string({ maxLength: 40 }), { maxLength: 20 }),
+        (entries, probes) => {
+          // A msgpack map written entry by entry, repeats included (encode() would drop them).
+          const expected = new Map<string, string>();
+          const body: Uint8Array[] = [];
+          for (const [name, n] of entries) {
+            expected.set(name, hex(n));
+            body.push(encode(name), new Uint8Array([0xc4, 32]), hash(n));
+          }
+          const count = entries.length;
+          const bytes = Buffer.concat([
+            new Uint8Array([0x82]),
+            encode('info'),
+            encode({ subdir: 'linux-64' }),
+            encode('shards'),
+            new Uint8Array([0xde, count >> 8, count & 0xff]),
+            ...body,
+          ]);
+          const index = decodeShardIndex(bytes, 'ch', 'linux-64');
+          expect(index.shards.size).toBe(expected.size);
+          expect(new Set(index.shards.keys())).toEqual(new Set(expected.keys()));
+          for (const name of [...expected.keys(), ...probes]) {
+            expect(index.shards.has(name)).toBe(expected.has(name));
+            expect(index.shards.get(name)).toBe(expected.get(name));
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -142,7 +153,10 @@ describe('a shard checked before caching', () => {
     const compressed = await zstdCompress(raw, 3);
     const good = createHash('sha256').update(compressed).digest('hex');
     const other = createHash('sha256').update('something else').digest('hex');
-    const context = recordContext({ channel: { name: 'ch', baseUrl: 'https://h/ch' }, subdir: 'linux-64' }, { subdir: 'linux-64', baseUrl: 'https://h/ch/linux-64/', repodataVersion: 2, removed: [] });
+    const context = recordContext(
+      { channel: { name: 'ch', baseUrl: 'https://h/ch' }, subdir: 'linux-64' },
+      { subdir: 'linux-64', baseUrl: 'https://h/ch/linux-64/', repodataVersion: 2, removed: [] },
+    );
     const where = { channel: 'ch', subdir: 'linux-64' };
     expect(await shardMatchesHash(compressed, good)).toBe(true);
     await expect(decodeShard(compressed, other, 'a', context, where)).rejects.toThrow(/does not match its hash/);
@@ -156,7 +170,10 @@ describe('cache writes during the closure walk', () => {
   async function appAndLeaf(fetchShard: (name: string, bytes: Uint8Array) => ReturnType<ShardFetcher>): Promise<ShardedSubdirIndex> {
     const shards: Record<string, Uint8Array> = {};
     const hashes: Record<string, Uint8Array> = {};
-    for (const [name, depends] of [['app', ['leaf']], ['leaf', []]] as const) {
+    for (const [name, depends] of [
+      ['app', ['leaf']],
+      ['leaf', []],
+    ] as const) {
       shards[name] = await zstdCompress(encode({ packages: { [`${name}-1.0-0.tar.bz2`]: record(name, [...depends]) } }), 3);
       hashes[name] = createHash('sha256').update(shards[name]!).digest();
     }

@@ -61,12 +61,21 @@ describe('shard index', () => {
     const hex = (n: number): string => Buffer.from(hash(n)).toString('hex');
     // The layout writers produce (raw 32-byte hashes), with extra keys and a non-ASCII name.
     const usual = decodeShardIndex(
-      encode({ version: 1, info: { base_url: './', shards_base_url: './shards/', subdir: 'noarch', extra: [1, { a: null }] }, shards: { numpy: hash(1), 'päckage': hash(2) }, removed: [] }),
+      encode({
+        version: 1,
+        info: { base_url: './', shards_base_url: './shards/', subdir: 'noarch', extra: [1, { a: null }] },
+        shards: { numpy: hash(1), päckage: hash(2) },
+        removed: [],
+      }),
       'ch',
       'noarch',
     );
     // Hashes as hex strings: not what CEP 16 says, but read.
-    const other = decodeShardIndex(encode({ shards: { numpy: hex(1), 'päckage': hex(2).toUpperCase() }, info: { subdir: 'noarch' } }), 'ch', 'noarch');
+    const other = decodeShardIndex(
+      encode({ shards: { numpy: hex(1), päckage: hex(2).toUpperCase() }, info: { subdir: 'noarch' } }),
+      'ch',
+      'noarch',
+    );
     for (const index of [usual, other]) {
       expect([...index.shards.keys()].sort()).toEqual(['numpy', 'päckage']);
       expect(index.shards.get('numpy')).toBe(hex(1));
@@ -183,7 +192,9 @@ describeShared('sharded channels', () => {
       await store.close();
       expect(error).toBeInstanceOf(CondaResolveError);
       expect((error as CondaResolveError).code).toBe('CR_ERR_REPODATA_CORRUPT');
-      expect((error as Error).message).toMatch(new RegExp(`^Cannot fetch repodata for ${server.url}/cf/linux-64: the shard of "python" does not match its hash`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^Cannot fetch repodata for ${server.url}/cf/linux-64: the shard of "python" does not match its hash`),
+      );
       expect(readdirSync(join(cacheDir, 'shards'))).toEqual(['CACHEDIR.TAG']); // the cache's marker only
     } finally {
       server.intercept = undefined;
@@ -206,7 +217,11 @@ describeShared('sharded channels', () => {
     expect(linux!.records('python').length).toBe(monolithic[0]!.records('python').length);
     expect(shardRequests().length).toBeGreaterThan(0);
     for (const file of shardFiles()) {
-      expect(createHash('sha256').update(readFileSync(join(shardsDir, file))).digest('hex')).toBe(file.replace('.msgpack.zst', ''));
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(shardsDir, file)))
+          .digest('hex'),
+      ).toBe(file.replace('.msgpack.zst', ''));
     }
   });
 
@@ -249,7 +264,10 @@ describeShared('sharded channels', () => {
       expect(seen).toContain('/cf/linux-64/repodata_shards.msgpack.zst');
       expect(linux!.records('python').length).toBeGreaterThan(0);
 
-      const refusing = new RepodataStore({ cacheDir: join(work.path, 'cache-redirect-refused'), checkUrl: (url) => !url.pathname.startsWith('/cf/') });
+      const refusing = new RepodataStore({
+        cacheDir: join(work.path, 'cache-redirect-refused'),
+        checkUrl: (url) => !url.pathname.startsWith('/cf/'),
+      });
       const error = await refusing.prepare([parseChannel(`${server.url}/moved`)], ['linux-64'], ['python']).catch((e: unknown) => e);
       await refusing.close();
       expect((error as CondaResolveError).code).toBe('CR_ERR_REPODATA_URL_REFUSED');

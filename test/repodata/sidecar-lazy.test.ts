@@ -26,7 +26,11 @@ const SOURCE = { channel: CHANNEL, subdir: 'linux-64' };
 const encoder = new TextEncoder();
 
 /** Tables as a scan would build them, over made-up names and spans inside a document of `byteLength`. */
-function buildTables(names: readonly string[], rowsPerName: readonly (readonly [number, number, number][])[], byteLength: number): RepodataIndexTables {
+function buildTables(
+  names: readonly string[],
+  rowsPerName: readonly (readonly [number, number, number][])[],
+  byteLength: number,
+): RepodataIndexTables {
   const nameOffsets = new Uint32Array(names.length + 1);
   const rows = rowsPerName.flat();
   const fnStart = new Uint32Array(rows.length);
@@ -54,7 +58,19 @@ function buildTables(names: readonly string[], rowsPerName: readonly (readonly [
     nameSlots[slot] = id;
   });
   const info = { subdir: 'linux-64', baseUrl: null };
-  return { byteLength, fingerprint: 12345, info, fnStart, fnEnd, recStart, recEnd, nameOffsets, nameBytes, nameByteOffsets, nameSlots } as unknown as RepodataIndexTables;
+  return {
+    byteLength,
+    fingerprint: 12345,
+    info,
+    fnStart,
+    fnEnd,
+    recStart,
+    recEnd,
+    nameOffsets,
+    nameBytes,
+    nameByteOffsets,
+    nameSlots,
+  } as unknown as RepodataIndexTables;
 }
 
 /** A reader over bytes in memory that records every read. */
@@ -68,7 +84,9 @@ describe('format 3 sidecars', () => {
   const row = fc.tuple(fc.integer({ min: 1, max: DOC - 5000 }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 2, max: 4000 }));
   const tablesArbitrary = fc
     .uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 40 })
-    .chain((names) => fc.tuple(fc.constant(names), fc.array(fc.array(row, { maxLength: 6 }), { minLength: names.length, maxLength: names.length })));
+    .chain((names) =>
+      fc.tuple(fc.constant(names), fc.array(fc.array(row, { maxLength: 6 }), { minLength: names.length, maxLength: names.length })),
+    );
 
   it('give back every name and its rows, lazily and whole, for any tables', () => {
     fc.assert(
@@ -90,7 +108,9 @@ describe('format 3 sidecars', () => {
           expect([...got.recStart]).toEqual([...tables.recStart.subarray(first, last)]);
           expect([...got.recEnd]).toEqual([...tables.recEnd.subarray(first, last)]);
         });
-        expect(lazy.lookup(`${names.join('')}-absent`)).toBe(names.includes(`${names.join('')}-absent`) ? names.indexOf(`${names.join('')}-absent`) : -1);
+        expect(lazy.lookup(`${names.join('')}-absent`)).toBe(
+          names.includes(`${names.join('')}-absent`) ? names.indexOf(`${names.join('')}-absent`) : -1,
+        );
         expect(decodeIndexSidecar(sidecar, expected, 'x')).toEqual(tables);
       }),
       { numRuns: 150 },
@@ -98,7 +118,18 @@ describe('format 3 sidecars', () => {
   });
 
   it('refuse any single damaged byte, at open or when the damaged rows are read', () => {
-    const tables = buildTables(['a', 'bb', 'ccc'], [[[10, 3, 50]], [[100, 4, 60], [300, 4, 60]], []], DOC);
+    const tables = buildTables(
+      ['a', 'bb', 'ccc'],
+      [
+        [[10, 3, 50]],
+        [
+          [100, 4, 60],
+          [300, 4, 60],
+        ],
+        [],
+      ],
+      DOC,
+    );
     const sidecar = encodeIndexSidecar(tables);
     const expected = { byteLength: DOC, fingerprint: 12345 };
     for (let at = 0; at < sidecar.length; at++) {
@@ -111,7 +142,9 @@ describe('format 3 sidecars', () => {
     }
     // Truncated anywhere, or with bytes after the end.
     for (const length of [0, 5, 12, 40, sidecar.length - 16, sidecar.length - 1]) {
-      expect(() => openIndexSidecar(countingReader(sidecar.subarray(0, length)), expected, 'x'), `length ${length}`).toThrow(RepodataIndexUnsupportedError);
+      expect(() => openIndexSidecar(countingReader(sidecar.subarray(0, length)), expected, 'x'), `length ${length}`).toThrow(
+        RepodataIndexUnsupportedError,
+      );
     }
     expect(() => openIndexSidecar(countingReader(new Uint8Array([...sidecar, 0])), expected, 'x')).toThrow(/trailing bytes/);
   });
@@ -157,7 +190,10 @@ describe('a warm index over a format 3 sidecar', () => {
     const rowCount = tables.recStart.length;
     const ranges = asked.flatMap((name) => {
       const id = lookupName(tables, name);
-      return [0, 1, 2, 3].map((k) => [rowsAt + 4 * (k * rowCount + tables.nameOffsets[id]), rowsAt + 4 * (k * rowCount + tables.nameOffsets[id + 1])]);
+      return [0, 1, 2, 3].map((k) => [
+        rowsAt + 4 * (k * rowCount + tables.nameOffsets[id]),
+        rowsAt + 4 * (k * rowCount + tables.nameOffsets[id + 1]),
+      ]);
     });
     expect(reader.reads.slice(opening)).toEqual(ranges);
     expect(index.recordCount).toBe(tables.recStart.length);
@@ -167,7 +203,11 @@ describe('a warm index over a format 3 sidecar', () => {
   it('can still hand the whole tables to a worker thread (read and checked once)', () => {
     const tables = LazySubdirIndex.fromBytes(json, SOURCE).tables;
     const reader = countingReader(encodeIndexSidecar(tables));
-    const index = new LazySubdirIndex(openIndexSidecar(reader, { byteLength: json.length, fingerprint: fingerprintBytes(json) }, 'x'), RepodataFile.open(jsonPath), SOURCE);
+    const index = new LazySubdirIndex(
+      openIndexSidecar(reader, { byteLength: json.length, fingerprint: fingerprintBytes(json) }, 'x'),
+      RepodataFile.open(jsonPath),
+      SOURCE,
+    );
     const handle = index.toShared();
     expect(handle.tables).toEqual(tables);
     expect(handle.tables.recStart.buffer).toBeInstanceOf(SharedArrayBuffer);
@@ -264,7 +304,9 @@ describe('a warm index over a format 3 sidecar', () => {
       const first = await runCli(args, { cacheDir });
       await settled();
       expect(first.code, first.stderr).toBe(0);
-      const sidecars = readdirSync(join(cacheDir, 'local')).filter((file) => file.endsWith('.index')).map((file) => join(cacheDir, 'local', file));
+      const sidecars = readdirSync(join(cacheDir, 'local'))
+        .filter((file) => file.endsWith('.index'))
+        .map((file) => join(cacheDir, 'local', file));
       expect(sidecars).toHaveLength(2);
       const sound = sidecars.map((path) => readFileSync(path));
       // Which one is linux-64's, and where python's rows are in it (a name every resolve reads).

@@ -116,7 +116,9 @@ describeShared('fetch failures', () => {
     });
     expect(error.code).toBe('CR_ERR_REPODATA_FETCH');
     expect((error as RepodataFetchError).status).toBe(500);
-    expect(error.message).toMatch(/^Cannot fetch repodata for .*\/conda-forge-py39\/linux-64: the server answered HTTP 500 Internal Server Error/);
+    expect(error.message).toMatch(
+      /^Cannot fetch repodata for .*\/conda-forge-py39\/linux-64: the server answered HTTP 500 Internal Server Error/,
+    );
   });
 
   it('reports truncated zstd data', async () => {

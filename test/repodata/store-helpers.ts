@@ -49,13 +49,21 @@ export function hidePaths(hide: RegExp): (req: IncomingMessage, res: ServerRespo
 
 /** A record with its channel-specific parts (channel name, URL prefix) made relative. */
 export function portable(record: PackageRecord, channelBase: string): PackageRecord {
-  return { ...record, channel: '<channel>', url: record.url.startsWith(channelBase) ? `<base>${record.url.slice(channelBase.length)}` : record.url };
+  return {
+    ...record,
+    channel: '<channel>',
+    url: record.url.startsWith(channelBase) ? `<base>${record.url.slice(channelBase.length)}` : record.url,
+  };
 }
 
 /** name -> portable records, for every name of an index (which must have them all loaded). */
 export function allRecords(index: SubdirIndex): Map<string, PackageRecord[]> {
   const out = new Map<string, PackageRecord[]>();
-  for (const name of [...index.names()].sort()) out.set(name, index.records(name).map((r) => portable(r, index.channel.baseUrl)));
+  for (const name of [...index.names()].sort())
+    out.set(
+      name,
+      index.records(name).map((r) => portable(r, index.channel.baseUrl)),
+    );
   return out;
 }
 

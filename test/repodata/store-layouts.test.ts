@@ -24,10 +24,20 @@ describeShared('one snapshot, four layouts', () => {
   let sharded: ChannelServer;
 
   beforeAll(async () => {
-    await shardChannel({ source: join(CHANNELS_DIR, 'conda-forge-py39'), out: join(work.path, 'sharded', 'conda-forge-py39'), subdirs: SUBDIRS });
+    await shardChannel({
+      source: join(CHANNELS_DIR, 'conda-forge-py39'),
+      out: join(work.path, 'sharded', 'conda-forge-py39'),
+      subdirs: SUBDIRS,
+    });
     // zstd layout: conda-forge's own linux-64 .zst, and ours for the subdirs the snapshot has only as JSON.
     const zstRoot = join(work.path, 'zst', 'conda-forge-py39');
-    await shardChannel({ source: join(CHANNELS_DIR, 'conda-forge-py39'), out: zstRoot, subdirs: SUBDIRS.slice(1), shards: false, zst: true });
+    await shardChannel({
+      source: join(CHANNELS_DIR, 'conda-forge-py39'),
+      out: zstRoot,
+      subdirs: SUBDIRS.slice(1),
+      shards: false,
+      zst: true,
+    });
     mkdirSync(join(zstRoot, 'linux-64'), { recursive: true });
     copyFileSync(join(CHANNELS_DIR, 'conda-forge-py39', 'linux-64', 'repodata.json.zst'), join(zstRoot, 'linux-64', 'repodata.json.zst'));
     plain = await startChannelServer({ root: CHANNELS_DIR, maxAge: 0 });

@@ -7,7 +7,12 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ChannelNotFoundError, RepodataOfflineError, RepodataStoreClosedError, RepodataUrlRefusedError } from '../../repodata/fetch-errors.js';
+import {
+  ChannelNotFoundError,
+  RepodataOfflineError,
+  RepodataStoreClosedError,
+  RepodataUrlRefusedError,
+} from '../../repodata/fetch-errors.js';
 import { ShardedSubdirIndex } from '../../repodata/sharded/sharded-subdir.js';
 import { RepodataStore } from '../../repodata/store.js';
 import type { LoadProgressEvent } from '../../repodata/types.js';
@@ -332,12 +337,16 @@ describeShared('the repodata store', () => {
     expect(win!.records('python')).toEqual([]);
     expect(noarch!.recordCount).toBe(7372);
 
-    const error = await store.prepare([parseChannel(`${server.url}/conda-forge-py39`), parseChannel(`${server.url}/no-such-channel`)], ['linux-64', 'noarch'], []).catch((e: unknown) => e);
+    const error = await store
+      .prepare([parseChannel(`${server.url}/conda-forge-py39`), parseChannel(`${server.url}/no-such-channel`)], ['linux-64', 'noarch'], [])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChannelNotFoundError);
     expect((error as ChannelNotFoundError).code).toBe('CR_ERR_REPODATA_CHANNEL_NOT_FOUND');
     expect((error as Error).message).toBe(`Cannot find channel ${server.url}/no-such-channel: none of its subdirs linux-64, noarch exist`);
 
-    const local = await store.prepare([parseChannel(join(work.path, 'no-such-folder'))], ['linux-64', 'noarch'], []).catch((e: unknown) => e);
+    const local = await store
+      .prepare([parseChannel(join(work.path, 'no-such-folder'))], ['linux-64', 'noarch'], [])
+      .catch((e: unknown) => e);
     expect(local).toBeInstanceOf(ChannelNotFoundError);
     await store.close();
 

@@ -63,7 +63,9 @@ const rawRecord = fc.record(
     build_number: fc.nat(12345),
     depends: fc.array(text, { maxLength: 3 }),
     note: fc.option(fc.constant(ODD), { nil: undefined }),
-    extra: fc.option(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 2 })), { maxKeys: 2 }), { nil: undefined }),
+    extra: fc.option(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 2 })), { maxKeys: 2 }), {
+      nil: undefined,
+    }),
   },
   { requiredKeys: ['name', 'version', 'build'] },
 );
@@ -92,14 +94,25 @@ const splicedRecord = fc.tuple(rawRecord, fc.array(trickyMember, { maxLength: 2 
 const section = fc.array(
   fc.tuple(
     fc.oneof(fc.constantFrom('f1.conda', 'f2.tar.bz2', 'f3', 'ü.conda'), text),
-    fc.oneof(rawRecord, splicedRecord.map((raw) => ({ raw }))),
+    fc.oneof(
+      rawRecord,
+      splicedRecord.map((raw) => ({ raw })),
+    ),
   ),
   { maxLength: 8 },
 );
 const documents = fc
-  .tuple(section, section, fc.constantFrom(0, 1, 2, '\t'), fc.boolean(), fc.boolean(), fc.array(fc.constantFrom('f1.conda', 'f3'), { maxLength: 2 }))
+  .tuple(
+    section,
+    section,
+    fc.constantFrom(0, 1, 2, '\t'),
+    fc.boolean(),
+    fc.boolean(),
+    fc.array(fc.constantFrom('f1.conda', 'f3'), { maxLength: 2 }),
+  )
   .map(([pkgs, condas, indent, reversed, bom, removed]) => {
-    const ser = (value: unknown) => (typeof value === 'object' && value !== null && 'raw' in value ? String(value.raw) : JSON.stringify(value, null, indent));
+    const ser = (value: unknown) =>
+      typeof value === 'object' && value !== null && 'raw' in value ? String(value.raw) : JSON.stringify(value, null, indent);
     const sectionText = (entries: typeof pkgs) => `{${entries.map(([fn, r]) => `${ser(fn)}: ${ser(r)}`).join(',\n')}}`;
     const body = [
       `"packages": ${sectionText(pkgs)}`,
@@ -131,7 +144,9 @@ const regularRecord = fc.record({
 const regularDocuments = fc
   .tuple(fc.array(regularRecord, { minLength: 1, maxLength: 14 }), fc.constantFrom(0, 1, 2, '\t'), fc.boolean())
   .map(([records, indent, reversed]) => {
-    const entries = records.map((record, i) => `${JSON.stringify(`${record.name}-${String(i).padStart(3, '0')}.conda`)}: ${JSON.stringify(record, null, indent)}`);
+    const entries = records.map(
+      (record, i) => `${JSON.stringify(`${record.name}-${String(i).padStart(3, '0')}.conda`)}: ${JSON.stringify(record, null, indent)}`,
+    );
     if (reversed) entries.reverse();
     return `{"info": {"subdir": "linux-64"}, "packages.conda": {${entries.join(',\n')}}}`;
   });
@@ -184,19 +199,47 @@ describe('the streaming repodata scanner', () => {
   });
 
   it('agrees on conda-forge-shaped documents with tokens spliced in anywhere (keys, brackets, escapes, quotes)', () => {
-    const token = fc.constantFrom('"', '\\', '\\"', '{', '}', '[', ']', ',', ':', '"name"', '"name":', ', "name": "x"', ' ', 'é', '\n', '{"name": 1}', ', ["name"]: "y"', ', "k", "name" , : "z"', ', "name" "k": "w"', '"name", "k": "v", ', ', "a": "name", : "z"', '"a": "name" : "z", ');
+    const token = fc.constantFrom(
+      '"',
+      '\\',
+      '\\"',
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"name"',
+      '"name":',
+      ', "name": "x"',
+      ' ',
+      'é',
+      '\n',
+      '{"name": 1}',
+      ', ["name"]: "y"',
+      ', "k", "name" , : "z"',
+      ', "name" "k": "w"',
+      '"name", "k": "v", ',
+      ', "a": "name", : "z"',
+      '"a": "name" : "z", ',
+    );
     fc.assert(
-      fc.property(regularDocuments, fc.array(fc.tuple(fc.nat(), token), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 4 }), (doc, splices, cuts) => {
-        let text = doc;
-        for (const [at, piece] of splices) {
-          const i = at % (text.length + 1);
-          text = text.slice(0, i) + piece + text.slice(i);
-        }
-        const bytes = encoder.encode(text);
-        const expected = whole(bytes);
-        expect(streamed(bytes, cuts, 1 << 18)).toEqual(expected);
-        expect(streamed(bytes, cuts, 1)).toEqual(expected);
-      }),
+      fc.property(
+        regularDocuments,
+        fc.array(fc.tuple(fc.nat(), token), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (doc, splices, cuts) => {
+          let text = doc;
+          for (const [at, piece] of splices) {
+            const i = at % (text.length + 1);
+            text = text.slice(0, i) + piece + text.slice(i);
+          }
+          const bytes = encoder.encode(text);
+          const expected = whole(bytes);
+          expect(streamed(bytes, cuts, 1 << 18)).toEqual(expected);
+          expect(streamed(bytes, cuts, 1)).toEqual(expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -261,14 +304,18 @@ describe('the streaming repodata scanner', () => {
 
   it('reads a huge single value in linear steps (rescans only after the buffer doubles)', () => {
     const big = 'x'.repeat(2_000_000);
-    const doc = encoder.encode(`{"info": {"subdir": "linux-64"}, "packages": {"a-1.tar.bz2": {"name": "a", "blob": "${big}", "version": "1"}}}`);
+    const doc = encoder.encode(
+      `{"info": {"subdir": "linux-64"}, "packages": {"a-1.tar.bz2": {"name": "a", "blob": "${big}", "version": "1"}}}`,
+    );
     const cuts = Array.from({ length: Math.ceil(doc.length / 1000) }, (_, i) => i * 1000);
     expect(streamed(doc, cuts, 1)).toEqual(whole(doc));
   });
 
   it('refuses pushes after an error with the same error', () => {
     const scanner = new RepodataStreamScanner('c/linux-64', { read: () => new Uint8Array(0), batchBytes: 1 });
-    expect(() => scanner.push(encoder.encode('[1, 2]'))).toThrow(/invalid JSON at byte 0 \(line 1, column 1\): expected the "\{" that opens the document/);
+    expect(() => scanner.push(encoder.encode('[1, 2]'))).toThrow(
+      /invalid JSON at byte 0 \(line 1, column 1\): expected the "\{" that opens the document/,
+    );
     expect(() => scanner.push(encoder.encode('{}'))).toThrow(/invalid JSON at byte 0/);
   });
 });

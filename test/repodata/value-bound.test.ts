@@ -32,7 +32,10 @@ function feed(head: string, fill: Uint8Array, limit: number, options: { exact?: 
 describe('one JSON value larger than the scanner holds', () => {
   const chunk = new Uint8Array(MiB).fill(0x61); // "aaaa..."
   it.each([
-    ['a string in a record', '{"info":{"subdir":"linux-64"},"packages":{"a-1-0.tar.bz2":{"name":"a","version":"1","build":"0","build_number":0,"depends":[],"x":"'],
+    [
+      'a string in a record',
+      '{"info":{"subdir":"linux-64"},"packages":{"a-1-0.tar.bz2":{"name":"a","version":"1","build":"0","build_number":0,"depends":[],"x":"',
+    ],
     ['a top-level string', '{"info":{"subdir":"linux-64"},"junk":"'],
   ])('%s: a parse error once it passes the bound, with the buffer let go', (_, head) => {
     for (const exact of [false, true]) {

@@ -25,15 +25,23 @@ const channel = (name: string, records: ReturnType<typeof rec>[]): SolveRequest[
 describe('nativeExplanation', () => {
   it('names a virtual package the target system does not have, with what it has', () => {
     const records = [rec('cudatoolkit', '12.4', { depends: ['__cuda >=12'] })];
-    const data = explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)], virtualPackages: [virtual('__cuda', '11.8')] });
-    expect(data.virtual_packages).toEqual([{ name: '__cuda', spec: '__cuda >=12', available: ['11.8'], note: expect.stringContaining('virtual package') }]);
+    const data = explain({
+      specs: ['cudatoolkit'],
+      channels: [channel('conda-forge', records)],
+      virtualPackages: [virtual('__cuda', '11.8')],
+    });
+    expect(data.virtual_packages).toEqual([
+      { name: '__cuda', spec: '__cuda >=12', available: ['11.8'], note: expect.stringContaining('virtual package') },
+    ]);
     expect(data.conflicts).toEqual([{ kind: 'missing', subject: 'cudatoolkit 12.4', specs: ['__cuda >=12'], against: null, detail: null }]);
   });
 
   it('says a match was hidden by strict channel priority', () => {
     const high = channel('conda-forge', [rec('libarrow', '14.0.2'), rec('pyarrow', '15.0.0', { depends: ['libarrow 15.0.0.*'] })]);
     const data = explain({ specs: ['pyarrow'], channels: [high, channel('defaults', [rec('libarrow', '15.0.0')])] });
-    expect(data.excluded).toEqual([{ name: 'libarrow', versions: ['15.0.0'], cause: 'channel-priority', reason: expect.stringContaining('strict channel priority') }]);
+    expect(data.excluded).toEqual([
+      { name: 'libarrow', versions: ['15.0.0'], cause: 'channel-priority', reason: expect.stringContaining('strict channel priority') },
+    ]);
   });
 
   it('lists the requested specs on both sides of a conflict, the blocked one first', () => {
@@ -49,7 +57,14 @@ describe('nativeExplanation', () => {
 describeShared('nativeExplanation on a real snapshot', () => {
   it('exclude-newer on conda-forge python: the cause and the versions it hid', () => {
     const channels = [loadChannel(`${CHANNELS_DIR}/conda-forge-py39`, 'linux-64', 'conda-forge')];
-    const data = explain({ specs: ['python=3.9.19'], channels, excludeNewer: Date.UTC(2023, 0, 1), virtualPackages: virtualPackages('linux-64') });
-    expect(data.excluded).toEqual([{ name: 'python', versions: ['3.9.19'], cause: 'exclude-newer', reason: expect.stringContaining('exclude-newer') }]);
+    const data = explain({
+      specs: ['python=3.9.19'],
+      channels,
+      excludeNewer: Date.UTC(2023, 0, 1),
+      virtualPackages: virtualPackages('linux-64'),
+    });
+    expect(data.excluded).toEqual([
+      { name: 'python', versions: ['3.9.19'], cause: 'exclude-newer', reason: expect.stringContaining('exclude-newer') },
+    ]);
   });
 });

@@ -27,16 +27,31 @@ function hasPip(): boolean {
 function wheel(name: string, version: string, requires: string[] = [], options: { tag?: string; requiresPython?: string } = {}): IndexFile {
   // Provides-Extra for every extra a requirement's marker names (pip ignores an extra a distribution does not provide).
   const extras = [...new Set(requires.flatMap((r) => [...r.matchAll(/extra == "([^"]+)"/g)].map((m) => m[1]!)))];
-  const text = metadataText(name, version, requires, `${extras.map((e) => `Provides-Extra: ${e}\n`).join('')}${options.requiresPython ? `Requires-Python: ${options.requiresPython}\n` : ''}`);
-  return { ...buildWheel(name, version, text, { tag: options.tag }), metadata: text, ...(options.requiresPython ? { requiresPython: options.requiresPython } : {}) };
+  const text = metadataText(
+    name,
+    version,
+    requires,
+    `${extras.map((e) => `Provides-Extra: ${e}\n`).join('')}${options.requiresPython ? `Requires-Python: ${options.requiresPython}\n` : ''}`,
+  );
+  return {
+    ...buildWheel(name, version, text, { tag: options.tag }),
+    metadata: text,
+    ...(options.requiresPython ? { requiresPython: options.requiresPython } : {}),
+  };
 }
 
 const PROJECTS: IndexProject[] = [
-  { name: 'alpha', files: [wheel('alpha', '1.0', ['beta>=1']), wheel('alpha', '2.0', ['beta>=2', 'gamma[fast]<3']), wheel('alpha', '2.1rc1', ['beta>=2'])] },
+  {
+    name: 'alpha',
+    files: [wheel('alpha', '1.0', ['beta>=1']), wheel('alpha', '2.0', ['beta>=2', 'gamma[fast]<3']), wheel('alpha', '2.1rc1', ['beta>=2'])],
+  },
   { name: 'beta', files: [wheel('beta', '1.0'), wheel('beta', '2.0'), wheel('beta', '2.5', ['delta==1.*']), wheel('beta', '3.0b1')] },
   { name: 'gamma', files: [wheel('gamma', '2.0', ['epsilon; extra == "fast"']), wheel('gamma', '3.0')] },
   { name: 'delta', files: [wheel('delta', '1.0'), wheel('delta', '1.4'), wheel('delta', '2.0')] },
-  { name: 'epsilon', files: [wheel('epsilon', '0.9', [], { requiresPython: '>=3.8' }), wheel('epsilon', '1.0', [], { requiresPython: '>=3.13' })] },
+  {
+    name: 'epsilon',
+    files: [wheel('epsilon', '0.9', [], { requiresPython: '>=3.8' }), wheel('epsilon', '1.0', [], { requiresPython: '>=3.13' })],
+  },
   {
     name: 'native',
     files: [
@@ -48,7 +63,15 @@ const PROJECTS: IndexProject[] = [
   { name: 'zeta', files: [wheel('zeta', '0.1', ['beta<2']), wheel('zeta', '0.2', ['beta<2', 'delta>=2'])] },
 ];
 
-const CASES: string[][] = [['alpha'], ['alpha<2'], ['alpha', 'delta<1.4'], ['native'], ['zeta', 'alpha<2'], ['gamma[fast]<3'], ['alpha>=2.1rc1']];
+const CASES: string[][] = [
+  ['alpha'],
+  ['alpha<2'],
+  ['alpha', 'delta<1.4'],
+  ['native'],
+  ['zeta', 'alpha<2'],
+  ['gamma[fast]<3'],
+  ['alpha>=2.1rc1'],
+];
 
 let server: IndexServer;
 let dir: string;
@@ -70,7 +93,34 @@ async function pipPicks(requirements: string[]): Promise<string[]> {
   const report = join(dir, 'report.json');
   await promisify(execFile)(
     'python3',
-    ['-m', 'pip', 'install', '--dry-run', '--quiet', '--report', report, '--ignore-installed', '--only-binary=:all:', '--platform', 'manylinux_2_28_x86_64', '--platform', 'manylinux_2_17_x86_64', '--platform', 'manylinux2014_x86_64', '--python-version', '3.12', '--implementation', 'cp', '--abi', 'cp312', '--target', join(dir, 'target'), '--index-url', server.indexUrl, ...requirements],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--dry-run',
+      '--quiet',
+      '--report',
+      report,
+      '--ignore-installed',
+      '--only-binary=:all:',
+      '--platform',
+      'manylinux_2_28_x86_64',
+      '--platform',
+      'manylinux_2_17_x86_64',
+      '--platform',
+      'manylinux2014_x86_64',
+      '--python-version',
+      '3.12',
+      '--implementation',
+      'cp',
+      '--abi',
+      'cp312',
+      '--target',
+      join(dir, 'target'),
+      '--index-url',
+      server.indexUrl,
+      ...requirements,
+    ],
     { env: { ...process.env, PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_CACHE_DIR: '1' } },
   );
   const parsed = JSON.parse(readFileSync(report, 'utf8')) as { install: { metadata: { name: string; version: string } }[] };
@@ -79,12 +129,22 @@ async function pipPicks(requirements: string[]): Promise<string[]> {
 
 async function ourPicks(requirements: string[]): Promise<string[]> {
   const resolution = await resolveEnvironments(
-    { specs: ['python 3.12.*'], pypi: requirements, platforms: ['linux-64'], channels: [channel], virtualPackages: ['__glibc=2.28'], pypiOptions: { indexUrl: server.indexUrl } },
+    {
+      specs: ['python 3.12.*'],
+      pypi: requirements,
+      platforms: ['linux-64'],
+      channels: [channel],
+      virtualPackages: ['__glibc=2.28'],
+      pypiOptions: { indexUrl: server.indexUrl },
+    },
     { cacheDir: join(dir, 'cache'), env: {} },
   );
   const [result] = toNative(resolution);
   if (result!.error) return [`error: ${result!.error}`];
-  return result!.packages.filter((p) => p.manager === 'pip').map((p) => `${p.name.toLowerCase()}==${p.version}`).sort();
+  return result!.packages
+    .filter((p) => p.manager === 'pip')
+    .map((p) => `${p.name.toLowerCase()}==${p.version}`)
+    .sort();
 }
 
 describe.skipIf(!hasPip())('the same picks as pip for PyPI-only requests (python 3.12, manylinux_2_28_x86_64)', () => {

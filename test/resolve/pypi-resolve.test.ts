@@ -42,10 +42,14 @@ let channel: string;
 beforeAll(async () => {
   server = await startIndexServer(PROJECTS);
   dir = mkdtempSync(join(tmpdir(), 'cr-pypi-resolve-'));
-  channel = writePythonChannel(join(dir, 'channel'), ['linux-64', 'win-64', 'osx-arm64'], [
-    { name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] },
-    { name: 'py-idna', version: '3.6', noarch: 'python', depends: ['python >=3.8'] },
-  ]);
+  channel = writePythonChannel(
+    join(dir, 'channel'),
+    ['linux-64', 'win-64', 'osx-arm64'],
+    [
+      { name: 'requests', version: '2.31.0', noarch: 'python', depends: ['python >=3.8'] },
+      { name: 'py-idna', version: '3.6', noarch: 'python', depends: ['python >=3.8'] },
+    ],
+  );
 });
 
 afterAll(async () => {
@@ -60,22 +64,46 @@ async function resolve(specs: string[], pypi: string[], platforms: string[], ext
   );
 }
 
-const names = (packages: readonly { name: string; version: string | null; manager: string }[]): string[] => packages.map((p) => `${p.manager === 'pip' ? 'pypi:' : ''}${p.name}==${p.version}`);
+const names = (packages: readonly { name: string; version: string | null; manager: string }[]): string[] =>
+  packages.map((p) => `${p.manager === 'pip' ? 'pypi:' : ''}${p.name}==${p.version}`);
 
 describe('resolving conda and PyPI requirements together', () => {
   it('gives each platform its markers, wheels and native PyPI records', async () => {
     const resolution = await resolve(['python 3.12.*'], ['app', 'fastcore'], ['linux-64', 'win-64', 'osx-arm64']);
     const [linux, win, osx] = toNative(resolution);
     expect(linux!.error).toBeNull();
-    expect(names(linux!.packages)).toEqual(['python==3.12.7', 'python_abi==3.12', 'pypi:app==1.0', 'pypi:fastcore==3.0', 'pypi:helper==1.2']);
-    expect(names(win!.packages)).toEqual(['python==3.12.7', 'python_abi==3.12', 'pypi:app==1.0', 'pypi:fastcore==3.0', 'pypi:helper==1.2', 'pypi:winonly==0.1']);
+    expect(names(linux!.packages)).toEqual([
+      'python==3.12.7',
+      'python_abi==3.12',
+      'pypi:app==1.0',
+      'pypi:fastcore==3.0',
+      'pypi:helper==1.2',
+    ]);
+    expect(names(win!.packages)).toEqual([
+      'python==3.12.7',
+      'python_abi==3.12',
+      'pypi:app==1.0',
+      'pypi:fastcore==3.0',
+      'pypi:helper==1.2',
+      'pypi:winonly==0.1',
+    ]);
     const fast = linux!.packages.find((p) => p.name === 'fastcore')!;
-    expect(fast).toMatchObject({ manager: 'pip', filename: 'fastcore-3.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl', index: server.indexUrl, yanked: false });
+    expect(fast).toMatchObject({
+      manager: 'pip',
+      filename: 'fastcore-3.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl',
+      index: server.indexUrl,
+      yanked: false,
+    });
     expect(win!.packages.find((p) => p.name === 'fastcore')).toMatchObject({ filename: 'fastcore-3.0-cp312-cp312-win_amd64.whl' });
     // osx-arm64 has no fastcore wheel: the platform fails, naming it.
     expect(osx!.error).toContain('fastcore');
     const app = linux!.packages.find((p) => p.name === 'app')!;
-    expect(app).toMatchObject({ requires_dist: ['helper>=1', 'winonly; sys_platform == "win32"', 'tomli; python_version < "3.11"'], depends: ['helper'], sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: expect.any(Number) });
+    expect(app).toMatchObject({
+      requires_dist: ['helper>=1', 'winonly; sys_platform == "win32"', 'tomli; python_version < "3.11"'],
+      depends: ['helper'],
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      size: expect.any(Number),
+    });
   });
 
   it('moves python for a PyPI requirement (Requires-Python, wheel tags) and applies python markers', async () => {

@@ -19,10 +19,7 @@ const VERSIONS = ['1.0', '1.1', '2.0', '2.0.1', '3'];
 
 const specArb = (names: readonly string[]): fc.Arbitrary<string> =>
   fc
-    .tuple(
-      fc.constantFrom(...names),
-      fc.constantFrom('', ' >=1.1', ' 2.0.*', ' <2', ' >=2,<3', ' 1.0|3', ' !=2.0'),
-    )
+    .tuple(fc.constantFrom(...names), fc.constantFrom('', ' >=1.1', ' 2.0.*', ' <2', ' >=2,<3', ' 1.0|3', ' !=2.0'))
     .map(([name, version]) => `${name}${version}`);
 
 const glibcSpec = fc.constantFrom('__glibc >=2.17', '__glibc >=2.34');

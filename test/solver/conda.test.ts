@@ -113,7 +113,12 @@ describe('dependencies and constraints', () => {
   });
 
   it('never reads names the request cannot reach', () => {
-    const source = new MapSource([rec('a', '1', { depends: ['b'] }), rec('b', '1', { constrains: ['z <1'] }), rec('unrelated', '1'), rec('z', '1')]);
+    const source = new MapSource([
+      rec('a', '1', { depends: ['b'] }),
+      rec('b', '1', { constrains: ['z <1'] }),
+      rec('unrelated', '1'),
+      rec('z', '1'),
+    ]);
     solve({ specs: ['a'], channels: [{ name: 'conda-forge', sources: [source] }], virtualPackages: [] });
     expect([...source.requested].sort()).toEqual(['a', 'b']);
   });
@@ -170,7 +175,11 @@ describe('channels', () => {
   });
 
   it('ignores records uploaded after exclude-newer', () => {
-    const records = [rec('a', '2', { timestamp: Date.UTC(2024, 5, 1) }), rec('a', '1', { timestamp: Date.UTC(2023, 0, 1) }), rec('b', '1', { timestamp: null })];
+    const records = [
+      rec('a', '2', { timestamp: Date.UTC(2024, 5, 1) }),
+      rec('a', '1', { timestamp: Date.UTC(2023, 0, 1) }),
+      rec('b', '1', { timestamp: null }),
+    ];
     const channels = [channel('conda-forge', records)];
     expect(picked({ specs: ['a', 'b'], channels, excludeNewer: Date.UTC(2024, 0, 1) })).toEqual(['a=1=h0_0', 'b=1=h0_0']);
     expect(picked({ specs: ['a>=2'], channels, excludeNewer: Date.UTC(2024, 0, 1) })).toBe(
@@ -189,7 +198,11 @@ describe('errors and limits', () => {
   });
 
   it('solves an empty request to no packages', () => {
-    const outcome = solve({ specs: [], channels: [channel('conda-forge', [rec('a', '1')])], virtualPackages: [virtual('__glibc', '2.28')] });
+    const outcome = solve({
+      specs: [],
+      channels: [channel('conda-forge', [rec('a', '1')])],
+      virtualPackages: [virtual('__glibc', '2.28')],
+    });
     expect(outcome).toEqual({ kind: 'solved', records: [] });
   });
 
@@ -224,7 +237,11 @@ describe('errors and limits', () => {
     aborted.abort();
     expect(() => solve({ ...pigeonhole(3), signal: aborted.signal })).toThrow(SolveAbortedError);
     let reads = 0;
-    const later = { get aborted() { return ++reads > 2; } } as AbortSignal;
+    const later = {
+      get aborted() {
+        return ++reads > 2;
+      },
+    } as AbortSignal;
     expect(() => solve({ ...pigeonhole(11), signal: later })).toThrow(SolveAbortedError);
   });
 
@@ -235,13 +252,7 @@ describe('errors and limits', () => {
 });
 
 describe('locked records (--lock)', () => {
-  const records = [
-    rec('a', '2', { depends: ['b >=2'] }),
-    rec('a', '1', { depends: ['b'] }),
-    rec('b', '3'),
-    rec('b', '2'),
-    rec('b', '1'),
-  ];
+  const records = [rec('a', '2', { depends: ['b >=2'] }), rec('a', '1', { depends: ['b'] }), rec('b', '3'), rec('b', '2'), rec('b', '1')];
   const channels = [channel('conda-forge', records)];
   const urlOf = (name: string, version: string) => records.find((r) => r.name === name && r.version === version)!.url;
 

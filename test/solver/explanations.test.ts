@@ -33,12 +33,18 @@ describe('explanations on small channels', () => {
       ...['2.0.0', '2.0.1', '2.0.2', '2.1.0'].map((v) => rec('numpy', v, { depends: ['python >=3.10'] })),
       rec('numpy', '1.26.4', { depends: ['python >=3.9'] }),
     ];
-    await expectText(explain({ specs: ['python=3.9', 'numpy>=2'], channels: [channel('conda-forge', records)] }), '01-numpy-needs-newer-python');
+    await expectText(
+      explain({ specs: ['python=3.9', 'numpy>=2'], channels: [channel('conda-forge', records)] }),
+      '01-numpy-needs-newer-python',
+    );
   });
 
   it('2. a virtual package that is too old', async () => {
     const records = [rec('cudatoolkit', '12.4', { depends: ['__cuda >=12'] }), rec('cudatoolkit', '12.1', { depends: ['__cuda >=12'] })];
-    await expectText(explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)], virtualPackages: [virtual('__cuda', '11.8')] }), '02-virtual-package-too-old');
+    await expectText(
+      explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)], virtualPackages: [virtual('__cuda', '11.8')] }),
+      '02-virtual-package-too-old',
+    );
     await expectText(explain({ specs: ['cudatoolkit'], channels: [channel('conda-forge', records)] }), '02-virtual-package-missing');
   });
 
@@ -49,7 +55,10 @@ describe('explanations on small channels', () => {
       rec('pyqt', '5.12.3'),
       rec('pyqt', '5.15.9'),
     ];
-    await expectText(explain({ specs: ['pyqt=5.12', 'matplotlib'], channels: [channel('conda-forge', records)] }), '03-constraint-against-requested');
+    await expectText(
+      explain({ specs: ['pyqt=5.12', 'matplotlib'], channels: [channel('conda-forge', records)] }),
+      '03-constraint-against-requested',
+    );
   });
 
   it('4. two requested packages that need different versions of a shared dependency', async () => {
@@ -61,13 +70,19 @@ describe('explanations on small channels', () => {
       rec('protobuf', '4.23.4'),
       rec('protobuf', '4.25.3'),
     ];
-    await expectText(explain({ specs: ['tensorflow', 'grpcio-tools'], channels: [channel('conda-forge', records)] }), '04-shared-dependency');
+    await expectText(
+      explain({ specs: ['tensorflow', 'grpcio-tools'], channels: [channel('conda-forge', records)] }),
+      '04-shared-dependency',
+    );
   });
 
   it('5. strict channel priority hides the version that would fit', async () => {
     const records = [rec('libarrow', '14.0.2'), rec('pyarrow', '15.0.0', { depends: ['libarrow 15.0.0.*'] })];
     const low = [rec('libarrow', '15.0.0')];
-    await expectText(explain({ specs: ['pyarrow'], channels: [channel('conda-forge', records), channel('defaults', low)] }), '05-strict-channel-priority');
+    await expectText(
+      explain({ specs: ['pyarrow'], channels: [channel('conda-forge', records), channel('defaults', low)] }),
+      '05-strict-channel-priority',
+    );
   });
 
   it('6. a chain of forced choices (the PubGrub article)', async () => {
@@ -106,7 +121,14 @@ describe('explanations as data', () => {
     const { explanation } = outcome;
     expect(explanation.failure).toMatchObject({
       kind: 'unsatisfiable',
-      groups: [{ name: 'numpy', versions: [{ kind: 'run', first: '2.0.0', last: '2.1.0' }], all: true, reason: { kind: 'requires', versions: [{ kind: 'version', version: '3.10.14' }] } }],
+      groups: [
+        {
+          name: 'numpy',
+          versions: [{ kind: 'run', first: '2.0.0', last: '2.1.0' }],
+          all: true,
+          reason: { kind: 'requires', versions: [{ kind: 'version', version: '3.10.14' }] },
+        },
+      ],
     });
     expect(JSON.parse(JSON.stringify(explanation))).toEqual(explanation);
     expect(renderExplanation(structuredClone(explanation))).toBe(outcome.message);
@@ -118,21 +140,37 @@ describeShared('explanations on the real channel snapshots', () => {
     loadChannel(`${CHANNELS_DIR}/${folder}`, platform, folder === 'conda-forge-py39' ? 'conda-forge' : 'defaults');
 
   it('8. a python that the channel does not have', async () => {
-    await expectText(explain({ specs: ['python=3.9', 'python>=3.10'], channels: [load('conda-forge-py39', 'linux-64')], virtualPackages: virtualPackages('linux-64') }), '08-python-not-in-channel');
+    await expectText(
+      explain({
+        specs: ['python=3.9', 'python>=3.10'],
+        channels: [load('conda-forge-py39', 'linux-64')],
+        virtualPackages: virtualPackages('linux-64'),
+      }),
+      '08-python-not-in-channel',
+    );
   });
 
   it('9. a package that exists nowhere', async () => {
-    await expectText(explain({ specs: ['python=3.9', 'no-such-package'], channels: [load('conda-forge-py39', 'linux-64')] }), '09-package-nowhere');
+    await expectText(
+      explain({ specs: ['python=3.9', 'no-such-package'], channels: [load('conda-forge-py39', 'linux-64')] }),
+      '09-package-nowhere',
+    );
   });
 
   it('10. pytorch built for older pythons than the one requested', async () => {
     const channels = [load('defaults-main-2022', 'linux-aarch64')];
-    await expectText(explain({ specs: ['pytorch', 'python=3.10'], channels, virtualPackages: virtualPackages('linux-aarch64') }), '10-pytorch-older-pythons');
+    await expectText(
+      explain({ specs: ['pytorch', 'python=3.10'], channels, virtualPackages: virtualPackages('linux-aarch64') }),
+      '10-pytorch-older-pythons',
+    );
   });
 
   it('11. an openssl too old for every python 3.9 build', async () => {
     const channels = [load('conda-forge-py39', 'linux-64')];
-    await expectText(explain({ specs: ['python=3.9', 'openssl=1.0'], channels, virtualPackages: virtualPackages('linux-64') }), '11-openssl-too-old');
+    await expectText(
+      explain({ specs: ['python=3.9', 'openssl=1.0'], channels, virtualPackages: virtualPackages('linux-64') }),
+      '11-openssl-too-old',
+    );
   });
 
   it('12. a pinned python newer than the exclude-newer date', async () => {

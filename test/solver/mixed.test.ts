@@ -8,10 +8,21 @@ import { MapSource } from './helpers/load-channel.js';
 import { rec, virtual } from './helpers/records.js';
 import { pypiData, type Universe } from './helpers/pypi-universe.js';
 
-const PYTHONS = ['3.10.14', '3.11.9', '3.12.7'].map((v) => rec('python', v, { build: `h0_cpython`, depends: [`python_abi ${v.split('.').slice(0, 2).join('.')}.* *_cp${v.split('.').slice(0, 2).join('')}`] }));
+const PYTHONS = ['3.10.14', '3.11.9', '3.12.7'].map((v) =>
+  rec('python', v, {
+    build: `h0_cpython`,
+    depends: [`python_abi ${v.split('.').slice(0, 2).join('.')}.* *_cp${v.split('.').slice(0, 2).join('')}`],
+  }),
+);
 const ABIS = ['3.10', '3.11', '3.12'].map((v) => rec('python_abi', v, { build: `5_cp${v.replace('.', '')}` }));
 
-function request(specs: string[], pypi: string[], universe: Universe, extra: Partial<PypiSolveInput> = {}, records: PackageRecord[] = []): MixedSolveRequest {
+function request(
+  specs: string[],
+  pypi: string[],
+  universe: Universe,
+  extra: Partial<PypiSolveInput> = {},
+  records: PackageRecord[] = [],
+): MixedSolveRequest {
   return {
     specs,
     channels: [{ name: 'conda-forge', sources: [new MapSource([...PYTHONS, ...ABIS, ...records])] }],
@@ -33,7 +44,10 @@ function request(specs: string[], pypi: string[], universe: Universe, extra: Par
 function picks(req: MixedSolveRequest): string[] | string {
   const outcome = solveMixed(req);
   if (outcome.kind === 'unsatisfiable') return outcome.message;
-  return [...outcome.records.map((r) => `${r.name}=${r.version}`), ...outcome.pypi.map((p) => `pypi:${p.name}==${p.version}${p.extras?.length ? `[${p.extras}]` : ''}`)];
+  return [
+    ...outcome.records.map((r) => `${r.name}=${r.version}`),
+    ...outcome.pypi.map((p) => `pypi:${p.name}==${p.version}${p.extras?.length ? `[${p.extras}]` : ''}`),
+  ];
 }
 
 describe('one problem over conda and PyPI', () => {
@@ -63,30 +77,66 @@ describe('one problem over conda and PyPI', () => {
       tomli: { '2.0.1': {} },
       rich: { '13.0': {} },
     };
-    expect(picks(request(['python 3.10.*'], ['app'], universe))).toEqual(['python=3.10.14', 'python_abi=3.10', 'pypi:app==1.0', 'pypi:tomli==2.0.1']);
-    expect(picks(request(['python 3.11.*'], ['app'], universe))).toEqual(['python=3.11.9', 'python_abi=3.11', 'pypi:app==1.0', 'pypi:rich==13.0']);
+    expect(picks(request(['python 3.10.*'], ['app'], universe))).toEqual([
+      'python=3.10.14',
+      'python_abi=3.10',
+      'pypi:app==1.0',
+      'pypi:tomli==2.0.1',
+    ]);
+    expect(picks(request(['python 3.11.*'], ['app'], universe))).toEqual([
+      'python=3.11.9',
+      'python_abi=3.11',
+      'pypi:app==1.0',
+      'pypi:rich==13.0',
+    ]);
   });
 
   it('evaluates a root requirement marker that depends on the Python per solved Python', () => {
     const universe = { tomli: { '2.0.1': {} } };
     expect(picks(request(['python 3.12.*'], ['tomli; python_version < "3.11"'], universe))).toEqual(['python=3.12.7', 'python_abi=3.12']);
-    expect(picks(request(['python 3.10.*'], ['tomli; python_version < "3.11"'], universe))).toEqual(['python=3.10.14', 'python_abi=3.10', 'pypi:tomli==2.0.1']);
+    expect(picks(request(['python 3.10.*'], ['tomli; python_version < "3.11"'], universe))).toEqual([
+      'python=3.10.14',
+      'python_abi=3.10',
+      'pypi:tomli==2.0.1',
+    ]);
   });
 
   it('installs extras and their requirements', () => {
-    const universe = { requests: { '2.32.3': { requires: ['idna', 'PySocks>=1.5.6; extra == "socks"'] } }, idna: { '3.7': {} }, pysocks: { '1.7.1': {} } };
-    expect(picks(request(['python 3.12.*'], ['requests[socks]'], universe))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:idna==3.7', 'pypi:pysocks==1.7.1', 'pypi:requests==2.32.3[socks]']);
+    const universe = {
+      requests: { '2.32.3': { requires: ['idna', 'PySocks>=1.5.6; extra == "socks"'] } },
+      idna: { '3.7': {} },
+      pysocks: { '1.7.1': {} },
+    };
+    expect(picks(request(['python 3.12.*'], ['requests[socks]'], universe))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'pypi:idna==3.7',
+      'pypi:pysocks==1.7.1',
+      'pypi:requests==2.32.3[socks]',
+    ]);
   });
 });
 
 describe('no duplicates between conda and PyPI', () => {
   const requestsConda = rec('requests', '2.31.0', { depends: ['python >=3.8'] });
-  const mapping = { providedBy: (r: PackageRecord) => (r.name === 'requests' ? ['requests'] : []), providers: (n: string) => (n === 'requests' ? ['requests'] : []) };
+  const mapping = {
+    providedBy: (r: PackageRecord) => (r.name === 'requests' ? ['requests'] : []),
+    providers: (n: string) => (n === 'requests' ? ['requests'] : []),
+  };
   const universe = { requests: { '2.32.3': {}, '2.31.0': {} }, app: { '1.0': { requires: ['requests>=2'] } } };
 
   it('a PyPI requirement satisfied by a conda package installs nothing from PyPI', () => {
-    expect(picks(request(['python 3.12.*', 'requests'], ['requests>=2.30'], universe, mapping, [requestsConda]))).toEqual(['python=3.12.7', 'python_abi=3.12', 'requests=2.31.0']);
-    expect(picks(request(['python 3.12.*', 'requests'], ['app'], universe, mapping, [requestsConda]))).toEqual(['python=3.12.7', 'python_abi=3.12', 'requests=2.31.0', 'pypi:app==1.0']);
+    expect(picks(request(['python 3.12.*', 'requests'], ['requests>=2.30'], universe, mapping, [requestsConda]))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'requests=2.31.0',
+    ]);
+    expect(picks(request(['python 3.12.*', 'requests'], ['app'], universe, mapping, [requestsConda]))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'requests=2.31.0',
+      'pypi:app==1.0',
+    ]);
   });
 
   it('never chooses a PyPI distribution beside the conda package providing it', () => {
@@ -96,7 +146,11 @@ describe('no duplicates between conda and PyPI', () => {
   });
 
   it('without the conda package the wheel is installed', () => {
-    expect(picks(request(['python 3.12.*'], ['requests'], universe, mapping, [requestsConda]))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:requests==2.32.3']);
+    expect(picks(request(['python 3.12.*'], ['requests'], universe, mapping, [requestsConda]))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'pypi:requests==2.32.3',
+    ]);
   });
 });
 
@@ -105,13 +159,27 @@ describe('resolution strategies and pre-releases', () => {
 
   it('highest, lowest and lowest-direct', () => {
     expect(picks(request(['python 3.12.*'], ['a'], universe))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:a==2.0', 'pypi:b==1.5']);
-    expect(picks(request(['python'], ['a'], universe, { resolution: 'lowest' }))).toEqual(['python=3.10.14', 'python_abi=3.10', 'pypi:a==1.0', 'pypi:b==1.0']);
-    expect(picks(request(['python 3.12.*'], ['a'], universe, { resolution: 'lowest-direct' }))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:a==1.0', 'pypi:b==1.5']);
+    expect(picks(request(['python'], ['a'], universe, { resolution: 'lowest' }))).toEqual([
+      'python=3.10.14',
+      'python_abi=3.10',
+      'pypi:a==1.0',
+      'pypi:b==1.0',
+    ]);
+    expect(picks(request(['python 3.12.*'], ['a'], universe, { resolution: 'lowest-direct' }))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'pypi:a==1.0',
+      'pypi:b==1.5',
+    ]);
   });
 
   it('takes a pre-release only when named, allowed, or nothing else fits', () => {
     expect(picks(request(['python 3.12.*'], ['b>=2.0b1'], universe))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:b==2.0b1']);
-    expect(picks(request(['python 3.12.*'], ['b'], universe, { prereleases: true }))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:b==2.0b1']);
+    expect(picks(request(['python 3.12.*'], ['b'], universe, { prereleases: true }))).toEqual([
+      'python=3.12.7',
+      'python_abi=3.12',
+      'pypi:b==2.0b1',
+    ]);
     expect(picks(request(['python 3.12.*'], ['b>1.5'], universe))).toEqual(['python=3.12.7', 'python_abi=3.12', 'pypi:b==2.0b1']);
   });
 

@@ -18,11 +18,21 @@ const CASES: readonly { name: string; folder: 'conda-forge-py39' | 'defaults-mai
   { name: '01-pip-9-builds-need-old-pythons', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['pip==9.0.0'] },
   { name: '02-setuptools-two-python-series', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['setuptools==29.0.0'] },
   { name: '03-certifi-next-to-python-pin', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['python=3.9', 'certifi==2016.2.28'] },
-  { name: '04-libgomp-against-what-python-needs', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['python=3.9', 'libgomp==7.3.0'] },
+  {
+    name: '04-libgomp-against-what-python-needs',
+    folder: 'conda-forge-py39',
+    platform: 'linux-64',
+    specs: ['python=3.9', 'libgomp==7.3.0'],
+  },
   { name: '05-curl-needs-old-openssl', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['python=3.9', 'curl==7.60.0'] },
   { name: '06-sqlite-needs-old-ncurses', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['python=3.9', 'sqlite==3.23.1'] },
   { name: '07-openssl-too-old-for-python', folder: 'conda-forge-py39', platform: 'linux-64', specs: ['python=3.9', 'openssl==1.0.2o'] },
-  { name: '08-tensorflow-mkl-newer-python', folder: 'defaults-main-2022', platform: 'linux-aarch64', specs: ['python=3.10', 'tensorflow-mkl==2.5.0'] },
+  {
+    name: '08-tensorflow-mkl-newer-python',
+    folder: 'defaults-main-2022',
+    platform: 'linux-aarch64',
+    specs: ['python=3.10', 'tensorflow-mkl==2.5.0'],
+  },
   { name: '09-gtk3-two-paths-to-python', folder: 'defaults-main-2022', platform: 'linux-aarch64', specs: ['python=3.10', 'gtk3==3.24.21'] },
   { name: '10-anaconda-metapackage', folder: 'defaults-main-2022', platform: 'linux-aarch64', specs: ['python=3.9', 'anaconda==2021.05'] },
 ];
@@ -32,7 +42,11 @@ describeShared('explanations of real unsatisfiable requests', () => {
   const channel = (folder: string, platform: Platform): SolveRequest['channels'][number] => {
     const key = `${folder}/${platform}`;
     let loaded = channels.get(key);
-    if (!loaded) channels.set(key, (loaded = loadChannel(`${CHANNELS_DIR}/${folder}`, platform, folder === 'conda-forge-py39' ? 'conda-forge' : 'defaults')));
+    if (!loaded)
+      channels.set(
+        key,
+        (loaded = loadChannel(`${CHANNELS_DIR}/${folder}`, platform, folder === 'conda-forge-py39' ? 'conda-forge' : 'defaults')),
+      );
     return loaded;
   };
 

@@ -48,7 +48,10 @@ describeShared('solver against rattler on real channels', () => {
         const name = parseMatchSpec(spec).name;
         const mine = ours.records.find((r) => r.name === name)!;
         const reference = theirs.find((p) => p.name === name)!;
-        expect(compareVersions(mine.version, reference.version), `${name}: ours ${mine.version}, rattler ${reference.version}`).toBeGreaterThanOrEqual(0);
+        expect(
+          compareVersions(mine.version, reference.version),
+          `${name}: ours ${mine.version}, rattler ${reference.version}`,
+        ).toBeGreaterThanOrEqual(0);
       }
     });
   }

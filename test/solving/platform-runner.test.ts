@@ -83,7 +83,9 @@ describe('the explanation of an unsatisfiable platform', () => {
       expect(linux).toMatchObject({ error: null, explanation: null });
       expect(win).toMatchObject({ errorCode: 'CR_ERR_SOLVE_UNSATISFIABLE', explanation: { spec: 'linux-only-tool', specIndex: 0 } });
       // The explanation, then what to do: the platform that has it, the channels searched.
-      expect(win!.error!.startsWith(`${renderExplanation(win!.explanation!)}. linux-only-tool exists for linux-64. Channels searched: `)).toBe(true);
+      expect(
+        win!.error!.startsWith(`${renderExplanation(win!.explanation!)}. linux-only-tool exists for linux-64. Channels searched: `),
+      ).toBe(true);
       expect(Object.keys(toNative(resolution)[0]!)).toEqual(['platform', 'packages', 'error']);
       expect(Object.keys(toNative(resolution)[1]!)).toEqual(['platform', 'packages', 'error', 'explanation']);
       expect(toNative(resolution)[1]!.explanation).toMatchObject({ spec: 'linux-only-tool', tree: win!.explanation });

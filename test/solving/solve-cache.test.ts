@@ -6,7 +6,14 @@ import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import type { PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../../src/solving/types.js';
 
 function index(name: string): SubdirIndex {
-  return { channel: { name, baseUrl: `https://x/${name}` }, subdir: 'linux-64', names: () => [], has: () => false, records: () => [], recordCount: 10 };
+  return {
+    channel: { name, baseUrl: `https://x/${name}` },
+    subdir: 'linux-64',
+    names: () => [],
+    has: () => false,
+    records: () => [],
+    recordCount: 10,
+  };
 }
 
 /** A solver whose solves finish when the test says, counting calls and cancellations. */

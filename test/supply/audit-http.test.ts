@@ -20,9 +20,21 @@ const RECORDS = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 
 const record = pythonRecord;
 
-const LOCK = registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records: [record('requests', '2.31.0'), record('setuptools', '69.5.1'), record('python', '3.12.3')], channels: ['conda-forge'] }], {
-  toolName: 'conda-resolve', toolVersion: '0', now: new Date('2026-01-01T00:00:00Z'),
-});
+const LOCK = registerBuiltinExporters().render(
+  'pixi',
+  [
+    {
+      platform: 'linux-64',
+      records: [record('requests', '2.31.0'), record('setuptools', '69.5.1'), record('python', '3.12.3')],
+      channels: ['conda-forge'],
+    },
+  ],
+  {
+    toolName: 'conda-resolve',
+    toolVersion: '0',
+    now: new Date('2026-01-01T00:00:00Z'),
+  },
+);
 const body = { file: LOCK, filename: 'pixi.lock' };
 
 let server: InjectedServer;
@@ -35,7 +47,11 @@ describe('POST /audit', () => {
   it('audits a lock: findings with severity, not covered packages, the database named but not its path', async () => {
     const answer = await call(server.app, 'POST', '/audit', { json: body });
     expect(answer.status).toBe(200);
-    const report = answer.json<{ platforms: { findings: { name: string; id: string; severity: string }[]; notCovered: { name: string }[] }[]; database: { source: string }; failed: unknown[] }>();
+    const report = answer.json<{
+      platforms: { findings: { name: string; id: string; severity: string }[]; notCovered: { name: string }[] }[];
+      database: { source: string };
+      failed: unknown[];
+    }>();
     expect(report.platforms[0]!.findings.map((f) => [f.name, f.id, f.severity])).toEqual([
       ['setuptools', 'CR-TEST-0005', 'HIGH'],
       ['requests', 'CR-TEST-0001', 'MODERATE'],
@@ -56,10 +72,14 @@ describe('POST /audit', () => {
   it('without a mapping file from the operator, reports conda-forge packages as not covered, fetching nothing', async () => {
     const bare = await injectTestServer({ 'osv-db': RECORDS, 'allow-channel': ['conda-forge'] });
     try {
-      const report = (await call(bare.app, 'POST', '/audit', { json: body })).json<{ platforms: { findings: unknown[]; notCovered: { name: string; reason: string }[] }[] }>();
+      const report = (await call(bare.app, 'POST', '/audit', { json: body })).json<{
+        platforms: { findings: unknown[]; notCovered: { name: string; reason: string }[] }[];
+      }>();
       expect(report.platforms[0]!.findings).toEqual([]);
       expect(report.platforms[0]!.notCovered.map((n) => n.name)).toEqual(['python', 'requests', 'setuptools']);
-      expect(report.platforms[0]!.notCovered[0]!.reason).toContain('this server has none; its operator gives one with serve --pypi-mapping FILE');
+      expect(report.platforms[0]!.notCovered[0]!.reason).toContain(
+        'this server has none; its operator gives one with serve --pypi-mapping FILE',
+      );
     } finally {
       await bare.close();
     }
@@ -104,7 +124,10 @@ describe('the MCP audit tool', () => {
   it('is listed and answers the table and the JSON report', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('audit');
-    const answer = (await client.callTool({ name: 'audit', arguments: { file: LOCK, filename: 'pixi.lock' } })) as { isError?: boolean; content: { text: string }[] };
+    const answer = (await client.callTool({ name: 'audit', arguments: { file: LOCK, filename: 'pixi.lock' } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(answer.isError).toBeUndefined();
     expect(answer.content[0]!.text).toContain('CR-TEST-0005');
     expect(JSON.parse(answer.content[1]!.text).summary.findings).toBe(2);

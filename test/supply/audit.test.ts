@@ -49,7 +49,8 @@ const ENVIRONMENT = [
 ];
 
 describe('OSV ranges', () => {
-  const pypi = (events: object[], versions?: string[]) => ({ package: { ecosystem: 'PyPI', name: 'x' }, ranges: [{ type: 'ECOSYSTEM', events }], ...(versions ? { versions } : {}) }) as never;
+  const pypi = (events: object[], versions?: string[]) =>
+    ({ package: { ecosystem: 'PyPI', name: 'x' }, ranges: [{ type: 'ECOSYSTEM', events }], ...(versions ? { versions } : {}) }) as never;
 
   it('reads introduced, fixed, last_affected and limit in PEP 440 order', () => {
     expect(affects(pypi([{ introduced: '0' }, { fixed: '2.32.2' }]), '2.31.0')).toBe('affected');
@@ -67,7 +68,10 @@ describe('OSV ranges', () => {
   });
 
   it('reads SEMVER ranges by semver', () => {
-    const entry = { package: { ecosystem: 'PyPI', name: 'x' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.2.0' }, { fixed: '1.10.0' }] }] } as never;
+    const entry = {
+      package: { ecosystem: 'PyPI', name: 'x' },
+      ranges: [{ type: 'SEMVER', events: [{ introduced: '1.2.0' }, { fixed: '1.10.0' }] }],
+    } as never;
     expect(affects(entry, '1.9.0')).toBe('affected');
     expect(affects(entry, '1.10.0')).toBe('not-affected');
   });
@@ -84,7 +88,8 @@ describe('OSV ranges', () => {
 
 describe('auditing environments against the OSV test records', () => {
   let report: AuditReport;
-  const run = async () => (report ??= auditEnvironments([{ platform: 'linux-64', records: ENVIRONMENT }], await loadOsvDatabase(RECORDS), withConda()));
+  const run = async () =>
+    (report ??= auditEnvironments([{ platform: 'linux-64', records: ENVIRONMENT }], await loadOsvDatabase(RECORDS), withConda()));
 
   it('finds the advisories whose ranges cover the versions, and only those', async () => {
     const r = await run();
@@ -99,7 +104,13 @@ describe('auditing environments against the OSV test records', () => {
   it('lists what nothing can check as not covered, and leaves virtual packages out', async () => {
     const r = await run();
     expect(r.platforms[0]!.notCovered).toEqual([
-      { platform: 'linux-64', ecosystem: 'conda', name: 'python', version: '3.12.3', reason: 'not a PyPI package in the conda-forge mapping, and OSV has no conda ecosystem' },
+      {
+        platform: 'linux-64',
+        ecosystem: 'conda',
+        name: 'python',
+        version: '3.12.3',
+        reason: 'not a PyPI package in the conda-forge mapping, and OSV has no conda ecosystem',
+      },
     ]);
     expect(r.platforms[0]!.packages).toBe(6);
     expect(r.platforms[0]!.checked).toBe(5);
@@ -108,7 +119,13 @@ describe('auditing environments against the OSV test records', () => {
   it('does not match an advisory of an ecosystem we do not map (npm lodash)', async () => {
     const database = await loadOsvDatabase(RECORDS);
     const r = auditEnvironments(
-      [{ platform: 'linux-64', records: [record('lodash', '4.17.20', 'noarch', 'https://example.com/channel')], pypi: [{ name: 'lodash', version: '4.17.20' }] }],
+      [
+        {
+          platform: 'linux-64',
+          records: [record('lodash', '4.17.20', 'noarch', 'https://example.com/channel')],
+          pypi: [{ name: 'lodash', version: '4.17.20' }],
+        },
+      ],
       database,
       pypiMapping({ user: [{ channel: 'https://example.com/channel', file: 'map.json', table: new Map([['lodash', ['lodash']]]) }] }),
     );
@@ -117,12 +134,22 @@ describe('auditing environments against the OSV test records', () => {
   });
 
   it('says when a channel has no mapping', () => {
-    const r = auditEnvironments([{ platform: 'linux-64', records: [record('requests', '2.31.0', 'noarch', 'https://example.com/channel')] }], osvDatabaseOf([], 'empty'), pypiMapping());
-    expect(r.platforms[0]!.notCovered[0]!.reason).toBe('no conda-to-PyPI mapping for channel https://example.com/channel (give one with --pypi-mapping)');
+    const r = auditEnvironments(
+      [{ platform: 'linux-64', records: [record('requests', '2.31.0', 'noarch', 'https://example.com/channel')] }],
+      osvDatabaseOf([], 'empty'),
+      pypiMapping(),
+    );
+    expect(r.platforms[0]!.notCovered[0]!.reason).toBe(
+      'no conda-to-PyPI mapping for channel https://example.com/channel (give one with --pypi-mapping)',
+    );
   });
 
   it('checks PyPI packages of a lock under their own names', async () => {
-    const r = auditEnvironments([{ platform: 'linux-64', records: [], pypi: [{ name: 'Jinja2', version: '3.1.3' }] }], await loadOsvDatabase(RECORDS), pypiMapping());
+    const r = auditEnvironments(
+      [{ platform: 'linux-64', records: [], pypi: [{ name: 'Jinja2', version: '3.1.3' }] }],
+      await loadOsvDatabase(RECORDS),
+      pypiMapping(),
+    );
     expect(r.platforms[0]!.findings.map((f) => [f.ecosystem, f.name, f.id])).toEqual([['pypi', 'Jinja2', 'CR-TEST-0003']]);
   });
 });
@@ -141,11 +168,15 @@ describe('conda-resolve audit', () => {
   const lock = join(dir, 'pixi.lock');
   writeFileSync(
     lock,
-    registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records: ENVIRONMENT.filter((r) => r.channel !== '@'), channels: ['conda-forge'] }], {
-      toolName: 'conda-resolve',
-      toolVersion: '0',
-      now: new Date('2026-01-01T00:00:00Z'),
-    }),
+    registerBuiltinExporters().render(
+      'pixi',
+      [{ platform: 'linux-64', records: ENVIRONMENT.filter((r) => r.channel !== '@'), channels: ['conda-forge'] }],
+      {
+        toolName: 'conda-resolve',
+        toolVersion: '0',
+        now: new Date('2026-01-01T00:00:00Z'),
+      },
+    ),
   );
   const zip = writeZip(join(dir, 'all.zip'));
 
@@ -155,7 +186,9 @@ describe('conda-resolve audit', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`OSV database: ${zip} (9 records, 1 withdrawn, ignored)`);
     expect(stdout).toContain('linux-64: 5 of 6 packages checked, 3 advisories for 3 packages');
-    expect(stdout).toMatch(/MODERATE {2}requests 2\.31\.0 {2}CR-TEST-0001 {2}fixed in 2\.32\.2 {2}requests: a Session that once sent verify=False/);
+    expect(stdout).toMatch(
+      /MODERATE {2}requests 2\.31\.0 {2}CR-TEST-0001 {2}fixed in 2\.32\.2 {2}requests: a Session that once sent verify=False/,
+    );
     expect(stdout).toContain('    not a PyPI package in the conda-forge mapping, and OSV has no conda ecosystem: python 3.12.3');
   });
 
@@ -171,7 +204,14 @@ describe('conda-resolve audit', () => {
     expect(json.summary).toEqual({ findings: 3, bySeverity: { LOW: 0, MODERATE: 3, HIGH: 0, CRITICAL: 0, UNKNOWN: 0 }, notCovered: 1 });
     const out = join(dir, 'audit.sarif');
     expect((await runCli(['audit', '-f', lock, '--db', zip, '--format', 'sarif', '-o', out], { cwd: dir })).code).toBe(0);
-    const sarif = JSON.parse(readFileSync(out, 'utf8')) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[] };
+    const sarif = JSON.parse(readFileSync(out, 'utf8')) as {
+      runs: {
+        results: {
+          ruleId: string;
+          locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
+        }[];
+      }[];
+    };
     expect(sarifErrors(sarif)).toBeNull();
     const result = sarif.runs[0]!.results.find((r) => r.ruleId === 'CR-TEST-0001')!;
     expect(result.locations[0]!.physicalLocation.artifactLocation.uri).toBe('pixi.lock');
@@ -182,7 +222,9 @@ describe('conda-resolve audit', () => {
   it('reads a folder of OSV files and a user mapping file', async () => {
     const mapping = join(dir, 'map.json');
     writeFileSync(mapping, JSON.stringify({ python: null, requests: 'requests' }));
-    const { code, stdout } = await runCli(['audit', '-f', lock, '--db', RECORDS, '--pypi-mapping', `conda-forge=${mapping}`, '--json'], { cwd: dir });
+    const { code, stdout } = await runCli(['audit', '-f', lock, '--db', RECORDS, '--pypi-mapping', `conda-forge=${mapping}`, '--json'], {
+      cwd: dir,
+    });
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as AuditReport;
     // Only requests is mapped now: the others are not covered.
@@ -197,10 +239,13 @@ describe('conda-resolve audit', () => {
     const bytes = readFileSync(zip);
     writeFileSync(corrupt, bytes.subarray(0, Math.floor(bytes.length / 2)));
     let r = await run(corrupt);
-    expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(/^conda-resolve: error: Cannot read OSV database ".*corrupt\.zip": a damaged zip archive/)]);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^conda-resolve: error: Cannot read OSV database ".*corrupt\.zip": a damaged zip archive/),
+    ]);
     writeFileSync(join(dir, 'text.zip'), 'not a zip at all, but long enough to be looked at');
     r = await run(join(dir, 'text.zip'));
-    expect(r.stderr).toContain('not a zip archive (give OSV\'s all.zip or a folder of OSV JSON files)');
+    expect(r.stderr).toContain("not a zip archive (give OSV's all.zip or a folder of OSV JSON files)");
     writeZip(join(dir, 'not-osv.zip'), { 'PYSEC-0000-1.json': strToU8('{"name": "requests", "version": "1"}') });
     r = await run(join(dir, 'not-osv.zip'));
     expect([r.code, r.stderr]).toEqual([1, expect.stringContaining('Cannot read OSV record "PYSEC-0000-1.json" in "')]);

@@ -18,11 +18,16 @@ describe('a lock with PyPI packages', () => {
     const cdx = await runCli(['-f', LOCK, '--format', 'cyclonedx-json', '-q']);
     expect(cdx.code).toBe(0);
     expect(await cyclonedxErrors(cdx.stdout)).toBeNull();
-    const bom = JSON.parse(cdx.stdout) as { components: { 'bom-ref': string; purl: string }[]; dependencies: { ref: string; dependsOn: string[] }[] };
-    expect(bom.components.map((c) => c.purl)).toEqual(expect.arrayContaining([
-      'pkg:pypi/requests@2.31.0?file_name=requests-2.31.0-py3-none-any.whl',
-      'pkg:pypi/urllib3@2.2.1?file_name=urllib3-2.2.1-py3-none-any.whl',
-    ]));
+    const bom = JSON.parse(cdx.stdout) as {
+      components: { 'bom-ref': string; purl: string }[];
+      dependencies: { ref: string; dependsOn: string[] }[];
+    };
+    expect(bom.components.map((c) => c.purl)).toEqual(
+      expect.arrayContaining([
+        'pkg:pypi/requests@2.31.0?file_name=requests-2.31.0-py3-none-any.whl',
+        'pkg:pypi/urllib3@2.2.1?file_name=urllib3-2.2.1-py3-none-any.whl',
+      ]),
+    );
     expect(bom.dependencies.find((d) => d.ref === 'linux-64/pypi/requests')?.dependsOn).toContain('linux-64/pypi/urllib3');
     const spdx = await runCli(['-f', LOCK, '--format', 'spdx-json', '-q']);
     expect(spdx.code).toBe(0);
@@ -42,6 +47,10 @@ describe('a lock with PyPI packages', () => {
       ['pypi', 'urllib3', 'CR-TEST-0002'],
     ]);
     // The local source tree has no version: listed, not passed.
-    expect(linux.notCovered.map((n) => [n.ecosystem, n.name, n.reason])).toContainEqual(['pypi', expect.any(String), 'a source tree without a version']);
+    expect(linux.notCovered.map((n) => [n.ecosystem, n.name, n.reason])).toContainEqual([
+      'pypi',
+      expect.any(String),
+      'a source tree without a version',
+    ]);
   });
 });

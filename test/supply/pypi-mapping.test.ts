@@ -48,7 +48,13 @@ describe('loading the conda-forge mapping', () => {
     // The file names come from the URL (a random port): their order against CACHEDIR.TAG varies.
     const files = readdirSync(join(cacheDir, 'pypi-mapping'));
     expect(files).toHaveLength(3);
-    expect(files).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{16}\.json$/), expect.stringMatching(/^[0-9a-f]{16}\.state\.json$/), 'CACHEDIR.TAG']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^[0-9a-f]{16}\.json$/),
+        expect.stringMatching(/^[0-9a-f]{16}\.state\.json$/),
+        'CACHEDIR.TAG',
+      ]),
+    );
     // The fixture server says max-age=0: the next load asks again, and the server answers 304.
     const before = server.notModified;
     const again = await loadRemoteMapping({ url: server.url, cacheDir, offline: false, dispatcher });
@@ -73,14 +79,28 @@ describe('loading the conda-forge mapping', () => {
     expect(failed.ok).toBe(false);
     expect(!failed.ok && failed.reason).toMatch(/^Cannot fetch the conda-forge PyPI mapping: /);
     // A 404 (a wrong URL) is a reason too, never a crash.
-    const missing = await loadRemoteMapping({ url: server.url.replace('compressed_mapping', 'nothing'), cacheDir: join(dir, 'cache-c'), offline: false, dispatcher });
-    expect(missing).toEqual({ ok: false, reason: `Cannot fetch the conda-forge PyPI mapping: ${server.url.replace('compressed_mapping', 'nothing')} answered HTTP 404` });
+    const missing = await loadRemoteMapping({
+      url: server.url.replace('compressed_mapping', 'nothing'),
+      cacheDir: join(dir, 'cache-c'),
+      offline: false,
+      dispatcher,
+    });
+    expect(missing).toEqual({
+      ok: false,
+      reason: `Cannot fetch the conda-forge PyPI mapping: ${server.url.replace('compressed_mapping', 'nothing')} answered HTTP 404`,
+    });
     // Fetched once, then the server goes away: the (stale) cached copy serves, with a warning.
     const brief = await serveMapping();
     const cacheDir = join(dir, 'cache-f');
     await loadRemoteMapping({ url: brief.url, cacheDir, offline: false, dispatcher });
     await brief.close();
-    const stale = await loadRemoteMapping({ url: brief.url, cacheDir, offline: false, dispatcher, network: new NetworkPolicy({ maxRetries: 0 }) });
+    const stale = await loadRemoteMapping({
+      url: brief.url,
+      cacheDir,
+      offline: false,
+      dispatcher,
+      network: new NetworkPolicy({ maxRetries: 0 }),
+    });
     expect(stale.ok && stale.table.get('pytorch')).toEqual(['torch']);
     expect(stale.ok && stale.warning).toMatch(/^Cannot fetch the conda-forge PyPI mapping: .*; using the copy cached on \d{4}-/);
   });
@@ -98,15 +118,28 @@ describe('loading the conda-forge mapping', () => {
 describe('conda-resolve audit and the fetched mapping', () => {
   const lock = join(dir, 'pixi.lock');
   const records = [pythonRecord('requests', '2.31.0'), pythonRecord('python', '3.12.3')].filter((r) => r.channel !== '@');
-  writeFileSync(lock, registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records, channels: ['conda-forge'] }], { toolName: 'conda-resolve', toolVersion: '0', now: new Date('2026-01-01T00:00:00Z') }));
+  writeFileSync(
+    lock,
+    registerBuiltinExporters().render('pixi', [{ platform: 'linux-64', records, channels: ['conda-forge'] }], {
+      toolName: 'conda-resolve',
+      toolVersion: '0',
+      now: new Date('2026-01-01T00:00:00Z'),
+    }),
+  );
 
   it('checks conda-forge packages under the names of the mapping at --pypi-mapping-url', async () => {
     const cacheDir = join(dir, 'cache-e');
-    const { code, stdout, stderr } = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping-url', server.url], { cwd: dir, cacheDir });
+    const { code, stdout, stderr } = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping-url', server.url], {
+      cwd: dir,
+      cacheDir,
+    });
     expect([code, stderr]).toEqual([0, '']);
     expect((JSON.parse(stdout) as AuditReport).platforms[0]!.findings.map((f) => f.name)).toEqual(['requests']);
     // Offline afterwards, the cached copy serves.
-    const offline = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--offline', '--pypi-mapping-url', server.url], { cwd: dir, cacheDir });
+    const offline = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--offline', '--pypi-mapping-url', server.url], {
+      cwd: dir,
+      cacheDir,
+    });
     expect((JSON.parse(offline.stdout) as AuditReport).platforms[0]!.findings.map((f) => f.name)).toEqual(['requests']);
   });
 
@@ -118,8 +151,14 @@ describe('conda-resolve audit and the fetched mapping', () => {
     const report = JSON.parse(stdout) as AuditReport;
     expect(report.platforms[0]!.findings).toEqual([]);
     expect(report.platforms[0]!.notCovered.map((n) => [n.name, n.reason])).toEqual([
-      ['python', `the conda-forge PyPI mapping could not be had (offline, and the cache has no copy of the conda-forge PyPI mapping (${server.url})); give one with --pypi-mapping conda-forge=FILE`],
-      ['requests', `the conda-forge PyPI mapping could not be had (offline, and the cache has no copy of the conda-forge PyPI mapping (${server.url})); give one with --pypi-mapping conda-forge=FILE`],
+      [
+        'python',
+        `the conda-forge PyPI mapping could not be had (offline, and the cache has no copy of the conda-forge PyPI mapping (${server.url})); give one with --pypi-mapping conda-forge=FILE`,
+      ],
+      [
+        'requests',
+        `the conda-forge PyPI mapping could not be had (offline, and the cache has no copy of the conda-forge PyPI mapping (${server.url})); give one with --pypi-mapping conda-forge=FILE`,
+      ],
     ]);
   });
 
@@ -130,7 +169,10 @@ describe('conda-resolve audit and the fetched mapping', () => {
     expect((JSON.parse(failed.stdout) as AuditReport).platforms[0]!.notCovered.map((n) => n.name)).toEqual(['python', 'requests']);
     const file = join(dir, 'map.json');
     writeFileSync(file, JSON.stringify({ requests: 'requests', python: null }));
-    const user = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping', `conda-forge=${file}`, '--pypi-mapping-url', url], { cwd: dir });
+    const user = await runCli(
+      ['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping', `conda-forge=${file}`, '--pypi-mapping-url', url],
+      { cwd: dir },
+    );
     expect([user.code, user.stderr]).toEqual([0, '']);
     expect((JSON.parse(user.stdout) as AuditReport).platforms[0]!.findings.map((f) => f.name)).toEqual(['requests']);
   });

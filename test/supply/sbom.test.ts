@@ -19,7 +19,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = new Date('2026-01-01T00:00:00Z');
 
 interface Cdx {
-  components: { 'bom-ref': string; name: string; purl: string; hashes?: { alg: string }[]; licenses?: unknown[]; properties: { name: string; value: string }[] }[];
+  components: {
+    'bom-ref': string;
+    name: string;
+    purl: string;
+    hashes?: { alg: string }[];
+    licenses?: unknown[];
+    properties: { name: string; value: string }[];
+  }[];
   dependencies: { ref: string; dependsOn: string[] }[];
   metadata: { tools: { components: { name: string; version: string }[] } };
 }
@@ -31,7 +38,14 @@ interface Spdx {
 
 describe('purls and licenses', () => {
   it('writes conda purls with build, channel, subdir and type qualifiers, sorted', () => {
-    const record = { name: 'absl-py', version: '0.4.1', build: 'py36h06a4308_0', channel: 'main', subdir: 'linux-64', fn: 'absl-py-0.4.1-py36h06a4308_0.tar.bz2' };
+    const record = {
+      name: 'absl-py',
+      version: '0.4.1',
+      build: 'py36h06a4308_0',
+      channel: 'main',
+      subdir: 'linux-64',
+      fn: 'absl-py-0.4.1-py36h06a4308_0.tar.bz2',
+    };
     // The example of the purl specification's conda type.
     expect(condaPurl(record as never)).toBe('pkg:conda/absl-py@0.4.1?build=py36h06a4308_0&channel=main&subdir=linux-64&type=tar.bz2');
     expect(condaPurl({ ...record, channel: 'https://repo.example.com/my channel', fn: 'x.conda' } as never)).toBe(
@@ -51,7 +65,8 @@ describe('purls and licenses', () => {
     expect(spdxExpression('GPL-2.0-or-later WITH GCC-exception-3.1')).toBe('GPL-2.0-or-later WITH GCC-exception-3.1');
     expect(spdxExpression('(MIT OR Apache-2.0) AND Zlib')).toBe('(MIT OR Apache-2.0) AND Zlib');
     expect(spdxExpression('LicenseRef-Proprietary')).toBe('LicenseRef-Proprietary');
-    for (const text of ['BSD', 'Python Software Foundation', 'MIT and Apache-2.0', 'MIT OR', 'GPL WITH x', '']) expect(spdxExpression(text)).toBeUndefined();
+    for (const text of ['BSD', 'Python Software Foundation', 'MIT and Apache-2.0', 'MIT OR', 'GPL WITH x', ''])
+      expect(spdxExpression(text)).toBeUndefined();
   });
 });
 
@@ -59,7 +74,10 @@ describeShared('SBOMs of a multi-platform solve of real conda-forge records', ()
   const channel = join(CHANNELS_DIR, 'conda-forge-py39');
   let resolution: Resolution;
   const solve = async () =>
-    (resolution ??= await resolveEnvironments({ specs: ['python=3.9', 'pip'], channels: [channel], platforms: ['linux-64', 'osx-arm64', 'win-64'] }, { cacheDir: dir, env: {} }));
+    (resolution ??= await resolveEnvironments(
+      { specs: ['python=3.9', 'pip'], channels: [channel], platforms: ['linux-64', 'osx-arm64', 'win-64'] },
+      { cacheDir: dir, env: {} },
+    ));
 
   it('cyclonedx-json is valid CycloneDX 1.6 with one component per package and platform', async () => {
     const r = await solve();
@@ -71,7 +89,11 @@ describeShared('SBOMs of a multi-platform solve of real conda-forge records', ()
     expect(new Set(bom.components.map((c) => c['bom-ref'])).size).toBe(total);
     // pip is noarch: three components, one per platform, each naming its platform.
     const pips = bom.components.filter((c) => c.name === 'pip');
-    expect(pips.map((c) => c.properties.find((p) => p.name === 'conda-resolve:platform')?.value)).toEqual(['linux-64', 'osx-arm64', 'win-64']);
+    expect(pips.map((c) => c.properties.find((p) => p.name === 'conda-resolve:platform')?.value)).toEqual([
+      'linux-64',
+      'osx-arm64',
+      'win-64',
+    ]);
     expect(pips[0]!.purl).toMatch(/^pkg:conda\/pip@[^?]+\?build=[^&]+&channel=[^&]+&subdir=noarch&type=(conda|tar\.bz2)$/);
     expect(pips[0]!.hashes?.map((h) => h.alg)).toContain('SHA-256');
     expect(bom.metadata.tools.components[0]!.name).toBe('conda-resolve');
@@ -80,7 +102,9 @@ describeShared('SBOMs of a multi-platform solve of real conda-forge records', ()
     expect(python.dependsOn).toContain('linux-64/conda/openssl');
     expect(bom.dependencies.find((d) => d.ref === 'environment')!.dependsOn).toContain('linux-64/conda/pip');
     // Same packages, same serial number: the SBOM changes only when the environment does.
-    expect(JSON.parse(exportResolution(r, 'cyclonedx-json', { now: new Date() })).serialNumber).toBe((bom as unknown as { serialNumber: string }).serialNumber);
+    expect(JSON.parse(exportResolution(r, 'cyclonedx-json', { now: new Date() })).serialNumber).toBe(
+      (bom as unknown as { serialNumber: string }).serialNumber,
+    );
   });
 
   it('spdx-json is valid SPDX 2.3 with purls, checksums, licenses and DEPENDS_ON', async () => {

@@ -65,7 +65,9 @@ describe('SPDX 2.3 structure', () => {
       'packages[0].downloadLocation is required (7.7)',
       'relationships[0]: known elements and an upper-case type (11.1)',
     ]);
-    expect(spdxStructureErrors({ ...spdx, packages: [{ ...pkg, checksums: [{ algorithm: 'sha256', checksumValue: 'AB' }] }] })).toHaveLength(1);
+    expect(
+      spdxStructureErrors({ ...spdx, packages: [{ ...pkg, checksums: [{ algorithm: 'sha256', checksumValue: 'AB' }] }] }),
+    ).toHaveLength(1);
     expect(spdxErrors({ ...spdx, dataLicense: 'MIT' })).not.toBeNull();
   });
 });
@@ -81,7 +83,23 @@ describe('SARIF 2.1.0 structure', () => {
     expect(sarifErrors({ version: '2.1.0' })).not.toBeNull();
     const [run] = sarif.runs;
     const [result] = run!.results;
-    const broken = { ...sarif, runs: [{ ...run, results: [{ ...result, ruleIndex: 1, level: 'fatal', message: {}, locations: [{ physicalLocation: { artifactLocation: { uri: 'pixi.lock' }, region: { startLine: 0 } } }] }] }] };
+    const broken = {
+      ...sarif,
+      runs: [
+        {
+          ...run,
+          results: [
+            {
+              ...result,
+              ruleIndex: 1,
+              level: 'fatal',
+              message: {},
+              locations: [{ physicalLocation: { artifactLocation: { uri: 'pixi.lock' }, region: { startLine: 0 } } }],
+            },
+          ],
+        },
+      ],
+    };
     expect(sarifStructureErrors(broken)).toEqual([
       'runs[0].results[0].message needs text or id (3.27.11, 3.11.7)',
       'runs[0].results[0].level (3.27.10)',

@@ -10,7 +10,25 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** SPDX 2.3 clause 7.10's algorithms. */
-const SPDX_ALGORITHMS = new Set(['SHA1', 'SHA224', 'SHA256', 'SHA384', 'SHA512', 'SHA3-256', 'SHA3-384', 'SHA3-512', 'BLAKE2b-256', 'BLAKE2b-384', 'BLAKE2b-512', 'BLAKE3', 'MD2', 'MD4', 'MD5', 'MD6', 'ADLER32']);
+const SPDX_ALGORITHMS = new Set([
+  'SHA1',
+  'SHA224',
+  'SHA256',
+  'SHA384',
+  'SHA512',
+  'SHA3-256',
+  'SHA3-384',
+  'SHA3-512',
+  'BLAKE2b-256',
+  'BLAKE2b-384',
+  'BLAKE2b-512',
+  'BLAKE3',
+  'MD2',
+  'MD4',
+  'MD5',
+  'MD6',
+  'ADLER32',
+]);
 /** SPDX 2.3 clause 7.21's categories, as the JSON form spells them. */
 const SPDX_REF_CATEGORIES = new Set(['SECURITY', 'PACKAGE-MANAGER', 'PACKAGE_MANAGER', 'PERSISTENT-ID', 'PERSISTENT_ID', 'OTHER']);
 const SPDX_ID = /^SPDXRef-[A-Za-z0-9.-]+$/;
@@ -23,12 +41,23 @@ export function spdxStructureErrors(doc: unknown): string[] {
   need(doc.dataLicense === 'CC0-1.0', 'dataLicense must be "CC0-1.0" (6.2)');
   need(doc.SPDXID === 'SPDXRef-DOCUMENT', 'SPDXID must be "SPDXRef-DOCUMENT" (6.3)');
   need(isString(doc.name), 'name is required (6.4)');
-  need(isString(doc.documentNamespace) && /^[a-z][a-z0-9+.-]*:\/\/[^#\s]+$/i.test(doc.documentNamespace), 'documentNamespace must be an absolute URI without "#" (6.5)');
+  need(
+    isString(doc.documentNamespace) && /^[a-z][a-z0-9+.-]*:\/\/[^#\s]+$/i.test(doc.documentNamespace),
+    'documentNamespace must be an absolute URI without "#" (6.5)',
+  );
   const info = doc.creationInfo;
   if (!isObject(info)) errors.push('creationInfo is required (6.8, 6.9)');
   else {
-    need(Array.isArray(info.creators) && info.creators.length > 0 && info.creators.every((c) => typeof c === 'string' && /^(Person|Organization|Tool): \S/.test(c)), 'creationInfo.creators: one or more "Person: ", "Organization: " or "Tool: " entries (6.8)');
-    need(typeof info.created === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(info.created), 'creationInfo.created must be YYYY-MM-DDThh:mm:ssZ (6.9)');
+    need(
+      Array.isArray(info.creators) &&
+        info.creators.length > 0 &&
+        info.creators.every((c) => typeof c === 'string' && /^(Person|Organization|Tool): \S/.test(c)),
+      'creationInfo.creators: one or more "Person: ", "Organization: " or "Tool: " entries (6.8)',
+    );
+    need(
+      typeof info.created === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(info.created),
+      'creationInfo.created must be YYYY-MM-DDThh:mm:ssZ (6.9)',
+    );
   }
   const ids = new Set<string>(['SPDXRef-DOCUMENT']);
   const packages = doc.packages ?? [];
@@ -43,15 +72,36 @@ export function spdxStructureErrors(doc: unknown): string[] {
       if (typeof p.SPDXID === 'string') ids.add(p.SPDXID);
       need(isString(p.downloadLocation), `${at}.downloadLocation is required (7.7)`);
       need(p.filesAnalyzed === undefined || typeof p.filesAnalyzed === 'boolean', `${at}.filesAnalyzed must be a boolean (7.8)`);
-      for (const field of ['licenseConcluded', 'licenseDeclared', 'copyrightText', 'versionInfo']) need(p[field] === undefined || isString(p[field]), `${at}.${field} must be a string`);
+      for (const field of ['licenseConcluded', 'licenseDeclared', 'copyrightText', 'versionInfo'])
+        need(p[field] === undefined || isString(p[field]), `${at}.${field} must be a string`);
       for (const [j, c] of ((p.checksums ?? []) as unknown[]).entries())
-        need(isObject(c) && SPDX_ALGORITHMS.has(c.algorithm as string) && typeof c.checksumValue === 'string' && /^[0-9a-f]+$/.test(c.checksumValue), `${at}.checksums[${j}]: a known algorithm and a lower-case hex value (7.10)`);
+        need(
+          isObject(c) &&
+            SPDX_ALGORITHMS.has(c.algorithm as string) &&
+            typeof c.checksumValue === 'string' &&
+            /^[0-9a-f]+$/.test(c.checksumValue),
+          `${at}.checksums[${j}]: a known algorithm and a lower-case hex value (7.10)`,
+        );
       for (const [j, r] of ((p.externalRefs ?? []) as unknown[]).entries())
-        need(isObject(r) && SPDX_REF_CATEGORIES.has(r.referenceCategory as string) && isString(r.referenceType) && isString(r.referenceLocator), `${at}.externalRefs[${j}]: category, type and locator (7.21)`);
+        need(
+          isObject(r) &&
+            SPDX_REF_CATEGORIES.has(r.referenceCategory as string) &&
+            isString(r.referenceType) &&
+            isString(r.referenceLocator),
+          `${at}.externalRefs[${j}]: category, type and locator (7.21)`,
+        );
     });
-  const element = (id: unknown) => typeof id === 'string' && (ids.has(id) || id === 'NONE' || id === 'NOASSERTION' || id.startsWith('DocumentRef-'));
+  const element = (id: unknown) =>
+    typeof id === 'string' && (ids.has(id) || id === 'NONE' || id === 'NOASSERTION' || id.startsWith('DocumentRef-'));
   for (const [i, r] of ((doc.relationships ?? []) as unknown[]).entries())
-    need(isObject(r) && element(r.spdxElementId) && element(r.relatedSpdxElement) && typeof r.relationshipType === 'string' && /^[A-Z_]+$/.test(r.relationshipType), `relationships[${i}]: known elements and an upper-case type (11.1)`);
+    need(
+      isObject(r) &&
+        element(r.spdxElementId) &&
+        element(r.relatedSpdxElement) &&
+        typeof r.relationshipType === 'string' &&
+        /^[A-Z_]+$/.test(r.relationshipType),
+      `relationships[${i}]: known elements and an upper-case type (11.1)`,
+    );
   return errors;
 }
 
@@ -79,16 +129,31 @@ export function sarifStructureErrors(log: unknown): string[] {
     ((run.results ?? []) as unknown[]).forEach((result, j) => {
       const rat = `${at}.results[${j}]`;
       if (!isObject(result)) return void errors.push(`${rat} is not an object`);
-      need(isObject(result.message) && (isString(result.message.text) || isString(result.message.id)), `${rat}.message needs text or id (3.27.11, 3.11.7)`);
+      need(
+        isObject(result.message) && (isString(result.message.text) || isString(result.message.id)),
+        `${rat}.message needs text or id (3.27.11, 3.11.7)`,
+      );
       need(result.level === undefined || SARIF_LEVELS.has(result.level as string), `${rat}.level (3.27.10)`);
       need(result.kind === undefined || SARIF_KINDS.has(result.kind as string), `${rat}.kind (3.27.9)`);
-      need(result.ruleIndex === undefined || (Number.isInteger(result.ruleIndex) && (result.ruleIndex as number) >= 0 && (result.ruleIndex as number) < rules.length), `${rat}.ruleIndex must index tool.driver.rules (3.27.6)`);
+      need(
+        result.ruleIndex === undefined ||
+          (Number.isInteger(result.ruleIndex) && (result.ruleIndex as number) >= 0 && (result.ruleIndex as number) < rules.length),
+        `${rat}.ruleIndex must index tool.driver.rules (3.27.6)`,
+      );
       ((result.locations ?? []) as unknown[]).forEach((location, k) => {
         const physical = isObject(location) ? location.physicalLocation : undefined;
         if (physical === undefined) return;
         const region = isObject(physical) ? physical.region : undefined;
-        need(isObject(physical) && isObject(physical.artifactLocation) && isString(physical.artifactLocation.uri), `${rat}.locations[${k}].physicalLocation.artifactLocation.uri (3.4.3)`);
-        need(region === undefined || (isObject(region) && (region.startLine === undefined || (Number.isInteger(region.startLine) && (region.startLine as number) >= 1))), `${rat}.locations[${k}].physicalLocation.region.startLine >= 1 (3.30.5)`);
+        need(
+          isObject(physical) && isObject(physical.artifactLocation) && isString(physical.artifactLocation.uri),
+          `${rat}.locations[${k}].physicalLocation.artifactLocation.uri (3.4.3)`,
+        );
+        need(
+          region === undefined ||
+            (isObject(region) &&
+              (region.startLine === undefined || (Number.isInteger(region.startLine) && (region.startLine as number) >= 1))),
+          `${rat}.locations[${k}].physicalLocation.region.startLine >= 1 (3.30.5)`,
+        );
       });
     });
   });

@@ -185,11 +185,14 @@ async function main(): Promise<void> {
     },
   });
   if (!values.source || !values.out) {
-    console.error('usage: shard-channel --source DIR --out DIR [--subdir S]... [--zst] [--json] [--no-shards] [--hash compressed|decompressed] [--level N]');
+    console.error(
+      'usage: shard-channel --source DIR --out DIR [--subdir S]... [--zst] [--json] [--no-shards] [--hash compressed|decompressed] [--level N]',
+    );
     process.exitCode = 2;
     return;
   }
-  if (values.hash !== 'compressed' && values.hash !== 'decompressed') throw new Error(`--hash must be compressed or decompressed, not ${values.hash}`);
+  if (values.hash !== 'compressed' && values.hash !== 'decompressed')
+    throw new Error(`--hash must be compressed or decompressed, not ${values.hash}`);
   const started = performance.now();
   const summaries = await shardChannel({
     source: values.source,
@@ -202,7 +205,9 @@ async function main(): Promise<void> {
     level: Number(values.level),
   });
   for (const s of summaries) {
-    console.log(`${s.subdir}: ${s.names} shards, ${s.records} records, shards ${(s.shardBytes / 1e6).toFixed(1)} MB, index ${(s.indexBytes / 1e3).toFixed(0)} kB`);
+    console.log(
+      `${s.subdir}: ${s.names} shards, ${s.records} records, shards ${(s.shardBytes / 1e6).toFixed(1)} MB, index ${(s.indexBytes / 1e3).toFixed(0)} kB`,
+    );
   }
   console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -9,10 +9,19 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 
 describe('the test suite without ../shared', () => {
   it('skips the snapshot tests of files that read snapshots while collecting, and passes', () => {
-    const files = ['test/repodata/parse.test.ts', 'test/exporters/golden.test.ts', 'test/repodata/store-faults.test.ts', 'test/repodata/lazy-index.test.ts'];
+    const files = [
+      'test/repodata/parse.test.ts',
+      'test/exporters/golden.test.ts',
+      'test/repodata/store-faults.test.ts',
+      'test/repodata/lazy-index.test.ts',
+    ];
     const env: NodeJS.ProcessEnv = { ...process.env, CONDA_RESOLVE_SHARED_DIR: join(PROJECT_ROOT, 'no-such-shared-dir') };
     delete env.CONDA_RESOLVE_REQUIRE_SHARED;
-    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...files], { cwd: PROJECT_ROOT, env, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...files], {
+      cwd: PROJECT_ROOT,
+      env,
+      encoding: 'utf8',
+    });
     const output = run.stdout + run.stderr;
     expect(output).toContain('snapshot-based tests are skipped');
     expect(output).not.toMatch(/ENOENT/);

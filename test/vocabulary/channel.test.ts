@@ -15,15 +15,47 @@ describe('parseChannel', () => {
   it.each<[string, ParseChannelOptions, { name: string; baseUrl: string; kind: string; platform?: string | null }]>([
     ['conda-forge', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias', platform: null }],
     ['  conda-forge  ', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
-    ['conda-forge/label/dev', {}, { name: 'conda-forge/label/dev', baseUrl: 'https://conda.anaconda.org/conda-forge/label/dev', kind: 'alias' }],
-    ['conda-forge/linux-64', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias', platform: 'linux-64' }],
-    ['https://conda.anaconda.org/conda-forge', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
-    ['https://conda.anaconda.org/conda-forge/', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
-    ['HTTPS://Conda.Anaconda.ORG/conda-forge', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
-    ['https://conda.anaconda.org/conda-forge/noarch', {}, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias', platform: 'noarch' }],
-    ['https://repo.anaconda.com/pkgs/main', {}, { name: 'https://repo.anaconda.com/pkgs/main', baseUrl: 'https://repo.anaconda.com/pkgs/main', kind: 'url' }],
+    [
+      'conda-forge/label/dev',
+      {},
+      { name: 'conda-forge/label/dev', baseUrl: 'https://conda.anaconda.org/conda-forge/label/dev', kind: 'alias' },
+    ],
+    [
+      'conda-forge/linux-64',
+      {},
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias', platform: 'linux-64' },
+    ],
+    [
+      'https://conda.anaconda.org/conda-forge',
+      {},
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' },
+    ],
+    [
+      'https://conda.anaconda.org/conda-forge/',
+      {},
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' },
+    ],
+    [
+      'HTTPS://Conda.Anaconda.ORG/conda-forge',
+      {},
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' },
+    ],
+    [
+      'https://conda.anaconda.org/conda-forge/noarch',
+      {},
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias', platform: 'noarch' },
+    ],
+    [
+      'https://repo.anaconda.com/pkgs/main',
+      {},
+      { name: 'https://repo.anaconda.com/pkgs/main', baseUrl: 'https://repo.anaconda.com/pkgs/main', kind: 'url' },
+    ],
     ['pkgs/main', {}, { name: 'https://repo.anaconda.com/pkgs/main', baseUrl: 'https://repo.anaconda.com/pkgs/main', kind: 'url' }],
-    ['https://example.com:8443/chan/', {}, { name: 'https://example.com:8443/chan', baseUrl: 'https://example.com:8443/chan', kind: 'url' }],
+    [
+      'https://example.com:8443/chan/',
+      {},
+      { name: 'https://example.com:8443/chan', baseUrl: 'https://example.com:8443/chan', kind: 'url' },
+    ],
     ['http://127.0.0.1:8080/', {}, { name: 'http://127.0.0.1:8080', baseUrl: 'http://127.0.0.1:8080', kind: 'url' }],
     ['file:///srv/chan/', {}, { name: 'file:///srv/chan', baseUrl: 'file:///srv/chan', kind: 'file' }],
     ['/srv/chan', {}, { name: 'file:///srv/chan', baseUrl: 'file:///srv/chan', kind: 'file' }],
@@ -38,13 +70,29 @@ describe('parseChannel', () => {
     ['\\\\server\\share\\chan', {}, { name: 'file://server/share/chan', baseUrl: 'file://server/share/chan', kind: 'file' }],
     ['/srv/chan/linux-64', {}, { name: 'file:///srv/chan', baseUrl: 'file:///srv/chan', kind: 'file', platform: 'linux-64' }],
     // A custom alias (CONDA_CHANNEL_ALIAS).
-    ['conda-forge', { alias: 'https://mirror.example.com/conda/' }, { name: 'conda-forge', baseUrl: 'https://mirror.example.com/conda/conda-forge', kind: 'alias' }],
-    ['https://mirror.example.com/conda/bioconda', { alias: 'https://mirror.example.com/conda' }, { name: 'bioconda', baseUrl: 'https://mirror.example.com/conda/bioconda', kind: 'alias' }],
-    ['https://conda.anaconda.org/conda-forge', { alias: 'https://mirror.example.com/conda' }, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
+    [
+      'conda-forge',
+      { alias: 'https://mirror.example.com/conda/' },
+      { name: 'conda-forge', baseUrl: 'https://mirror.example.com/conda/conda-forge', kind: 'alias' },
+    ],
+    [
+      'https://mirror.example.com/conda/bioconda',
+      { alias: 'https://mirror.example.com/conda' },
+      { name: 'bioconda', baseUrl: 'https://mirror.example.com/conda/bioconda', kind: 'alias' },
+    ],
+    [
+      'https://conda.anaconda.org/conda-forge',
+      { alias: 'https://mirror.example.com/conda' },
+      { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' },
+    ],
     ['conda-forge', { alias: '' }, { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge', kind: 'alias' }],
     // A file:// alias (a local mirror, as conda allows): the name stays short, the channel is a folder.
     ['conda-forge', { alias: 'file:///srv/mirror/' }, { name: 'conda-forge', baseUrl: 'file:///srv/mirror/conda-forge', kind: 'file' }],
-    ['conda-forge/linux-64', { alias: 'file:///srv/mirror' }, { name: 'conda-forge', baseUrl: 'file:///srv/mirror/conda-forge', kind: 'file', platform: 'linux-64' }],
+    [
+      'conda-forge/linux-64',
+      { alias: 'file:///srv/mirror' },
+      { name: 'conda-forge', baseUrl: 'file:///srv/mirror/conda-forge', kind: 'file', platform: 'linux-64' },
+    ],
   ])('%j %j', (text, options, expected) => {
     const c = parseChannel(text, options);
     expect(c).toMatchObject(expected);
@@ -82,7 +130,11 @@ describe('parseChannel', () => {
   it.each([
     ['', {}, 'empty channel'],
     ['   ', {}, 'empty channel'],
-    ['defaults', {}, '"defaults" stands for several channels (https://repo.anaconda.com/pkgs/main, https://repo.anaconda.com/pkgs/r); expand it first'],
+    [
+      'defaults',
+      {},
+      '"defaults" stands for several channels (https://repo.anaconda.com/pkgs/main, https://repo.anaconda.com/pkgs/r); expand it first',
+    ],
     ['conda forge', {}, 'unexpected " " in a channel name'],
     ['conda-forge::numpy', {}, 'unexpected ":" in a channel name'],
     ['ftp://host/chan', {}, 'unsupported URL scheme "ftp" (use https, http or file)'],
@@ -160,7 +212,10 @@ describe('channel comparison', () => {
 describe('redactSecrets', () => {
   it.each([
     ['https://conda.anaconda.org/t/abc-123/conda-forge/linux-64', 'https://conda.anaconda.org/t/<TOKEN>/conda-forge/linux-64'],
-    ['fetch failed: https://user:pw@host.example/chan/noarch/repodata.json (404)', 'fetch failed: https://host.example/chan/noarch/repodata.json (404)'],
+    [
+      'fetch failed: https://user:pw@host.example/chan/noarch/repodata.json (404)',
+      'fetch failed: https://host.example/chan/noarch/repodata.json (404)',
+    ],
     ['a /t/tok-only', 'a /t/<TOKEN>'],
     ['"https://h/t/x1/c"', '"https://h/t/<TOKEN>/c"'],
     ['http://a:b@h1/t/k/c and https://c:d@h2/x', 'http://h1/t/<TOKEN>/c and https://h2/x'],
@@ -173,14 +228,20 @@ describe('redactSecrets', () => {
 
   it('removes any token and password embedded in text, and is idempotent', () => {
     fc.assert(
-      fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9_-]{6,20}$/), fc.stringMatching(/^[A-Za-z0-9]{6,12}$/), fc.string(), (before, tok, pw, after) => {
-        const text = `${before} https://u:${pw}@host.example/t/${tok}/chan ${after}`;
-        const out = redactSecrets(text);
-        expect(out).toContain('https://host.example/t/<TOKEN>/chan');
-        expect(out.includes(`/t/${tok}/`)).toBe(false);
-        expect(out.includes(`:${pw}@`)).toBe(false);
-        expect(redactSecrets(out)).toBe(out);
-      }),
+      fc.property(
+        fc.string(),
+        fc.stringMatching(/^[A-Za-z0-9_-]{6,20}$/),
+        fc.stringMatching(/^[A-Za-z0-9]{6,12}$/),
+        fc.string(),
+        (before, tok, pw, after) => {
+          const text = `${before} https://u:${pw}@host.example/t/${tok}/chan ${after}`;
+          const out = redactSecrets(text);
+          expect(out).toContain('https://host.example/t/<TOKEN>/chan');
+          expect(out.includes(`/t/${tok}/`)).toBe(false);
+          expect(out.includes(`:${pw}@`)).toBe(false);
+          expect(redactSecrets(out)).toBe(out);
+        },
+      ),
       { numRuns: 300 },
     );
   });

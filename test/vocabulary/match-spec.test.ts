@@ -114,7 +114,9 @@ describe('MatchSpec canonical strings (conda test_canonical_string_forms)', () =
   it('names URL channels by their URL (DECISIONS.md section 4), where conda prints the path', () => {
     expect(str('https://repo.anaconda.com/pkgs/free::numpy')).toBe('https://repo.anaconda.com/pkgs/free::numpy');
     expect(str('numpy[channel=https://repo.anaconda.com/pkgs/free]')).toBe('https://repo.anaconda.com/pkgs/free::numpy');
-    expect(str('numpy[channel=https://repo.anaconda.com/pkgs/free/osx-64, subdir=linux-64]')).toBe('https://repo.anaconda.com/pkgs/free/linux-64::numpy');
+    expect(str('numpy[channel=https://repo.anaconda.com/pkgs/free/osx-64, subdir=linux-64]')).toBe(
+      'https://repo.anaconda.com/pkgs/free/linux-64::numpy',
+    );
     expect(str('https://repo.anaconda.com/pkgs/free/win-32::numpy')).toBe('https://repo.anaconda.com/pkgs/free/win-32::numpy');
     expect(str('https://conda.anaconda.org/conda-forge::numpy')).toBe('conda-forge::numpy');
     expect(str('https://conda.anaconda.org/conda-forge/label/dev::numpy')).toBe('conda-forge/label/dev::numpy');
@@ -125,13 +127,22 @@ describe('MatchSpec canonical strings (conda test_canonical_string_forms)', () =
     const url = 'https://conda.anaconda.org/conda-canary/linux-64/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2';
     const ms = parseMatchSpec(url);
     expect(String(ms)).toBe('conda-canary/linux-64::conda==4.3.21.post699+1dab973=py36h4a561cd_0');
-    expect(ms).toMatchObject({ channel: 'conda-canary', subdir: 'linux-64', name: 'conda', build: 'py36h4a561cd_0', fn: 'conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2', url });
+    expect(ms).toMatchObject({
+      channel: 'conda-canary',
+      subdir: 'linux-64',
+      name: 'conda',
+      build: 'py36h4a561cd_0',
+      fn: 'conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2',
+      url,
+    });
     expect(ms.version?.source).toBe('4.3.21.post699+1dab973');
 
     const notChannel = 'https://conda.anaconda.org/conda-canary/conda-4.3.21.post699+1dab973-py36h4a561cd_0.tar.bz2';
     expect(str(notChannel)).toBe(`*[url=${notChannel}]`);
     expect(str('/some/file/on/disk/package-1.2.3-2.tar.bz2')).toBe('*[url=file:///some/file/on/disk/package-1.2.3-2.tar.bz2]');
-    expect(str('https://conda.anaconda.org/conda-forge/noarch/tzdata-2024a-h0c530f3_0.conda')).toBe('conda-forge/noarch::tzdata==2024a=h0c530f3_0');
+    expect(str('https://conda.anaconda.org/conda-forge/noarch/tzdata-2024a-h0c530f3_0.conda')).toBe(
+      'conda-forge/noarch::tzdata==2024a=h0c530f3_0',
+    );
   });
 
   it('drops credentials from package URLs', () => {
@@ -163,7 +174,10 @@ describe('MatchSpec fields (conda _parse_spec_str tables)', () => {
     ['defaults::numpy[channel=anaconda]', { name: 'numpy', channel: 'anaconda' }],
     ['defaults::numpy 1.8 py27_0[channel=anaconda]', { channel: 'anaconda', version: '1.8', build: 'py27_0' }],
     ['defaults::numpy=1.8=py27_0 [channel=anaconda,version=1.9, build=3]', { channel: 'anaconda', version: '1.9', build: '3' }],
-    ["defaults::numpy=1.8=py27_0 [channel='anaconda',version=\">=1.8,<2|1.9\", build='3']", { channel: 'anaconda', version: '>=1.8,<2|1.9', build: '3' }],
+    [
+      "defaults::numpy=1.8=py27_0 [channel='anaconda',version=\">=1.8,<2|1.9\", build='3']",
+      { channel: 'anaconda', version: '>=1.8,<2|1.9', build: '3' },
+    ],
     ['* 2.7.4', { name: '*', version: '2.7.4', build: null }],
     ['* >=1.3 2', { name: '*', version: '>=1.3', build: '2' }],
     ['numpy==1.7', { name: 'numpy', version: '1.7' }],
@@ -289,7 +303,15 @@ describe('MatchSpec.matches', () => {
 
   it('matches licenses case-insensitively with globs (test_license_match)', () => {
     const r = record('numpy-1.11.0-py34_7', { license: 'LGPLv3+', license_family: 'LGPL' });
-    for (const spec of ["*[license_family='LGPL']", "*[license_family='lgpl']", "*[license_family='*GP*']", "*[license_family='*gpl*']", "*[license_family='*GPL*']", "*[license='*gpl*']", "*[license='*v3+']"]) {
+    for (const spec of [
+      "*[license_family='LGPL']",
+      "*[license_family='lgpl']",
+      "*[license_family='*GP*']",
+      "*[license_family='*gpl*']",
+      "*[license_family='*GPL*']",
+      "*[license='*gpl*']",
+      "*[license='*v3+']",
+    ]) {
       expect(parseMatchSpec(spec).matches(r), spec).toBe(true);
     }
     expect(parseMatchSpec("*[license='MIT']").matches(r)).toBe(false);
@@ -324,7 +346,9 @@ describe('MatchSpec.matches', () => {
     expect(parseMatchSpec('https://conda.anaconda.org/conda-forge::numpy').matches(from('conda-forge'))).toBe(true);
     expect(parseMatchSpec('https://conda.anaconda.org/conda-forge/::numpy').matches(from('conda-forge'))).toBe(true);
     expect(parseMatchSpec('https://repo.anaconda.com/pkgs/main::numpy').matches(from('conda-forge'))).toBe(false);
-    expect(parseMatchSpec('https://mirror.example.com/conda-forge::numpy').matches(from('https://mirror.example.com/conda-forge'))).toBe(true);
+    expect(parseMatchSpec('https://mirror.example.com/conda-forge::numpy').matches(from('https://mirror.example.com/conda-forge'))).toBe(
+      true,
+    );
     expect(parseMatchSpec('conda-forge/label/dev::numpy').matches(from('conda-forge/label/dev'))).toBe(true);
     expect(parseMatchSpec('conda-forge/label/dev::numpy').matches(from('conda-forge'))).toBe(false);
     // `defaults` stands for Anaconda's main channels; a single one of them does not stand for defaults.
@@ -359,7 +383,11 @@ describe('MatchSpec errors', () => {
     ['blas [optional', 'unclosed "[" (bracket attributes end with "]")', 5],
     ['blas ]x[', 'unexpected "]"', 5],
     ['blas [test=]', 'empty value for "test"', 11],
-    ['blas[invalid="1"]', 'unknown key "invalid" (valid keys: channel, subdir, name, version, build, build_number, track_features, features, url, md5, sha256, license, license_family, fn)', 5],
+    [
+      'blas[invalid="1"]',
+      'unknown key "invalid" (valid keys: channel, subdir, name, version, build, build_number, track_features, features, url, md5, sha256, license, license_family, fn)',
+      5,
+    ],
     ['!xyz 1.3', 'no package name found before "!"', 0],
     ['>=1.2', 'no package name found before ">"', 0],
     ['conda-forge::', 'no package name found', 13],
@@ -405,7 +433,9 @@ describe('MatchSpec errors', () => {
 describe('MatchSpec from fields', () => {
   it('builds specs from bracket values', () => {
     expect(String(matchSpecFromFields({ name: 'numpy', version: '>=1.26', build: 'py*' }))).toBe("numpy[version='>=1.26',build=py*]");
-    expect(String(matchSpecFromFields({ name: 'numpy', version: '1.26.4', build: 'py39_0', channel: 'conda-forge', subdir: 'linux-64' }))).toBe('conda-forge/linux-64::numpy==1.26.4=py39_0');
+    expect(
+      String(matchSpecFromFields({ name: 'numpy', version: '1.26.4', build: 'py39_0', channel: 'conda-forge', subdir: 'linux-64' })),
+    ).toBe('conda-forge/linux-64::numpy==1.26.4=py39_0');
   });
 });
 
@@ -444,7 +474,12 @@ describe('MatchSpec properties', () => {
     version: versionString,
     build: fc.constantFrom('py39_0', 'py310_1', 'h1234_1', 'cuda112_0', '0'),
     build_number: fc.integer({ min: 0, max: 4 }),
-    channel: fc.constantFrom('conda-forge', 'https://conda.anaconda.org/bioconda', 'https://example.com/ch', 'https://repo.anaconda.com/pkgs/main'),
+    channel: fc.constantFrom(
+      'conda-forge',
+      'https://conda.anaconda.org/bioconda',
+      'https://example.com/ch',
+      'https://repo.anaconda.com/pkgs/main',
+    ),
     subdir: fc.constantFrom('linux-64', 'osx-arm64', 'noarch'),
     license: fc.constantFrom('MIT', 'BSD-3-Clause', null),
   });

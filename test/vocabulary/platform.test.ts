@@ -1,11 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { hostSubdir, InvalidPlatformError, isKnownSubdir, KNOWN_SUBDIRS, parsePlatform, subdirArch, subdirOs, TARGET_SUBDIRS } from '../../vocabulary/platform.js';
+import {
+  hostSubdir,
+  InvalidPlatformError,
+  isKnownSubdir,
+  KNOWN_SUBDIRS,
+  parsePlatform,
+  subdirArch,
+  subdirOs,
+  TARGET_SUBDIRS,
+} from '../../vocabulary/platform.js';
 
 describe('known subdirs', () => {
   it("is conda's KNOWN_SUBDIRS list", () => {
     expect([...KNOWN_SUBDIRS]).toEqual([
-      'emscripten-wasm32', 'freebsd-64', 'linux-32', 'linux-64', 'linux-aarch64', 'linux-armv6l', 'linux-armv7l', 'linux-ppc64',
-      'linux-ppc64le', 'linux-riscv64', 'linux-s390x', 'noarch', 'osx-64', 'osx-arm64', 'wasi-wasm32', 'win-32', 'win-64', 'win-arm64', 'zos-z',
+      'emscripten-wasm32',
+      'freebsd-64',
+      'linux-32',
+      'linux-64',
+      'linux-aarch64',
+      'linux-armv6l',
+      'linux-armv7l',
+      'linux-ppc64',
+      'linux-ppc64le',
+      'linux-riscv64',
+      'linux-s390x',
+      'noarch',
+      'osx-64',
+      'osx-arm64',
+      'wasi-wasm32',
+      'win-32',
+      'win-64',
+      'win-arm64',
+      'zos-z',
     ]);
     expect(TARGET_SUBDIRS).not.toContain('noarch');
     expect(TARGET_SUBDIRS).toHaveLength(KNOWN_SUBDIRS.length - 1);
@@ -61,6 +87,8 @@ describe('hostSubdir', () => {
 
   it('throws a typed error for hosts conda has no subdir for', () => {
     expect(() => hostSubdir('openbsd', 'x64')).toThrow(InvalidPlatformError);
-    expect(() => hostSubdir('linux', 'mips')).toThrow('Cannot use platform "linux/mips": conda has no subdir for this host; pass a platform explicitly');
+    expect(() => hostSubdir('linux', 'mips')).toThrow(
+      'Cannot use platform "linux/mips": conda has no subdir for this host; pass a platform explicitly',
+    );
   });
 });

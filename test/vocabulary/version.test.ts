@@ -136,14 +136,59 @@ describe('Version ordering: conda documentation and tests', () => {
   });
 
   it('orders openssl-style letters after the trailing-underscore release (test_openssl_convention)', () => {
-    const openssl = ['1.0.1dev', '1.0.1_', '1.0.1a', '1.0.1b', '1.0.1c', '1.0.1d', '1.0.1r', '1.0.1rc', '1.0.1rc1', '1.0.1rc2', '1.0.1s', '1.0.1', '1.0.1post.a', '1.0.1post.b', '1.0.1post.z', '1.0.1post.za', '1.0.2'];
+    const openssl = [
+      '1.0.1dev',
+      '1.0.1_',
+      '1.0.1a',
+      '1.0.1b',
+      '1.0.1c',
+      '1.0.1d',
+      '1.0.1r',
+      '1.0.1rc',
+      '1.0.1rc1',
+      '1.0.1rc2',
+      '1.0.1s',
+      '1.0.1',
+      '1.0.1post.a',
+      '1.0.1post.b',
+      '1.0.1post.z',
+      '1.0.1post.za',
+      '1.0.2',
+    ];
     expect(sorted(shuffled(openssl))).toEqual(openssl);
     expect(compareVersions('1.1.1l', '1.1.1k')).toBe(1);
     expect(compareVersions('1.1.1w', '3.0.0')).toBe(-1);
   });
 
   it('orders the PEP 440 list conda tests with (test_pep440)', () => {
-    const versions = ['1.0a1', '1.0a2.dev456', '1.0a12.dev456', '1.0a12', '1.0b1.dev456', '1.0b2', '1.0b2.post345.dev456', '1.0b2.post345', '1.0c1.dev456', '1.0c1', '1.0c3', '1.0rc2', '1.0.dev456', '1.0', '1.0.post456.dev34', '1.0.post456', '1.1.dev1', '1.2.r32+123456', '1.2.rev33+123456', '1.2+abc', '1.2+abc123def', '1.2+abc123', '1.2+123abc', '1.2+123abc456', '1.2+1234.abc', '1.2+123456'];
+    const versions = [
+      '1.0a1',
+      '1.0a2.dev456',
+      '1.0a12.dev456',
+      '1.0a12',
+      '1.0b1.dev456',
+      '1.0b2',
+      '1.0b2.post345.dev456',
+      '1.0b2.post345',
+      '1.0c1.dev456',
+      '1.0c1',
+      '1.0c3',
+      '1.0rc2',
+      '1.0.dev456',
+      '1.0',
+      '1.0.post456.dev34',
+      '1.0.post456',
+      '1.1.dev1',
+      '1.2.r32+123456',
+      '1.2.rev33+123456',
+      '1.2+abc',
+      '1.2+abc123def',
+      '1.2+abc123',
+      '1.2+123abc',
+      '1.2+123abc456',
+      '1.2+1234.abc',
+      '1.2+123456',
+    ];
     const all = [...versions, ...versions.map((v) => `1!${v}`)];
     expect(sorted(shuffled(all))).toEqual(all);
   });
@@ -353,7 +398,11 @@ describe('Version ordering properties', () => {
   });
 
   it('still rejects malformed digits-and-dots versions, naming the position', () => {
-    for (const [input, position] of [['1..2', 2], ['.1', 0], ['1.', 2]] as const) {
+    for (const [input, position] of [
+      ['1..2', 2],
+      ['.1', 0],
+      ['1.', 2],
+    ] as const) {
       expect(() => parseVersion(input), input).toThrow(InvalidVersionError);
       try {
         parseVersion(input);

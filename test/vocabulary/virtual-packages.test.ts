@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { InvalidPlatformError, TARGET_SUBDIRS } from '../../vocabulary/platform.js';
-import {
-  InvalidVirtualPackageError,
-  parseVirtualPackage,
-  virtualPackageList,
-  virtualPackages,
-} from '../../vocabulary/virtual-packages.js';
+import { InvalidVirtualPackageError, parseVirtualPackage, virtualPackageList, virtualPackages } from '../../vocabulary/virtual-packages.js';
 
 /** `name=version=build` strings, sorted by name, for compact tables. */
 const list = (platform: string, env: Record<string, string | undefined> = {}, extra: string[] = []) =>
@@ -45,14 +40,26 @@ describe('CONDA_OVERRIDE_* variables', () => {
   it.each<[string, Record<string, string>, string[]]>([
     ['linux-64', { CONDA_OVERRIDE_GLIBC: '2.17' }, ['__archspec=1=x86_64', '__glibc=2.17=0', '__linux=4.18=0', '__unix=0=0']],
     ['linux-64', { CONDA_OVERRIDE_GLIBC: '' }, ['__archspec=1=x86_64', '__linux=4.18=0', '__unix=0=0']],
-    ['linux-64', { CONDA_OVERRIDE_LINUX: '5.15.0-91-generic' }, ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=5.15.0=0', '__unix=0=0']],
+    [
+      'linux-64',
+      { CONDA_OVERRIDE_LINUX: '5.15.0-91-generic' },
+      ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=5.15.0=0', '__unix=0=0'],
+    ],
     ['linux-64', { CONDA_OVERRIDE_LINUX: '6.1.0.4.5' }, ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=6.1.0.4=0', '__unix=0=0']],
     ['linux-64', { CONDA_OVERRIDE_LINUX: '' }, ['__archspec=1=x86_64', '__glibc=2.28=0', '__unix=0=0']],
-    ['linux-64', { CONDA_OVERRIDE_CUDA: '12.2' }, ['__archspec=1=x86_64', '__cuda=12.2=0', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
+    [
+      'linux-64',
+      { CONDA_OVERRIDE_CUDA: '12.2' },
+      ['__archspec=1=x86_64', '__cuda=12.2=0', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0'],
+    ],
     ['linux-64', { CONDA_OVERRIDE_CUDA: '' }, ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
     ['linux-64', { CONDA_OVERRIDE_ARCHSPEC: 'x86_64_v3' }, ['__archspec=1=x86_64_v3', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
     ['linux-64', { CONDA_OVERRIDE_ARCHSPEC: '' }, ['__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
-    ['linux-64', { CONDA_OVERRIDE_OSX: '11.0', CONDA_OVERRIDE_WIN: '10' }, ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
+    [
+      'linux-64',
+      { CONDA_OVERRIDE_OSX: '11.0', CONDA_OVERRIDE_WIN: '10' },
+      ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0'],
+    ],
     ['osx-arm64', { CONDA_OVERRIDE_OSX: '11.0' }, ['__archspec=1=m1', '__osx=11.0=0', '__unix=0=0']],
     ['osx-arm64', { CONDA_OVERRIDE_OSX: '' }, ['__archspec=1=m1', '__unix=0=0']],
     ['osx-64', { CONDA_OVERRIDE_GLIBC: '2.17' }, ['__archspec=1=x86_64', '__osx=13.0=0', '__unix=0=0']],
@@ -69,8 +76,14 @@ describe('CONDA_OVERRIDE_* variables', () => {
   });
 
   it.each([
-    [{ CONDA_OVERRIDE_GLIBC: '2..17' }, 'Cannot use virtual package "CONDA_OVERRIDE_GLIBC=2..17": the value "2..17" is not a version: empty version component'],
-    [{ CONDA_OVERRIDE_CUDA: 'twelve point two' }, 'Cannot use virtual package "CONDA_OVERRIDE_CUDA=twelve point two": the value "twelve point two" is not a version: invalid character " "'],
+    [
+      { CONDA_OVERRIDE_GLIBC: '2..17' },
+      'Cannot use virtual package "CONDA_OVERRIDE_GLIBC=2..17": the value "2..17" is not a version: empty version component',
+    ],
+    [
+      { CONDA_OVERRIDE_CUDA: 'twelve point two' },
+      'Cannot use virtual package "CONDA_OVERRIDE_CUDA=twelve point two": the value "twelve point two" is not a version: invalid character " "',
+    ],
     [{ CONDA_OVERRIDE_ARCHSPEC: 'x86 64' }, 'Cannot use virtual package "CONDA_OVERRIDE_ARCHSPEC=x86 64": not a valid archspec name'],
   ])('rejects invalid override %j', (env, message) => {
     expect(() => virtualPackages('linux-64', env)).toThrow(InvalidVirtualPackageError);

@@ -99,13 +99,18 @@ function readFields(text: string, file: string): Field[] {
     if (line === '') break;
     if (line[0] === ' ' || line[0] === '\t') {
       const current = fields.at(-1);
-      if (current === undefined) throw new InvalidCoreMetadataError(file, index + 1, 'a continuation line (one that starts with a space) comes before any field');
+      if (current === undefined)
+        throw new InvalidCoreMetadataError(file, index + 1, 'a continuation line (one that starts with a space) comes before any field');
       current.value += `\n${line}`;
       continue;
     }
     const match = FIELD_LINE.exec(line);
     if (!match) {
-      throw new InvalidCoreMetadataError(file, index + 1, `expected "Field: value", found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}...` : line)}`);
+      throw new InvalidCoreMetadataError(
+        file,
+        index + 1,
+        `expected "Field: value", found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}...` : line)}`,
+      );
     }
     fields.push({ name: match[1]!.toLowerCase(), value: match[2]!, line: index + 1 });
   }
@@ -134,7 +139,11 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
     if (list === undefined) byName.set(field.name, [field]);
     else {
       if (SINGLE.has(field.name)) {
-        throw new InvalidCoreMetadataError(file, field.line, `the field "${field.name}" appears again (first on line ${list[0]!.line}); it may appear once`);
+        throw new InvalidCoreMetadataError(
+          file,
+          field.line,
+          `the field "${field.name}" appears again (first on line ${list[0]!.line}); it may appear once`,
+        );
       }
       list.push(field);
     }
@@ -150,17 +159,23 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
   const versionField = required('metadata-version', 'Metadata-Version');
   const metadataVersion = unfold(versionField.value);
   const versionMatch = METADATA_VERSION.exec(metadataVersion);
-  if (!versionMatch) throw new InvalidCoreMetadataError(file, versionField.line, `Metadata-Version "${metadataVersion}" is not MAJOR.MINOR`);
+  if (!versionMatch)
+    throw new InvalidCoreMetadataError(file, versionField.line, `Metadata-Version "${metadataVersion}" is not MAJOR.MINOR`);
   const major = Number(versionMatch[1]);
   const minor = Number(versionMatch[2]);
   // The spec: tools must fail on a newer major version, and may read a newer minor one.
   if (major > KNOWN_MAJOR || major < 1) {
-    throw new InvalidCoreMetadataError(file, versionField.line, `Metadata-Version ${metadataVersion} is not supported (1.0 to ${KNOWN_MAJOR}.x)`);
+    throw new InvalidCoreMetadataError(
+      file,
+      versionField.line,
+      `Metadata-Version ${metadataVersion} is not supported (1.0 to ${KNOWN_MAJOR}.x)`,
+    );
   }
 
   const nameField = required('name', 'Name');
   const displayName = unfold(nameField.value);
-  if (!isValidPypiName(displayName)) throw new InvalidCoreMetadataError(file, nameField.line, `"${displayName}" is not a valid project name`);
+  if (!isValidPypiName(displayName))
+    throw new InvalidCoreMetadataError(file, nameField.line, `"${displayName}" is not a valid project name`);
 
   const versionTextField = required('version', 'Version');
   const versionText = unfold(versionTextField.value);
@@ -185,7 +200,11 @@ export function parseCoreMetadata(data: string | Uint8Array, file: string): Core
   const requiresPython = requiresPythonField === undefined ? undefined : unfold(requiresPythonField.value);
   const requiresPythonSpecifier = requiresPython === undefined ? undefined : tryParsePypiSpecifierSet(requiresPython);
   if (requiresPython !== undefined && requiresPythonSpecifier === undefined) {
-    throw new InvalidCoreMetadataError(file, requiresPythonField!.line, `Requires-Python "${requiresPython}" is not a version specifier (PEP 440)`);
+    throw new InvalidCoreMetadataError(
+      file,
+      requiresPythonField!.line,
+      `Requires-Python "${requiresPython}" is not a version specifier (PEP 440)`,
+    );
   }
 
   return {
@@ -224,7 +243,11 @@ export function requiresDistOf(metadata: CoreMetadata): PypiRequirement[] {
       return parseRequirement(text);
     } catch (error) {
       if (error instanceof InvalidPypiRequirementError) {
-        throw new InvalidCoreMetadataError(metadata.file, lines[index], `Requires-Dist "${text}" is not a valid requirement (PEP 508): ${error.reason}`);
+        throw new InvalidCoreMetadataError(
+          metadata.file,
+          lines[index],
+          `Requires-Dist "${text}" is not a valid requirement (PEP 508): ${error.reason}`,
+        );
       }
       throw error;
     }

@@ -7,8 +7,10 @@ import { CondaResolveError } from '../errors.js';
 
 export const PYPI_DISTRIBUTION_ERROR_CODES = {
   CR_ERR_PYPI_FILENAME_INVALID: 'A wheel or sdist file name does not follow the binary or source distribution format (PEP 427, PEP 625).',
-  CR_ERR_PYPI_METADATA_INVALID: 'A core metadata file (METADATA, PKG-INFO) is malformed: a bad line, a missing or repeated field, an unsupported Metadata-Version.',
-  CR_ERR_PYPI_TAG_TARGET_INVALID: 'The wheel tags of a target cannot be computed: an unsupported platform, implementation or Python version.',
+  CR_ERR_PYPI_METADATA_INVALID:
+    'A core metadata file (METADATA, PKG-INFO) is malformed: a bad line, a missing or repeated field, an unsupported Metadata-Version.',
+  CR_ERR_PYPI_TAG_TARGET_INVALID:
+    'The wheel tags of a target cannot be computed: an unsupported platform, implementation or Python version.',
   CR_ERR_PYPI_NO_COMPATIBLE_WHEEL: 'A release has files, but no wheel whose tags the target platform accepts (and no usable sdist).',
 } as const;
 

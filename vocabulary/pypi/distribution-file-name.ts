@@ -72,7 +72,11 @@ function wheelError(fileName: string, reason: string): InvalidDistributionFileNa
 export function parseWheelTagSet(text: string): WheelTag[] | string {
   const components = text.split('-');
   if (components.length !== 3) return `the tag set "${text}" does not have exactly three components`;
-  const [interpreters, abis, platforms] = components.map((component) => component.toLowerCase().split('.')) as [string[], string[], string[]];
+  const [interpreters, abis, platforms] = components.map((component) => component.toLowerCase().split('.')) as [
+    string[],
+    string[],
+    string[],
+  ];
   for (const parts of [interpreters, abis, platforms]) {
     if (parts.includes('')) return `the tag set "${text}" has an empty component`;
   }
@@ -103,7 +107,10 @@ export function parseWheelFileName(fileName: string): WheelFileName {
   const stem = fileName.slice(0, -4);
   const parts = stem.split('-');
   if (parts.length !== 5 && parts.length !== 6) {
-    throw wheelError(fileName, `expected 5 or 6 parts separated by "-" (name, version, optional build tag, python, abi, platform), found ${parts.length}`);
+    throw wheelError(
+      fileName,
+      `expected 5 or 6 parts separated by "-" (name, version, optional build tag, python, abi, platform), found ${parts.length}`,
+    );
   }
   const namePart = parts[0]!;
   // PEP 427 escapes runs of "-_." in the name to one "_"; a "__" cannot come from that escaping.
@@ -124,7 +131,19 @@ export function parseWheelFileName(fileName: string): WheelFileName {
 }
 
 /** sdist archive extensions: PEP 625's, the `.zip` packaging still reads, then legacy ones older releases used. */
-const SDIST_EXTENSIONS = ['.tar.gz', '.zip', '.tar.bz2', '.tbz', '.tar.xz', '.txz', '.tlz', '.tar.lz', '.tar.lzma', '.tgz', '.tar'] as const;
+const SDIST_EXTENSIONS = [
+  '.tar.gz',
+  '.zip',
+  '.tar.bz2',
+  '.tbz',
+  '.tar.xz',
+  '.txz',
+  '.tlz',
+  '.tar.lz',
+  '.tar.lzma',
+  '.tgz',
+  '.tar',
+] as const;
 
 /** The archive extension of an sdist file name, or undefined when it has none of them. */
 export function sdistExtension(fileName: string): string | undefined {
@@ -165,7 +184,15 @@ export function parseSdistFileName(fileName: string, options: { project?: string
   const version = tryParsePypiVersion(versionText);
   if (!version) throw sdistError(fileName, `"${versionText}" is not a valid version`);
   const name = normalizePypiName(namePart);
-  return { kind: 'sdist', fileName, name, version, versionText, extension, pep625: extension === '.tar.gz' && namePart === name.replaceAll('-', '_') && versionText === String(version) };
+  return {
+    kind: 'sdist',
+    fileName,
+    name,
+    version,
+    versionText,
+    extension,
+    pep625: extension === '.tar.gz' && namePart === name.replaceAll('-', '_') && versionText === String(version),
+  };
 }
 
 /**

@@ -10,7 +10,8 @@ export const PYPI_VOCABULARY_ERROR_CODES = {
   CR_ERR_PYPI_NAME_INVALID: 'A Python project or extra name is not a valid PEP 508 name.',
   CR_ERR_PYPI_VERSION_INVALID: 'A Python package version is not a PEP 440 version.',
   CR_ERR_PYPI_SPECIFIER_INVALID: 'A Python version specifier (PEP 440, e.g. ">=1.2,!=1.3.*") cannot be parsed.',
-  CR_ERR_PYPI_REQUIREMENT_INVALID: 'A Python requirement (PEP 508, e.g. "requests[socks]>=2.31; python_version>=\'3.8\'") cannot be parsed.',
+  CR_ERR_PYPI_REQUIREMENT_INVALID:
+    'A Python requirement (PEP 508, e.g. "requests[socks]>=2.31; python_version>=\'3.8\'") cannot be parsed.',
   CR_ERR_PYPI_MARKER_INVALID: 'An environment marker (PEP 508) cannot be parsed.',
   CR_ERR_PYPI_MARKER_EVALUATION: 'An environment marker cannot be evaluated (a comparison PEP 508 leaves undefined).',
   CR_ERR_PYPI_ENVIRONMENT: 'The Python marker environment of a target cannot be computed (no python record, an unknown platform).',

@@ -101,7 +101,8 @@ function pinnedVersion(depends: readonly string[], name: RegExp): string | undef
 export function pythonInterpreter(python: RecordLike, records: readonly RecordLike[] = []): PythonInterpreter {
   if (python.name !== 'python') throw new PypiEnvironmentError(`the interpreter record is "${python.name}", not "python"`);
   const version = tryParsePypiVersion(python.version);
-  if (!version || version.release.length < 2) throw new PypiEnvironmentError(`python ${python.version} is not a Python version (major.minor[.micro])`);
+  if (!version || version.release.length < 2)
+    throw new PypiEnvironmentError(`python ${python.version} is not a Python version (major.minor[.micro])`);
   const [major, minor, micro = 0] = version.release;
   const pre = version.pre ? `${version.pre[0]}${version.pre[1]}` : '';
   const pythonFullVersion = `${major}.${minor}.${micro}${pre}`;
@@ -115,19 +116,46 @@ export function pythonInterpreter(python: RecordLike, records: readonly RecordLi
 
   if (/_pypy$/.test(python.build) || depNames.some((n) => PYPY_PACKAGE.test(n))) {
     const implementationVersion = records.find((r) => PYPY_PACKAGE.test(r.name))?.version ?? pinnedVersion(depends, PYPY_PACKAGE);
-    if (implementationVersion === undefined) throw new PypiEnvironmentError(`python ${python.version} ${python.build} is PyPy, but neither the records nor its dependencies give the PyPy version`);
-    return { implementationName: 'pypy', platformPythonImplementation: 'PyPy', pythonFullVersion, pythonVersion, implementationVersion, freeThreaded };
+    if (implementationVersion === undefined)
+      throw new PypiEnvironmentError(
+        `python ${python.version} ${python.build} is PyPy, but neither the records nor its dependencies give the PyPy version`,
+      );
+    return {
+      implementationName: 'pypy',
+      platformPythonImplementation: 'PyPy',
+      pythonFullVersion,
+      pythonVersion,
+      implementationVersion,
+      freeThreaded,
+    };
   }
   if (/_graalpy$/.test(python.build) || depNames.includes('graalpy')) {
     const implementationVersion = records.find((r) => r.name === 'graalpy')?.version ?? pinnedVersion(depends, /^graalpy$/);
-    if (implementationVersion === undefined) throw new PypiEnvironmentError(`python ${python.version} ${python.build} is GraalPy, but neither the records nor its dependencies give the GraalPy version`);
-    return { implementationName: 'graalpy', platformPythonImplementation: 'GraalVM', pythonFullVersion, pythonVersion, implementationVersion, freeThreaded };
+    if (implementationVersion === undefined)
+      throw new PypiEnvironmentError(
+        `python ${python.version} ${python.build} is GraalPy, but neither the records nor its dependencies give the GraalPy version`,
+      );
+    return {
+      implementationName: 'graalpy',
+      platformPythonImplementation: 'GraalVM',
+      pythonFullVersion,
+      pythonVersion,
+      implementationVersion,
+      freeThreaded,
+    };
   }
   // sys.implementation.version as packaging formats it: the release level's first letter
   // (alpha a, beta b, candidate c).
   const level = version.pre ? `${version.pre[0] === 'rc' ? 'c' : version.pre[0]}${version.pre[1]}` : '';
   const implementationVersion = `${major}.${minor}.${micro}${level}`;
-  return { implementationName: 'cpython', platformPythonImplementation: 'CPython', pythonFullVersion, pythonVersion, implementationVersion, freeThreaded };
+  return {
+    implementationName: 'cpython',
+    platformPythonImplementation: 'CPython',
+    pythonFullVersion,
+    pythonVersion,
+    implementationVersion,
+    freeThreaded,
+  };
 }
 
 /** The Darwin release of a macOS version (`uname -r`): 11-15 are Darwin 20-24, 26 is Darwin 25. */
@@ -174,7 +202,9 @@ export function markerEnvironment(target: MarkerEnvironmentTarget): MarkerEnviro
   const markers = OS_MARKERS[os];
   const machine = isKnownSubdir(platform) ? MACHINES[platform] : undefined;
   if (!markers || machine === undefined) {
-    throw new PypiEnvironmentError(`conda-resolve knows Python's markers for linux, osx, win and emscripten platforms, not ${JSON.stringify(platform)}`);
+    throw new PypiEnvironmentError(
+      `conda-resolve knows Python's markers for linux, osx, win and emscripten platforms, not ${JSON.stringify(platform)}`,
+    );
   }
   const interpreter = pythonInterpreter(target.python, target.records);
   return {

@@ -45,7 +45,12 @@ export type MarkerNode =
   | { readonly kind: 'compare'; readonly left: MarkerOperand; readonly op: MarkerOperator; readonly right: MarkerOperand }
   | { readonly kind: 'and' | 'or'; readonly items: readonly MarkerNode[]; readonly parenthesized?: boolean };
 
-const VERSION_VARIABLES: ReadonlySet<MarkerVariable> = new Set(['implementation_version', 'platform_release', 'python_full_version', 'python_version']);
+const VERSION_VARIABLES: ReadonlySet<MarkerVariable> = new Set([
+  'implementation_version',
+  'platform_release',
+  'python_full_version',
+  'python_version',
+]);
 const SET_VARIABLES: ReadonlySet<MarkerVariable> = new Set(['extras', 'dependency_groups']);
 
 /** A marker that is not valid PEP 508 (`CR_ERR_PYPI_MARKER_INVALID`). */
@@ -115,7 +120,17 @@ const VARIABLE_ALIASES: Readonly<Record<string, MarkerVariable>> = {
 };
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\n': '',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\n': '',
 };
 
 /** The value of a quoted string as Python's `ast.literal_eval` reads it; undefined when Python refuses it. */
@@ -327,7 +342,10 @@ function compare(node: Extract<MarkerNode, { kind: 'compare' }>, context: Contex
     case '!=':
       return lhs !== rhs;
     default:
-      throw new PypiMarkerEvaluationError(context.marker.toString(), `${op} compares versions, and ${JSON.stringify(lhs)} ${op} ${JSON.stringify(rhs)} is not a version comparison`);
+      throw new PypiMarkerEvaluationError(
+        context.marker.toString(),
+        `${op} compares versions, and ${JSON.stringify(lhs)} ${op} ${JSON.stringify(rhs)} is not a version comparison`,
+      );
   }
 }
 
@@ -344,7 +362,11 @@ function evaluateNode(node: MarkerNode, context: Context): boolean {
  * Throws `PypiMarkerEvaluationError` (`CR_ERR_PYPI_MARKER_EVALUATION`) for a comparison PEP 508
  * leaves undefined (`os_name ~= "posix"`) or a variable the environment lacks.
  */
-export function evaluateMarker(marker: PypiMarker | string, environment: MarkerEnvironment, options: MarkerEvaluationOptions = {}): boolean {
+export function evaluateMarker(
+  marker: PypiMarker | string,
+  environment: MarkerEnvironment,
+  options: MarkerEvaluationOptions = {},
+): boolean {
   const parsed = typeof marker === 'string' ? parseMarker(marker) : marker;
   const extras = [...(options.extras ?? [])].map(normalizePypiName);
   const base = { environment, marker: parsed, extras: new Set(extras), dependencyGroups: new Set([...(options.dependencyGroups ?? [])]) };

@@ -11,7 +11,11 @@ import type { TargetTags } from './tags.js';
 const LISTED_PLATFORMS = 10;
 
 const MANYLINUX = /^manylinux_([0-9]+)_([0-9]+)_(.+)$/;
-const LEGACY_MANYLINUX: Readonly<Record<string, readonly [number, number]>> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
+const LEGACY_MANYLINUX: Readonly<Record<string, readonly [number, number]>> = {
+  manylinux1: [2, 5],
+  manylinux2010: [2, 12],
+  manylinux2014: [2, 17],
+};
 const MACOS = /^macosx_([0-9]+)_([0-9]+)_(.+)$/;
 
 function listText(items: readonly string[]): string {
@@ -57,7 +61,8 @@ function newerSystemHint(target: TargetTags, wheels: readonly WheelFileName[]): 
     }
   }
   if (target.platform.startsWith('osx-')) {
-    const formats = target.platform === 'osx-arm64' ? ['arm64', 'universal2'] : ['x86_64', 'intel', 'fat64', 'fat3', 'universal2', 'universal'];
+    const formats =
+      target.platform === 'osx-arm64' ? ['arm64', 'universal2'] : ['x86_64', 'intel', 'fat64', 'fat3', 'universal2', 'universal'];
     let oldest: readonly [number, number] | undefined;
     for (const wheel of wheels) {
       if (!acceptsInterpreter(wheel)) continue;
@@ -95,7 +100,10 @@ export function describeMissingWheel(
     return `${project} ${version} has no wheels${options.hasSdist ? ', only an sdist' : ''}, none for ${targetText}`;
   }
   const platforms = [...new Set(wheels.flatMap(wheelPlatforms))];
-  const listed = platforms.length > LISTED_PLATFORMS ? [...platforms.slice(0, LISTED_PLATFORMS), `${platforms.length - LISTED_PLATFORMS} more`] : platforms;
+  const listed =
+    platforms.length > LISTED_PLATFORMS
+      ? [...platforms.slice(0, LISTED_PLATFORMS), `${platforms.length - LISTED_PLATFORMS} more`]
+      : platforms;
   let text = `${project} ${version} has wheels for ${listText(listed)}, none for ${targetText}`;
 
   // Wheels built for this platform, but for other Pythons.
@@ -103,7 +111,15 @@ export function describeMissingWheel(
   accepted.add('any');
   const samePlatform = wheels.filter((wheel) => wheel.tags.some((tag) => accepted.has(tag.platform)));
   if (samePlatform.length > 0) {
-    const interpreters = [...new Set(samePlatform.flatMap((wheel) => wheel.tags.filter((tag) => accepted.has(tag.platform)).map((tag) => (tag.abi === 'none' || tag.abi === tag.interpreter ? tag.interpreter : `${tag.interpreter}-${tag.abi}`))))];
+    const interpreters = [
+      ...new Set(
+        samePlatform.flatMap((wheel) =>
+          wheel.tags
+            .filter((tag) => accepted.has(tag.platform))
+            .map((tag) => (tag.abi === 'none' || tag.abi === tag.interpreter ? tag.interpreter : `${tag.interpreter}-${tag.abi}`)),
+        ),
+      ),
+    ];
     text += `; its wheels for this platform are for ${listText(interpreters)}`;
   } else {
     const hint = newerSystemHint(target, wheels);

@@ -26,7 +26,13 @@ export class PypiRequirement {
   readonly url: string | undefined;
   readonly marker: PypiMarker | undefined;
 
-  constructor(parts: { name: string; extras: readonly string[]; specifier: PypiSpecifierSet; url: string | undefined; marker: PypiMarker | undefined }) {
+  constructor(parts: {
+    name: string;
+    extras: readonly string[];
+    specifier: PypiSpecifierSet;
+    url: string | undefined;
+    marker: PypiMarker | undefined;
+  }) {
     this.name = parts.name;
     this.extras = [...new Set(parts.extras)].sort();
     this.specifier = parts.specifier;
@@ -88,7 +94,8 @@ function parseSpecifiers(t: Tokenizer): string {
             : '.* suffix can only be used with `==` or `!=` operators',
         );
       }
-      if (t.peek('VERSION_LOCAL_LABEL_TRAIL') !== undefined) throw t.error('Local version label can only be used with `==` or `!=` operators');
+      if (t.peek('VERSION_LOCAL_LABEL_TRAIL') !== undefined)
+        throw t.error('Local version label can only be used with `==` or `!=` operators');
       t.take('WS');
       if (t.take('COMMA') === undefined) break;
       text += ',';

@@ -139,7 +139,11 @@ export class PypiSpecifier {
         // ">V MUST NOT allow a post-release of V unless V is one", nor a local version of V.
         return (
           comparePypiVersions(version, spec!) > 0 &&
-          !(!spec!.isPostrelease && version.isPostrelease && comparePypiVersions(version.with({ post: undefined, dev: undefined, local: undefined }), spec!) === 0) &&
+          !(
+            !spec!.isPostrelease &&
+            version.isPostrelease &&
+            comparePypiVersions(version.with({ post: undefined, dev: undefined, local: undefined }), spec!) === 0
+          ) &&
           !(version.local !== undefined && comparePypiVersions(version.public, spec!) === 0)
         );
     }

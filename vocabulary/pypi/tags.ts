@@ -224,7 +224,8 @@ export function cpythonTags(version: PythonVersionTuple, abis: readonly string[]
   if (stable !== undefined) for (const platform of platforms) out.push(`${interpreter}-${stable}-${platform}`);
   for (const platform of platforms) out.push(`${interpreter}-none-${platform}`);
   if (stable !== undefined) {
-    for (let minor = (version as readonly number[])[1]! - 1; minor > 1; minor--) for (const platform of platforms) out.push(`cp${version[0]}${minor}-${stable}-${platform}`);
+    for (let minor = (version as readonly number[])[1]! - 1; minor > 1; minor--)
+      for (const platform of platforms) out.push(`cp${version[0]}${minor}-${stable}-${platform}`);
   }
   return out;
 }
@@ -282,10 +283,17 @@ export function targetTags(target: TagTarget): TargetTags {
     const abis: string[] = [];
     if (target.implementationVersion !== undefined) {
       const own = majorMinor(target.implementationVersion, `the ${target.implementation} version`);
-      abis.push(target.implementation === 'pypy' ? `pypy${major}${minor}_pp${own[0]}${own[1]}` : `graalpy${own[0]}${own[1]}_${major}${minor}_native`);
+      abis.push(
+        target.implementation === 'pypy'
+          ? `pypy${major}${minor}_pp${own[0]}${own[1]}`
+          : `graalpy${own[0]}${own[1]}_${major}${minor}_native`,
+      );
     }
     const interpreter = target.implementation === 'pypy' ? 'pp' : 'graalpy';
-    tags = [...genericTags(`${interpreter}${major}${minor}`, abis, platforms), ...compatibleTags(version, target.implementation === 'pypy' ? 'pp3' : undefined, platforms)];
+    tags = [
+      ...genericTags(`${interpreter}${major}${minor}`, abis, platforms),
+      ...compatibleTags(version, target.implementation === 'pypy' ? 'pp3' : undefined, platforms),
+    ];
   } else if (target.implementation === undefined || target.implementation === 'cpython') {
     const abi = cpythonAbi(major, minor, target.freeThreading === true, target.platform);
     tags = [...cpythonTags(version, [abi], platforms), ...compatibleTags(version, `cp${major}${minor}`, platforms)];
@@ -332,10 +340,9 @@ export function wheelRank(target: TargetTags, tags: readonly WheelTag[]): number
  * The wheel the target prefers among `wheels` (of one release): the best tag rank, then the highest
  * build tag, as pip orders candidates. Undefined when none fits.
  */
-export function bestWheel<W extends { readonly tags: readonly WheelTag[]; readonly build?: { readonly number: number; readonly suffix: string } | undefined }>(
-  target: TargetTags,
-  wheels: readonly W[],
-): W | undefined {
+export function bestWheel<
+  W extends { readonly tags: readonly WheelTag[]; readonly build?: { readonly number: number; readonly suffix: string } | undefined },
+>(target: TargetTags, wheels: readonly W[]): W | undefined {
   let best: W | undefined;
   let bestRank = Infinity;
   for (const wheel of wheels) {

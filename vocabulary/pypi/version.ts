@@ -49,7 +49,14 @@ const VERSION_RE = new RegExp(`^${PYTHON_SPACE}*${PYPI_VERSION_PATTERN}${PYTHON_
 const SIMPLE_RE = /^[0-9]+(?:\.[0-9]+)*$/;
 const DIGITS = /^[0-9]+$/;
 const PRE_LETTERS: Readonly<Record<string, PypiPreLetter>> = {
-  a: 'a', alpha: 'a', b: 'b', beta: 'b', rc: 'rc', c: 'rc', pre: 'rc', preview: 'rc',
+  a: 'a',
+  alpha: 'a',
+  b: 'b',
+  beta: 'b',
+  rc: 'rc',
+  c: 'rc',
+  pre: 'rc',
+  preview: 'rc',
 };
 
 /** Digits as a number, or a bigint when a number would lose precision. */
@@ -168,7 +175,14 @@ export function parsePypiVersion(text: string): PypiVersion {
 /** Parses a PEP 440 version, or `undefined` when `text` is not one. */
 export function tryParsePypiVersion(text: string): PypiVersion | undefined {
   if (SIMPLE_RE.test(text)) {
-    return new PypiVersion({ epoch: 0, release: text.split('.').map(pypiNumber), pre: undefined, post: undefined, dev: undefined, local: undefined });
+    return new PypiVersion({
+      epoch: 0,
+      release: text.split('.').map(pypiNumber),
+      pre: undefined,
+      post: undefined,
+      dev: undefined,
+      local: undefined,
+    });
   }
   const m = VERSION_RE.exec(text);
   if (!m) return undefined;

@@ -50,7 +50,11 @@ export function groupFindings(
 }
 
 /** One reason for a group: `requires` reasons over several version sets merge their specs and versions. */
-function mergeReasons(context: GroupingContext, reasons: readonly CandidateReason[], dependencies: readonly VersionSetId[]): CandidateReason {
+function mergeReasons(
+  context: GroupingContext,
+  reasons: readonly CandidateReason[],
+  dependencies: readonly VersionSetId[],
+): CandidateReason {
   const { provider, interner } = context;
   const first = reasons[0];
   if (first.kind === 'constrained') {
@@ -112,7 +116,8 @@ function mergeFailures(failures: readonly RequirementFailure[]): RequirementFail
 /** The requested spec at the top of the chain that forces the record behind a conflict, if any. */
 export function forcedBy(reason: CandidateReason): string | undefined {
   let necessity: Necessity | null = null;
-  if ((reason.kind === 'conflicts' || reason.kind === 'constrains') && reason.requirer.kind === 'package') necessity = reason.requirer.necessity;
+  if ((reason.kind === 'conflicts' || reason.kind === 'constrains') && reason.requirer.kind === 'package')
+    necessity = reason.requirer.necessity;
   else if (reason.kind === 'constrained') necessity = reason.necessity;
   for (let depth = 0; necessity && depth < 16; depth++) {
     if (necessity.requiredBy.kind === 'requested') return necessity.requiredBy.spec;

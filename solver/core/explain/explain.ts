@@ -126,7 +126,12 @@ class ExplanationBuilder {
       failure = this.#missing(versionSet, name, spec);
     } else {
       const findings = candidates.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) }));
-      failure = { kind: 'unsatisfiable', spec, name: this.#interner.displayName(name), groups: groupFindings(this.#grouping, name, findings, candidates.length) };
+      failure = {
+        kind: 'unsatisfiable',
+        spec,
+        name: this.#interner.displayName(name),
+        groups: groupFindings(this.#grouping, name, findings, candidates.length),
+      };
     }
     this.#onStack.delete(versionSet);
     this.#memo.set(versionSet, failure);
@@ -248,7 +253,10 @@ class ExplanationBuilder {
     }
     const parentName = this.#provider.nameOfSolvable(edge.parent);
     const parents = this.#core.edges
-      .filter((other) => other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName)
+      .filter(
+        (other) =>
+          other.parent !== null && other.versionSet === edge.versionSet && this.#provider.nameOfSolvable(other.parent) === parentName,
+      )
       .map((other) => other.parent as SolvableId);
     return {
       kind: 'package',
@@ -284,7 +292,14 @@ class ExplanationBuilder {
       visited.add(edge.versionSet);
       const name = this.#provider.nameOfVersionSet(edge.versionSet);
       const others = matching.filter((s) => !chosen.has(s));
-      const alternatives = others.length ? groupFindings(this.#grouping, name, others.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) })), matching.length) : [];
+      const alternatives = others.length
+        ? groupFindings(
+            this.#grouping,
+            name,
+            others.map((candidate) => ({ candidate, finding: this.#reasonFor(candidate) })),
+            matching.length,
+          )
+        : [];
       const requiredBy = this.#requirerOfEdge(edge, (parents) => (visited.size < 8 ? this.#necessity(parents, visited) : null));
       return { spec: this.#interner.displayVersionSet(edge.versionSet), requiredBy, alternatives };
     }

@@ -88,7 +88,9 @@ function mergeSiblings(nodes: readonly TextNode[]): TextNode[] {
     if (group) group.push(node);
     else groups.push([node]);
   }
-  return groups.map((group) => (group.length === 1 ? { text: group[0].text, children: mergeSiblings(group[0].children) } : mergeGroup(group)));
+  return groups.map((group) =>
+    group.length === 1 ? { text: group[0].text, children: mergeSiblings(group[0].children) } : mergeGroup(group),
+  );
 }
 
 /** Nodes that `mergeable` accepted (so their subtrees line up child by child) as one node. */
@@ -119,13 +121,17 @@ function differingToken(a: string, b: string): number | null {
   const differing = tokensA.flatMap((token, i) => (token === tokensB[i] ? [] : [i]));
   if (differing.length !== 1) return null;
   const at = differing[0];
-  const inRun = partsA[at].endsWith(' .. ') || partsA[at + 1].startsWith(' .. ') || partsA[at + 1].startsWith(', ') || partsA[at].endsWith(', ');
+  const inRun =
+    partsA[at].endsWith(' .. ') || partsA[at + 1].startsWith(' .. ') || partsA[at + 1].startsWith(', ') || partsA[at].endsWith(', ');
   return inRun ? null : at;
 }
 
 /** Texts that differ in one version token (see `differingToken`), as one listing every value there. */
 function joinTexts(texts: readonly string[]): string {
-  const at = texts.slice(1).map((text) => differingToken(texts[0], text)).find((i) => i !== null && i >= 0);
+  const at = texts
+    .slice(1)
+    .map((text) => differingToken(texts[0], text))
+    .find((i) => i !== null && i >= 0);
   if (at === undefined || at === null) return texts[0];
   const parts = texts[0].split(VERSION_TOKEN);
   const tokens = texts[0].match(VERSION_TOKEN) ?? [];
@@ -209,8 +215,12 @@ function describeReason(reason: CandidateReason): { text: string; children: Text
       };
     case 'constrains': {
       const requirer = reason.requirer;
-      const specs = reason.specs.length <= 2 ? reason.specs.join(' or ') : `${reason.specs[0]} (or one of ${reason.specs.length - 1} similar constraints)`;
-      if (requirer.kind === 'requested') return { text: `constrains ${specs}, which conflicts with the requested ${requirer.spec}`, children: [] };
+      const specs =
+        reason.specs.length <= 2
+          ? reason.specs.join(' or ')
+          : `${reason.specs[0]} (or one of ${reason.specs.length - 1} similar constraints)`;
+      if (requirer.kind === 'requested')
+        return { text: `constrains ${specs}, which conflicts with the requested ${requirer.spec}`, children: [] };
       return {
         text: `constrains ${specs}, which conflicts with ${requirer.spec} required by ${requirer.name} ${versions(requirer.versions)}`,
         children: requirer.necessity ? [necessityNode(requirer.name, requirer.versions, requirer.necessity)] : [],
@@ -246,7 +256,9 @@ function necessityNode(name: string, shown: VersionList, necessity: Necessity): 
       : `${who} is needed for the requested ${by.spec}, whose other candidates are ruled out:`;
   } else {
     const needer = `${by.name} ${versions(by.versions)} requires ${necessity.spec}`;
-    text = none ? `${who} is needed: ${needer}, which nothing else matches` : `${who} is needed: ${needer}, whose other candidates are ruled out:`;
+    text = none
+      ? `${who} is needed: ${needer}, which nothing else matches`
+      : `${who} is needed: ${needer}, whose other candidates are ruled out:`;
   }
   const children: TextNode[] = necessity.alternatives.map(groupNode);
   if (by.kind === 'package' && by.necessity) children.push(necessityNode(by.name, by.versions, by.necessity));

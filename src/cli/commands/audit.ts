@@ -12,7 +12,14 @@ import { readFile } from 'node:fs/promises';
 import { audit, failsAt, parseSeverity, renderAuditTable, renderSarif, type AuditEnvironment, type Severity } from '../../audit/index.js';
 import { exitStatusOf, userMessage, UsageError } from '../../errors.js';
 import { defaultCacheDir } from '../../../repodata/cache-dir.js';
-import { isCondaForge, parseMappingFile, pypiMapping, PypiMappingError, type DefaultMapping, type UserMapping } from '../../pypi-mapping/index.js';
+import {
+  isCondaForge,
+  parseMappingFile,
+  pypiMapping,
+  PypiMappingError,
+  type DefaultMapping,
+  type UserMapping,
+} from '../../pypi-mapping/index.js';
 import { DEFAULT_PYPI_MAPPING_URL, loadRemoteMapping, PYPI_MAPPING_URL_ENV } from '../../pypi-mapping/remote.js';
 import { prepareRequest, type InputFile } from '../../request.js';
 import { exportEnvironments } from '../../resolve.js';
@@ -92,12 +99,24 @@ export async function run({ values, positionals: specs }: CommandArgs<typeof AUD
     const db = values.db ?? (values['osv-api'] === undefined ? config.osv_db : undefined);
     const osvApi = values['osv-api'] ?? (db === undefined ? config.osv_api : undefined);
     if (db === undefined && osvApi === undefined) {
-      throw new UsageError('CR_ERR_INPUT_OPTION', "audit needs an OSV database: --db PATH (OSV's all.zip or a folder of OSV JSON files) or --osv-api URL (or osv_db / osv_api in configuration)");
+      throw new UsageError(
+        'CR_ERR_INPUT_OPTION',
+        "audit needs an OSV database: --db PATH (OSV's all.zip or a folder of OSV JSON files) or --osv-api URL (or osv_db / osv_api in configuration)",
+      );
     }
     const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile }), prepareOptionsFor(io, user));
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
-    const users = await userMappings(values['pypi-mapping'] ?? [], config.pypi_mappings ?? {}, request.channels.map((c) => c.name), io.cwd);
-    const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
+    const users = await userMappings(
+      values['pypi-mapping'] ?? [],
+      config.pypi_mappings ?? {},
+      request.channels.map((c) => c.name),
+      io.cwd,
+    );
+    const report = await createRunReport(io, {
+      quiet: values.quiet === true || values['no-progress'] === true,
+      verbosity: verbosity(values),
+      name: undefined,
+    });
     const [resolution] = await runResolves([request], values, io, user, report, limits.timeoutMs, limits.maxRepodataBytes);
     if (!resolution) throw new Error('no resolution');
     const failed = resolution.platforms.filter((p) => p.error !== null);
@@ -108,16 +127,23 @@ export async function run({ values, positionals: specs }: CommandArgs<typeof AUD
     // The API goes through the channels' network settings (proxies, TLS): `network([])` meant
     // "only local channels", which gave no client and left the API on Node's own network.
     const network = osvApi !== undefined ? await user.network(undefined) : {};
-    const result = await audit(environments, { source: { db: db === undefined ? undefined : resolvePath(io.cwd, db), osvApi }, mapping, api: { dispatcher: network.dispatcher } });
+    const result = await audit(environments, {
+      source: { db: db === undefined ? undefined : resolvePath(io.cwd, db), osvApi },
+      mapping,
+      api: { dispatcher: network.dispatcher },
+    });
     let text: string;
     if (format === 'table') text = renderAuditTable(result);
     else if (format === 'json') text = `${JSON.stringify(result, null, 2)}\n`;
     else {
       const from = files[0] ?? lockFile;
-      const artifact = from ? { uri: relative(io.cwd, resolvePath(io.cwd, from.filename)).split(sep).join('/'), text: from.content } : undefined;
+      const artifact = from
+        ? { uri: relative(io.cwd, resolvePath(io.cwd, from.filename)).split(sep).join('/'), text: from.content }
+        : undefined;
       text = `${JSON.stringify(renderSarif(result, { name: TOOL_NAME, version: TOOL_VERSION }, artifact), null, 2)}\n`;
     }
-    if (values.output !== undefined) await writeFileAtomic(resolvePath(io.cwd, values.output), text, { name: values.output, stdout: io.stdout, stderr: io.stderr });
+    if (values.output !== undefined)
+      await writeFileAtomic(resolvePath(io.cwd, values.output), text, { name: values.output, stdout: io.stdout, stderr: io.stderr });
     else io.stdout.write(text);
     if (failed.length > 0) return EXIT_FAILED;
     return failOn !== undefined && failsAt(result, failOn) ? EXIT_FAILED : EXIT_OK;
@@ -158,7 +184,12 @@ async function defaultMapping(
 }
 
 /** `--pypi-mapping [CHANNEL=]FILE` and configuration's `pypi_mappings` (channel -> file). */
-async function userMappings(flags: readonly string[], configured: Readonly<Record<string, string>>, channels: readonly string[], cwd: string): Promise<UserMapping[]> {
+async function userMappings(
+  flags: readonly string[],
+  configured: Readonly<Record<string, string>>,
+  channels: readonly string[],
+  cwd: string,
+): Promise<UserMapping[]> {
   const pairs: [string | undefined, string][] = [
     ...Object.entries(configured),
     ...flags.map((flag): [string | undefined, string] => {
@@ -173,11 +204,15 @@ async function userMappings(flags: readonly string[], configured: Readonly<Recor
     try {
       text = await readFile(resolvePath(cwd, file), 'utf8');
     } catch (error) {
-      throw new PypiMappingError(file, `Cannot read PyPI mapping "${file}": ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new PypiMappingError(
+        file,
+        `Cannot read PyPI mapping "${file}": ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
     const table = parseMappingFile(file, text);
     for (const name of channel !== undefined ? [channel] : channels) out.push({ channel: name, file, table });
   }
-  if (flags.length > 0 && channels.length === 0 && out.length === 0) throw new UsageError('CR_ERR_INPUT_OPTION', '--pypi-mapping FILE without CHANNEL= needs the request to name its channels');
+  if (flags.length > 0 && channels.length === 0 && out.length === 0)
+    throw new UsageError('CR_ERR_INPUT_OPTION', '--pypi-mapping FILE without CHANNEL= needs the request to name its channels');
   return out;
 }

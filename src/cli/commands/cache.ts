@@ -29,7 +29,8 @@ cache names them; links below the cache directory are never followed. Nothing el
 const SKIPPED = {
   symlink: 'a link (never followed)',
   'not-a-directory': 'not a folder',
-  unmarked: 'it holds no CACHEDIR.TAG written by conda-resolve, so it is not known to be the cache (an older cache is marked by the next resolve that writes to it)',
+  unmarked:
+    'it holds no CACHEDIR.TAG written by conda-resolve, so it is not known to be the cache (an older cache is marked by the next resolve that writes to it)',
 } as const;
 
 export const usage = USAGE;
@@ -49,8 +50,16 @@ export async function run({ values }: CommandArgs<typeof CACHE_CLEAN_OPTIONS>, i
   // The real run reports what it removed; the dry run what the same plan would remove.
   const count = dryRun ? { files: usage.files, bytes: usage.bytes } : removed;
   if (values.json) {
-    const parts = usage.parts.map((p) => ({ name: p.name, path: p.path, files: p.files, bytes: p.bytes, left_alone: p.skipped ?? (p.others > 0 ? `${p.others} other entries` : null) }));
-    io.stdout.write(`${JSON.stringify({ cache_dir: dir, link_target: usage.linkTarget, dry_run: dryRun, removed: !dryRun && removed.files > 0, files: count.files, bytes: count.bytes, parts }, null, 2)}\n`);
+    const parts = usage.parts.map((p) => ({
+      name: p.name,
+      path: p.path,
+      files: p.files,
+      bytes: p.bytes,
+      left_alone: p.skipped ?? (p.others > 0 ? `${p.others} other entries` : null),
+    }));
+    io.stdout.write(
+      `${JSON.stringify({ cache_dir: dir, link_target: usage.linkTarget, dry_run: dryRun, removed: !dryRun && removed.files > 0, files: count.files, bytes: count.bytes, parts }, null, 2)}\n`,
+    );
     return EXIT_OK;
   }
   const where = usage.linkTarget ? ` (a link to ${usage.linkTarget})` : '';
@@ -58,7 +67,10 @@ export async function run({ values }: CommandArgs<typeof CACHE_CLEAN_OPTIONS>, i
   for (const p of usage.parts) {
     const head = `  ${`${p.name}/`.padEnd(10)} `;
     if (p.skipped) lines.push(`${head}left alone: ${SKIPPED[p.skipped]}`);
-    else lines.push(`${head}${String(p.files).padStart(6)} ${p.files === 1 ? 'file ' : 'files'}  ${formatBytes(p.bytes).padStart(10)}${p.others > 0 ? `  (${p.others} other ${p.others === 1 ? 'entry' : 'entries'} left alone: not written by the cache)` : ''}`);
+    else
+      lines.push(
+        `${head}${String(p.files).padStart(6)} ${p.files === 1 ? 'file ' : 'files'}  ${formatBytes(p.bytes).padStart(10)}${p.others > 0 ? `  (${p.others} other ${p.others === 1 ? 'entry' : 'entries'} left alone: not written by the cache)` : ''}`,
+      );
   }
   const amount = `${count.files} ${count.files === 1 ? 'file' : 'files'} (${formatBytes(count.bytes)})`;
   if (usage.files === 0) lines.push('The repodata cache is empty: nothing to remove.');

@@ -46,7 +46,12 @@ export async function run(parsed: CommandArgs<typeof COMPLETION_OPTIONS>, io: Cl
   const { registry, warnings, plugins } = await loadRegistry({ env: io.env, cwd: io.cwd });
   for (const warning of warnings) writeWarning(io, warning);
   for (const plugin of plugins) writeNote(io, pluginLoadedLine(plugin));
-  const words: ValueWords = { platform: TARGET_SUBDIRS, format: registry.allNames(), priority: ['strict', 'flexible', 'disabled'], shell: SHELLS };
+  const words: ValueWords = {
+    platform: TARGET_SUBDIRS,
+    format: registry.allNames(),
+    priority: ['strict', 'flexible', 'disabled'],
+    shell: SHELLS,
+  };
   io.stdout.write(completionScript(shell as Shell, words));
   return EXIT_OK;
 }
@@ -177,7 +182,10 @@ function fishScript(words: ValueWords): string {
   ];
   for (const command of COMMANDS) {
     // resolve's flags apply with or without the word "resolve".
-    const when = command.name === 'resolve' ? `'not __fish_seen_subcommand_from ${others.join(' ')}'` : `'__fish_seen_subcommand_from ${command.name}'`;
+    const when =
+      command.name === 'resolve'
+        ? `'not __fish_seen_subcommand_from ${others.join(' ')}'`
+        : `'__fish_seen_subcommand_from ${command.name}'`;
     if (command.words) lines.push(`complete -c conda-resolve -n ${when} -a '${command.words.join(' ')}'`);
     for (const [name, spec] of options(command)) {
       const parts = [`complete -c conda-resolve -n ${when}`, `-l ${name}`];

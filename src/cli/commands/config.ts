@@ -14,7 +14,8 @@ import type { LISTING_OPTIONS } from '../command-table.js';
 function redact(value: unknown): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (Array.isArray(value)) return value.map(redact);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k), redact(v)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k), redact(v)]));
   return value;
 }
 
@@ -27,7 +28,8 @@ function render(value: unknown, indent: string): string {
   return ` ${String(value)}`;
 }
 
-export const usage = 'usage: conda-resolve config [--json]\n\nPrint the effective configuration and the file or variable each value came from.\n';
+export const usage =
+  'usage: conda-resolve config [--json]\n\nPrint the effective configuration and the file or variable each value came from.\n';
 
 export async function run({ values }: CommandArgs<typeof LISTING_OPTIONS>, io: CliIO): Promise<number> {
   let config;

@@ -46,7 +46,8 @@ export async function run({ values, positionals }: CommandArgs<typeof DIFF_OPTIO
   try {
     const [before, after] = await Promise.all(positionals.map((path) => readExact(path, io.cwd, values.environment)));
     const diff = onlyPlatforms(diffEnvironments(before!, after!), values.platform);
-    if (format === 'markdown') io.stdout.write(renderDiffMarkdown(diff, before!, after!, values.requested?.length ? { requested: new Set(values.requested) } : {}));
+    if (format === 'markdown')
+      io.stdout.write(renderDiffMarkdown(diff, before!, after!, values.requested?.length ? { requested: new Set(values.requested) } : {}));
     else if (format === 'json') io.stdout.write(`${JSON.stringify(diffJson(diff), null, 2)}\n`);
     else writeReadable(io, renderDiff(diff));
     return EXIT_OK;
@@ -62,13 +63,21 @@ async function readExact(path: string, cwd: string, environment: string | undefi
     // Only a regular file: opening a FIFO nobody writes to waits forever (and a device never ends).
     const info = await stat(resolve(cwd, path));
     if (!info.isFile() && !info.isDirectory()) {
-      throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": it is ${info.isFIFO() ? 'a FIFO (named pipe)' : info.isSocket() ? 'a socket' : 'a device'}, not a regular file; diff reads lock files and @EXPLICIT files`);
+      throw new InputFileError(
+        'CR_ERR_INPUT_FILE_UNREADABLE',
+        path,
+        `Cannot read file "${path}": it is ${info.isFIFO() ? 'a FIFO (named pipe)' : info.isSocket() ? 'a socket' : 'a device'}, not a regular file; diff reads lock files and @EXPLICIT files`,
+      );
     }
     content = await readFile(resolve(cwd, path), 'utf8');
   } catch (error) {
     if (error instanceof InputFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}`);
+    throw new InputFileError(
+      'CR_ERR_INPUT_FILE_UNREADABLE',
+      path,
+      `Cannot read file "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}`,
+    );
   }
   return readExactRecords(path, content, { environment });
 }

@@ -12,7 +12,8 @@ const CATEGORY_TITLES = [
   ['environment', 'Environment specs'],
 ] as const;
 
-export const usage = 'usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n';
+export const usage =
+  'usage: conda-resolve formats [--json]\n\nList the exporters (--format names), their aliases and default file names.\n';
 
 export async function run({ values }: CommandArgs<typeof LISTING_OPTIONS>, io: CliIO): Promise<number> {
   const { registry, warnings, plugins } = await loadRegistry({ env: io.env, cwd: io.cwd });

@@ -72,7 +72,9 @@ export async function run({ values }: CommandArgs<typeof INFO_OPTIONS>, io: CliI
 }
 
 /** The resolve flags `info` shares (same names, same meaning), and its cache directory. */
-type InfoFlags = Pick<RequestFlags, 'platform' | 'subdir' | 'channel' | 'override-channels' | 'virtual-package'> & { readonly 'cache-dir'?: string | undefined };
+type InfoFlags = Pick<RequestFlags, 'platform' | 'subdir' | 'channel' | 'override-channels' | 'virtual-package'> & {
+  readonly 'cache-dir'?: string | undefined;
+};
 
 async function gatherInfo(io: CliIO, values: InfoFlags): Promise<InfoDocument> {
   const host = hostSubdir(process.platform, process.arch);
@@ -103,10 +105,14 @@ async function gatherInfo(io: CliIO, values: InfoFlags): Promise<InfoDocument> {
     }
   }
 
-  const platforms = [...(values.platform ?? []), ...(values.subdir ?? [])].map((p) => asUsage('CR_ERR_INPUT_PLATFORM', () => parsePlatform(p)));
+  const platforms = [...(values.platform ?? []), ...(values.subdir ?? [])].map((p) =>
+    asUsage('CR_ERR_INPUT_PLATFORM', () => parsePlatform(p)),
+  );
   const virtual: Record<string, string[]> = {};
   for (const platform of platforms.length ? platforms : [host]) {
-    virtual[platform] = asUsage('CR_ERR_INPUT_OPTION', () => virtualPackageList(platform, io.env, values['virtual-package'] ?? [])).map((v) => `${v.name}=${v.version}=${v.build}`);
+    virtual[platform] = asUsage('CR_ERR_INPUT_OPTION', () => virtualPackageList(platform, io.env, values['virtual-package'] ?? [])).map(
+      (v) => `${v.name}=${v.version}=${v.build}`,
+    );
   }
   const overrides = Object.fromEntries(
     Object.entries(io.env)
@@ -123,7 +129,10 @@ async function gatherInfo(io: CliIO, values: InfoFlags): Promise<InfoDocument> {
     platform: host,
     config_files: config.files,
     channels,
-    channel_priority: priority === undefined ? { value: 'strict', source: 'default' } : { value: priority, source: config.sourceOf('channel_priority').join(', ') },
+    channel_priority:
+      priority === undefined
+        ? { value: 'strict', source: 'default' }
+        : { value: priority, source: config.sourceOf('channel_priority').join(', ') },
     overrides,
     virtual_packages: virtual,
     cache_dir: cacheDir,
@@ -150,7 +159,10 @@ function render(info: InfoDocument): string {
     ['channels', info.channels.map((c) => `${c.name === c.url ? c.url : `${c.name}  ${c.url}`}  (${c.source})`)],
     ['channel priority', [`${info.channel_priority.value}  (${info.channel_priority.source})`]],
     ['overrides in effect', Object.keys(info.overrides).length ? Object.entries(info.overrides).map(([k, v]) => `${k}=${v}`) : ['(none)']],
-    ...Object.entries(info.virtual_packages).map(([platform, list]): [string, string[]] => [`virtual packages ${platform}`, list.length ? [...list] : ['(none)']]),
+    ...Object.entries(info.virtual_packages).map(([platform, list]): [string, string[]] => [
+      `virtual packages ${platform}`,
+      list.length ? [...list] : ['(none)'],
+    ]),
     ['cache directory', [info.cache_dir]],
     ['cache size', [`${formatBytes(info.cache_size.bytes)} in ${info.cache_size.files} ${info.cache_size.files === 1 ? 'file' : 'files'}`]],
   ];

@@ -53,7 +53,12 @@ export async function run({ values, positionals }: CommandArgs<typeof INSPECT_OP
   if (kind !== 'tree') {
     [subject, ...specs] = positionals;
     if (!subject) {
-      writeError(io, kind === 'why' ? 'give the package to explain: conda-resolve why NAME [SPEC...]' : "give the spec to try: conda-resolve why-not 'numpy>=2' [SPEC...]");
+      writeError(
+        io,
+        kind === 'why'
+          ? 'give the package to explain: conda-resolve why NAME [SPEC...]'
+          : "give the spec to try: conda-resolve why-not 'numpy>=2' [SPEC...]",
+      );
       return EXIT_USAGE;
     }
   }
@@ -75,24 +80,52 @@ export async function run({ values, positionals }: CommandArgs<typeof INSPECT_OP
     }
     const user = settingsForFlags(io, values, files.length > 0);
     const condaPypiMap = await readPypiMappings(values['pypi-mapping'], io.cwd);
-    const request = prepareRequest(requestFromFlags(values, user, { specs, files, lock: lockFile, condaPypiMap }), prepareOptionsFor(io, user));
+    const request = prepareRequest(
+      requestFromFlags(values, user, { specs, files, lock: lockFile, condaPypiMap }),
+      prepareOptionsFor(io, user),
+    );
     if (extra && request.locked) {
-      throw new UsageError('CR_ERR_INPUT_OPTION', `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`);
+      throw new UsageError(
+        'CR_ERR_INPUT_OPTION',
+        `why-not solves the request again with the spec, and a lock given with -f is only records: give the specs and the lock as --lock FILE SPEC...`,
+      );
     }
     for (const warning of [...request.warnings, ...user.checkRequest(request, io.cwd)]) writeWarning(io, warning);
-    const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: undefined });
+    const report = await createRunReport(io, {
+      quiet: values.quiet === true || values['no-progress'] === true,
+      verbosity: verbosity(values),
+      name: undefined,
+    });
     // why-not solves the request with and without the spec.
-    const [resolution, withSpec] = await runResolves(extra ? [request, withAddedSpec(request, extra)] : [request], values, io, user, report, timeoutMs, maxRepodataBytes);
+    const [resolution, withSpec] = await runResolves(
+      extra ? [request, withAddedSpec(request, extra)] : [request],
+      values,
+      io,
+      user,
+      report,
+      timeoutMs,
+      maxRepodataBytes,
+    );
     if (!resolution) throw new Error('no resolution');
     if (kind === 'tree') {
       const trees = treeOf(resolution, { depth, invert: values.invert });
-      write(io, values.json === true, trees.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(trees));
+      write(
+        io,
+        values.json === true,
+        trees.map(({ text: _text, ...rest }) => rest),
+        joinPlatformTexts(trees),
+      );
       const absent = values.invert !== undefined && trees.some((t) => t.error === null && t.roots.length === 0);
       return trees.some((t) => t.error !== null) || absent ? EXIT_FAILED : EXIT_OK;
     }
     if (kind === 'why') {
       const answers = whyOf(resolution, subject!);
-      write(io, values.json === true, answers.map(({ text: _text, ...rest }) => rest), joinPlatformTexts(answers));
+      write(
+        io,
+        values.json === true,
+        answers.map(({ text: _text, ...rest }) => rest),
+        joinPlatformTexts(answers),
+      );
       return answers.some((a) => a.error !== null || a.answer?.version === null) ? EXIT_FAILED : EXIT_OK;
     }
     const answers = whyNot(resolution, withSpec!, extra!);

@@ -37,7 +37,6 @@ import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
 import { boundedAnswer } from '../../answer-size.js';
 import { checkCommand, lockDiffText, requireLock } from '../resolve/lock-check.js';
 
-
 const DEFAULT_TIMEOUT_S = 300;
 /** The largest cap on one subdir's decoded repodata a user may set (what one file read can hold). */
 const MAX_REPODATA_SIZE_LIMIT = 2 * 1024 ** 3;
@@ -61,13 +60,20 @@ export async function run({ values, positionals }: CommandArgs<typeof RESOLVE_OP
   }
   const { timeoutMs, maxRepodataBytes } = limits;
 
-  const report = await createRunReport(io, { quiet: values.quiet === true || values['no-progress'] === true, verbosity: verbosity(values), name: values.name });
+  const report = await createRunReport(io, {
+    quiet: values.quiet === true || values['no-progress'] === true,
+    verbosity: verbosity(values),
+    name: values.name,
+  });
   try {
     // The exporter, when one is wanted, is settled before any work: an unknown name is a usage error.
     let exporter: Exporter | undefined;
     let registry: ExporterRegistry | undefined;
     // Exporters (and plugin discovery) are loaded only when a format may be wanted.
-    const exporters = values.format !== undefined || values.output !== undefined || values.lock !== undefined ? await import('../../exporters/index.js') : undefined;
+    const exporters =
+      values.format !== undefined || values.output !== undefined || values.lock !== undefined
+        ? await import('../../exporters/index.js')
+        : undefined;
     const formatName = values.format;
     if (exporters) {
       const loaded = await exporters.loadRegistry({ env: io.env, cwd: io.cwd });
@@ -76,7 +82,8 @@ export async function run({ values, positionals }: CommandArgs<typeof RESOLVE_OP
       for (const plugin of loaded.plugins) writeNote(io, exporters.pluginLoadedLine(plugin));
       if (formatName !== undefined) exporter = registry.get(formatName);
       // --json writes native JSON into -o FILE whatever its name (with --diff, --json is about the changes).
-      else if (values.output !== undefined && (!values.json || values.diff)) exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
+      else if (values.output !== undefined && (!values.json || values.diff))
+        exporter = exporterForOutput(exporters, registry, values.output, io.cwd);
     }
 
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
@@ -91,11 +98,25 @@ export async function run({ values, positionals }: CommandArgs<typeof RESOLVE_OP
       exporter = registry!.get(chosenPixiLockFormat({ existing: await existingFile(values.output, io.cwd), lock, files }));
     }
     // A whole lock in a pixi.lock format (no -e, nothing else asked): every environment, no solve.
-    const wholeLock = exporter && isPixiLockFormat(exporter.name) && files.length === 1 && positionals.length === 0 && values.environment === undefined && lock === undefined && !values.check && !values.diff && (values.channel ?? []).length === 0 ? lockFormatOf(files[0]!.filename, files[0]!.content) : undefined;
+    const wholeLock =
+      exporter &&
+      isPixiLockFormat(exporter.name) &&
+      files.length === 1 &&
+      positionals.length === 0 &&
+      values.environment === undefined &&
+      lock === undefined &&
+      !values.check &&
+      !values.diff &&
+      (values.channel ?? []).length === 0
+        ? lockFormatOf(files[0]!.filename, files[0]!.content)
+        : undefined;
     if (exporter && wholeLock) {
       const document = readLockFile(files[0]!.filename, files[0]!.content, wholeLock);
       const environments = lockExportEnvironments(document, { platforms: input.platforms });
-      const text = boundedAnswer(() => registry!.render(exporter!.name, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) }), `${exporter.name} text`);
+      const text = boundedAnswer(
+        () => registry!.render(exporter!.name, environments, { toolName: TOOL_NAME, toolVersion: TOOL_VERSION, now: exportTime(io.env) }),
+        `${exporter.name} text`,
+      );
       await emit(io, values.output, text, values['dry-run']);
       return EXIT_OK;
     }
@@ -237,7 +258,12 @@ export async function runResolves(
  * the usage error's message. `resolve`, `tree`, `why` and `why-not` read them alike.
  */
 export function runLimits(
-  values: { readonly offline?: boolean | undefined; readonly refresh?: boolean | undefined; readonly timeout?: string | undefined; readonly 'max-repodata-size'?: string | undefined },
+  values: {
+    readonly offline?: boolean | undefined;
+    readonly refresh?: boolean | undefined;
+    readonly timeout?: string | undefined;
+    readonly 'max-repodata-size'?: string | undefined;
+  },
   io: CliIO,
 ): { timeoutMs: number; maxRepodataBytes: number | undefined } | string {
   if (values.offline && values.refresh) return '--offline and --refresh cannot be used together';
@@ -272,12 +298,24 @@ export async function readInputFile(path: string, cwd: string): Promise<InputFil
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'unreadable');
     throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', path, `Cannot read file "${path}": ${why}`);
   }
 }
 
-function summaryFacts(resolution: Resolution, format: string, output: string | undefined, dryRun: boolean | undefined, text: string): SummaryFacts {
+function summaryFacts(
+  resolution: Resolution,
+  format: string,
+  output: string | undefined,
+  dryRun: boolean | undefined,
+  text: string,
+): SummaryFacts {
   const platforms = resolution.platforms.map((p) => ({ platform: p.platform, packages: p.records?.length ?? 0 }));
   return { platforms, format, output, dryRun: dryRun === true, bytes: Buffer.byteLength(text) };
 }

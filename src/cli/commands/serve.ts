@@ -166,7 +166,10 @@ function hostSyntaxProblem({ host, hostFrom }: ListenAddress): Refusal | undefin
     return { message: `${what}: ${NOT_LISTENABLE} (not an IPv4 address: each number is 0 to 255)`, status: EXIT_USAGE };
   }
   if (/[\s/@?#]/.test(host) || host.includes('://')) {
-    return { message: `${what}: ${NOT_LISTENABLE} (give an IP address or a host name, such as 127.0.0.1, ::1 or 0.0.0.0)`, status: EXIT_USAGE };
+    return {
+      message: `${what}: ${NOT_LISTENABLE} (give an IP address or a host name, such as 127.0.0.1, ::1 or 0.0.0.0)`,
+      status: EXIT_USAGE,
+    };
   }
   return undefined;
 }
@@ -175,7 +178,9 @@ function hostSyntaxProblem({ host, hostFrom }: ListenAddress): Refusal | undefin
 function tryListen(address: ListenAddress): Promise<Refusal | undefined> {
   return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', (error) => resolve(listenProblem(error, address) ?? { message: `cannot start the server: ${startFailure(error)}`, status: EXIT_FAILED }));
+    probe.once('error', (error) =>
+      resolve(listenProblem(error, address) ?? { message: `cannot start the server: ${startFailure(error)}`, status: EXIT_FAILED }),
+    );
     probe.listen({ host: address.host, port: address.port, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });
 }
@@ -183,7 +188,10 @@ function tryListen(address: ListenAddress): Promise<Refusal | undefined> {
 /** What a listen error says about the host or port, naming the setting and its value. */
 function listenProblem(error: unknown, { host, port, hostFrom, portFrom }: ListenAddress): Refusal | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const onHost = (why: string): Refusal => ({ message: `${named(hostFrom, 'host', host)}: ${NOT_LISTENABLE} (${why})`, status: EXIT_USAGE });
+  const onHost = (why: string): Refusal => ({
+    message: `${named(hostFrom, 'host', host)}: ${NOT_LISTENABLE} (${why})`,
+    status: EXIT_USAGE,
+  });
   switch (code) {
     case 'ENOTFOUND':
       return onHost('ENOTFOUND: not an IP address, and no host has that name');
@@ -196,7 +204,9 @@ function listenProblem(error: unknown, { host, port, hostFrom, portFrom }: Liste
     case 'EAFNOSUPPORT':
       return onHost('EAFNOSUPPORT: this machine does not support that address family');
     case 'EINVAL':
-      return onHost(host.toLowerCase().startsWith('fe80:') ? 'EINVAL: a link-local address needs its interface, such as fe80::1%eth0' : 'EINVAL');
+      return onHost(
+        host.toLowerCase().startsWith('fe80:') ? 'EINVAL: a link-local address needs its interface, such as fe80::1%eth0' : 'EINVAL',
+      );
     case 'EADDRINUSE':
       return {
         message: `${named(portFrom, 'port', port)}: already in use on ${host} (EADDRINUSE); stop what listens there or choose another port (--port 0 picks a free one)`,

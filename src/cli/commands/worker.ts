@@ -40,7 +40,6 @@ to another worker after about 5 s.
   -h, --help               show this help
 `;
 
-
 /**
  * A job's channel policy as the replica applies it (src/http/channel-policy.ts), for the worker:
  * the same allowlist, local channels, address rules and DNS-rebinding check at connection time.
@@ -48,7 +47,12 @@ to another worker after about 5 s.
 export async function replicaPolicies(cwd: string): Promise<(policy: JobPolicy, channelAlias: string | null) => WorkerChannelPolicy> {
   const { createChannelPolicy } = await import('../../http/channel-policy.js');
   return (policy, channelAlias) => {
-    const made = createChannelPolicy({ allowed: policy.allowed, allowLocal: policy.allowLocal, channelAlias: channelAlias ?? undefined, cwd });
+    const made = createChannelPolicy({
+      allowed: policy.allowed,
+      allowLocal: policy.allowLocal,
+      channelAlias: channelAlias ?? undefined,
+      cwd,
+    });
     return { checkUrl: (url: URL) => made.checkUrl(url.href), lookup: made.lookup };
   };
 }
@@ -59,7 +63,11 @@ export const usage = WORKER_USAGE;
 
 export async function run({ values }: CommandArgs<typeof WORKER_OPTIONS>, io: CliIO): Promise<number> {
   const from = (flag: string | undefined, name: string, variable: string) =>
-    flag !== undefined ? { value: flag, from: `--${name}` } : io.env[variable]?.trim() ? { value: io.env[variable]!, from: variable } : undefined;
+    flag !== undefined
+      ? { value: flag, from: `--${name}` }
+      : io.env[variable]?.trim()
+        ? { value: io.env[variable]!, from: variable }
+        : undefined;
   let url: string | null;
   let threads: number;
   let level: string;
@@ -67,15 +75,18 @@ export async function run({ values }: CommandArgs<typeof WORKER_OPTIONS>, io: Cl
   let cacheDir: string;
   try {
     url = redisUrl(from(values.redis, 'redis', 'CONDA_RESOLVE_REDIS_URL'));
-    if (url === null) throw new ConfigError('conda-resolve worker needs --redis URL (or CONDA_RESOLVE_REDIS_URL): the Redis its replicas use');
+    if (url === null)
+      throw new ConfigError('conda-resolve worker needs --redis URL (or CONDA_RESOLVE_REDIS_URL): the Redis its replicas use');
     const workers = from(values.workers, 'workers', 'CONDA_RESOLVE_WORKERS');
     threads = workers ? Number(workers.value) : Math.max(1, availableParallelism());
-    if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new ConfigError(`Cannot use ${workers?.from} "${workers?.value}": expected a whole number from 1 to 256`);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 256)
+      throw new ConfigError(`Cannot use ${workers?.from} "${workers?.value}": expected a whole number from 1 to 256`);
     const count = (name: string, variable: string, fallback: number, max: number): number => {
       const source = from(values[name as 'solve-cache-ttl'], name, variable);
       if (!source) return fallback;
       const value = /^\s*\d+\s*$/.test(source.value) ? Number(source.value) : NaN;
-      if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected a whole number from 1 to ${max}`);
+      if (!Number.isInteger(value) || value < 1 || value > max)
+        throw new ConfigError(`Cannot use ${source.from} "${source.value}": expected a whole number from 1 to ${max}`);
       return value;
     };
     cacheLimits = {
@@ -88,7 +99,10 @@ export async function run({ values }: CommandArgs<typeof WORKER_OPTIONS>, io: Cl
     const cacheSource = from(values['cache-dir'], 'cache-dir', 'CONDA_RESOLVE_CACHE_DIR');
     cacheDir = resolve(io.cwd, cacheSource?.value ?? defaultCacheDir(io.env));
     const unusable = cacheDirProblem(cacheDir);
-    if (unusable) throw new ConfigError(`Cannot use ${cacheSource?.from ?? 'the default cache directory'} "${cacheDir}" as the repodata cache: ${unusable}`);
+    if (unusable)
+      throw new ConfigError(
+        `Cannot use ${cacheSource?.from ?? 'the default cache directory'} "${cacheDir}" as the repodata cache: ${unusable}`,
+      );
   } catch (error) {
     writeError(io, userMessage(error));
     return EXIT_USAGE;
@@ -147,7 +161,14 @@ function cacheDirProblem(dir: string): string | null {
     return null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'it is on a read-only file system', ENOTDIR: 'it is not a folder', EEXIST: 'it is not a folder', ENOENT: 'files cannot be made in it' };
+    const why: Record<string, string> = {
+      EACCES: 'permission denied',
+      EPERM: 'permission denied',
+      EROFS: 'it is on a read-only file system',
+      ENOTDIR: 'it is not a folder',
+      EEXIST: 'it is not a folder',
+      ENOENT: 'files cannot be made in it',
+    };
     return `cannot write in it (${(code && why[code]) ?? code ?? 'unwritable'})`;
   }
 }

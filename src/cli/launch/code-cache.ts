@@ -37,7 +37,11 @@ const PREFIX = 'conda-resolve-';
  * part from Node's version and the bundle's size, mtime and inode, the second from Node's flags
  * (V8 rejects a cache made under other flags, so each set keeps its own).
  */
-export function codeCachePath(bundlePath: string, cacheDir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function codeCachePath(
+  bundlePath: string,
+  cacheDir: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   const stat = statSync(bundlePath);
   const short = (parts: readonly unknown[]): string => createHash('sha1').update(parts.join('\n')).digest('hex').slice(0, 16);
   const bundle = short([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino]);

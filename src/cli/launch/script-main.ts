@@ -16,7 +16,12 @@ export async function run(entryUrl: string): Promise<void> {
   setBundleEntry(entryUrl);
   if (onMainThread()) {
     keepParserOnBaseline();
-    const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    const code = await main(process.argv.slice(2), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      cwd: process.cwd(),
+    });
     // `serve` and `worker` return only when they stop, so this ends only finished commands.
     await exitWhenIdle(code);
     return;

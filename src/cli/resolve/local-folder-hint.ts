@@ -15,7 +15,9 @@ function looksLikeChannelFolder(path: string): boolean {
   } catch {
     return false;
   }
-  return KNOWN_SUBDIRS.some((subdir) => existsSync(join(path, subdir, 'repodata.json')) || existsSync(join(path, subdir, 'repodata_shards.msgpack.zst')));
+  return KNOWN_SUBDIRS.some(
+    (subdir) => existsSync(join(path, subdir, 'repodata.json')) || existsSync(join(path, subdir, 'repodata_shards.msgpack.zst')),
+  );
 }
 
 /** One warning per `-c` name that is a channel folder here too; `channels` are the request's, parsed. */

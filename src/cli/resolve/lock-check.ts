@@ -21,7 +21,8 @@ export function checkCommand(request: PreparedRequest, io: CliIO, quiet: boolean
 }
 
 export function requireLock(request: PreparedRequest, option: string): PreviousLock {
-  if (!request.previousLock) throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', `Cannot use ${option} without --lock: name the lock to compare with`);
+  if (!request.previousLock)
+    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', `Cannot use ${option} without --lock: name the lock to compare with`);
   return request.previousLock;
 }
 

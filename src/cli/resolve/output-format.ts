@@ -21,11 +21,9 @@ export function exporterForOutput(
   } catch (error) {
     if (!(error instanceof exporters.ExporterNotDetectedError)) throw error;
     if (output.toLowerCase().endsWith('.json') || isSpecialPath(resolve(cwd, output))) return undefined;
-    throw new UsageError(
-      'CR_ERR_FORMAT_NOT_DETECTED',
-      `${error.message}\n\nA file name ending in .json gets the native JSON result.`,
-      { cause: error },
-    );
+    throw new UsageError('CR_ERR_FORMAT_NOT_DETECTED', `${error.message}\n\nA file name ending in .json gets the native JSON result.`, {
+      cause: error,
+    });
   }
 }
 

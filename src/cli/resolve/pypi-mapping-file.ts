@@ -24,7 +24,11 @@ async function readLocation(location: string, cwd: string): Promise<string> {
     }
     return await readFile(resolve(cwd, location.replace(/^file:\/\//, '')), 'utf8');
   } catch (error) {
-    throw new InputFileError('CR_ERR_INPUT_FILE_UNREADABLE', location, `Cannot read the PyPI mapping "${location}": ${error instanceof Error ? error.message : String(error)}`);
+    throw new InputFileError(
+      'CR_ERR_INPUT_FILE_UNREADABLE',
+      location,
+      `Cannot read the PyPI mapping "${location}": ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -34,14 +38,27 @@ export function parsePypiMapping(location: string, text: string): Record<string,
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InputFileError('CR_ERR_INPUT_SHAPE', location, `Cannot read the PyPI mapping "${location}": not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new InputFileError(
+      'CR_ERR_INPUT_SHAPE',
+      location,
+      `Cannot read the PyPI mapping "${location}": not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InputFileError('CR_ERR_INPUT_SHAPE', location, `Cannot read the PyPI mapping "${location}": expected an object of conda name -> PyPI name`);
+    throw new InputFileError(
+      'CR_ERR_INPUT_SHAPE',
+      location,
+      `Cannot read the PyPI mapping "${location}": expected an object of conda name -> PyPI name`,
+    );
   }
   const out: Record<string, string | null> = {};
   for (const [conda, pypi] of Object.entries(value)) {
-    if (pypi !== null && typeof pypi !== 'string') throw new InputFileError('CR_ERR_INPUT_SHAPE', location, `Cannot read the PyPI mapping "${location}": "${conda}" maps to ${JSON.stringify(pypi)}, not a PyPI name or null`);
+    if (pypi !== null && typeof pypi !== 'string')
+      throw new InputFileError(
+        'CR_ERR_INPUT_SHAPE',
+        location,
+        `Cannot read the PyPI mapping "${location}": "${conda}" maps to ${JSON.stringify(pypi)}, not a PyPI name or null`,
+      );
     out[conda] = pypi;
   }
   return out;

@@ -116,7 +116,13 @@ export async function createRunReport(io: CliIO, options: ReportOptions): Promis
       log(`${s.key}: ${subdirOutcome(s)}${records}`);
     }
     if (verbosity > 1) {
-      const hit = s.downloaded ? 'cache miss (downloaded)' : s.cache === 'revalidated' ? 'cache hit (revalidated: 304 Not Modified)' : s.cache === 'local' ? 'no cache (local channel)' : 'cache hit (fresh, no request)';
+      const hit = s.downloaded
+        ? 'cache miss (downloaded)'
+        : s.cache === 'revalidated'
+          ? 'cache hit (revalidated: 304 Not Modified)'
+          : s.cache === 'local'
+            ? 'no cache (local channel)'
+            : 'cache hit (fresh, no request)';
       log(`${s.key}: ${hit}; loaded in ${formatDuration(at - s.startedAt)}`);
     }
   };
@@ -192,7 +198,13 @@ export async function createRunReport(io: CliIO, options: ReportOptions): Promis
 }
 
 /** The live lines on a terminal, drawn by cli-progress (one "bar" per line, each formatted here). */
-function liveDisplay(cliProgress: typeof CliProgress, io: CliIO, now: () => number, subdirs: Map<string, SubdirState>, platforms: Map<string, PlatformState>) {
+function liveDisplay(
+  cliProgress: typeof CliProgress,
+  io: CliIO,
+  now: () => number,
+  subdirs: Map<string, SubdirState>,
+  platforms: Map<string, PlatformState>,
+) {
   const multi = new cliProgress.MultiBar({
     stream: io.stderr as NodeJS.WritableStream,
     clearOnComplete: true,

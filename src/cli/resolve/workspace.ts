@@ -14,7 +14,13 @@ import type { Resolution } from '../../resolve.js';
 import { EXIT_FAILED, EXIT_OK, writeError, writeWarning, type CliIO } from '../io.js';
 
 export interface WorkspaceDeps {
-  readonly values: { readonly check?: boolean; readonly diff?: boolean; readonly json?: boolean; readonly quiet?: boolean; readonly output?: string };
+  readonly values: {
+    readonly check?: boolean;
+    readonly diff?: boolean;
+    readonly json?: boolean;
+    readonly quiet?: boolean;
+    readonly output?: string;
+  };
   readonly io: CliIO;
   readonly registry: ExporterRegistry;
   readonly run: (requests: readonly PreparedRequest[]) => Promise<Resolution[]>;
@@ -31,17 +37,22 @@ export async function workspaceCommand(input: ResolveRequest, options: PrepareOp
   for (const warning of warnings) writeWarning(io, warning);
 
   if (values.check) {
-    if (!workspace.lock) throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --check without --lock: name the lock to compare with');
+    if (!workspace.lock)
+      throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --check without --lock: name the lock to compare with');
     const reasons = workspaceStaleness(workspace, io.env);
     const filename = workspace.lock.document.filename;
     if (reasons.length === 0) {
-      if (!values.quiet) io.stderr.write(`conda-resolve: ${filename} satisfies ${workspace.filename} (environments ${workspace.environments.map((e) => e.name).join(', ')})\n`);
+      if (!values.quiet)
+        io.stderr.write(
+          `conda-resolve: ${filename} satisfies ${workspace.filename} (environments ${workspace.environments.map((e) => e.name).join(', ')})\n`,
+        );
       return EXIT_OK;
     }
     writeError(io, `${filename} does not satisfy ${workspace.filename}:${reasons.map((r) => `\n  - ${r}`).join('')}`);
     return EXIT_FAILED;
   }
-  if (values.diff && !workspace.lock) throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --diff without --lock: name the lock to compare with');
+  if (values.diff && !workspace.lock)
+    throw new UsageError('CR_ERR_INPUT_LOCK_USAGE', 'Cannot use --diff without --lock: name the lock to compare with');
 
   const resolutions = await deps.run(workspace.environments.map((e) => e.request));
   const answers = workspaceAnswers(workspace, resolutions);

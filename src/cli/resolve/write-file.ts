@@ -100,7 +100,8 @@ export async function writeFileAtomic(path: string, text: string, options: Write
     if (stats === null) return await replaceAtomically(target.path, data, null);
     if (stats.isDirectory()) throw errno('EISDIR');
     if (stats.isSocket()) throw new OutputFileError(name, `${prefix(name, linkedTo)}: it is a socket`);
-    if (stats.isBlockDevice()) throw new OutputFileError(name, `${prefix(name, linkedTo)}: it is a block device (refusing to overwrite a disk)`);
+    if (stats.isBlockDevice())
+      throw new OutputFileError(name, `${prefix(name, linkedTo)}: it is a block device (refusing to overwrite a disk)`);
     if (stats.isFIFO() || stats.isCharacterDevice() || target.procfs) return await writeInPlace(target.path, data, stats.isFile());
     return await replaceAtomically(target.path, data, stats);
   } catch (error) {

@@ -42,9 +42,16 @@ function encode(text: string): string {
 
 export function condaPurl(record: PackageRecord): string {
   const type = record.fn.endsWith('.conda') ? 'conda' : record.fn.endsWith('.tar.bz2') ? 'tar.bz2' : undefined;
-  const qualifiers: [string, string][] = [['build', record.build], ['channel', record.channel], ['subdir', record.subdir]];
+  const qualifiers: [string, string][] = [
+    ['build', record.build],
+    ['channel', record.channel],
+    ['subdir', record.subdir],
+  ];
   if (type) qualifiers.push(['type', type]);
-  const query = qualifiers.filter(([, value]) => value !== '').map(([key, value]) => `${key}=${encode(value)}`).join('&');
+  const query = qualifiers
+    .filter(([, value]) => value !== '')
+    .map(([key, value]) => `${key}=${encode(value)}`)
+    .join('&');
   return `pkg:conda/${encode(record.name)}@${encode(record.version)}?${query}`;
 }
 

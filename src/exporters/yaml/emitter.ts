@@ -281,12 +281,7 @@ class RuamelEmitter {
           start = end;
         }
       } else if (ch === null || ch === ' ' || isLineBreak(ch)) {
-        if (
-          this.longWordsOnOwnLine &&
-          end - start + this.column > this.bestWidth &&
-          this.indent !== null &&
-          this.column > this.indent
-        ) {
+        if (this.longWordsOnOwnLine && end - start + this.column > this.bestWidth && this.indent !== null && this.column > this.indent) {
           // ruamel >= 0.17.22: a word that does not fit gets a line of its own.
           this.writeIndent();
         }
@@ -357,13 +352,7 @@ class RuamelEmitter {
           start = end + 1;
         }
       }
-      if (
-        end > 0 &&
-        end < chars.length - 1 &&
-        (ch === ' ' || start >= end) &&
-        this.column + (end - start) > this.bestWidth &&
-        split
-      ) {
+      if (end > 0 && end < chars.length - 1 && (ch === ' ' || start >= end) && this.column + (end - start) > this.bestWidth && split) {
         // Fold: end the line with `\` and continue on the next one.
         const text = piece(chars, start, end) + '\\';
         const width = end - start + 1;

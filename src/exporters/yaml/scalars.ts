@@ -96,7 +96,9 @@ function isPrintableForDoubleQuotes(ch: string): boolean {
 
 /** Whether `write_double_quoted` writes this character as an escape. */
 export function needsDoubleQuoteEscape(ch: string): boolean {
-  return ch === '"' || ch === '\\' || ch === '\x85' || ch === '\u2028' || ch === '\u2029' || ch === '\uFEFF' || !isPrintableForDoubleQuotes(ch);
+  return (
+    ch === '"' || ch === '\\' || ch === '\x85' || ch === '\u2028' || ch === '\u2029' || ch === '\uFEFF' || !isPrintableForDoubleQuotes(ch)
+  );
 }
 
 /** The escape `write_double_quoted` writes: a short one (`\n`) where YAML has it, else `\x`, `\u` or `\U` and hex. */

@@ -52,7 +52,12 @@ export class SolveRunner {
 
   /** Starts the request's log account (`request.solveLog`) from what was sent. */
   begin(request: FastifyRequest, input: ResolveInput | undefined, format?: string): SolveLog {
-    const log: SolveLog = { format, file: input?.hasFile ?? false, specs: input?.request.specs?.length ?? 0, platforms: input?.request.platforms ?? [] };
+    const log: SolveLog = {
+      format,
+      file: input?.hasFile ?? false,
+      specs: input?.request.specs?.length ?? 0,
+      platforms: input?.request.platforms ?? [],
+    };
     request.solveLog = log;
     return log;
   }
@@ -62,7 +67,12 @@ export class SolveRunner {
     const options = this.prepareOptions(input);
     const prepared = this.validated(input, () => prepareRequest(input.request, options));
     this.checkPrepared(input, prepared);
-    this.noteAdmitted(request, prepared.specs.length, prepared.platforms, prepared.channels.map((c) => c.name));
+    this.noteAdmitted(
+      request,
+      prepared.specs.length,
+      prepared.platforms,
+      prepared.channels.map((c) => c.name),
+    );
     await this.checkChannels(input, prepared);
     return prepared;
   }
@@ -115,7 +125,8 @@ export class SolveRunner {
       try {
         await deps.policy.checkUrl(url);
       } catch (error) {
-        if (error instanceof ChannelRefusedError) throw new HttpProblemError('channel-refused', userMessage(error, { hidePaths: true }), { field });
+        if (error instanceof ChannelRefusedError)
+          throw new HttpProblemError('channel-refused', userMessage(error, { hidePaths: true }), { field });
         throw error;
       }
     };
@@ -124,7 +135,12 @@ export class SolveRunner {
       try {
         url = parseChannel(text, { alias: deps.env.CONDA_CHANNEL_ALIAS, cwd: deps.cwd }).baseUrl;
       } catch (error) {
-        if (error instanceof CondaResolveError) throw new HttpProblemError('invalid-channel', `Cannot use the lock "${prepared.previousLock!.filename}": ${userMessage(error, { hidePaths: true })}`, { field: 'lock' });
+        if (error instanceof CondaResolveError)
+          throw new HttpProblemError(
+            'invalid-channel',
+            `Cannot use the lock "${prepared.previousLock!.filename}": ${userMessage(error, { hidePaths: true })}`,
+            { field: 'lock' },
+          );
         throw error;
       }
       await refuse(url, 'lock');
@@ -134,11 +150,19 @@ export class SolveRunner {
     // PyPI indexes: only those the operator allows (https://pypi.org/simple/ unless --allow-index adds more).
     const pypi = prepared.pypi;
     if (pypi) {
-      if (pypi.findLinks.length > 0) throw new HttpProblemError('channel-refused', 'Cannot use find-links on this server: it reads no local folder', { field: 'find_links' });
+      if (pypi.findLinks.length > 0)
+        throw new HttpProblemError('channel-refused', 'Cannot use find-links on this server: it reads no local folder', {
+          field: 'find_links',
+        });
       const allowed = new Set(config.allowedIndexes);
       for (const [url, where] of [[pypi.indexUrl, 'index_url'], ...pypi.extraIndexUrls.map((u) => [u, 'extra_index_urls'])] as const) {
         const normal = url.endsWith('/') ? url : `${url}/`;
-        if (!allowed.has(normal)) throw new HttpProblemError('channel-refused', `Cannot use the PyPI index ${removeCredentials(url)}: this server allows ${[...allowed].join(', ')}`, { field: where });
+        if (!allowed.has(normal))
+          throw new HttpProblemError(
+            'channel-refused',
+            `Cannot use the PyPI index ${removeCredentials(url)}: this server allows ${[...allowed].join(', ')}`,
+            { field: where },
+          );
       }
     }
   }
@@ -150,7 +174,12 @@ export class SolveRunner {
    * after which nothing is written and the connection is dropped. `reply` is null for an MCP tool,
    * whose transport owns the connection.
    */
-  async within<T>(request: FastifyRequest, reply: FastifyReply | null, work: (signal: AbortSignal) => Promise<T>, platforms?: readonly string[]): Promise<T | undefined> {
+  async within<T>(
+    request: FastifyRequest,
+    reply: FastifyReply | null,
+    work: (signal: AbortSignal) => Promise<T>,
+    platforms?: readonly string[],
+  ): Promise<T | undefined> {
     const { config } = this.context;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -178,7 +207,9 @@ export class SolveRunner {
       if (typeof ended === 'object') return ended.value;
       if (ended === 'timeout') {
         const detail = timeLimitDetail(config.requestTimeoutMs);
-        const extras = platforms ? { platforms: platforms.map((platform) => ({ platform, error: detail, code: 'CR_ERR_SOLVE_TIMEOUT' })) } : {};
+        const extras = platforms
+          ? { platforms: platforms.map((platform) => ({ platform, error: detail, code: 'CR_ERR_SOLVE_TIMEOUT' })) }
+          : {};
         throw new HttpProblemError('time-limit', detail, extras);
       }
       this.abandon(request, reply);
@@ -205,7 +236,14 @@ export class SolveRunner {
     }
     return resolvePrepared(
       prepared,
-      { store: deps.store, solver: deps.solver, env: deps.env, hidePaths: true, maxPypiProjects: config.maxPypiProjects, ...(deps.pypiClient ? { pypiClient: deps.pypiClient } : {}) },
+      {
+        store: deps.store,
+        solver: deps.solver,
+        env: deps.env,
+        hidePaths: true,
+        maxPypiProjects: config.maxPypiProjects,
+        ...(deps.pypiClient ? { pypiClient: deps.pypiClient } : {}),
+      },
       { signal, timeoutMs: config.requestTimeoutMs, decodingBudget: budget },
     ).catch((error: unknown) => {
       // resolvePrepared reports failures per platform; reaching here is a bug worth a log line.
@@ -228,11 +266,19 @@ export class SolveRunner {
    * out as an error is logged by its status). A full queue or the time limit concerns the whole
    * request, whatever the route: a 503 or a 504 problem.
    */
-  failures(request: FastifyRequest, resolutions: readonly { readonly environment?: string; readonly resolution: Resolution }[]): PlatformFailure[] {
+  failures(
+    request: FastifyRequest,
+    resolutions: readonly { readonly environment?: string; readonly resolution: Resolution }[],
+  ): PlatformFailure[] {
     const failures: PlatformFailure[] = resolutions.flatMap(({ environment, resolution }) =>
       resolution.platforms
         .filter((p) => p.error !== null)
-        .map((p) => ({ platform: p.platform, error: boundedError(p.error!), code: p.errorCode ?? 'CR_ERR_INTERNAL', ...(environment !== undefined ? { environment } : {}) })),
+        .map((p) => ({
+          platform: p.platform,
+          error: boundedError(p.error!),
+          code: p.errorCode ?? 'CR_ERR_INTERNAL',
+          ...(environment !== undefined ? { environment } : {}),
+        })),
     );
     const log = request.solveLog;
     if (log) {
@@ -242,7 +288,10 @@ export class SolveRunner {
     const overloaded = failures.find((f) => problemOfCode(f.code) === 'overloaded');
     if (overloaded) {
       // Redis down is said as such (serve --redis); a full local queue keeps its short line.
-      const detail = overloaded.code === 'CR_ERR_REDIS_UNAVAILABLE' ? overloaded.error : 'Cannot start the solve: the solve queue is full; retry shortly';
+      const detail =
+        overloaded.code === 'CR_ERR_REDIS_UNAVAILABLE'
+          ? overloaded.error
+          : 'Cannot start the solve: the solve queue is full; retry shortly';
       throw new HttpProblemError('overloaded', detail, { retry_after: 1 });
     }
     if (failures.some((f) => problemOfCode(f.code) === 'time-limit')) {
@@ -255,7 +304,16 @@ export class SolveRunner {
   private abandon(request: FastifyRequest, reply: FastifyReply | null): void {
     if (request.solveLog) request.solveLog.outcome = 'cancelled';
     if (!reply) return;
-    request.log.info({ method: request.method, route: request.routeOptions.url, ms: Math.round(reply.elapsedTime * 10) / 10, outcome: 'cancelled', reason: 'client disconnected' }, 'resolve cancelled');
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        outcome: 'cancelled',
+        reason: 'client disconnected',
+      },
+      'resolve cancelled',
+    );
     reply.hijack();
     reply.raw.destroy();
   }
@@ -264,14 +322,24 @@ export class SolveRunner {
 /** Options that need `lock`, or that do not go together, refused with the field at fault. */
 export function refuseLockMisuse(input: ResolveInput): void {
   const { request } = input;
-  const needsLock = [(request.update ?? []).length > 0 ? 'update' : undefined, input.check ? 'check' : undefined, input.diff ? 'diff' : undefined].filter(
-    (name): name is string => name !== undefined,
-  );
+  const needsLock = [
+    (request.update ?? []).length > 0 ? 'update' : undefined,
+    input.check ? 'check' : undefined,
+    input.diff ? 'diff' : undefined,
+  ].filter((name): name is string => name !== undefined);
   if (request.lock === undefined && needsLock.length > 0) {
-    throw new HttpProblemError('invalid-option', `Cannot use "${needsLock[0]}" without "lock": send the text of the previous pixi.lock or conda-lock.yml as "lock"`, { field: 'lock' });
+    throw new HttpProblemError(
+      'invalid-option',
+      `Cannot use "${needsLock[0]}" without "lock": send the text of the previous pixi.lock or conda-lock.yml as "lock"`,
+      { field: 'lock' },
+    );
   }
   if (input.check && input.diff) {
-    throw new HttpProblemError('invalid-option', 'Cannot use "check" with "diff": a check solves nothing, so there is nothing to compare; send one or the other', { field: 'diff' });
+    throw new HttpProblemError(
+      'invalid-option',
+      'Cannot use "check" with "diff": a check solves nothing, so there is nothing to compare; send one or the other',
+      { field: 'diff' },
+    );
   }
   const file = request.files?.[0];
   if (file && lockFormatOf(file.filename, file.content)) {
@@ -289,7 +357,10 @@ export function refuseLockMisuse(input: ResolveInput): void {
 function checkLimit(field: string, count: number, limit: number, what = field): void {
   if (count <= limit) return;
   const kind = what === 'specs' ? 'too-many-specs' : what === 'platforms' ? 'too-many-platforms' : 'too-many-channels';
-  throw new HttpProblemError(kind, `Cannot resolve: the request has ${count} ${what}, more than this server's limit of ${limit}`, { field, limit });
+  throw new HttpProblemError(kind, `Cannot resolve: the request has ${count} ${what}, more than this server's limit of ${limit}`, {
+    field,
+    limit,
+  });
 }
 
 export const solveRunner = fp<{ context: AppContext }>(

@@ -31,12 +31,17 @@ export function auditBodySchema(resolveBody: { readonly properties: Record<strin
   const { format: _format, ...properties } = resolveBody.properties;
   return {
     title: 'AuditBody',
-    description: 'Solve (or read the lock given as `file`), then check every package against the server\'s OSV database. The other fields are those of `POST /resolve` (ResolveBody), without `format`.',
+    description:
+      "Solve (or read the lock given as `file`), then check every package against the server's OSV database. The other fields are those of `POST /resolve` (ResolveBody), without `format`.",
     type: 'object',
     additionalProperties: false,
     properties: {
       ...properties,
-      report: { description: '`json` (default) or `sarif` (SARIF 2.1.0, for code scanning). `Accept: text/plain` gives the table.', type: ['string', 'null'], enum: ['json', 'sarif', null] },
+      report: {
+        description: '`json` (default) or `sarif` (SARIF 2.1.0, for code scanning). `Accept: text/plain` gives the table.',
+        type: ['string', 'null'],
+        enum: ['json', 'sarif', null],
+      },
     },
   } as const;
 }
@@ -53,17 +58,28 @@ export const auditRoutes: FastifyPluginAsync<{ context: AppContext }> = async (a
     if (kind === 'sarif') {
       const file = input.request.files?.[0];
       const artifact = file?.filename ? { uri: file.filename, text: file.content } : undefined;
-      return reply.code(200).type('application/sarif+json').send(JSON.stringify(renderSarif(report, { name: TOOL_NAME, version: TOOL_VERSION }, artifact)));
+      return reply
+        .code(200)
+        .type('application/sarif+json')
+        .send(JSON.stringify(renderSarif(report, { name: TOOL_NAME, version: TOOL_VERSION }, artifact)));
     }
     return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(report));
   });
 };
 
 /** The report, or undefined when the client went away. */
-export async function auditOnServer(input: ResolveInput, context: AppContext, request: FastifyRequest, reply: FastifyReply | null): Promise<ServerAudit | undefined> {
+export async function auditOnServer(
+  input: ResolveInput,
+  context: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply | null,
+): Promise<ServerAudit | undefined> {
   const { config } = context;
   if (!config.osvDb && !config.osvApi) {
-    throw new HttpProblemError('not-found', 'This server has no OSV database to audit against (its operator starts it with --osv-db PATH or --osv-api URL)');
+    throw new HttpProblemError(
+      'not-found',
+      'This server has no OSV database to audit against (its operator starts it with --osv-db PATH or --osv-api URL)',
+    );
   }
   const { runner } = request.server;
   const prepared = await runner.admit(input, request);
@@ -72,7 +88,11 @@ export async function auditOnServer(input: ResolveInput, context: AppContext, re
   const failed = runner.failures(request, [{ resolution }]).map(({ platform, error }) => ({ platform, error }));
   const environments = exportEnvironments(resolution).filter((e) => !failed.some((f) => f.platform === e.platform));
   const api = context.deps.osvDispatcher ? { api: { dispatcher: context.deps.osvDispatcher } } : {};
-  const report = await audit(environments, { source: { db: config.osvDb, osvApi: config.osvApi }, mapping: await serverMapping(config.pypiMapping), ...api });
+  const report = await audit(environments, {
+    source: { db: config.osvDb, osvApi: config.osvApi },
+    mapping: await serverMapping(config.pypiMapping),
+    ...api,
+  });
   // The database's place on the server's disk is the operator's business.
   return { ...report, database: { ...report.database, source: config.osvDb ? 'osv-db' : report.database.source }, failed };
 }
@@ -85,7 +105,10 @@ export async function auditOnServer(input: ResolveInput, context: AppContext, re
 const serverMappings = new Map<string, Promise<PypiMapping>>();
 
 function serverMapping(file: string | undefined): Promise<PypiMapping> {
-  if (file === undefined) return Promise.resolve(pypiMapping({ condaForge: { unavailable: 'this server has none; its operator gives one with serve --pypi-mapping FILE' } }));
+  if (file === undefined)
+    return Promise.resolve(
+      pypiMapping({ condaForge: { unavailable: 'this server has none; its operator gives one with serve --pypi-mapping FILE' } }),
+    );
   let loaded = serverMappings.get(file);
   if (!loaded) {
     loaded = readFile(file, 'utf8')

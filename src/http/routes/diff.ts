@@ -29,16 +29,24 @@ export interface DiffBody {
 
 export const diffRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
   acceptOnlyJson(app);
-  app.post<{ Body: DiffBody }>('/diff', { schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema: context.schemas.diffBody } } } } }, async (request, reply) => {
-    const { body } = request;
-    const environment = body.environment?.trim() || undefined;
-    const before = exact('old', body.old, environment);
-    const after = exact('new', body.new, environment);
-    const platforms = typeof body.platforms === 'string' ? splitCommas(body.platforms) : body.platforms?.map((p) => p.trim()).filter((p) => p !== '');
-    const diff = onlyPlatforms(diffEnvironments(before, after), platforms);
-    if (wantsText(request.headers.accept)) return reply.code(200).type('text/plain; charset=utf-8').send(renderDiff(diff));
-    return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify({ changed: hasChanges(diff), ...diffJson(diff) }));
-  });
+  app.post<{ Body: DiffBody }>(
+    '/diff',
+    { schema: { body: { content: { [JSON_MEDIA_TYPE]: { schema: context.schemas.diffBody } } } } },
+    async (request, reply) => {
+      const { body } = request;
+      const environment = body.environment?.trim() || undefined;
+      const before = exact('old', body.old, environment);
+      const after = exact('new', body.new, environment);
+      const platforms =
+        typeof body.platforms === 'string' ? splitCommas(body.platforms) : body.platforms?.map((p) => p.trim()).filter((p) => p !== '');
+      const diff = onlyPlatforms(diffEnvironments(before, after), platforms);
+      if (wantsText(request.headers.accept)) return reply.code(200).type('text/plain; charset=utf-8').send(renderDiff(diff));
+      return reply
+        .code(200)
+        .type(NATIVE_MEDIA_TYPE)
+        .send(JSON.stringify({ changed: hasChanges(diff), ...diffJson(diff) }));
+    },
+  );
 };
 
 /** One side's records; a file that cannot be read is a 400 naming the side (`old` or `new`). */

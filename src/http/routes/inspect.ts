@@ -6,7 +6,17 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
-import { parseExtraSpec, treeOf, whyNot, whyOf, withAddedSpec, type PlatformTree, type PlatformWhy, type TriedSpec, type WhyNotAnswer } from '../../inspect/index.js';
+import {
+  parseExtraSpec,
+  treeOf,
+  whyNot,
+  whyOf,
+  withAddedSpec,
+  type PlatformTree,
+  type PlatformWhy,
+  type TriedSpec,
+  type WhyNotAnswer,
+} from '../../inspect/index.js';
 import type { Resolution } from '../../resolve.js';
 import type { AppContext } from '../app-context.js';
 import { inputProblem, inputProblemExtras } from '../error-handler.js';
@@ -64,14 +74,25 @@ async function answer(question: InspectQuestion, body: ResolveBody, request: Fas
 }
 
 /** The answer, or undefined when the client went away (nothing is to be written then). */
-export async function inspectOnServer(question: InspectQuestion, input: ResolveInput, request: FastifyRequest, reply: FastifyReply | null): Promise<InspectAnswer | undefined> {
+export async function inspectOnServer(
+  question: InspectQuestion,
+  input: ResolveInput,
+  request: FastifyRequest,
+  reply: FastifyReply | null,
+): Promise<InspectAnswer | undefined> {
   const { runner } = request.server;
   // The spec to try is checked before the request, so a typo costs no fetch.
   const extra = question.kind === 'why-not' ? specOf(question.spec) : undefined;
   const prepared = await runner.admit(input, request);
   // why-not solves the request with and without the spec at once.
-  const solved = await runner.within(request, reply, (signal): Promise<[Resolution, Resolution | undefined]> =>
-    Promise.all([runner.resolve(prepared, request, signal), extra ? runner.resolve(withAddedSpec(prepared, extra), request, signal) : undefined]),
+  const solved = await runner.within(
+    request,
+    reply,
+    (signal): Promise<[Resolution, Resolution | undefined]> =>
+      Promise.all([
+        runner.resolve(prepared, request, signal),
+        extra ? runner.resolve(withAddedSpec(prepared, extra), request, signal) : undefined,
+      ]),
   );
   if (solved === undefined) return undefined;
   const [current, withSpec] = solved;

@@ -28,7 +28,9 @@ export const metaRoutes: FastifyPluginAsync<{ context: AppContext }> = async (ap
   const versionBody = JSON.stringify({ name: TOOL_NAME, version: TOOL_VERSION });
   const formatsBody = JSON.stringify(formatsDocument(deps.registry));
 
-  app.get('/formats', { schema: { response: { 200: schemas.formats } } }, async (_request, reply) => reply.type(NATIVE_MEDIA_TYPE).send(formatsBody));
+  app.get('/formats', { schema: { response: { 200: schemas.formats } } }, async (_request, reply) =>
+    reply.type(NATIVE_MEDIA_TYPE).send(formatsBody),
+  );
   app.get('/platforms', { schema: { response: { 200: schemas.platforms } } }, async (_request, reply) =>
     reply.type(NATIVE_MEDIA_TYPE).send(platformsBody),
   );
@@ -36,24 +38,30 @@ export const metaRoutes: FastifyPluginAsync<{ context: AppContext }> = async (ap
     reply.type(NATIVE_MEDIA_TYPE).send(versionBody),
   );
   // Prometheus scrapes are not rate limited either.
-  app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => reply.type(METRICS_MEDIA_TYPE).send(await context.metrics.text()));
+  app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) =>
+    reply.type(METRICS_MEDIA_TYPE).send(await context.metrics.text()),
+  );
   // Health is never rate limited: load balancers poll it.
   // With --redis, Redis away makes it a 503 "degraded": resolves cannot be served meanwhile.
-  app.get('/health', { schema: { response: { 200: schemas.health, 503: schemas.health } }, config: { rateLimit: false } }, async (_request, reply) => {
-    const redis = deps.cluster ? await deps.cluster.status() : undefined;
-    const { redis: redisStatus, ...shared } = redis ?? { redis: undefined };
-    if (redisStatus === 'unreachable') void reply.code(503);
-    return {
-      status: redisStatus === 'unreachable' ? ('degraded' as const) : ('ok' as const),
-      uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
-      ...(redisStatus ? { redis: { status: redisStatus, ...shared } } : {}),
-      solver: {
-        workers: deps.pool?.size ?? 0,
-        running: deps.pool?.running ?? 0,
-        queued: deps.pool?.queued ?? 0,
-        max_queue: deps.pool?.maxQueue ?? 0,
-      },
-      ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
-    };
-  });
+  app.get(
+    '/health',
+    { schema: { response: { 200: schemas.health, 503: schemas.health } }, config: { rateLimit: false } },
+    async (_request, reply) => {
+      const redis = deps.cluster ? await deps.cluster.status() : undefined;
+      const { redis: redisStatus, ...shared } = redis ?? { redis: undefined };
+      if (redisStatus === 'unreachable') void reply.code(503);
+      return {
+        status: redisStatus === 'unreachable' ? ('degraded' as const) : ('ok' as const),
+        uptime_seconds: Math.round((performance.now() - context.startedAt) / 100) / 10,
+        ...(redisStatus ? { redis: { status: redisStatus, ...shared } } : {}),
+        solver: {
+          workers: deps.pool?.size ?? 0,
+          running: deps.pool?.running ?? 0,
+          queued: deps.pool?.queued ?? 0,
+          max_queue: deps.pool?.maxQueue ?? 0,
+        },
+        ...(deps.solveCache ? { solve_cache: deps.solveCache.stats() } : {}),
+      };
+    },
+  );
 };

@@ -107,8 +107,17 @@ function asArray(value: string | readonly string[] | undefined): readonly string
 }
 
 /** Repeated singular parameters, then the plural comma-separated ones. */
-function fromQuery(singular: string | readonly string[] | undefined, plural: string | readonly string[] | undefined, split: (s: string) => string[]): string[] | undefined {
-  const values = [...asArray(singular).map((s) => s.trim()).filter((s) => s !== ''), ...asArray(plural).flatMap(split)];
+function fromQuery(
+  singular: string | readonly string[] | undefined,
+  plural: string | readonly string[] | undefined,
+  split: (s: string) => string[],
+): string[] | undefined {
+  const values = [
+    ...asArray(singular)
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    ...asArray(plural).flatMap(split),
+  ];
   return singular === undefined && plural === undefined ? undefined : values;
 }
 
@@ -152,7 +161,10 @@ export function inputFromJson(body: ResolveBody, query: ResolveQuery): ResolveIn
     excludeNewer: nonEmpty(body.exclude_newer) ?? fromQueryRequest.excludeNewer,
     files: file === undefined ? undefined : [{ filename: fileName(body.filename ?? query.filename, file), content: file }],
     environment: nonEmpty(body.environment)?.trim() ?? fromQueryRequest.environment,
-    lock: body.lock === null || body.lock === undefined ? undefined : { filename: lockFileName(body.lock_filename, body.lock), content: body.lock },
+    lock:
+      body.lock === null || body.lock === undefined
+        ? undefined
+        : { filename: lockFileName(body.lock_filename, body.lock), content: body.lock },
     update: fromBody(body.update, splitCommas),
     ...(body.pypi ? { pypi: [...body.pypi] } : {}),
     ...(body.index_url || body.extra_index_urls || body.index_strategy || body.prerelease

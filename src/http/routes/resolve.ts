@@ -16,7 +16,13 @@ import { renderResolution, renderWorkspace, resolutionDiff, workspaceAnswers } f
 import { lockStaleReasons } from '../../lock/check.js';
 import { renderDiff, type PlatformDiff } from '../../lock/diff.js';
 import { chosenPixiLockFormat, isPixiLockFormat } from '../../lock/lock-version.js';
-import { isWorkspaceRequest, prepareWorkspace, workspaceDiff, workspaceStaleReasons, type WorkspaceStaleReason } from '../../lock/workspace.js';
+import {
+  isWorkspaceRequest,
+  prepareWorkspace,
+  workspaceDiff,
+  workspaceStaleReasons,
+  type WorkspaceStaleReason,
+} from '../../lock/workspace.js';
 import type { PreparedRequest } from '../../request.js';
 import { toNative, type Resolution } from '../../resolve.js';
 import type { AppContext } from '../app-context.js';
@@ -76,13 +82,22 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
   // check: whether the lock still answers, with no solve and nothing fetched.
   if (input.check) {
     const reasons = () => lockStaleReasons(prepared, prepared.previousLock!, deps.env);
-    return answerCheck([{ name: input.request.environment ?? 'default', request: prepared }], prepared.previousLock!.filename, reasons, request, reply);
+    return answerCheck(
+      [{ name: input.request.environment ?? 'default', request: prepared }],
+      prepared.previousLock!.filename,
+      reasons,
+      request,
+      reply,
+    );
   }
 
   const resolution = await runner.within(request, reply, (signal) => runner.resolve(prepared, request, signal), prepared.platforms);
   if (resolution === undefined) return reply;
   textNeedsEveryPlatform(runner.failures(request, [{ resolution }]), exporter, input.diff);
-  const render = exporter && (() => renderResolution(deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }));
+  const render =
+    exporter &&
+    (() =>
+      renderResolution(deps.registry, exporter.name, resolution, { environment: input.request.environment, now: context.clock.now() }));
   if (input.diff) {
     const output = render ? renderOrFail(render, reply) : undefined;
     return answerDiff({ platforms: resolutionDiff(prepared.previousLock!, resolution) }, exporter, output, request, reply);
@@ -91,11 +106,19 @@ async function handle(input: ResolveInput, request: FastifyRequest, reply: Fasti
   // The previous lock's own text when nothing changed; a pixi.lock of one environment names it.
   // As bytes, so the media type goes out exactly as the exporter states it (fastify would append a
   // charset to a JSON type given a string).
-  return reply.code(200).type(exporter!.mediaType).send(Buffer.from(renderOrFail(render, reply), 'utf8'));
+  return reply
+    .code(200)
+    .type(exporter!.mediaType)
+    .send(Buffer.from(renderOrFail(render, reply), 'utf8'));
 }
 
 /** A whole pixi workspace: every environment prepared, checked, solved and written into one pixi.lock. */
-async function handleWorkspace(input: ResolveInput, request: FastifyRequest, reply: FastifyReply, context: AppContext): Promise<FastifyReply> {
+async function handleWorkspace(
+  input: ResolveInput,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: AppContext,
+): Promise<FastifyReply> {
   const { deps } = context;
   const { runner } = request.server;
   const options = runner.prepareOptions(input);
@@ -104,10 +127,16 @@ async function handleWorkspace(input: ResolveInput, request: FastifyRequest, rep
   const platforms = [...new Set(environments.flatMap((e) => e.request.platforms))];
   for (const { request: prepared } of environments) runner.checkPrepared(input, prepared);
   const channels = [...new Set(environments.flatMap((e) => e.request.channels.map((c) => c.name)))];
-  runner.noteAdmitted(request, environments.reduce((n, e) => n + e.request.specs.length, 0), platforms, channels);
+  runner.noteAdmitted(
+    request,
+    environments.reduce((n, e) => n + e.request.specs.length, 0),
+    platforms,
+    channels,
+  );
   for (const { request: prepared } of environments) await runner.checkChannels(input, prepared);
 
-  if (input.check) return answerCheck(environments, workspace.lock!.document.filename, () => workspaceStaleReasons(workspace, deps.env), request, reply);
+  if (input.check)
+    return answerCheck(environments, workspace.lock!.document.filename, () => workspaceStaleReasons(workspace, deps.env), request, reply);
 
   const work = (signal: AbortSignal) => Promise.all(environments.map((e) => runner.resolve(e.request, request, signal)));
   const resolutions = await runner.within(request, reply, work, platforms);
@@ -115,12 +144,23 @@ async function handleWorkspace(input: ResolveInput, request: FastifyRequest, rep
   // The format is a pixi.lock (or none, for a check or a diff against a pixi.lock).
   // A pixi format named by its alias is that version; otherwise the lock's, or v7 for a manifest.
   const named = input.format === undefined ? undefined : deps.registry.get(input.format).name;
-  const formatName = named === undefined ? undefined : isPixiLockFormat(named) ? named : chosenPixiLockFormat({ lock: input.request.lock, files: input.request.files });
+  const formatName =
+    named === undefined
+      ? undefined
+      : isPixiLockFormat(named)
+        ? named
+        : chosenPixiLockFormat({ lock: input.request.lock, files: input.request.files });
   const format = formatName === undefined ? undefined : deps.registry.get(formatName);
-  const failures = runner.failures(request, resolutions.map((resolution, i) => ({ environment: environments[i]!.name, resolution })));
+  const failures = runner.failures(
+    request,
+    resolutions.map((resolution, i) => ({ environment: environments[i]!.name, resolution })),
+  );
   textNeedsEveryPlatform(failures, format, input.diff);
-  const text = format ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now(), formatName!), reply) : undefined;
-  if (input.diff) return answerDiff({ environments: workspaceDiff(workspace, workspaceAnswers(workspace, resolutions)) }, format, text, request, reply);
+  const text = format
+    ? renderOrFail(() => renderWorkspace(deps.registry, workspace, resolutions, context.clock.now(), formatName!), reply)
+    : undefined;
+  if (input.diff)
+    return answerDiff({ environments: workspaceDiff(workspace, workspaceAnswers(workspace, resolutions)) }, format, text, request, reply);
   return reply.code(200).type(format!.mediaType).send(Buffer.from(text!, 'utf8'));
 }
 
@@ -129,7 +169,10 @@ function exporterNamed(name: string, context: AppContext): Exporter {
     return context.deps.registry.get(name);
   } catch (error) {
     if (errorSpec(error)?.problem === 'unknown-format') {
-      throw new HttpProblemError('unknown-format', userMessage(error), { field: 'format', available_formats: context.deps.registry.names() });
+      throw new HttpProblemError('unknown-format', userMessage(error), {
+        field: 'format',
+        available_formats: context.deps.registry.names(),
+      });
     }
     throw error;
   }
@@ -151,18 +194,31 @@ function answerCheck(
 }
 
 /** The changes of one environment (`platforms`) or of a workspace (`environments`). */
-type DiffChanges = { readonly platforms: readonly PlatformDiff[] } | { readonly environments: readonly { readonly environment: string; readonly platforms: readonly PlatformDiff[] }[] };
+type DiffChanges =
+  | { readonly platforms: readonly PlatformDiff[] }
+  | { readonly environments: readonly { readonly environment: string; readonly platforms: readonly PlatformDiff[] }[] };
 
-function answerDiff(changes: DiffChanges, format: Exporter | undefined, output: string | undefined, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function answerDiff(
+  changes: DiffChanges,
+  format: Exporter | undefined,
+  output: string | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   request.solveLog!.outcome = 'solved';
   if (wantsText(request.headers.accept)) {
-    const text = 'platforms' in changes
-      ? renderDiff(changes.platforms)
-      : changes.environments.map((e) => `environment ${e.environment}:\n${renderDiff(e.platforms).replace(/^(?=.)/gm, '  ')}`).join('');
+    const text =
+      'platforms' in changes
+        ? renderDiff(changes.platforms)
+        : changes.environments.map((e) => `environment ${e.environment}:\n${renderDiff(e.platforms).replace(/^(?=.)/gm, '  ')}`).join('');
     return reply.code(200).type('text/plain; charset=utf-8').send(text);
   }
   const all = 'platforms' in changes ? changes.platforms : changes.environments.flatMap((e) => e.platforms);
-  const body = { changed: all.some((p) => p.changes.length > 0), ...changes, ...(format && output !== undefined ? { format: format.name, media_type: format.mediaType, output } : {}) };
+  const body = {
+    changed: all.some((p) => p.changes.length > 0),
+    ...changes,
+    ...(format && output !== undefined ? { format: format.name, media_type: format.mediaType, output } : {}),
+  };
   return reply.code(200).type(NATIVE_MEDIA_TYPE).send(JSON.stringify(body));
 }
 
@@ -181,7 +237,10 @@ function textNeedsEveryPlatform(failures: readonly PlatformFailure[], exporter: 
   if (failures.length === 0 || (!exporter && !diff)) return;
   const names = failures.map((f) => (f.environment !== undefined ? `${f.environment}/${f.platform}` : f.platform)).join(', ');
   const what = exporter ? `export ${exporter.name}` : 'compare with the lock';
-  throw new HttpProblemError('solve-failed', `Cannot ${what}: the solve failed for ${names}: ${failures[0]!.error}`, { field: 'platforms', platforms: failures });
+  throw new HttpProblemError('solve-failed', `Cannot ${what}: the solve failed for ${names}: ${failures[0]!.error}`, {
+    field: 'platforms',
+    platforms: failures,
+  });
 }
 
 function answerNative(resolution: Resolution, reply: FastifyReply): FastifyReply {
@@ -191,5 +250,8 @@ function answerNative(resolution: Resolution, reply: FastifyReply): FastifyReply
     error: result.error === null ? null : boundedError(result.error),
     ...(warnings.length > 0 ? { warnings: [...warnings] } : {}),
   }));
-  return reply.code(200).type(NATIVE_MEDIA_TYPE).send(boundedAnswer(() => JSON.stringify(results), 'native JSON result'));
+  return reply
+    .code(200)
+    .type(NATIVE_MEDIA_TYPE)
+    .send(boundedAnswer(() => JSON.stringify(results), 'native JSON result'));
 }

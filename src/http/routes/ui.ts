@@ -4,6 +4,10 @@ import type { AppContext } from '../app-context.js';
 import { servePages } from '../pages.js';
 
 export const uiRoutes: FastifyPluginAsync<{ context: AppContext }> = async (app, { context }) => {
-  servePages(app, { '/ui': 'ui.html', '/ui/app.js': 'ui.js', '/ui/common.js': 'common.js', '/ui/app.css': 'style.css' }, context.config.defaultChannels);
+  servePages(
+    app,
+    { '/ui': 'ui.html', '/ui/app.js': 'ui.js', '/ui/common.js': 'common.js', '/ui/app.css': 'style.css' },
+    context.config.defaultChannels,
+  );
   app.get('/', async (_request, reply) => reply.redirect('/ui', 302));
 };

@@ -34,12 +34,18 @@ export function el(tag, text, className) {
 
 /** @param {string} text */
 export function lines(text) {
-  return text.split(/\r?\n/).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/\r?\n/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** @param {string} text */
 export function commas(text) {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**

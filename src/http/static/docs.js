@@ -57,7 +57,8 @@ async function send() {
   const format = byId('format', HTMLSelectElement).value;
   const url = `resolve${format ? `?format=${encodeURIComponent(format)}` : ''}`;
   const absolute = new URL(url, document.baseURI).href;
-  byId('curl').textContent = `curl -sS -X POST -H ${shellQuote('content-type: application/json')} --data ${shellQuote(JSON.stringify(body))} ${shellQuote(absolute)}`;
+  byId('curl').textContent =
+    `curl -sS -X POST -H ${shellQuote('content-type: application/json')} --data ${shellQuote(JSON.stringify(body))} ${shellQuote(absolute)}`;
   const button = byId('submit', HTMLButtonElement);
   button.disabled = true;
   status('Resolving...', 'hint');
@@ -69,7 +70,10 @@ async function send() {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
-    status(`HTTP ${response.status} ${response.statusText} \u00b7 ${type} \u00b7 ${Math.round(performance.now() - started)} ms`, response.ok ? 'ok' : 'error');
+    status(
+      `HTTP ${response.status} ${response.statusText} \u00b7 ${type} \u00b7 ${Math.round(performance.now() - started)} ms`,
+      response.ok ? 'ok' : 'error',
+    );
     result.textContent = text;
     if (/json/.test(type)) {
       try {

@@ -115,7 +115,14 @@ function packageName(name, pypi) {
 function table(result) {
   const t = el('table');
   const head = el('tr');
-  for (const [label, className] of [['name', ''], ['version', ''], ['build', ''], ['channel or index', ''], ['size', 'num']]) head.append(el('th', label, className));
+  for (const [label, className] of [
+    ['name', ''],
+    ['version', ''],
+    ['build', ''],
+    ['channel or index', ''],
+    ['size', 'num'],
+  ])
+    head.append(el('th', label, className));
   t.append(el('thead'));
   t.tHead?.append(head);
   const body = t.appendChild(el('tbody'));
@@ -125,7 +132,13 @@ function table(result) {
     name.append(packageName(p.name, p.manager === 'pip'));
     const source = p.manager === 'pip' ? el('td', indexName(p.index)) : el('td', channelName(p.channel));
     if (p.manager === 'conda' && /^https?:/.test(p.channel)) source.title = p.channel;
-    row.append(name, el('td', p.version ?? ''), el('td', p.manager === 'pip' ? wheelTags(p.filename) : p.build), source, el('td', formatSize(p.size), 'num'));
+    row.append(
+      name,
+      el('td', p.version ?? ''),
+      el('td', p.manager === 'pip' ? wheelTags(p.filename) : p.build),
+      source,
+      el('td', formatSize(p.size), 'num'),
+    );
     body.append(row);
   }
   const scroll = el('div', null, 'scroll');
@@ -137,7 +150,11 @@ function table(result) {
 function treeNode(node) {
   const label = el('span', null, 'label');
   const pypi = node.build === 'pypi';
-  label.append(packageName(node.name, pypi), ` ${node.version ?? ''}${pypi || node.build === null ? '' : ` ${node.build}`} `, el('span', `[${node.spec}]`, 'spec'));
+  label.append(
+    packageName(node.name, pypi),
+    ` ${node.version ?? ''}${pypi || node.build === null ? '' : ` ${node.build}`} `,
+    el('span', `[${node.spec}]`, 'spec'),
+  );
   if (node.repeated) label.append(el('span', ' (*) shown above', 'mark'));
   if (node.children.length === 0) {
     const leaf = el('div', null, 'leaf');
@@ -283,7 +300,10 @@ async function solve() {
     byId('tools').hidden = false;
     byId('why-not-answer').hidden = true;
     const failed = results.filter((r) => r.error !== null).length;
-    status(`Solved in ${Math.round(performance.now() - started)} ms${failed ? ` (${failed} platform(s) without a solution)` : ''}`, failed ? 'error' : 'ok');
+    status(
+      `Solved in ${Math.round(performance.now() - started)} ms${failed ? ` (${failed} platform(s) without a solution)` : ''}`,
+      failed ? 'error' : 'ok',
+    );
   } catch (error) {
     status(error instanceof Error ? error.message : String(error), 'error');
   } finally {
@@ -310,7 +330,11 @@ async function download() {
   const exporter = formats.find((f) => f.name === name);
   status(`Exporting ${name}...`);
   try {
-    const response = await fetch(`resolve?format=${encodeURIComponent(name)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(current) });
+    const response = await fetch(`resolve?format=${encodeURIComponent(name)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(current),
+    });
     const blob = await response.blob();
     if (!response.ok) throw new Error(JSON.parse(await blob.text()).detail ?? `HTTP ${response.status}`);
     const link = el('a');

@@ -59,7 +59,8 @@ function readPackageList(filename: string, doc: Record<string, unknown>, flavour
   const extras = new Map<string, YamlValue>();
   doc.package.forEach((entry: unknown, index: number) => {
     if (!isMapping(entry)) throw lockError(filename, `package[${index}] is not a mapping`);
-    const label = typeof entry.name === 'string' ? ` (${entry.name}${typeof entry.platform === 'string' ? ` on ${entry.platform}` : ''})` : '';
+    const label =
+      typeof entry.name === 'string' ? ` (${entry.name}${typeof entry.platform === 'string' ? ` on ${entry.platform}` : ''})` : '';
     const where = `package[${index}]${label}`;
     if (typeof entry.url !== 'string') throw lockError(filename, `${where} has no url`);
     if (typeof entry.platform !== 'string') throw lockError(filename, `${where} has no platform`);
@@ -73,12 +74,14 @@ function readPackageList(filename: string, doc: Record<string, unknown>, flavour
     }
     // What CEP 37 defines beyond what a record holds, kept for writing the lock back.
     const kept: Record<string, YamlValue> = {};
-    for (const key of ['source', 'build', 'category', 'optional'] as const) if (entry[key] !== undefined) kept[key] = entry[key] as YamlValue;
+    for (const key of ['source', 'build', 'category', 'optional'] as const)
+      if (entry[key] !== undefined) kept[key] = entry[key] as YamlValue;
     extras.set(condaLockEntryKey(entry.platform, manager === 'conda' ? 'conda' : 'pip', entry.url), kept);
     if (manager === 'pip' || (flavour === 'pixi' && manager === 'pypi')) {
       // A local source tree (a path, not a URL) has no version; a distribution is pinned.
       const local = !isUrlLocation(entry.url);
-      if ((version === undefined || version === '') && !local) throw lockError(filename, `${where}: the pip package "${entry.name}" has no "version" (a locked distribution is pinned)`);
+      if ((version === undefined || version === '') && !local)
+        throw lockError(filename, `${where}: the pip package "${entry.name}" has no "version" (a locked distribution is pinned)`);
       pypi.get(entry.platform)!.push({
         manager: 'pip',
         name: entry.name,

@@ -43,9 +43,19 @@ export function condaLockV1Document(given: readonly ExportEnvironment[], context
   const extras = (platform: string, manager: 'conda' | 'pip', url: string) => kept?.entries.get(condaLockEntryKey(platform, manager, url));
   const entries = sortByKeys(
     environments.flatMap((environment) => [
-      ...environment.records.map((record) => ({ url: record.url, platform: environment.platform, rank: '0', entry: () => packageEntry(record, environment.platform, extras(environment.platform, 'conda', record.url)) })),
+      ...environment.records.map((record) => ({
+        url: record.url,
+        platform: environment.platform,
+        rank: '0',
+        entry: () => packageEntry(record, environment.platform, extras(environment.platform, 'conda', record.url)),
+      })),
       // CEP 37: conda packages are installed first; pip entries follow each platform's conda ones.
-      ...(environment.pypi ?? []).map((record) => ({ url: record.url, platform: environment.platform, rank: '1', entry: () => pipEntry(record, environment.platform, extras(environment.platform, 'pip', record.url)) })),
+      ...(environment.pypi ?? []).map((record) => ({
+        url: record.url,
+        platform: environment.platform,
+        rank: '1',
+        entry: () => pipEntry(record, environment.platform, extras(environment.platform, 'pip', record.url)),
+      })),
     ]),
     ({ platform, rank, url }) => [platform, rank, url],
   );
@@ -58,14 +68,19 @@ export function condaLockV1Document(given: readonly ExportEnvironment[], context
   return {
     version: 1,
     metadata: {
-      content_hash: isRecord(contentHash) ? Object.fromEntries(platforms.filter((p) => contentHash[p] !== undefined).map((p) => [p, contentHash[p]!])) : {},
-      channels: (kept ? environments.find((environment) => environment.lock?.condaLock)?.lock?.channels : undefined) ?? environments[0].channels.map((url) => ({ url, used_env_vars: [] })),
+      content_hash: isRecord(contentHash)
+        ? Object.fromEntries(platforms.filter((p) => contentHash[p] !== undefined).map((p) => [p, contentHash[p]!]))
+        : {},
+      channels:
+        (kept ? environments.find((environment) => environment.lock?.condaLock)?.lock?.channels : undefined) ??
+        environments[0].channels.map((url) => ({ url, used_env_vars: [] })),
       platforms,
       sources: metadata.sources ?? [''],
       time_metadata: 'time_metadata' in metadata ? metadata.time_metadata! : { created_at: formatCreatedAt(context.now) },
       ...(metadata.git_metadata !== undefined ? { git_metadata: metadata.git_metadata } : {}),
       ...(metadata.inputs_metadata !== undefined ? { inputs_metadata: metadata.inputs_metadata } : {}),
-      custom_metadata: 'custom_metadata' in metadata ? metadata.custom_metadata! : { created_by: `${context.toolName} ${context.toolVersion}` },
+      custom_metadata:
+        'custom_metadata' in metadata ? metadata.custom_metadata! : { created_by: `${context.toolName} ${context.toolVersion}` },
     },
     package: entries.map(({ entry }) => entry()),
   };

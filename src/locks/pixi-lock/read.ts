@@ -16,7 +16,6 @@ import { parseLegacyLock } from '../conda-lock/read.js';
 import { derivedFields, isUrlLocation, LATEST_PIXI_LOCK_VERSION } from './facts.js';
 import { isKnownSubdir } from '../../../vocabulary/platform.js';
 
-
 /** One package entry once read: a record, a PyPI distribution or a reference. */
 type ReadEntry =
   | { readonly kind: 'record'; readonly record: PackageRecord }
@@ -40,7 +39,10 @@ export function parsePixiLock(filename: string, content: string): LockDocument {
   const doc = loadLockYaml(filename, content);
   const version = doc.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw lockError(filename, `"version" is ${version === undefined ? 'missing' : JSON.stringify(version)}; a pixi.lock has a whole version number (1 to ${LATEST_PIXI_LOCK_VERSION})`);
+    throw lockError(
+      filename,
+      `"version" is ${version === undefined ? 'missing' : JSON.stringify(version)}; a pixi.lock has a whole version number (1 to ${LATEST_PIXI_LOCK_VERSION})`,
+    );
   }
   if (version > LATEST_PIXI_LOCK_VERSION) {
     throw lockError(
@@ -61,7 +63,8 @@ export function parsePixiLock(filename: string, content: string): LockDocument {
       if (!Array.isArray(refs)) continue;
       for (const ref of refs) {
         const selector = isMapping(ref) ? selectorOf(ref) : undefined;
-        if (selector && !usedBy.has(selectorKey(selector))) usedBy.set(selectorKey(selector), `environment "${name}", platform ${platform}`);
+        if (selector && !usedBy.has(selectorKey(selector)))
+          usedBy.set(selectorKey(selector), `environment "${name}", platform ${platform}`);
       }
     }
   }
@@ -75,7 +78,8 @@ export function parsePixiLock(filename: string, content: string): LockDocument {
     const where = `packages[${index}] (${selector.kind}: ${selector.id}${usedBy.has(key) ? `, in ${usedBy.get(key)}` : ''})`;
     const read = readEntry(filename, where, entry, selector, version);
     // A path-based v6 entry is told apart by its name (several may share the location `.`).
-    const named = selector.kind !== 'pypi' && !isUrlLocation(selector.id) && typeof entry.name === 'string' ? `${key}#${entry.name}` : undefined;
+    const named =
+      selector.kind !== 'pypi' && !isUrlLocation(selector.id) && typeof entry.name === 'string' ? `${key}#${entry.name}` : undefined;
     if (named !== undefined && !entries.has(named)) entries.set(named, read);
     if (!entries.has(key)) entries.set(key, read);
     if (version >= 7 && !rawEntries.has(key)) rawEntries.set(key, entry as YamlValue);
@@ -94,7 +98,8 @@ export function parsePixiLock(filename: string, content: string): LockDocument {
       return url;
     });
     const indexes = value.indexes === undefined ? [] : value.indexes;
-    if (!Array.isArray(indexes) || !indexes.every((i) => typeof i === 'string')) throw lockError(filename, `${where}.indexes is not a list of URLs`);
+    if (!Array.isArray(indexes) || !indexes.every((i) => typeof i === 'string'))
+      throw lockError(filename, `${where}.indexes is not a list of URLs`);
     const packages = value.packages ?? {};
     if (!isMapping(packages)) throw lockError(filename, `${where}.packages is not a mapping`);
 
@@ -176,10 +181,14 @@ function readPlatforms(filename: string, value: unknown): LockPlatform[] {
     const subdir = entry.subdir ?? entry.name;
     if (typeof subdir !== 'string') throw lockError(filename, `${where}.subdir is not text`);
     if (!isKnownSubdir(subdir) || subdir === 'noarch') {
-      throw lockError(filename, `${where}: platform "${entry.name}" has no conda subdir ("${subdir}" is not one; a named platform gives its "subdir")`);
+      throw lockError(
+        filename,
+        `${where}: platform "${entry.name}" has no conda subdir ("${subdir}" is not one; a named platform gives its "subdir")`,
+      );
     }
     const virtual = entry['virtual-packages'] ?? [];
-    if (!Array.isArray(virtual) || !virtual.every((v) => typeof v === 'string')) throw lockError(filename, `${where}.virtual-packages is not a list of text`);
+    if (!Array.isArray(virtual) || !virtual.every((v) => typeof v === 'string'))
+      throw lockError(filename, `${where}.virtual-packages is not a list of text`);
     return { name: entry.name, subdir, virtualPackages: virtual as string[] };
   });
 }
@@ -204,10 +213,12 @@ function selectorOf(ref: Record<string, unknown>): Selector | undefined {
 function entrySelector(filename: string, where: string, entry: Record<string, unknown>, version: number): Selector {
   const own = selectorOf(entry);
   if (own) {
-    if (own.kind === 'conda_source' && version < 7) throw lockError(filename, `${where}: "conda_source" entries first appear in pixi.lock version 7, this lock is version ${version}`);
+    if (own.kind === 'conda_source' && version < 7)
+      throw lockError(filename, `${where}: "conda_source" entries first appear in pixi.lock version 7, this lock is version ${version}`);
     return own;
   }
-  if (version <= 5 && (entry.kind === 'conda' || entry.kind === 'pypi') && typeof entry.url === 'string') return { kind: entry.kind, id: entry.url };
+  if (version <= 5 && (entry.kind === 'conda' || entry.kind === 'pypi') && typeof entry.url === 'string')
+    return { kind: entry.kind, id: entry.url };
   // rattler_lock v4/v5 locate a PyPI package by `url:` or, for a local one, `path:` (its `UrlOrPath`).
   if (version <= 5 && entry.kind === 'pypi' && typeof entry.path === 'string') return { kind: 'pypi', id: entry.path };
   throw lockError(filename, `${where} has none of "conda", "conda_source" or "pypi"${version <= 5 ? ' (nor "kind" with "url")' : ''}`);
@@ -244,7 +255,8 @@ function pypiRecord(filename: string, where: string, entry: Record<string, unkno
   }
   const hash = isMapping(entry.hash) ? entry.hash : entry;
   const requires = entry.requires_dist ?? [];
-  if (!Array.isArray(requires) || !requires.every((r) => typeof r === 'string')) throw lockError(filename, `${where}.requires_dist is not a list of text`);
+  if (!Array.isArray(requires) || !requires.every((r) => typeof r === 'string'))
+    throw lockError(filename, `${where}.requires_dist is not a list of text`);
   return {
     manager: 'pip',
     name,

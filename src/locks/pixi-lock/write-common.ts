@@ -20,7 +20,10 @@ export function environmentsByName(environments: readonly ExportEnvironment[]): 
 
 /** An environment's `indexes`: its own, else pypi.org's when it has PyPI packages, else none. */
 export function pypiIndexesOf(group: readonly ExportEnvironment[]): readonly string[] {
-  return group.find((e) => (e.pypiIndexes ?? []).length > 0)?.pypiIndexes ?? (group.some((e) => (e.pypi ?? []).length > 0) ? [DEFAULT_PYPI_INDEX] : []);
+  return (
+    group.find((e) => (e.pypiIndexes ?? []).length > 0)?.pypiIndexes ??
+    (group.some((e) => (e.pypi ?? []).length > 0) ? [DEFAULT_PYPI_INDEX] : [])
+  );
 }
 
 /**

@@ -51,9 +51,14 @@ export function rattlerLockV6Document(given: readonly ExportEnvironment[]): Yaml
     );
     for (const { record, platform } of entries) platforms.get(platform)!.push({ conda: record.url });
     // PyPI packages (pixi's `pypi:` references) follow the conda ones, with the environment's indexes.
-    for (const environment of group) for (const record of environment.pypi ?? []) platforms.get(environment.platform)!.push({ pypi: record.url });
+    for (const environment of group)
+      for (const record of environment.pypi ?? []) platforms.get(environment.platform)!.push({ pypi: record.url });
     const indexes = pypiIndexesOf(group);
-    written.set(name, { channels: group[0]!.channels.map((url) => ({ url })), ...(indexes.length > 0 ? { indexes: [...indexes] } : {}), packages: platforms });
+    written.set(name, {
+      channels: group[0]!.channels.map((url) => ({ url })),
+      ...(indexes.length > 0 ? { indexes: [...indexes] } : {}),
+      packages: platforms,
+    });
   }
   const all = sortByKeys(
     environments.flatMap((environment) => environment.records.map((record) => ({ record, platform: environment.platform }))),
@@ -77,7 +82,6 @@ export function rattlerLockV6Document(given: readonly ExportEnvironment[]): Yaml
   }
   return { version: 6, environments: written, packages };
 }
-
 
 /** The record's metadata, truthy fields only (conda-lockfiles: `if data := record.get(field)`). */
 function packageData(record: PackageRecord): YamlValue {

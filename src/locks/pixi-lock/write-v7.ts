@@ -48,24 +48,34 @@ export function rattlerLockV7Document(environments: readonly ExportEnvironment[]
   const packages = new Map<string, Selected>();
   const written = new Map<string, YamlValue>();
   const allEntries = new Map<string, YamlValue>();
-  for (const environment of environments) for (const [key, entry] of environment.lock?.entries ?? []) if (!allEntries.has(key)) allEntries.set(key, entry);
+  for (const environment of environments)
+    for (const [key, entry] of environment.lock?.entries ?? []) if (!allEntries.has(key)) allEntries.set(key, entry);
   for (const [name, group] of environmentsByName(environments)) {
     const lock = group.find((e) => e.lock)?.lock;
     const perPlatform = new Map<string, Selected[]>();
     for (const environment of group) {
       const platformName = environment.lock?.platformNames?.get(environment.platform) ?? environment.platform;
       const known = environment.lock?.lockPlatforms?.find((p) => p.name === platformName);
-      if (!platforms.has(platformName)) platforms.set(platformName, known ?? { name: platformName, subdir: environment.platform, virtualPackages: [] });
+      if (!platforms.has(platformName))
+        platforms.set(platformName, known ?? { name: platformName, subdir: environment.platform, virtualPackages: [] });
       const entries = environment.lock?.entries;
       const raw = (kind: LockPackageKind, id: string) => entries?.get(entryKey(kind, id));
       const selected: Selected[] = [
-        ...environment.records.map((record) => ({ kind: 'conda' as const, id: record.url, entry: () => raw('conda', record.url) ?? condaEntry(record) })),
+        ...environment.records.map((record) => ({
+          kind: 'conda' as const,
+          id: record.url,
+          entry: () => raw('conda', record.url) ?? condaEntry(record),
+        })),
         ...(environment.lock?.references?.get(environment.platform) ?? []).map((reference) => ({
           kind: reference.kind,
           id: reference.id,
           entry: () => raw(reference.kind, reference.id) ?? { [reference.kind]: reference.id, name: reference.name },
         })),
-        ...(environment.pypi ?? []).map((record) => ({ kind: 'pypi' as const, id: record.url, entry: () => raw('pypi', record.url) ?? pypiEntry(record, 7) })),
+        ...(environment.pypi ?? []).map((record) => ({
+          kind: 'pypi' as const,
+          id: record.url,
+          entry: () => raw('pypi', record.url) ?? pypiEntry(record, 7),
+        })),
       ];
       const sorted = sortSelected(selected);
       perPlatform.set(platformName, sorted);

@@ -172,7 +172,15 @@ describe('emitYaml layout with conda settings (mapping 2, sequence 4, offset 2, 
   });
 
   it('keeps the order of a Map, even for keys a plain object would reorder', () => {
-    expect(emitYaml(new Map<string, YamlValue>([['b', 1], ['10', 2], ['a', 3]]))).toBe("b: 1\n'10': 2\na: 3\n");
+    expect(
+      emitYaml(
+        new Map<string, YamlValue>([
+          ['b', 1],
+          ['10', 2],
+          ['a', 3],
+        ]),
+      ),
+    ).toBe("b: 1\n'10': 2\na: 3\n");
   });
 
   it('rejects values it cannot write', () => {
@@ -237,7 +245,9 @@ describe('emitYaml round trip through js-yaml (property)', () => {
   const text = fc
     .oneof(
       fc.string({ unit, maxLength: 30 }),
-      fc.array(fc.string({ unit: fc.constantFrom(...'abc/.:-_'), minLength: 1, maxLength: 90 }), { minLength: 1, maxLength: 5 }).map((words) => words.join(' ')),
+      fc
+        .array(fc.string({ unit: fc.constantFrom(...'abc/.:-_'), minLength: 1, maxLength: 90 }), { minLength: 1, maxLength: 5 })
+        .map((words) => words.join(' ')),
       fc.constantFrom('true', 'null', '~', '1.0', '0755', '1e3', '2026-08-20', '<<', '=', '- x', 'a: b', ' x', 'x ', '--- x', '...'),
     )
     .filter((s) => !/[\x85\u2028\u2029]/.test(s));

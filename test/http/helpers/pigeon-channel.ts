@@ -34,9 +34,15 @@ export function writePigeonChannel(dir: string, holes: number): { specs: string[
   for (let h = 1; h <= holes; h++) {
     for (let p = 1; p <= pigeons; p++) add(`hole${h}`, String(p), []);
   }
-  for (const [subdir, body] of [['linux-64', packages], ['noarch', {}]] as const) {
+  for (const [subdir, body] of [
+    ['linux-64', packages],
+    ['noarch', {}],
+  ] as const) {
     mkdirSync(join(dir, subdir), { recursive: true });
-    writeFileSync(join(dir, subdir, 'repodata.json'), JSON.stringify({ info: { subdir }, packages: {}, 'packages.conda': body, repodata_version: 1 }));
+    writeFileSync(
+      join(dir, subdir, 'repodata.json'),
+      JSON.stringify({ info: { subdir }, packages: {}, 'packages.conda': body, repodata_version: 1 }),
+    );
   }
   return { specs: Array.from({ length: pigeons }, (_, i) => `pigeon${i + 1}`) };
 }

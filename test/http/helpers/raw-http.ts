@@ -68,7 +68,12 @@ export class RawConnection {
 
   /** A GET request with `Connection: keep-alive`. */
   get(path: string, headers: Record<string, string> = {}): Promise<void> {
-    const lines = [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: keep-alive', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const lines = [
+      `GET ${path} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Connection: keep-alive',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     return this.write(`${lines.join('\r\n')}\r\n\r\n`);
   }
 
@@ -91,7 +96,9 @@ export class RawConnection {
 
   #closedError(): Error {
     const error = this.#error;
-    return Object.assign(new Error(error ? `connection failed: ${error.code ?? error.message}` : 'connection closed before a response'), { code: error?.code ?? 'CLOSED' });
+    return Object.assign(new Error(error ? `connection failed: ${error.code ?? error.message}` : 'connection closed before a response'), {
+      code: error?.code ?? 'CLOSED',
+    });
   }
 
   #flushWaiters(): void {

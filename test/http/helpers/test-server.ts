@@ -34,14 +34,16 @@ export const FIXED_CLOCK = { now: () => new Date('2026-01-02T03:04:05Z') };
  * and solver, the installed exporters, local channels allowed and silent logs.
  */
 export async function buildTestApp(config: ServerConfig, deps: { store: RepodataStore; solver: PlatformSolver }): Promise<FastifyInstance> {
-  return withOpenInjectedSockets(buildApp(config, {
-    ...deps,
-    registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
-    policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
-    logger: pino({ level: 'silent' }),
-    env: {},
-    cwd: PROJECT_ROOT,
-  }));
+  return withOpenInjectedSockets(
+    buildApp(config, {
+      ...deps,
+      registry: (await loadRegistry({ env: {}, cwd: PROJECT_ROOT })).registry,
+      policy: createChannelPolicy({ allowed: config.allowedChannels, allowLocal: true, cwd: PROJECT_ROOT }),
+      logger: pino({ level: 'silent' }),
+      env: {},
+      cwd: PROJECT_ROOT,
+    }),
+  );
 }
 
 /**
@@ -103,7 +105,15 @@ function logCollector(): { stream: Writable; logs: string[]; logged(match: (line
 
 function testConfig(flags: ServeFlags, env: Record<string, string>): { config: ServerConfig; cacheDir: string } {
   const cacheDir = mkdtempSync(join(tmpdir(), 'cr-http-cache-'));
-  const config = loadConfig(env, { port: '0', 'rate-limit': '0', workers: '2', 'cache-dir': cacheDir, 'default-channel': [DEMO_CHANNEL], 'allow-local-channels': true, ...flags });
+  const config = loadConfig(env, {
+    port: '0',
+    'rate-limit': '0',
+    workers: '2',
+    'cache-dir': cacheDir,
+    'default-channel': [DEMO_CHANNEL],
+    'allow-local-channels': true,
+    ...flags,
+  });
   return { config, cacheDir };
 }
 

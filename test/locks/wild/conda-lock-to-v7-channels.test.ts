@@ -17,6 +17,8 @@ describe('conda-lock.yml -> pixi.lock v7', () => {
     const out = await runCli(['-q', '--offline', '-f', 'conda-lock.yml', '--format', 'rattler-lock-v7'], { cwd: dir });
     expect(out.code).toBe(0);
     expect(out.stdout).not.toContain('used_env_vars');
-    expect(out.stdout).toContain('  default:\n    channels:\n    - url: https://conda.anaconda.org/conda-forge/\n    - url: defaults\n    packages:\n');
+    expect(out.stdout).toContain(
+      '  default:\n    channels:\n    - url: https://conda.anaconda.org/conda-forge/\n    - url: defaults\n    packages:\n',
+    );
   });
 });

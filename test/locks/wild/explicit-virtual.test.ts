@@ -48,6 +48,10 @@ describe('a conda-lock.yml that locks __osx, exported as an explicit file', () =
     const out = await runCli(['-q', '--offline', '-f', 'conda-lock.yml', '-p', 'osx-64', '--format', 'explicit'], { cwd: dir });
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    expect(out.stdout.split('\n').slice(4)).toEqual(['@EXPLICIT', 'https://conda.anaconda.org/conda-forge/osx-64/giflib-5.2.1-hbcb3906_2.tar.bz2', '']);
+    expect(out.stdout.split('\n').slice(4)).toEqual([
+      '@EXPLICIT',
+      'https://conda.anaconda.org/conda-forge/osx-64/giflib-5.2.1-hbcb3906_2.tar.bz2',
+      '',
+    ]);
   });
 });

@@ -30,12 +30,14 @@ export function lockContents(text: string): ReadContents {
   const doc = yaml.load(text);
   if (!isMapping(doc)) throw new Error('not a mapping');
   const version = Number(doc.version);
-  if (Array.isArray(doc.package)) return { kind: isMapping(doc.environments) ? 'pixi' : 'conda-lock', version, contents: packageList(doc.package) };
+  if (Array.isArray(doc.package))
+    return { kind: isMapping(doc.environments) ? 'pixi' : 'conda-lock', version, contents: packageList(doc.package) };
   if (!isMapping(doc.environments)) throw new Error('neither "package" nor "environments"');
   // v7: a named platform stands for its subdir.
   const subdirs = new Map<string, string>();
   for (const platform of Array.isArray(doc.platforms) ? doc.platforms : []) {
-    if (isMapping(platform) && typeof platform.name === 'string') subdirs.set(platform.name, typeof platform.subdir === 'string' ? platform.subdir : platform.name);
+    if (isMapping(platform) && typeof platform.name === 'string')
+      subdirs.set(platform.name, typeof platform.subdir === 'string' ? platform.subdir : platform.name);
   }
   const contents: LockContents = new Map();
   for (const [name, environment] of Object.entries(doc.environments)) {

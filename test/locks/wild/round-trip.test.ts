@@ -91,7 +91,9 @@ for (const folder of FOLDERS) {
             // Packages built from source are references only a pixi.lock holds: left out of a
             // conda-lock.yml, saying so; every other package must come through.
             const sources = all.some((key) => key.startsWith('source '));
-            const complaints = out.stderr.split('\n').filter((line) => /left out|error/i.test(line) && !(sources && /source or path-based/.test(line)));
+            const complaints = out.stderr
+              .split('\n')
+              .filter((line) => /left out|error/i.test(line) && !(sources && /source or path-based/.test(line)));
             expect(complaints).toEqual([]);
             expect(out.code).toBe(0);
             const kept = isPixi ? withoutSources(platforms) : platforms;

@@ -18,7 +18,17 @@ import {
 } from '../../../repodata/pypi/errors.js';
 import { isPypiCacheFile, PYPI_CACHE_SUBFOLDERS } from '../../../repodata/pypi/page-cache.js';
 import { CondaResolveError } from '../../../vocabulary/errors.js';
-import { buildWheel, metadataText, realMetadata, startIndexServer, tarGz, wheelName, zipArchive, type IndexProject, type IndexServer } from '../../helpers/pypi-index.js';
+import {
+  buildWheel,
+  metadataText,
+  realMetadata,
+  startIndexServer,
+  tarGz,
+  wheelName,
+  zipArchive,
+  type IndexProject,
+  type IndexServer,
+} from '../../helpers/pypi-index.js';
 import { deflateRawSync } from 'node:zlib';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -51,7 +61,11 @@ afterAll(() => {
 });
 
 /** A project with one wheel per version, all with `.metadata` files or none. */
-function project(name: string, versions: readonly string[], options: { metadataFile?: boolean; requires?: string[]; yanked?: string; padding?: number } = {}): IndexProject {
+function project(
+  name: string,
+  versions: readonly string[],
+  options: { metadataFile?: boolean; requires?: string[]; yanked?: string; padding?: number } = {},
+): IndexProject {
   return {
     name,
     files: versions.map((version, i) => {
@@ -131,12 +145,20 @@ describe('pages: negotiation, names, yanked files, several indexes', () => {
   });
 
   it('unsafe-best-match and unsafe-first-match see every index, in index order', async () => {
-    const best = await client({ indexUrl: server.indexUrl, extraIndexUrls: [otherServer.indexUrl], strategy: 'unsafe-best-match' }).getProject('private-lib');
+    const best = await client({
+      indexUrl: server.indexUrl,
+      extraIndexUrls: [otherServer.indexUrl],
+      strategy: 'unsafe-best-match',
+    }).getProject('private-lib');
     expect(best.files.map((f) => [f.filename, f.indexRank])).toEqual([
       ['private_lib-0.1-py3-none-any.whl', 0],
       ['private_lib-99.0-py3-none-any.whl', 1],
     ]);
-    const first = await client({ indexUrl: server.indexUrl, extraIndexUrls: [otherServer.indexUrl], strategy: 'unsafe-first-match' }).getProject('private-lib');
+    const first = await client({
+      indexUrl: server.indexUrl,
+      extraIndexUrls: [otherServer.indexUrl],
+      strategy: 'unsafe-first-match',
+    }).getProject('private-lib');
     expect(first.indexes).toEqual([server.indexUrl, otherServer.indexUrl]);
   });
 
@@ -145,14 +167,20 @@ describe('pages: negotiation, names, yanked files, several indexes', () => {
     const b = await startIndexServer([project('dup', ['1.0.0', '3.0'])]);
     try {
       const got = await client({ indexUrl: a.indexUrl, extraIndexUrls: [b.indexUrl], strategy: 'unsafe-best-match' }).getProject('dup');
-      expect(got.files.map((f) => f.filename)).toEqual(['dup-1.0-py3-none-any.whl', 'dup-2.0-py3-none-any.whl', 'dup-3.0-py3-none-any.whl']);
+      expect(got.files.map((f) => f.filename)).toEqual([
+        'dup-1.0-py3-none-any.whl',
+        'dup-2.0-py3-none-any.whl',
+        'dup-3.0-py3-none-any.whl',
+      ]);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
   });
 
   it('an unknown project is a typed error naming it and the indexes', async () => {
-    const error = await rejection(client({ indexUrl: server.indexUrl, extraIndexUrls: [otherServer.indexUrl] }).getProject('no-such-project'));
+    const error = await rejection(
+      client({ indexUrl: server.indexUrl, extraIndexUrls: [otherServer.indexUrl] }).getProject('no-such-project'),
+    );
     expect(error).toBeInstanceOf(PypiProjectNotFoundError);
     expect((error as CondaResolveError).code).toBe('CR_ERR_PYPI_PROJECT_NOT_FOUND');
     expect(error.message).toContain('"no-such-project"');
@@ -160,7 +188,10 @@ describe('pages: negotiation, names, yanked files, several indexes', () => {
   });
 
   it('fetches many projects at once under the concurrency bound', async () => {
-    const many = await startIndexServer(Array.from({ length: 24 }, (_, i) => project(`p${i}`, ['1.0'])), { delayMs: 20 });
+    const many = await startIndexServer(
+      Array.from({ length: 24 }, (_, i) => project(`p${i}`, ['1.0'])),
+      { delayMs: 20 },
+    );
     try {
       const c = client({ indexUrl: many.indexUrl, concurrency: 4 });
       const got = await c.getProjects(Array.from({ length: 24 }, (_, i) => `p${i}`));
@@ -176,7 +207,14 @@ describe('pages: negotiation, names, yanked files, several indexes', () => {
 describe('bad answers', () => {
   it('an index that answers an HTML login page for a project is refused, not read as "no files"', async () => {
     const server = await startIndexServer([
-      { name: 'garbage', files: [], garbage: { contentType: 'text/html', body: '<html><head><script src="/app.js"></script></head><body><form method="post"><input type="password"></form></body></html>' } },
+      {
+        name: 'garbage',
+        files: [],
+        garbage: {
+          contentType: 'text/html',
+          body: '<html><head><script src="/app.js"></script></head><body><form method="post"><input type="password"></form></body></html>',
+        },
+      },
     ]);
     try {
       const error = await rejection(client({ indexUrl: server.indexUrl }).getProject('garbage'));
@@ -194,7 +232,9 @@ describe('bad answers', () => {
     const port = (failing.address() as { port: number }).port;
     const other = await startIndexServer([project('x', ['1.0'])]);
     try {
-      const error = await rejection(client({ indexUrl: `http://user:secret@127.0.0.1:${port}/simple/`, extraIndexUrls: [other.indexUrl] }).getProject('x'));
+      const error = await rejection(
+        client({ indexUrl: `http://user:secret@127.0.0.1:${port}/simple/`, extraIndexUrls: [other.indexUrl] }).getProject('x'),
+      );
       expect(error).toBeInstanceOf(PypiFetchError);
       expect(error.message).toMatch(/HTTP 500/);
       expect(error.message).not.toContain('secret');
@@ -218,17 +258,31 @@ describe('metadata without downloading wheels', () => {
     const bomb = zipArchive([{ name: 'bomb-1.0.dist-info/METADATA', data: Buffer.from('x'), raw: bombMetadata, declaredSize: 100 }]);
     const staticSdist = tarGz([
       { name: 'static_pkg-1.0/setup.py', data: Buffer.from('') },
-      { name: 'static_pkg-1.0/PKG-INFO', data: Buffer.from('Metadata-Version: 2.2\nName: static-pkg\nVersion: 1.0\nRequires-Dist: attrs>=20\nDynamic: Description\n\n') },
+      {
+        name: 'static_pkg-1.0/PKG-INFO',
+        data: Buffer.from('Metadata-Version: 2.2\nName: static-pkg\nVersion: 1.0\nRequires-Dist: attrs>=20\nDynamic: Description\n\n'),
+      },
     ]);
-    const dynamicSdist = tarGz([{ name: 'dynamic_pkg-2.0/PKG-INFO', data: Buffer.from('Metadata-Version: 2.2\nName: dynamic-pkg\nVersion: 2.0\nDynamic: Requires-Dist\n\n') }]);
+    const dynamicSdist = tarGz([
+      {
+        name: 'dynamic_pkg-2.0/PKG-INFO',
+        data: Buffer.from('Metadata-Version: 2.2\nName: dynamic-pkg\nVersion: 2.0\nDynamic: Requires-Dist\n\n'),
+      },
+    ]);
     const oldSdist = tarGz([{ name: 'old_pkg-0.5/PKG-INFO', data: Buffer.from('Metadata-Version: 2.1\nName: old-pkg\nVersion: 0.5\n\n') }]);
     const projects: IndexProject[] = [
       { name: source.name, files: [{ filename: wheel.filename, bytes: wheel.bytes, metadata: source.text }] },
       { name: 'no-metadata-file', files: [{ ...buildWheelFile('no-metadata-file', '3.1', ['requests>=2']) }] },
       { name: 'padded', files: [{ filename: padded.filename, bytes: padded.bytes }] },
-      { name: 'bad-hash', files: [{ ...buildWheelFile('bad-hash', '1.0', []), metadata: metadataText('bad-hash', '1.0'), badMetadataHash: true }] },
+      {
+        name: 'bad-hash',
+        files: [{ ...buildWheelFile('bad-hash', '1.0', []), metadata: metadataText('bad-hash', '1.0'), badMetadataHash: true }],
+      },
       { name: 'bomb', files: [{ filename: 'bomb-1.0-py3-none-any.whl', bytes: bomb }] },
-      { name: 'invalid-metadata', files: [{ ...buildWheelFile('invalid-metadata', '1.0', []), metadata: 'this is not\nmetadata at all\n' }] },
+      {
+        name: 'invalid-metadata',
+        files: [{ ...buildWheelFile('invalid-metadata', '1.0', []), metadata: 'this is not\nmetadata at all\n' }],
+      },
       { name: 'liar', files: [{ ...buildWheelFile('liar', '1.0', []), metadata: metadataText('someone-else', '9.9') }] },
       { name: 'static-pkg', files: [{ filename: 'static_pkg-1.0.tar.gz', bytes: staticSdist }] },
       { name: 'dynamic-pkg', files: [{ filename: 'dynamic_pkg-2.0.tar.gz', bytes: dynamicSdist }] },
@@ -236,7 +290,10 @@ describe('metadata without downloading wheels', () => {
     ];
     const zipSdist = zipArchive([
       { name: 'zip_sdist-1.5/setup.py', data: Buffer.from('') },
-      { name: 'zip_sdist-1.5/PKG-INFO', data: Buffer.from('Metadata-Version: 2.3\nName: zip-sdist\nVersion: 1.5\nRequires-Dist: packaging\n\n') },
+      {
+        name: 'zip_sdist-1.5/PKG-INFO',
+        data: Buffer.from('Metadata-Version: 2.3\nName: zip-sdist\nVersion: 1.5\nRequires-Dist: packaging\n\n'),
+      },
     ]);
     projects.push({ name: 'zip-sdist', files: [{ filename: 'zip_sdist-1.5.zip', bytes: zipSdist }] });
     server = await startIndexServer(projects);
@@ -296,7 +353,10 @@ describe('metadata without downloading wheels', () => {
     const before = server.requests.length;
     const got = await metadataOf(client({ indexUrl: server.indexUrl }), 'padded');
     expect(got.metadata.requiresDist).toEqual(['six']);
-    const ranges = server.requests.slice(before).filter((r) => r.path.endsWith('.whl')).map((r) => r.range);
+    const ranges = server.requests
+      .slice(before)
+      .filter((r) => r.path.endsWith('.whl'))
+      .map((r) => r.range);
     expect(ranges).toHaveLength(2);
     expect(ranges[1]).toMatch(/^bytes=\d+-\d+$/);
   });
@@ -330,7 +390,9 @@ describe('metadata without downloading wheels', () => {
     expect(ok.metadata.requiresDist).toEqual(['attrs>=20']);
     const dynamic = await rejection(metadataOf(c, 'dynamic-pkg'));
     expect(dynamic).toBeInstanceOf(PypiNeedsBuildError);
-    expect(dynamic.message).toMatch(/dynamic-pkg 2\.0.*Requires-Dist as Dynamic.*needs? a build|dynamic-pkg 2\.0.*build, which conda-resolve never runs/);
+    expect(dynamic.message).toMatch(
+      /dynamic-pkg 2\.0.*Requires-Dist as Dynamic.*needs? a build|dynamic-pkg 2\.0.*build, which conda-resolve never runs/,
+    );
     const old = await rejection(metadataOf(c, 'old-pkg'));
     expect(old).toBeInstanceOf(PypiNeedsBuildError);
     expect(old.message).toMatch(/old-pkg 0\.5.*Metadata-Version 2\.1/);
@@ -340,7 +402,9 @@ describe('metadata without downloading wheels', () => {
 describe('caching and offline', () => {
   let server: IndexServer;
   beforeAll(async () => {
-    server = await startIndexServer([project('cached', ['1.0'], { metadataFile: true }), project('revalidated', ['1.0'])], { cacheControl: 'max-age=600' });
+    server = await startIndexServer([project('cached', ['1.0'], { metadataFile: true }), project('revalidated', ['1.0'])], {
+      cacheControl: 'max-age=600',
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -402,7 +466,9 @@ describe('caching and offline', () => {
     const evilText = metadataText('shared-name', '1.0', ['evil-dep']);
     const goodIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes }] }]);
     // The same file name and bytes (so the same sha256 on its page), with a .metadata file of its own.
-    const evilIndex = await startIndexServer([{ name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes, metadata: evilText }] }]);
+    const evilIndex = await startIndexServer([
+      { name: 'shared-name', files: [{ filename: good.filename, bytes: good.bytes, metadata: evilText }] },
+    ]);
     try {
       const cacheDir = tempDir();
       const evil = client({ indexUrl: evilIndex.indexUrl, cacheDir });
@@ -471,7 +537,10 @@ describe('local indexes: find-links folders and file:// indexes', () => {
     mkdirSync(join(root, 'packages'));
     writeFileSync(join(root, 'packages', wheel.filename), wheel.bytes);
     mkdirSync(join(root, 'simple', 'tree-pkg'), { recursive: true });
-    writeFileSync(join(root, 'simple', 'tree-pkg', 'index.html'), `<html><body><a href="../../packages/${wheel.filename}">${wheel.filename}</a></body></html>`);
+    writeFileSync(
+      join(root, 'simple', 'tree-pkg', 'index.html'),
+      `<html><body><a href="../../packages/${wheel.filename}">${wheel.filename}</a></body></html>`,
+    );
     mkdirSync(join(root, 'simple', 'bare'));
     const bare = buildWheel('bare', '1.0', metadataText('bare', '1.0'));
     writeFileSync(join(root, 'simple', 'bare', bare.filename), bare.bytes);
@@ -493,8 +562,13 @@ describe('python3 -m http.server over a PEP 503 folder', () => {
     const dir = join(root, 'simple', meta.name.replace(/[-_.]+/g, '-').toLowerCase());
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, wheel.filename), wheel.bytes);
-    writeFileSync(join(dir, 'index.html'), `<!DOCTYPE html><html><body><a href="${wheel.filename}" data-requires-python="&gt;=3.7">${wheel.filename}</a></body></html>`);
-    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(
+      join(dir, 'index.html'),
+      `<!DOCTYPE html><html><body><a href="${wheel.filename}" data-requires-python="&gt;=3.7">${wheel.filename}</a></body></html>`,
+    );
+    const proc = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     proc.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {

@@ -37,7 +37,10 @@ describe('PEP 503 HTML pages', () => {
   });
 
   it('resolves links against <base href>', () => {
-    const page = parseHtmlPage('<html><head><base href="https://mirror.example/x/"></head><body><a href="a-1.0.tar.gz">a</a></body></html>', context);
+    const page = parseHtmlPage(
+      '<html><head><base href="https://mirror.example/x/"></head><body><a href="a-1.0.tar.gz">a</a></body></html>',
+      context,
+    );
     expect(page.files[0]!.url).toBe('https://mirror.example/x/a-1.0.tar.gz');
   });
 
@@ -47,10 +50,18 @@ describe('PEP 503 HTML pages', () => {
 
   it.each([
     ['a login page', '<html><body><form action="/login"><input name="password"></form></body></html>', /form or a script/],
-    ['a page of links that are not distributions', '<html><body><a href="/about">About</a><a href="/docs">Docs</a></body></html>', /none of its 2 links is a distribution file/],
+    [
+      'a page of links that are not distributions',
+      '<html><body><a href="/about">About</a><a href="/docs">Docs</a></body></html>',
+      /none of its 2 links is a distribution file/,
+    ],
     ['plain text', 'Service temporarily unavailable', /not HTML/],
     ['binary data', 'PK\u0003\u0004\u0000\u0000<a', /binary/],
-    ['a newer major API version', '<html><head><meta name="pypi:repository-version" content="2.0"></head><body></body></html>', /API version 2\.0/],
+    [
+      'a newer major API version',
+      '<html><head><meta name="pypi:repository-version" content="2.0"></head><body></body></html>',
+      /API version 2\.0/,
+    ],
     ['a stray tag in text', 'error <b>500</b>', /neither an HTML document nor JSON/],
   ])('refuses %s with a clear error', (_what, body, message) => {
     const error = (() => {
@@ -69,15 +80,21 @@ describe('PEP 503 HTML pages', () => {
 
   it('never throws anything but its own error, and ends, on random input', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 300 }), fc.array(fc.constantFrom('<a href="', '">', '</a>', '<', '>', '"', "'", '&gt;', '<!--', '<script>', '.whl', '=', ' data-yanked'), { maxLength: 40 }), (text, pieces) => {
-        const input = text + pieces.join('');
-        try {
-          parseHtmlPage(input, context);
-        } catch (error) {
-          expect(error).toBeInstanceOf(PypiIndexPageError);
-        }
-        scanHtml(input);
-      }),
+      fc.property(
+        fc.string({ maxLength: 300 }),
+        fc.array(fc.constantFrom('<a href="', '">', '</a>', '<', '>', '"', "'", '&gt;', '<!--', '<script>', '.whl', '=', ' data-yanked'), {
+          maxLength: 40,
+        }),
+        (text, pieces) => {
+          const input = text + pieces.join('');
+          try {
+            parseHtmlPage(input, context);
+          } catch (error) {
+            expect(error).toBeInstanceOf(PypiIndexPageError);
+          }
+          scanHtml(input);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -93,8 +110,22 @@ describe('PEP 691 JSON pages', () => {
     name: 'foo-bar',
     versions: ['0.9', '1.0'],
     files: [
-      { filename: 'foo_bar-1.0-py3-none-any.whl', url: '/files/foo_bar-1.0-py3-none-any.whl', hashes: { sha256: 'AB' }, 'requires-python': '>=3.9', 'core-metadata': { sha256: 'cd' }, size: 1234, 'upload-time': '2024-01-02T03:04:05.000000Z' },
-      { filename: 'foo_bar-0.9.tar.gz', url: 'https://files.example/foo_bar-0.9.tar.gz', hashes: {}, yanked: 'bad release', 'dist-info-metadata': true },
+      {
+        filename: 'foo_bar-1.0-py3-none-any.whl',
+        url: '/files/foo_bar-1.0-py3-none-any.whl',
+        hashes: { sha256: 'AB' },
+        'requires-python': '>=3.9',
+        'core-metadata': { sha256: 'cd' },
+        size: 1234,
+        'upload-time': '2024-01-02T03:04:05.000000Z',
+      },
+      {
+        filename: 'foo_bar-0.9.tar.gz',
+        url: 'https://files.example/foo_bar-0.9.tar.gz',
+        hashes: {},
+        yanked: 'bad release',
+        'dist-info-metadata': true,
+      },
       { filename: 'foo_bar-0.8.tar.gz', url: 'foo_bar-0.8.tar.gz', hashes: {}, yanked: true, 'core-metadata': false },
     ],
   };
@@ -104,7 +135,15 @@ describe('PEP 691 JSON pages', () => {
     expect(page.versions).toEqual(['0.9', '1.0']);
     expect(page.apiVersion).toBe('1.1');
     const [wheel, sdist, old] = page.files;
-    expect(wheel).toMatchObject({ url: 'https://example.org/files/foo_bar-1.0-py3-none-any.whl', hashes: { sha256: 'ab' }, requiresPython: '>=3.9', coreMetadata: { hashes: { sha256: 'cd' } }, size: 1234, uploadTime: '2024-01-02T03:04:05.000000Z', yanked: false });
+    expect(wheel).toMatchObject({
+      url: 'https://example.org/files/foo_bar-1.0-py3-none-any.whl',
+      hashes: { sha256: 'ab' },
+      requiresPython: '>=3.9',
+      coreMetadata: { hashes: { sha256: 'cd' } },
+      size: 1234,
+      uploadTime: '2024-01-02T03:04:05.000000Z',
+      yanked: false,
+    });
     expect(sdist).toMatchObject({ yanked: 'bad release', coreMetadata: { hashes: {} }, size: null });
     expect(old).toMatchObject({ yanked: true, coreMetadata: false, url: 'https://example.org/simple/foo-bar/foo_bar-0.8.tar.gz' });
   });
@@ -131,9 +170,15 @@ describe('links to local files', () => {
   it('an HTTP index cannot point the client at files on this machine; a file:// index can', () => {
     const html = '<html><body><a href="file:///etc/secret-1.0.tar.gz">x</a><a href="ok-1.0.tar.gz">ok</a></body></html>';
     expect(parseHtmlPage(html, context).files.map((f) => f.url)).toEqual(['https://example.org/simple/foo-bar/ok-1.0.tar.gz']);
-    const json = JSON.stringify({ meta: { 'api-version': '1.0' }, files: [{ filename: 'secret-1.0.tar.gz', url: 'file:///etc/secret-1.0.tar.gz', hashes: {} }] });
+    const json = JSON.stringify({
+      meta: { 'api-version': '1.0' },
+      files: [{ filename: 'secret-1.0.tar.gz', url: 'file:///etc/secret-1.0.tar.gz', hashes: {} }],
+    });
     expect(parseJsonPage(json, context).files).toEqual([]);
     const local = { ...context, url: 'file:///srv/simple/foo-bar/index.html' };
-    expect(parseHtmlPage(html, local).files.map((f) => f.url)).toEqual(['file:///etc/secret-1.0.tar.gz', 'file:///srv/simple/foo-bar/ok-1.0.tar.gz']);
+    expect(parseHtmlPage(html, local).files.map((f) => f.url)).toEqual([
+      'file:///etc/secret-1.0.tar.gz',
+      'file:///srv/simple/foo-bar/ok-1.0.tar.gz',
+    ]);
   });
 });

@@ -40,22 +40,43 @@ describe('choosing the file of a release for a target', () => {
 
   it('takes the wheel the target prefers, and reads its metadata', async () => {
     const project = await client.getProject('numpy');
-    const file = selectFile(project, '2.1.3', targetTags({ platform: 'linux-64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] }));
+    const file = selectFile(
+      project,
+      '2.1.3',
+      targetTags({ platform: 'linux-64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] }),
+    );
     expect(file.filename).toBe('numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl');
     expect((await client.getMetadata(file)).metadata.versionText).toBe('2.1.3');
-    const mac = selectFile(project, '2.1.3', targetTags({ platform: 'osx-arm64', pythonVersion: '3.12', virtualPackages: [{ name: '__osx', version: '14.5' }] }));
+    const mac = selectFile(
+      project,
+      '2.1.3',
+      targetTags({ platform: 'osx-arm64', pythonVersion: '3.12', virtualPackages: [{ name: '__osx', version: '14.5' }] }),
+    );
     expect(mac.filename).toMatch(/macosx_14_0_arm64/);
   });
 
   it('names the platforms the release has wheels for when none fits the target', async () => {
     const project = await client.getProject('numpy');
-    const error = thrown(() => selectFile(project, '2.1.3', targetTags({ platform: 'linux-aarch64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] })));
+    const error = thrown(() =>
+      selectFile(
+        project,
+        '2.1.3',
+        targetTags({ platform: 'linux-aarch64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] }),
+      ),
+    );
     expect(error).toBeInstanceOf(CondaResolveError);
     expect((error as CondaResolveError).code).toBe('CR_ERR_PYPI_NO_COMPATIBLE_WHEEL');
-    expect((error as Error).message).toMatch(/^numpy 2\.1\.3 has wheels for manylinux_2_17_x86_64, macosx_14_0_arm64 and win_amd64, none for linux-aarch64/);
+    expect((error as Error).message).toMatch(
+      /^numpy 2\.1\.3 has wheels for manylinux_2_17_x86_64, macosx_14_0_arm64 and win_amd64, none for linux-aarch64/,
+    );
     expect((error as Error).message).toMatch(/sdist/);
     // With sdists accepted, the sdist is the file (its PKG-INFO is read only when static).
-    const sdist = selectFile(project, '2.1.3', targetTags({ platform: 'linux-aarch64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] }), { allowSdist: true });
+    const sdist = selectFile(
+      project,
+      '2.1.3',
+      targetTags({ platform: 'linux-aarch64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: '2.28' }] }),
+      { allowSdist: true },
+    );
     expect(sdist.filename).toBe('numpy-2.1.3.tar.gz');
   });
 });

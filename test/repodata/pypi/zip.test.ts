@@ -48,7 +48,10 @@ describe('reading a zip member through byte ranges', () => {
     const metadata = 'Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n';
     const wheel = buildWheel('demo', '1.0', metadata, { padding: 200_000 });
     const reads: [number, number][] = [];
-    const inner: ByteSource = { size: wheel.bytes.length, read: async (offset, length) => (reads.push([offset, length]), wheel.bytes.subarray(offset, offset + length)) };
+    const inner: ByteSource = {
+      size: wheel.bytes.length,
+      read: async (offset, length) => (reads.push([offset, length]), wheel.bytes.subarray(offset, offset + length)),
+    };
     const source = new TailCachedSource(inner);
     const entries = await readCentralDirectory(source, label);
     expect(entries.map((e) => e.name)).toContain('demo-1.0.dist-info/METADATA');
@@ -58,7 +61,9 @@ describe('reading a zip member through byte ranges', () => {
 
   it('stops a zip bomb at the cap, whatever its header claims', async () => {
     const huge = Buffer.alloc(16 * 1024 * 1024);
-    const bomb = zipArchive([{ name: 'demo-1.0.dist-info/METADATA', data: Buffer.from('x'), raw: deflateRawSync(huge), declaredSize: 1000 }]);
+    const bomb = zipArchive([
+      { name: 'demo-1.0.dist-info/METADATA', data: Buffer.from('x'), raw: deflateRawSync(huge), declaredSize: 1000 },
+    ]);
     expect(bomb.length).toBeLessThan(200_000);
     const source = bufferSource(bomb);
     const [entry] = await readCentralDirectory(source, label);
@@ -75,7 +80,9 @@ describe('reading a zip member through byte ranges', () => {
   });
 
   it('refuses data that is not a zip, and a member that fails its CRC', async () => {
-    expect(await rejection(readCentralDirectory(bufferSource(Buffer.from('not a zip at all, just text that goes on for a while')), label))).toBeInstanceOf(PypiCorruptError);
+    expect(
+      await rejection(readCentralDirectory(bufferSource(Buffer.from('not a zip at all, just text that goes on for a while')), label)),
+    ).toBeInstanceOf(PypiCorruptError);
     const zip = zipArchive([{ name: 'a/METADATA', data: Buffer.from('hello') }]);
     // Flip a byte of the stored CRC in the central directory.
     const cdAt = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));

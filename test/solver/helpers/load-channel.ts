@@ -66,7 +66,8 @@ export function loadSubdir(channelDir: string, subdir: string, channel: string):
   const records: PackageRecord[] = [];
   for (const section of ['packages', 'packages.conda']) {
     const entries = (document[section] ?? {}) as Record<string, Raw>;
-    for (const [fn, raw] of Object.entries(entries)) records.push(normalise(raw, fn, channel, subdir, `https://example.invalid/${channel}`));
+    for (const [fn, raw] of Object.entries(entries))
+      records.push(normalise(raw, fn, channel, subdir, `https://example.invalid/${channel}`));
   }
   return records;
 }

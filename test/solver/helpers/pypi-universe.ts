@@ -39,7 +39,16 @@ export function pypiData(universe: Universe): PypiData & { asked: string[] } {
             const filename = `${name.replace(/-/g, '_')}-${version}-${tag}.whl`;
             return {
               name: parseWheelFileName(filename),
-              file: { filename, url: `https://files.example/${filename}`, index: 'https://pypi.org/simple/', hashes: { sha256: 'ab'.repeat(32) }, size: 10, uploadTime: null, yanked: spec.yanked === true, requiresPython: spec.requiresPython ?? null },
+              file: {
+                filename,
+                url: `https://files.example/${filename}`,
+                index: 'https://pypi.org/simple/',
+                hashes: { sha256: 'ab'.repeat(32) },
+                size: 10,
+                uploadTime: null,
+                yanked: spec.yanked === true,
+                requiresPython: spec.requiresPython ?? null,
+              },
             };
           }),
         };

@@ -52,7 +52,12 @@ export class Oracle {
     if (anyOf && anyOf.length === 0) return null;
     const assumptions = [...fixed.map(v), ...(anyOf ? [Logic.or(...anyOf.map(v))] : [])];
     const solution = assumptions.length ? this.#solver.solveAssuming(Logic.and(...assumptions)) : this.#solver.solve();
-    return solution ? solution.getTrueVars().map((name: string) => Number(name.slice(1))).sort((a, b) => a - b) : null;
+    return solution
+      ? solution
+          .getTrueVars()
+          .map((name: string) => Number(name.slice(1)))
+          .sort((a, b) => a - b)
+      : null;
   }
 }
 
@@ -82,11 +87,7 @@ export function violations(problem: OracleProblem, selected: readonly number[]):
  * earlier specs kept, no valid solution selects a strictly more preferred record for this spec.
  * `compare(a, b) < 0` means a is preferred. Returns a description of the first violation or null.
  */
-export function optimalityViolation(
-  oracle: Oracle,
-  selected: readonly number[],
-  compare: (a: number, b: number) => number,
-): string | null {
+export function optimalityViolation(oracle: Oracle, selected: readonly number[], compare: (a: number, b: number) => number): string | null {
   const problem = oracle.problem;
   const fixed: number[] = [];
   for (let i = 0; i < problem.roots.length; i++) {

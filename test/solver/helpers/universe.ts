@@ -160,16 +160,12 @@ export class UniverseProvider implements DependencyProvider, ExplainInterner {
 
   matching(versionSet: number): readonly number[] {
     const { name, requirement } = this.versionSets[versionSet];
-    return (this.#byName.get(name) ?? []).filter(
-      (id) => !this.#excluded.has(id) && matchesRequirement(requirement, this.packages[id]),
-    );
+    return (this.#byName.get(name) ?? []).filter((id) => !this.#excluded.has(id) && matchesRequirement(requirement, this.packages[id]));
   }
 
   notMatching(versionSet: number): readonly number[] {
     const { name, requirement } = this.versionSets[versionSet];
-    return (this.#byName.get(name) ?? []).filter(
-      (id) => !this.#excluded.has(id) && !matchesRequirement(requirement, this.packages[id]),
-    );
+    return (this.#byName.get(name) ?? []).filter((id) => !this.#excluded.has(id) && !matchesRequirement(requirement, this.packages[id]));
   }
 
   dependencies(solvable: number): Dependencies {

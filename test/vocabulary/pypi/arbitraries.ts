@@ -24,15 +24,30 @@ export const releaseString = fc.array(pypiNumber, { minLength: 1, maxLength: 4 }
 export const pypiVersionString = fc
   .tuple(
     fc.constantFrom('', '', '', '', 'v', 'V'),
-    fc.option(pypiNumber.map((n) => `${n}!`), { freq: 6 }),
+    fc.option(
+      pypiNumber.map((n) => `${n}!`),
+      { freq: 6 },
+    ),
     releaseString,
     fc.option(optionalNumber(preWord), { freq: 3 }),
-    fc.option(fc.oneof(pypiNumber.map((n) => `-${n}`), optionalNumber(postWord)), { freq: 3 }),
+    fc.option(
+      fc.oneof(
+        pypiNumber.map((n) => `-${n}`),
+        optionalNumber(postWord),
+      ),
+      { freq: 3 },
+    ),
     fc.option(optionalNumber(fc.constant('dev')), { freq: 3 }),
-    fc.option(fc.array(localSegment, { minLength: 1, maxLength: 3 }).chain((segs) => fc.constantFrom('.', '-', '_').map((s) => `+${segs.join(s)}`)), { freq: 4 }),
+    fc.option(
+      fc.array(localSegment, { minLength: 1, maxLength: 3 }).chain((segs) => fc.constantFrom('.', '-', '_').map((s) => `+${segs.join(s)}`)),
+      { freq: 4 },
+    ),
     fc.constantFrom('', '', '', '', '', '', ' ', '\t', '\n'),
   )
-  .map(([v, epoch, release, pre, post, dev, local, space]) => `${space}${v}${epoch ?? ''}${release}${pre ?? ''}${post ?? ''}${dev ?? ''}${local ?? ''}${space}`);
+  .map(
+    ([v, epoch, release, pre, post, dev, local, space]) =>
+      `${space}${v}${epoch ?? ''}${release}${pre ?? ''}${post ?? ''}${dev ?? ''}${local ?? ''}${space}`,
+  );
 
 /** Text near the version grammar: versions, versions with a character broken, junk. */
 export const versionLikeString = fc.oneof(
@@ -52,7 +67,13 @@ const RANGE_OPERATORS = ['<', '<=', '>', '>='] as const;
  * One specifier over `version` (a valid version string): any operator, `.*` prefixes for ==/!=,
  * `~=` only on normalised versions (packaging reads ~='s prefix from the text: see specifier.test.ts).
  */
-export function specifierFor(version: { text: string; normalized: string; release: string; hasLocal: boolean; releaseLength: number }): fc.Arbitrary<string> {
+export function specifierFor(version: {
+  text: string;
+  normalized: string;
+  release: string;
+  hasLocal: boolean;
+  releaseLength: number;
+}): fc.Arbitrary<string> {
   const options: fc.Arbitrary<string>[] = [
     fc.constantFrom('==', '!=').map((op) => `${op}${version.text.trim()}`),
     fc.constantFrom('==', '!=').map((op) => `${op}${version.release}.*`),
@@ -63,12 +84,44 @@ export function specifierFor(version: { text: string; normalized: string; releas
   return fc.tuple(fc.oneof(...options), fc.constantFrom('', ' ')).map(([spec, space]) => spec.replace(/^([=!<>~]+)/, `$1${space}`));
 }
 
-export const MARKER_VALUE_POOL = ['3.8', '3.12', '3.12.4', '3', '3.*', '3.13.0rc1', '2.7', 'dog', 'linux', 'win32', 'posix', 'nt', 'x86_64', 'AMD64', 'cpython', 'CPython', 'lin', '', '5.10', 'test', 'docs-extra', '1!2', '==3'];
+export const MARKER_VALUE_POOL = [
+  '3.8',
+  '3.12',
+  '3.12.4',
+  '3',
+  '3.*',
+  '3.13.0rc1',
+  '2.7',
+  'dog',
+  'linux',
+  'win32',
+  'posix',
+  'nt',
+  'x86_64',
+  'AMD64',
+  'cpython',
+  'CPython',
+  'lin',
+  '',
+  '5.10',
+  'test',
+  'docs-extra',
+  '1!2',
+  '==3',
+];
 /** The variables of an environment (the set-valued `extras`/`dependency_groups` and `extra` aside). */
 export const MARKER_ENV_VARIABLES = MARKER_VARIABLES.filter(
-  (v): v is Exclude<MarkerVariable, 'extra' | 'extras' | 'dependency_groups'> => v !== 'extra' && v !== 'extras' && v !== 'dependency_groups',
+  (v): v is Exclude<MarkerVariable, 'extra' | 'extras' | 'dependency_groups'> =>
+    v !== 'extra' && v !== 'extras' && v !== 'dependency_groups',
 );
-const MARKER_VARIABLE_SPELLINGS = [...MARKER_ENV_VARIABLES, 'os.name', 'sys.platform', 'platform.machine', 'python_implementation', 'extra'];
+const MARKER_VARIABLE_SPELLINGS = [
+  ...MARKER_ENV_VARIABLES,
+  'os.name',
+  'sys.platform',
+  'platform.machine',
+  'python_implementation',
+  'extra',
+];
 const MARKER_OPERATORS = ['==', '!=', '<', '<=', '>', '>=', '~=', '===', 'in', 'not in'];
 
 // Values compared with `extra` are normalised names: packaging 26.2 normalises them only outside
@@ -98,7 +151,12 @@ export const markerString: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((t
 
 /** A marker environment with values from the pool above, and an `extra` (normalised, or none). */
 export const markerEnvironmentValues = fc.record({
-  ...Object.fromEntries(MARKER_ENV_VARIABLES.map((name) => [name, fc.constantFrom(...MARKER_VALUE_POOL.filter((v) => v !== '' || name === 'platform_release'))])),
+  ...Object.fromEntries(
+    MARKER_ENV_VARIABLES.map((name) => [
+      name,
+      fc.constantFrom(...MARKER_VALUE_POOL.filter((v) => v !== '' || name === 'platform_release')),
+    ]),
+  ),
   extra: fc.constantFrom('', 'test', 'docs-extra'),
 }) as fc.Arbitrary<Record<(typeof MARKER_ENV_VARIABLES)[number] | 'extra', string>>;
 
@@ -108,16 +166,27 @@ const anchorVersion = pypiVersionString.map((text) => text.trim()).filter((text)
 export const requirementString = fc
   .tuple(
     fc.constantFrom('requests', 'Typing_Extensions', 'zope.interface', 'a', 'pkg-1', 'café', '-bad', 'x_'),
-    fc.option(fc.array(fc.constantFrom('socks', 'Security', 'test_utils', 'a.b', ''), { maxLength: 3 }).map((e) => `[${e.join(', ')}]`), { freq: 3 }),
+    fc.option(
+      fc.array(fc.constantFrom('socks', 'Security', 'test_utils', 'a.b', ''), { maxLength: 3 }).map((e) => `[${e.join(', ')}]`),
+      { freq: 3 },
+    ),
     fc.oneof(
       fc.constant(''),
-      fc.array(fc.tuple(fc.constantFrom('==', '!=', '>=', '<', '~=', '===', '>', '<='), anchorVersion).map(([op, v]) => `${op}${v}`), { minLength: 1, maxLength: 3 }).chain((specs) =>
-        fc.constantFrom(specs.join(','), ` (${specs.join(', ')})`, ` ${specs.join(' , ')}`),
-      ),
+      fc
+        .array(
+          fc.tuple(fc.constantFrom('==', '!=', '>=', '<', '~=', '===', '>', '<='), anchorVersion).map(([op, v]) => `${op}${v}`),
+          { minLength: 1, maxLength: 3 },
+        )
+        .chain((specs) => fc.constantFrom(specs.join(','), ` (${specs.join(', ')})`, ` ${specs.join(' , ')}`)),
       fc.constantFrom(' @ https://example.com/pkg-1.0.tar.gz', '@ file:///tmp/x.whl', ' @ git+https://github.com/a/b.git@v1.0'),
     ),
-    fc.option(markerString.map((m) => `; ${m}`), { freq: 3 }),
+    fc.option(
+      markerString.map((m) => `; ${m}`),
+      { freq: 3 },
+    ),
     // No trailing line break: packaging 26.2 accepts one, later versions (and we) refuse it.
     fc.constantFrom('', '', ' ', '\t', ';', ' #'),
   )
-  .map(([name, extras, spec, marker, tail]) => `${name}${extras ?? ''}${spec}${spec.includes('@') && marker ? ' ' : ''}${marker ?? ''}${tail}`);
+  .map(
+    ([name, extras, spec, marker, tail]) => `${name}${extras ?? ''}${spec}${spec.includes('@') && marker ? ' ' : ''}${marker ?? ''}${tail}`,
+  );

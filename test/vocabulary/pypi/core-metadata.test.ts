@@ -39,7 +39,12 @@ describe('core metadata of real wheels', () => {
 
   it('keeps the license fields (cffi: License-Expression and License-File, 2.4)', () => {
     const metadata = parseCoreMetadata(fixture('cffi-2.0.0'), 'cffi');
-    expect(metadata).toMatchObject({ licenseExpression: 'MIT', licenseFiles: ['LICENSE', 'AUTHORS'], requiresDist: ['pycparser; implementation_name != "PyPy"'], dynamic: ['license-file'] });
+    expect(metadata).toMatchObject({
+      licenseExpression: 'MIT',
+      licenseFiles: ['LICENSE', 'AUTHORS'],
+      requiresDist: ['pycparser; implementation_name != "PyPy"'],
+      dynamic: ['license-file'],
+    });
     expect(metadata.staticDependencies).toBe(true);
   });
 
@@ -52,7 +57,11 @@ describe('core metadata of real wheels', () => {
   });
 
   it('reads older Metadata-Versions, whose dependencies are never static (2.0, 2.1, 2.2, 2.3)', () => {
-    expect(parseCoreMetadata(fixture('pickleshare-0.7.5'), 'pickleshare')).toMatchObject({ metadataVersion: '2.0', name: 'pickleshare', staticDependencies: false });
+    expect(parseCoreMetadata(fixture('pickleshare-0.7.5'), 'pickleshare')).toMatchObject({
+      metadataVersion: '2.0',
+      name: 'pickleshare',
+      staticDependencies: false,
+    });
     expect(parseCoreMetadata(fixture('antlr4_python3_runtime-4.13.2'), 'antlr4')).toMatchObject({
       metadataVersion: '2.1',
       name: 'antlr4-python3-runtime',
@@ -65,14 +74,19 @@ describe('core metadata of real wheels', () => {
   });
 
   it('reads Metadata-Version 1.0 and 1.1 files, which have no Requires-Dist', () => {
-    const metadata = parseCoreMetadata('Metadata-Version: 1.1\nName: old\nVersion: 0.1\nSummary: An old one\nRequires: other\n', 'old/PKG-INFO');
+    const metadata = parseCoreMetadata(
+      'Metadata-Version: 1.1\nName: old\nVersion: 0.1\nSummary: An old one\nRequires: other\n',
+      'old/PKG-INFO',
+    );
     expect(metadata).toMatchObject({ metadataVersion: '1.1', requiresDist: [], staticDependencies: false, summary: 'An old one' });
     expect(metadata.fields.get('requires')).toEqual(['other']);
   });
 
   it('reads requests: extras with their requirements, two License-File lines', () => {
     const metadata = parseCoreMetadata(fixture('requests-2.34.2'), 'requests');
-    expect(requiresDistOf(metadata).map((requirement) => [requirement.name, requirement.extras, String(requirement.specifier)])).toContainEqual(['PySocks', [], '!=1.5.7,>=1.5.6']);
+    expect(
+      requiresDistOf(metadata).map((requirement) => [requirement.name, requirement.extras, String(requirement.specifier)]),
+    ).toContainEqual(['PySocks', [], '!=1.5.7,>=1.5.6']);
     expect(metadata.requiresDist).toContain('PySocks!=1.5.7,>=1.5.6; extra == "socks"');
     expect(metadata.providesExtra).toEqual(['security', 'socks', 'use-chardet-on-py3']);
     expect(metadata.licenseFiles).toEqual(['LICENSE', 'NOTICE']);
@@ -88,7 +102,13 @@ describe.skipIf(everything === undefined)("packaging's everything.metadata", () 
   });
 
   it('reads every dependency field, old-style parenthesised versions included', () => {
-    expect(metadata.requiresDist).toEqual(["reportlab; extra == 'pdf'", 'pkginfo', 'PasteDeploy', 'zope.interface (>3.5.0)', "pywin32 >1.0; sys_platform == 'win32'"]);
+    expect(metadata.requiresDist).toEqual([
+      "reportlab; extra == 'pdf'",
+      'pkginfo',
+      'PasteDeploy',
+      'zope.interface (>3.5.0)',
+      "pywin32 >1.0; sys_platform == 'win32'",
+    ]);
     expect(metadata.requiresPython).toBe('>=3');
     expect(metadata.providesExtra).toEqual(['pdf']);
     expect(metadata.dynamic).toEqual(['Obsoletes-Dist']);
@@ -96,7 +116,9 @@ describe.skipIf(everything === undefined)("packaging's everything.metadata", () 
   });
 
   it('keeps a folded License with its line breaks, and fields it does not lift out', () => {
-    expect(metadata.license).toBe('This software may only be obtained by sending the\n        author a postcard, and then the user promises not\n        to redistribute it.');
+    expect(metadata.license).toBe(
+      'This software may only be obtained by sending the\n        author a postcard, and then the user promises not\n        to redistribute it.',
+    );
     expect(metadata.licenseExpression).toBe('Apache-2.0 OR BSD-2-Clause');
     expect(metadata.homePage).toBe('http://www.example.com/~cschultz/bvote/');
     expect(metadata.fields.get('thisisnotreal')).toEqual(['Hello!']);
@@ -115,7 +137,9 @@ describe('malformed core metadata', () => {
     const error = thrown(() => parseCoreMetadata(`${base}Requires-Dist: bar\nthis is not a header\n`, 'foo-1.0.dist-info/METADATA'));
     expect(error.code).toBe('CR_ERR_PYPI_METADATA_INVALID');
     expect(error.line).toBe(5);
-    expect(error.message).toBe('Invalid core metadata in foo-1.0.dist-info/METADATA, line 5: expected "Field: value", found "this is not a header"');
+    expect(error.message).toBe(
+      'Invalid core metadata in foo-1.0.dist-info/METADATA, line 5: expected "Field: value", found "this is not a header"',
+    );
   });
 
   it('refuses a continuation line before any field', () => {
@@ -123,7 +147,9 @@ describe('malformed core metadata', () => {
   });
 
   it('refuses missing and repeated required fields', () => {
-    expect(thrown(() => parseCoreMetadata('Name: foo\nVersion: 1.0\n', 'PKG-INFO')).message).toBe('Invalid core metadata in PKG-INFO: the required field "Metadata-Version" is missing');
+    expect(thrown(() => parseCoreMetadata('Name: foo\nVersion: 1.0\n', 'PKG-INFO')).message).toBe(
+      'Invalid core metadata in PKG-INFO: the required field "Metadata-Version" is missing',
+    );
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nVersion: 1.0\n', 'PKG-INFO')).message).toContain('"Name" is missing');
     const repeated = thrown(() => parseCoreMetadata(`${base}Name: bar\n`, 'PKG-INFO'));
     expect(repeated.line).toBe(4);
@@ -132,9 +158,15 @@ describe('malformed core metadata', () => {
 
   it('refuses a bad name, version or Metadata-Version, on its line', () => {
     expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nName: -foo\nVersion: 1.0\n', 'M')).line).toBe(2);
-    expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nName: foo\nVersion: 1.x\n', 'M')).message).toBe('Invalid core metadata in M, line 3: "1.x" is not a valid version (PEP 440)');
-    expect(thrown(() => parseCoreMetadata('Metadata-Version: 3.0\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('Metadata-Version 3.0 is not supported');
-    expect(thrown(() => parseCoreMetadata('Metadata-Version: two\nName: foo\nVersion: 1.0\n', 'M')).message).toContain('is not MAJOR.MINOR');
+    expect(thrown(() => parseCoreMetadata('Metadata-Version: 2.1\nName: foo\nVersion: 1.x\n', 'M')).message).toBe(
+      'Invalid core metadata in M, line 3: "1.x" is not a valid version (PEP 440)',
+    );
+    expect(thrown(() => parseCoreMetadata('Metadata-Version: 3.0\nName: foo\nVersion: 1.0\n', 'M')).message).toContain(
+      'Metadata-Version 3.0 is not supported',
+    );
+    expect(thrown(() => parseCoreMetadata('Metadata-Version: two\nName: foo\nVersion: 1.0\n', 'M')).message).toContain(
+      'is not MAJOR.MINOR',
+    );
   });
 
   it('refuses a Requires-Python that is not a specifier, on its line', () => {
@@ -164,17 +196,23 @@ describe('malformed core metadata', () => {
 
 describe('the email-header format', () => {
   it('takes CRLF line ends, a BOM, and folded values', () => {
-    const text = '\ufeffMetadata-Version: 2.2\r\nName: foo\r\nVersion: 1.0\r\nRequires-Dist: bar>=1;\r\n  python_version < "3.9"\r\n\r\nbody: not a field\r\n';
+    const text =
+      '\ufeffMetadata-Version: 2.2\r\nName: foo\r\nVersion: 1.0\r\nRequires-Dist: bar>=1;\r\n  python_version < "3.9"\r\n\r\nbody: not a field\r\n';
     const metadata = parseCoreMetadata(new TextEncoder().encode(text), 'foo');
     expect(metadata.requiresDist).toEqual(['bar>=1; python_version < "3.9"']);
     expect(metadata.staticDependencies).toBe(true);
   });
 
   it('reads field names in any case', () => {
-    expect(parseCoreMetadata('metadata-version: 2.3\nNAME: Foo.Bar\nversion: 1.0\nrequires-dist: x\n', 'f')).toMatchObject({ name: 'foo-bar', requiresDist: ['x'] });
+    expect(parseCoreMetadata('metadata-version: 2.3\nNAME: Foo.Bar\nversion: 1.0\nrequires-dist: x\n', 'f')).toMatchObject({
+      name: 'foo-bar',
+      requiresDist: ['x'],
+    });
   });
 
   it('treats Requires-Dist marked Dynamic in an sdist as needing a build', () => {
-    expect(parseCoreMetadata(`Metadata-Version: 2.2\nName: foo\nVersion: 1.0\nDynamic: Requires-Dist\n`, 'PKG-INFO').staticDependencies).toBe(false);
+    expect(
+      parseCoreMetadata(`Metadata-Version: 2.2\nName: foo\nVersion: 1.0\nDynamic: Requires-Dist\n`, 'PKG-INFO').staticDependencies,
+    ).toBe(false);
   });
 });

@@ -13,7 +13,9 @@ import { thirdPartyJson } from '../../helpers/third-party.js';
 
 // pypa/packaging's own vectors (tests/test_utils.py, tests/test_tags.py), carried over by vectors/extract-files.py.
 // Absent (../shared/third-party, test/THIRD-PARTY-DATA.md), the tables are empty and their tests are not there.
-const VECTORS = thirdPartyJson<{ commit: string; tests: Record<string, Record<string, unknown>[]> }>('pypa-packaging/packaging-files.json') ?? { commit: 'absent', tests: {} };
+const VECTORS = thirdPartyJson<{ commit: string; tests: Record<string, Record<string, unknown>[]> }>(
+  'pypa-packaging/packaging-files.json',
+) ?? { commit: 'absent', tests: {} };
 const vectors = <T>(name: string): T[] => {
   const found = VECTORS.tests[name];
   if (found === undefined) {
@@ -24,16 +26,17 @@ const vectors = <T>(name: string): T[] => {
 };
 
 describe.skipIf(VECTORS.commit === 'absent')(`packaging's wheel file name vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})`, () => {
-  it.each(vectors<{ filename: string; name: string; version: string; build: [number, string] | []; tags: string[] }>('tests/test_utils.py::test_parse_wheel_filename'))(
-    'parses $filename',
-    ({ filename, name, version, build, tags }) => {
-      const wheel = parseWheelFileName(filename);
-      expect(wheel.name).toBe(name);
-      expect(String(wheel.version)).toBe(version);
-      expect(wheel.build === undefined ? [] : [wheel.build.number, wheel.build.suffix]).toEqual(build);
-      expect(wheel.tags.map(formatWheelTag).sort()).toEqual(tags);
-    },
-  );
+  it.each(
+    vectors<{ filename: string; name: string; version: string; build: [number, string] | []; tags: string[] }>(
+      'tests/test_utils.py::test_parse_wheel_filename',
+    ),
+  )('parses $filename', ({ filename, name, version, build, tags }) => {
+    const wheel = parseWheelFileName(filename);
+    expect(wheel.name).toBe(name);
+    expect(String(wheel.version)).toBe(version);
+    expect(wheel.build === undefined ? [] : [wheel.build.number, wheel.build.suffix]).toEqual(build);
+    expect(wheel.tags.map(formatWheelTag).sort()).toEqual(tags);
+  });
 
   it.each(vectors<{ filename: string }>('tests/test_utils.py::test_parse_wheel_invalid_filename'))('refuses $filename', ({ filename }) => {
     const error = thrown(() => parseWheelFileName(filename));
@@ -41,11 +44,14 @@ describe.skipIf(VECTORS.commit === 'absent')(`packaging's wheel file name vector
     expect((error as CondaResolveError).code).toBe('CR_ERR_PYPI_FILENAME_INVALID');
   });
 
-  it.each(vectors<{ filename: string; name: string; version: string }>('tests/test_utils.py::test_parse_sdist_filename'))('parses $filename', ({ filename, name, version }) => {
-    const sdist = parseSdistFileName(filename);
-    expect(sdist.name).toBe(name);
-    expect(String(sdist.version)).toBe(version);
-  });
+  it.each(vectors<{ filename: string; name: string; version: string }>('tests/test_utils.py::test_parse_sdist_filename'))(
+    'parses $filename',
+    ({ filename, name, version }) => {
+      const sdist = parseSdistFileName(filename);
+      expect(sdist.name).toBe(name);
+      expect(String(sdist.version)).toBe(version);
+    },
+  );
 
   it.each(vectors<{ filename: string }>('tests/test_utils.py::test_parse_sdist_invalid_filename'))('refuses $filename', ({ filename }) => {
     expect(() => parseSdistFileName(filename)).toThrow(InvalidDistributionFileNameError);
@@ -59,9 +65,12 @@ describe.skipIf(VECTORS.commit === 'absent')(`packaging's wheel file name vector
     expect(typeof parseWheelTagSet(tag)).toBe('string');
   });
 
-  it.each(vectors<{ interpreter: string }>('tests/test_tags.py::test_identifier_interpreter_is_valid'))('takes any identifier as interpreter: $interpreter', ({ interpreter }) => {
-    expect(parseWheelTagSet(`${interpreter}-none-any`)).toEqual([{ interpreter, abi: 'none', platform: 'any' }]);
-  });
+  it.each(vectors<{ interpreter: string }>('tests/test_tags.py::test_identifier_interpreter_is_valid'))(
+    'takes any identifier as interpreter: $interpreter',
+    ({ interpreter }) => {
+      expect(parseWheelTagSet(`${interpreter}-none-any`)).toEqual([{ interpreter, abi: 'none', platform: 'any' }]);
+    },
+  );
 });
 
 describe('wheel file names', () => {
@@ -84,7 +93,9 @@ describe('wheel file names', () => {
   });
 
   it('says which part is wrong', () => {
-    expect(() => parseWheelFileName('foo-1.x-py3-none-any.whl')).toThrow('Cannot parse wheel file name "foo-1.x-py3-none-any.whl": "1.x" is not a valid version');
+    expect(() => parseWheelFileName('foo-1.x-py3-none-any.whl')).toThrow(
+      'Cannot parse wheel file name "foo-1.x-py3-none-any.whl": "1.x" is not a valid version',
+    );
     expect(() => parseWheelFileName('foo-1.0-abc-py3-none-any.whl')).toThrow('the build tag "abc" does not start with a digit');
     expect(() => parseWheelFileName('foo-1.0.whl')).toThrow('expected 5 or 6 parts');
     expect(() => parseWheelFileName('foo-1.0-py3.-none-any.whl')).toThrow('has an empty component');
@@ -111,12 +122,17 @@ describe('sdist file names', () => {
     const sdist = parseSdistFileName('foo-1.0-1.tar.gz', { project: 'Foo' });
     expect(sdist).toMatchObject({ name: 'foo', versionText: '1.0-1' });
     expect(String(sdist.version)).toBe('1.0.post1');
-    expect(parseSdistFileName('python-dateutil-2.9.0.tar.gz', { project: 'python_dateutil' })).toMatchObject({ name: 'python-dateutil', versionText: '2.9.0' });
+    expect(parseSdistFileName('python-dateutil-2.9.0.tar.gz', { project: 'python_dateutil' })).toMatchObject({
+      name: 'python-dateutil',
+      versionText: '2.9.0',
+    });
     expect(() => parseSdistFileName('other-1.0.tar.gz', { project: 'foo' })).toThrow('does not start with the project name "foo"');
   });
 
   it('says what is wrong', () => {
-    expect(() => parseSdistFileName('foo-1.0.xz')).toThrow(/Cannot parse sdist file name "foo-1.0.xz": the extension is not one of \.tar\.gz, \.zip/);
+    expect(() => parseSdistFileName('foo-1.0.xz')).toThrow(
+      /Cannot parse sdist file name "foo-1.0.xz": the extension is not one of \.tar\.gz, \.zip/,
+    );
     expect(() => parseSdistFileName('foo1.0.tar.gz')).toThrow('no "-" separates the name from the version');
     expect(() => parseSdistFileName('-1.0.tar.gz')).toThrow('the project name is empty');
   });

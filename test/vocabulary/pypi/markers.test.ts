@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodePythonString, evaluateMarker, parseMarker, tryParseMarker, type MarkerEnvironment } from '../../../vocabulary/pypi/markers.js';
+import {
+  decodePythonString,
+  evaluateMarker,
+  parseMarker,
+  tryParseMarker,
+  type MarkerEnvironment,
+} from '../../../vocabulary/pypi/markers.js';
 import { HAVE_PACKAGING_VECTORS, LINUX_CPYTHON_312, packagingVectors } from './vectors.js';
 
 const vectors = <T extends Record<string, unknown>>(test: string) => packagingVectors<T>('test_markers', `TestMarker.${test}`);
@@ -7,7 +13,10 @@ const vectors = <T extends Record<string, unknown>>(test: string) => packagingVe
 const LINUX = LINUX_CPYTHON_312;
 
 describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
-  const valid = [...vectors<{ marker_string: string }>('test_parses_valid'), ...vectors<{ marker_string: string }>('test_parses_pep345_valid')];
+  const valid = [
+    ...vectors<{ marker_string: string }>('test_parses_valid'),
+    ...vectors<{ marker_string: string }>('test_parses_pep345_valid'),
+  ];
   it(`parses all ${valid.length} valid markers (every variable, operator and value, either side)`, () => {
     expect(valid.filter(({ marker_string }) => tryParseMarker(marker_string) === undefined)).toEqual([]);
   });
@@ -16,13 +25,18 @@ describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
     expect(() => parseMarker(marker_string)).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_INVALID' }));
   });
 
-  it.each(vectors<{ marker_string: string; expected: string }>('test_str_repr_eq_hash'))('writes $marker_string as $expected', ({ marker_string, expected }) => {
-    expect(String(parseMarker(marker_string))).toBe(expected);
-    expect(String(parseMarker(expected))).toBe(expected);
-  });
+  it.each(vectors<{ marker_string: string; expected: string }>('test_str_repr_eq_hash'))(
+    'writes $marker_string as $expected',
+    ({ marker_string, expected }) => {
+      expect(String(parseMarker(marker_string))).toBe(expected);
+      expect(String(parseMarker(expected))).toBe(expected);
+    },
+  );
 
   it('keeps the parentheses a group needs, normalises extra names, reads PEP 345 spellings', () => {
-    expect(String(parseMarker('os_name == "a" and ((sys_platform == "b" or sys_platform == "c"))'))).toBe('os_name == "a" and (sys_platform == "b" or sys_platform == "c")');
+    expect(String(parseMarker('os_name == "a" and ((sys_platform == "b" or sys_platform == "c"))'))).toBe(
+      'os_name == "a" and (sys_platform == "b" or sys_platform == "c")',
+    );
     expect(String(parseMarker("extra == 'Foo_Bar'"))).toBe('extra == "foo-bar"');
     expect(String(parseMarker('os.name == "nt" or platform.python_implementation == "PyPy" or python_implementation == "x"'))).toBe(
       'os_name == "nt" or platform_python_implementation == "PyPy" or platform_python_implementation == "x"',
@@ -67,9 +81,11 @@ describe('PEP 508 markers: parsing (pypa/packaging vectors)', () => {
 describe.skipIf(!HAVE_PACKAGING_VECTORS)('PEP 508 markers: evaluation (pypa/packaging vectors)', () => {
   // Vectors whose environment is the test machine's own (null) say nothing about a target: skipped.
   type Evaluates = { marker_string: string; environment: Record<string, string> | null; expected: boolean };
-  const withEnvironment = [...vectors<Evaluates>('test_evaluates'), ...vectors<Evaluates>('test_evaluate_pep345_markers'), ...vectors<Evaluates>('test_version_like_equality')].filter(
-    (v) => v.environment !== null,
-  );
+  const withEnvironment = [
+    ...vectors<Evaluates>('test_evaluates'),
+    ...vectors<Evaluates>('test_evaluate_pep345_markers'),
+    ...vectors<Evaluates>('test_version_like_equality'),
+  ].filter((v) => v.environment !== null);
   it.each(withEnvironment)('$marker_string in $environment: $expected', ({ marker_string, environment, expected }) => {
     const { extra, ...rest } = environment!;
     expect(evaluateMarker(marker_string, { ...LINUX, ...rest }, { extras: extra ? [extra] : [] })).toBe(expected);
@@ -86,7 +102,8 @@ describe.skipIf(!HAVE_PACKAGING_VECTORS)('PEP 508 markers: evaluation (pypa/pack
 });
 
 describe('PEP 508 markers: evaluation', () => {
-  const holds = (marker: string, env: Partial<MarkerEnvironment> = {}, extras: string[] = []) => evaluateMarker(marker, { ...LINUX, ...env }, { extras });
+  const holds = (marker: string, env: Partial<MarkerEnvironment> = {}, extras: string[] = []) =>
+    evaluateMarker(marker, { ...LINUX, ...env }, { extras });
 
   it('compares the version variables as versions, pre-releases included', () => {
     expect(holds('python_version >= "3.8"')).toBe(true);
@@ -115,8 +132,12 @@ describe('PEP 508 markers: evaluation', () => {
 
   it('evaluates every comparison, as packaging does: an undefined one fails even where the answer is known', () => {
     // Found by the packaging oracle: we stopped at the first false of an `and`, packaging does not.
-    expect(() => holds('os_name == "nt" and os_name ~= "posix"')).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }));
-    expect(() => holds('os_name == "posix" or os_name === "posix"')).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }));
+    expect(() => holds('os_name == "nt" and os_name ~= "posix"')).toThrow(
+      expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }),
+    );
+    expect(() => holds('os_name == "posix" or os_name === "posix"')).toThrow(
+      expect.objectContaining({ code: 'CR_ERR_PYPI_MARKER_EVALUATION' }),
+    );
   });
 
   it('evaluates extra once per extra asked for, "" without one', () => {

@@ -172,10 +172,18 @@ describePython("wheel tags against Python's packaging", () => {
     }
     targets.push({ platform: 'linux-64', pythonVersion: '3.12' });
     targets.push({ platform: 'linux-64', pythonVersion: '3.11', virtualPackages: [{ name: '__musl', version: '1.2' }] });
-    targets.push({ platform: 'linux-aarch64', pythonVersion: '3.13', virtualPackages: [{ name: '__glibc', version: '2.28' }, { name: '__musl', version: '1.1' }] });
+    targets.push({
+      platform: 'linux-aarch64',
+      pythonVersion: '3.13',
+      virtualPackages: [
+        { name: '__glibc', version: '2.28' },
+        { name: '__musl', version: '1.1' },
+      ],
+    });
     for (const osx of ['10.9', '10.15', '11.0', '13.0', '14.5', '15.0']) {
       targets.push({ platform: 'osx-64', pythonVersion: '3.10', virtualPackages: [{ name: '__osx', version: osx }] });
-      if (osx >= '11' || osx.startsWith('1') === false) targets.push({ platform: 'osx-arm64', pythonVersion: '3.13', virtualPackages: [{ name: '__osx', version: osx }] });
+      if (osx >= '11' || osx.startsWith('1') === false)
+        targets.push({ platform: 'osx-arm64', pythonVersion: '3.13', virtualPackages: [{ name: '__osx', version: osx }] });
     }
     for (const platform of ['win-64', 'win-32', 'win-arm64', 'freebsd-64', 'emscripten-wasm32']) {
       for (const pythonVersion of ['3.8', '3.9', '3.14']) targets.push({ platform, pythonVersion });
@@ -183,7 +191,10 @@ describePython("wheel tags against Python's packaging", () => {
     targets.push({ platform: 'freebsd-64', pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17' });
     targets.push({ platform: 'freebsd-64', pythonVersion: '3.11', implementation: 'graalpy' });
     for (const platform of ['linux-64', 'win-64', 'osx-arm64']) {
-      const virtualPackages = [{ name: '__glibc', version: '2.28' }, { name: '__osx', version: '14.0' }];
+      const virtualPackages = [
+        { name: '__glibc', version: '2.28' },
+        { name: '__osx', version: '14.0' },
+      ];
       targets.push({ platform, pythonVersion: '3.13', freeThreading: true, virtualPackages });
       targets.push({ platform, pythonVersion: '3.14', freeThreading: true, virtualPackages });
       targets.push({ platform, pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17', virtualPackages });
@@ -197,7 +208,22 @@ describePython("wheel tags against Python's packaging", () => {
 });
 
 const NAMES = ['foo', 'Foo_Bar', 'foo.bar', 'foo__bar', 'a', 'x1', 'zope.interface', 'bár', '#x', 'foo\n', 'Ω', '1'];
-const VERSIONS = ['1.0', '1.x', '2!1.0rc1.post2.dev3+local.7', 'v1.0', '1.0-1', '1_0', '01.02', '1.0.post', '1..0', '1.0a', 'abc', '1.0+ubuntu_1', '0', '1.0.DEV3'];
+const VERSIONS = [
+  '1.0',
+  '1.x',
+  '2!1.0rc1.post2.dev3+local.7',
+  'v1.0',
+  '1.0-1',
+  '1_0',
+  '01.02',
+  '1.0.post',
+  '1..0',
+  '1.0a',
+  'abc',
+  '1.0+ubuntu_1',
+  '0',
+  '1.0.DEV3',
+];
 const BUILDS = ['1', '1000abc', 'abc', '0', '', '2_b'];
 const INTERPRETERS = ['py3', 'py2.py3', 'cp312', '2', 'py3.', 'pp310', 'Cp312', '_x', '', 'py3.py2'];
 const ABIS = ['none', 'cp312', 'abi3', 'abi3.none', '', 'CP312t'];
@@ -208,8 +234,19 @@ const noise = fc.string({ unit: fc.constantFrom('-', '_', '.', 'a', '1', 'A', '�
 
 const wheelNames = fc.oneof(
   fc
-    .tuple(piece(NAMES), piece(VERSIONS), fc.option(piece(BUILDS), { nil: undefined }), piece(INTERPRETERS), piece(ABIS), piece(PLATFORMS), piece(['.whl', '.whl', '.whl', '.WHL', '.wheel']))
-    .map(([name, version, build, interpreter, abi, platform, extension]) => [name, version, ...(build === undefined ? [] : [build]), interpreter, abi, platform].join('-') + extension),
+    .tuple(
+      piece(NAMES),
+      piece(VERSIONS),
+      fc.option(piece(BUILDS), { nil: undefined }),
+      piece(INTERPRETERS),
+      piece(ABIS),
+      piece(PLATFORMS),
+      piece(['.whl', '.whl', '.whl', '.WHL', '.wheel']),
+    )
+    .map(
+      ([name, version, build, interpreter, abi, platform, extension]) =>
+        [name, version, ...(build === undefined ? [] : [build]), interpreter, abi, platform].join('-') + extension,
+    ),
   noise.map((text) => `${text}.whl`),
 );
 const sdistNames = fc.oneof(
@@ -232,7 +269,12 @@ describePython("file names against Python's packaging", () => {
   it(`reads random wheel names as parse_wheel_filename does (seed ${seed})`, () => {
     compareNames('wheel', wheelNames, (name) => {
       const wheel = parseWheelFileName(name);
-      return { name: wheel.name, version: String(wheel.version), build: wheel.build ? [wheel.build.number, wheel.build.suffix] : [], tags: wheel.tags.map(formatWheelTag).sort() };
+      return {
+        name: wheel.name,
+        version: String(wheel.version),
+        build: wheel.build ? [wheel.build.number, wheel.build.suffix] : [],
+        tags: wheel.tags.map(formatWheelTag).sort(),
+      };
     });
   });
 
@@ -250,7 +292,12 @@ const FIXTURES = fileURLToPath(new URL('../../../fixtures/pypi/metadata/', impor
 describePython("core metadata against Python's packaging", () => {
   it("reads the fixtures and this machine's installed METADATA files as packaging.metadata.parse_email does", () => {
     const site = python<{ siteMetadata: string[] }>({ siteMetadata: true }).siteMetadata;
-    const files = [...readdirSync(FIXTURES).filter((name) => name.endsWith('.METADATA')).map((name) => FIXTURES + name), ...site];
+    const files = [
+      ...readdirSync(FIXTURES)
+        .filter((name) => name.endsWith('.METADATA'))
+        .map((name) => FIXTURES + name),
+      ...site,
+    ];
     const expected = python<{ metadata: { raw: Record<string, string | string[]>; unparsed: string[] }[] }>({ metadata: files }).metadata;
     const flat = (value: string) => value.replace(/\s+/g, ' ').trim();
     files.forEach((file, index) => {
@@ -272,7 +319,8 @@ describePython("core metadata against Python's packaging", () => {
       for (const [key, value] of pairs) {
         if (unparsed.includes(key.replace('_', '-'))) continue;
         const theirs = raw[key];
-        const normal = (v: unknown) => (Array.isArray(v) ? v.map((item: string) => flat(item)) : v === undefined ? (LISTS.has(key) ? [] : undefined) : flat(v as string));
+        const normal = (v: unknown) =>
+          Array.isArray(v) ? v.map((item: string) => flat(item)) : v === undefined ? (LISTS.has(key) ? [] : undefined) : flat(v as string);
         expect(normal(value), `${file}: ${key}`).toEqual(normal(theirs));
       }
     });

@@ -11,7 +11,14 @@ import { evaluateMarker, parseMarker, type MarkerEnvironment } from '../../../vo
 import { parsePypiSpecifierSet } from '../../../vocabulary/pypi/specifier.js';
 import { tryParseRequirement } from '../../../vocabulary/pypi/requirement.js';
 import { comparePypiVersions, parsePypiVersion, tryParsePypiVersion } from '../../../vocabulary/pypi/version.js';
-import { markerEnvironmentValues, markerString, pypiVersionString, requirementString, specifierFor, versionLikeString } from './arbitraries.js';
+import {
+  markerEnvironmentValues,
+  markerString,
+  pypiVersionString,
+  requirementString,
+  specifierFor,
+  versionLikeString,
+} from './arbitraries.js';
 
 const packaging = pythonPackaging();
 const seed = Number(process.env.PYPI_ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -29,57 +36,82 @@ function mismatches<T>(items: T[], ours: unknown[], theirs: unknown[]): { item: 
   return out;
 }
 
-describeOracle(`PEP 440/508 against Python's packaging ${typeof packaging === 'string' ? '' : `${packaging.version} (${packaging.module})`}, seed ${seed}`, () => {
-  it('parses and normalises versions as packaging does (3,000 strings, valid and not)', () => {
-    const texts = sample(versionLikeString, 3000);
-    const python = runPythonPackaging<(string | null)[]>(
-      oracle(),
-      `out = []
+describeOracle(
+  `PEP 440/508 against Python's packaging ${typeof packaging === 'string' ? '' : `${packaging.version} (${packaging.module})`}, seed ${seed}`,
+  () => {
+    it('parses and normalises versions as packaging does (3,000 strings, valid and not)', () => {
+      const texts = sample(versionLikeString, 3000);
+      const python = runPythonPackaging<(string | null)[]>(
+        oracle(),
+        `out = []
 for t in data:
     try:
         out.append(str(V.Version(t)))
     except V.InvalidVersion:
         out.append(None)`,
-      texts,
-    );
-    const ours = texts.map((t) => tryParsePypiVersion(t)?.toString() ?? null);
-    expect(mismatches(texts, ours, python)).toEqual([]);
-  });
+        texts,
+      );
+      const ours = texts.map((t) => tryParsePypiVersion(t)?.toString() ?? null);
+      expect(mismatches(texts, ours, python)).toEqual([]);
+    });
 
-  it('orders versions as packaging does (3,000 pairs)', () => {
-    const pairs = sample(fc.tuple(pypiVersionString, pypiVersionString), 4000, 1).filter(([a, b]) => tryParsePypiVersion(a) && tryParsePypiVersion(b)).slice(0, 3000);
-    const python = runPythonPackaging<number[]>(
-      oracle(),
-      `out = []
+    it('orders versions as packaging does (3,000 pairs)', () => {
+      const pairs = sample(fc.tuple(pypiVersionString, pypiVersionString), 4000, 1)
+        .filter(([a, b]) => tryParsePypiVersion(a) && tryParsePypiVersion(b))
+        .slice(0, 3000);
+      const python = runPythonPackaging<number[]>(
+        oracle(),
+        `out = []
 for a, b in data:
     x, y = V.Version(a), V.Version(b)
     out.append((x > y) - (x < y))`,
-      pairs,
-    );
-    const ours = pairs.map(([a, b]) => Math.sign(comparePypiVersions(parsePypiVersion(a), parsePypiVersion(b))));
-    expect(mismatches(pairs, ours, python)).toEqual([]);
-  });
-
-  it('matches and filters as packaging does (1,500 specifier sets x candidates, prereleases unset/true/false)', () => {
-    const validVersion = pypiVersionString.filter((t) => tryParsePypiVersion(t) !== undefined);
-    const anchor = validVersion.map((text) => {
-      const v = parsePypiVersion(text);
-      return { text, normalized: String(v.public), release: v.release.join('.'), hasLocal: v.local !== undefined, releaseLength: v.release.length };
+        pairs,
+      );
+      const ours = pairs.map(([a, b]) => Math.sign(comparePypiVersions(parsePypiVersion(a), parsePypiVersion(b))));
+      expect(mismatches(pairs, ours, python)).toEqual([]);
     });
-    // Candidates near each specifier's version: its pre-, post-, dev- and local neighbours.
-    const neighbours = (base: string) => [base, `${base}a1`, `${base}.dev0`, `${base}.post1`, `${base}+local.1`, `${base}.1`, `${base}rc1.post2`];
-    const cases = sample(
-      fc.tuple(fc.array(anchor.chain((a) => specifierFor(a).map((spec) => ({ spec, base: a.release }))), { minLength: 1, maxLength: 3 }), fc.array(validVersion, { maxLength: 3 }), fc.constantFrom(null, true, false)),
-      1500,
-      2,
-    ).map(([specs, extra, prereleases]) => ({
-      set: specs.map((s) => s.spec).join(','),
-      candidates: [...specs.flatMap((s) => neighbours(s.base)), ...extra],
-      prereleases,
-    }));
-    const python = runPythonPackaging<unknown[]>(
-      oracle(),
-      `out = []
+
+    it('matches and filters as packaging does (1,500 specifier sets x candidates, prereleases unset/true/false)', () => {
+      const validVersion = pypiVersionString.filter((t) => tryParsePypiVersion(t) !== undefined);
+      const anchor = validVersion.map((text) => {
+        const v = parsePypiVersion(text);
+        return {
+          text,
+          normalized: String(v.public),
+          release: v.release.join('.'),
+          hasLocal: v.local !== undefined,
+          releaseLength: v.release.length,
+        };
+      });
+      // Candidates near each specifier's version: its pre-, post-, dev- and local neighbours.
+      const neighbours = (base: string) => [
+        base,
+        `${base}a1`,
+        `${base}.dev0`,
+        `${base}.post1`,
+        `${base}+local.1`,
+        `${base}.1`,
+        `${base}rc1.post2`,
+      ];
+      const cases = sample(
+        fc.tuple(
+          fc.array(
+            anchor.chain((a) => specifierFor(a).map((spec) => ({ spec, base: a.release }))),
+            { minLength: 1, maxLength: 3 },
+          ),
+          fc.array(validVersion, { maxLength: 3 }),
+          fc.constantFrom(null, true, false),
+        ),
+        1500,
+        2,
+      ).map(([specs, extra, prereleases]) => ({
+        set: specs.map((s) => s.spec).join(','),
+        candidates: [...specs.flatMap((s) => neighbours(s.base)), ...extra],
+        prereleases,
+      }));
+      const python = runPythonPackaging<unknown[]>(
+        oracle(),
+        `out = []
 for case in data:
     try:
         s = S.SpecifierSet(case["set"])
@@ -88,21 +120,21 @@ for case in data:
         continue
     kw = {} if case["prereleases"] is None else {"prereleases": case["prereleases"]}
     out.append([[s.contains(v, **kw) for v in case["candidates"]], list(s.filter(case["candidates"], **kw))])`,
-      cases,
-    );
-    const ours = cases.map(({ set, candidates, prereleases }) => {
-      const parsed = parsePypiSpecifierSet(set);
-      const options = prereleases === null ? {} : { prereleases };
-      return [candidates.map((v) => parsed.contains(v, options)), parsed.filter(candidates, options)];
+        cases,
+      );
+      const ours = cases.map(({ set, candidates, prereleases }) => {
+        const parsed = parsePypiSpecifierSet(set);
+        const options = prereleases === null ? {} : { prereleases };
+        return [candidates.map((v) => parsed.contains(v, options)), parsed.filter(candidates, options)];
+      });
+      expect(mismatches(cases, ours, python)).toEqual([]);
     });
-    expect(mismatches(cases, ours, python)).toEqual([]);
-  });
 
-  it('parses and evaluates markers as packaging does (2,000 markers in random environments)', () => {
-    const cases = sample(fc.tuple(markerString, markerEnvironmentValues), 2000, 3).map(([marker, env]) => ({ marker, env }));
-    const python = runPythonPackaging<unknown[]>(
-      oracle(),
-      `out = []
+    it('parses and evaluates markers as packaging does (2,000 markers in random environments)', () => {
+      const cases = sample(fc.tuple(markerString, markerEnvironmentValues), 2000, 3).map(([marker, env]) => ({ marker, env }));
+      const python = runPythonPackaging<unknown[]>(
+        oracle(),
+        `out = []
 for case in data:
     try:
         m = M.Marker(case["marker"])
@@ -113,30 +145,30 @@ for case in data:
         out.append(m.evaluate(case["env"]))
     except M.UndefinedComparison:
         out.append("undefined")`,
-      cases,
-    );
-    const ours = cases.map(({ marker, env }) => {
-      let parsed;
-      try {
-        parsed = parseMarker(marker);
-      } catch {
-        return 'invalid';
-      }
-      const { extra, ...rest } = env;
-      try {
-        return evaluateMarker(parsed, rest as MarkerEnvironment, { extras: extra ? [extra] : [] });
-      } catch {
-        return 'undefined';
-      }
+        cases,
+      );
+      const ours = cases.map(({ marker, env }) => {
+        let parsed;
+        try {
+          parsed = parseMarker(marker);
+        } catch {
+          return 'invalid';
+        }
+        const { extra, ...rest } = env;
+        try {
+          return evaluateMarker(parsed, rest as MarkerEnvironment, { extras: extra ? [extra] : [] });
+        } catch {
+          return 'undefined';
+        }
+      });
+      expect(mismatches(cases, ours, python)).toEqual([]);
     });
-    expect(mismatches(cases, ours, python)).toEqual([]);
-  });
 
-  it('reads requirements as packaging does (2,000 requirement strings, valid and not)', () => {
-    const texts = sample(requirementString, 2000, 4);
-    const python = runPythonPackaging<unknown[]>(
-      oracle(),
-      `out = []
+    it('reads requirements as packaging does (2,000 requirement strings, valid and not)', () => {
+      const texts = sample(requirementString, 2000, 4);
+      const python = runPythonPackaging<unknown[]>(
+        oracle(),
+        `out = []
 for t in data:
     try:
         r = R.Requirement(t)
@@ -144,12 +176,13 @@ for t in data:
         out.append("invalid")
         continue
     out.append([r.name, sorted(r.extras), str(r.specifier), r.url, r.marker is not None])`,
-      texts,
-    );
-    const ours = texts.map((t) => {
-      const r = tryParseRequirement(t);
-      return r ? [r.name, r.extras, String(r.specifier), r.url ?? null, r.marker !== undefined] : 'invalid';
+        texts,
+      );
+      const ours = texts.map((t) => {
+        const r = tryParseRequirement(t);
+        return r ? [r.name, r.extras, String(r.specifier), r.url ?? null, r.marker !== undefined] : 'invalid';
+      });
+      expect(mismatches(texts, ours, python)).toEqual([]);
     });
-    expect(mismatches(texts, ours, python)).toEqual([]);
-  });
-});
+  },
+);

@@ -17,34 +17,46 @@ function build({ name, extras, specifier, url, marker, whitespace: ws }: Basic):
 }
 
 describe('PEP 508 requirements (pypa/packaging vectors)', () => {
-  it.each(packagingVectors<Basic>('test_requirements', 'test_basic_valid_requirement_parsing'))('reads $name $extras $specifier $url $marker', (v) => {
-    const text = build(v);
-    const req = parseRequirement(text);
-    expect(req.name).toBe(v.name);
-    expect(new Set(req.extras)).toEqual(new Set(v.extras));
-    expect(req.url).toBe(v.url ?? undefined);
-    expect(String(req.specifier)).toBe(String(parseRequirement(`x${v.specifier.replaceAll('{ws}', '')}`).specifier));
-    expect(req.marker === undefined ? null : String(req.marker)).toBe(v.marker === null ? null : String(parseMarker(v.marker.replaceAll('{ws}', ''))));
-  });
-
-  it.each(packagingVectors<{ marker: string }>('test_requirements', 'TestRequirementParsing.test_valid_marker'))('reads the marker $marker', ({ marker }) => {
-    expect(parseRequirement(`name; ${marker}`).marker).toBeDefined();
-  });
-
-  it.each(packagingVectors<{ extras: string; url_or_specifier: string; marker: string }>('test_requirements', 'TestRequirementBehaviour.test_str_and_repr'))(
-    'writes name$extras$url_or_specifier$marker back as it was',
-    ({ extras, url_or_specifier, marker }) => {
-      const text = `name${extras}${url_or_specifier}${marker}`;
-      expect(String(parseRequirement(text))).toBe(text.trim());
+  it.each(packagingVectors<Basic>('test_requirements', 'test_basic_valid_requirement_parsing'))(
+    'reads $name $extras $specifier $url $marker',
+    (v) => {
+      const text = build(v);
+      const req = parseRequirement(text);
+      expect(req.name).toBe(v.name);
+      expect(new Set(req.extras)).toEqual(new Set(v.extras));
+      expect(req.url).toBe(v.url ?? undefined);
+      expect(String(req.specifier)).toBe(String(parseRequirement(`x${v.specifier.replaceAll('{ws}', '')}`).specifier));
+      expect(req.marker === undefined ? null : String(req.marker)).toBe(
+        v.marker === null ? null : String(parseMarker(v.marker.replaceAll('{ws}', ''))),
+      );
     },
   );
 
-  it.each(packagingVectors<{ requirement: string; line_break: string }>('test_requirements', 'TestRequirementParsing.test_error_when_suffixed_with_line_break'))(
-    'refuses $requirement followed by a line break',
-    ({ requirement, line_break }) => {
-      expect(tryParseRequirement(requirement + line_break)).toBeUndefined();
+  it.each(packagingVectors<{ marker: string }>('test_requirements', 'TestRequirementParsing.test_valid_marker'))(
+    'reads the marker $marker',
+    ({ marker }) => {
+      expect(parseRequirement(`name; ${marker}`).marker).toBeDefined();
     },
   );
+
+  it.each(
+    packagingVectors<{ extras: string; url_or_specifier: string; marker: string }>(
+      'test_requirements',
+      'TestRequirementBehaviour.test_str_and_repr',
+    ),
+  )('writes name$extras$url_or_specifier$marker back as it was', ({ extras, url_or_specifier, marker }) => {
+    const text = `name${extras}${url_or_specifier}${marker}`;
+    expect(String(parseRequirement(text))).toBe(text.trim());
+  });
+
+  it.each(
+    packagingVectors<{ requirement: string; line_break: string }>(
+      'test_requirements',
+      'TestRequirementParsing.test_error_when_suffixed_with_line_break',
+    ),
+  )('refuses $requirement followed by a line break', ({ requirement, line_break }) => {
+    expect(tryParseRequirement(requirement + line_break)).toBeUndefined();
+  });
 
   // The failure modes of packaging's TestRequirementParsing.test_error_* (tests/test_requirements.py).
   it.each([
@@ -108,7 +120,10 @@ describe('PEP 508 requirements', () => {
   // packaging's test_normalized_requirements (tests/test_requirements.py).
   it.each([
     ['mariadb>=1.0.1; extra == "mariadb_connector"', 'mariadb>=1.0.1; extra == "mariadb-connector"'],
-    ['mariadb>=1.0.1; python_version >= "3" and extra == "mariadb_connector"', 'mariadb>=1.0.1; python_version >= "3" and extra == "mariadb-connector"'],
+    [
+      'mariadb>=1.0.1; python_version >= "3" and extra == "mariadb_connector"',
+      'mariadb>=1.0.1; python_version >= "3" and extra == "mariadb-connector"',
+    ],
   ])('writes %s with the extra normalised', (text, normalized) => {
     expect(String(parseRequirement(text))).toBe(normalized);
   });

@@ -23,7 +23,9 @@ import { thirdPartyJson } from '../../helpers/third-party.js';
 
 // pypa/packaging's own vectors (tests/test_tags.py), carried over by vectors/extract-files.py.
 // Absent (../shared/third-party, test/THIRD-PARTY-DATA.md), the tables are empty and their tests are not there.
-const VECTORS = thirdPartyJson<{ commit: string; tests: Record<string, Record<string, unknown>[]> }>('pypa-packaging/packaging-files.json') ?? { commit: 'absent', tests: {} };
+const VECTORS = thirdPartyJson<{ commit: string; tests: Record<string, Record<string, unknown>[]> }>(
+  'pypa-packaging/packaging-files.json',
+) ?? { commit: 'absent', tests: {} };
 interface CallVector {
   args: unknown[];
   kwargs: Record<string, unknown>;
@@ -45,9 +47,12 @@ function tagsFor(platform: string, pythonVersion: string, extra: readonly string
 }
 
 describe(`packaging's tag vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})`, () => {
-  it.each(vectors<{ version: number[]; arch: string; expected: string[] }>('test_binary_formats'))('mac binary formats of $arch on $version', ({ version, arch, expected }) => {
-    expect(macBinaryFormats(version as unknown as MajorMinor, arch)).toEqual(expected);
-  });
+  it.each(vectors<{ version: number[]; arch: string; expected: string[] }>('test_binary_formats'))(
+    'mac binary formats of $arch on $version',
+    ({ version, arch, expected }) => {
+      expect(macBinaryFormats(version as unknown as MajorMinor, arch)).toEqual(expected);
+    },
+  );
 
   const calls = [
     ...vectors<CallVector>('TestCPythonTags.test_all_args'),
@@ -90,12 +95,23 @@ describe(`packaging's tag vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})
   ])('macOS %i.%i takes what packaging says (test_macos_11)', (major, minor) => {
     const intel = macPlatforms([major, minor], 'x86_64');
     expect(intel).not.toContain('macosx_11_0_arm64');
-    expect(intel).toEqual(expect.arrayContaining(['macosx_11_0_x86_64', 'macosx_11_0_universal', 'macosx_11_0_universal2', 'macosx_10_16_x86_64', 'macosx_10_15_x86_64', 'macosx_10_15_universal2', 'macosx_10_4_x86_64']));
+    expect(intel).toEqual(
+      expect.arrayContaining([
+        'macosx_11_0_x86_64',
+        'macosx_11_0_universal',
+        'macosx_11_0_universal2',
+        'macosx_10_16_x86_64',
+        'macosx_10_15_x86_64',
+        'macosx_10_15_universal2',
+        'macosx_10_4_x86_64',
+      ]),
+    );
     expect(intel).not.toContain('macosx_11_3_x86_64');
     expect(intel).not.toContain('macosx_10_3_x86_64');
     const arm = macPlatforms([major, minor], 'arm64');
     expect(arm).toEqual(expect.arrayContaining(['macosx_11_0_arm64', 'macosx_11_0_universal2', 'macosx_10_15_universal2']));
-    for (const absent of ['macosx_11_3_arm64', 'macosx_11_0_universal', 'macosx_10_15_x86_64', 'macosx_10_4_x86_64']) expect(arm).not.toContain(absent);
+    for (const absent of ['macosx_11_3_arm64', 'macosx_11_0_universal', 'macosx_10_15_x86_64', 'macosx_10_4_x86_64'])
+      expect(arm).not.toContain(absent);
     if (major >= 12) {
       expect(intel).toEqual(expect.arrayContaining(['macosx_12_0_x86_64', 'macosx_12_0_universal', 'macosx_12_0_universal2']));
       expect(arm).toEqual(expect.arrayContaining(['macosx_12_0_arm64', 'macosx_12_0_universal2']));
@@ -112,7 +128,9 @@ describe(`packaging's tag vectors (pypa/packaging ${VECTORS.commit.slice(0, 7)})
     const [major, minor] = glibc.split('.').map(Number) as [number, number];
     expect(manylinuxPlatforms([major, minor], arch)).toEqual(expected.filter((tag) => !tag.startsWith('linux_')));
     const platform = arch === 'x86_64' ? 'linux-64' : 'linux-aarch64';
-    expect(condaPlatformTags({ platform, pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: glibc }] }).at(-1)).toBe(`linux_${arch}`);
+    expect(condaPlatformTags({ platform, pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: glibc }] }).at(-1)).toBe(
+      `linux_${arch}`,
+    );
   });
 });
 
@@ -141,7 +159,11 @@ describe('the tags of a conda target', () => {
   });
 
   it('aarch64, ppc64le and s390x start manylinux at 2.17; armv6l has none', () => {
-    expect(tagsFor('linux-aarch64', '3.12').platforms.slice(-3)).toEqual(['manylinux_2_17_aarch64', 'manylinux2014_aarch64', 'linux_aarch64']);
+    expect(tagsFor('linux-aarch64', '3.12').platforms.slice(-3)).toEqual([
+      'manylinux_2_17_aarch64',
+      'manylinux2014_aarch64',
+      'linux_aarch64',
+    ]);
     expect(tagsFor('linux-ppc64le', '3.12').platforms.at(-2)).toBe('manylinux2014_ppc64le');
     expect(tagsFor('linux-s390x', '3.12', ['__glibc=2.34']).platforms[0]).toBe('manylinux_2_34_s390x');
     expect(tagsFor('linux-armv6l', '3.12').platforms).toEqual(['linux_armv6l']);
@@ -155,7 +177,12 @@ describe('the tags of a conda target', () => {
 
   it('osx-arm64 with the default __osx: arm64 and universal2 from macOS 13 down, universal2 back to 10.4', () => {
     const tags = tagsFor('osx-arm64', '3.12');
-    expect(tags.platforms.slice(0, 4)).toEqual(['macosx_13_0_arm64', 'macosx_13_0_universal2', 'macosx_12_0_arm64', 'macosx_12_0_universal2']);
+    expect(tags.platforms.slice(0, 4)).toEqual([
+      'macosx_13_0_arm64',
+      'macosx_13_0_universal2',
+      'macosx_12_0_arm64',
+      'macosx_12_0_universal2',
+    ]);
     expect(tags.platforms).toContain('macosx_10_9_universal2');
     expect(tags.platforms).not.toContain('macosx_10_9_x86_64');
     expect(tags.platforms).not.toContain('macosx_14_0_arm64');
@@ -163,7 +190,14 @@ describe('the tags of a conda target', () => {
 
   it('osx-64 takes x86_64, intel, fat and universal wheels back to 10.4', () => {
     const tags = tagsFor('osx-64', '3.11', ['__osx=10.15']);
-    expect(tags.platforms.slice(0, 6)).toEqual(['macosx_10_15_x86_64', 'macosx_10_15_intel', 'macosx_10_15_fat64', 'macosx_10_15_fat3', 'macosx_10_15_universal2', 'macosx_10_15_universal']);
+    expect(tags.platforms.slice(0, 6)).toEqual([
+      'macosx_10_15_x86_64',
+      'macosx_10_15_intel',
+      'macosx_10_15_fat64',
+      'macosx_10_15_fat3',
+      'macosx_10_15_universal2',
+      'macosx_10_15_universal',
+    ]);
     expect(tags.platforms.at(-1)).toBe('macosx_10_4_universal');
   });
 
@@ -171,7 +205,12 @@ describe('the tags of a conda target', () => {
     expect(tagsFor('win-64', '3.12').platforms).toEqual(['win_amd64']);
     expect(tagsFor('win-32', '3.12').platforms).toEqual(['win32']);
     expect(tagsFor('win-arm64', '3.12').platforms).toEqual(['win_arm64']);
-    expect(tagsFor('win-64', '3.12').tags.slice(0, 4)).toEqual(['cp312-cp312-win_amd64', 'cp312-abi3-win_amd64', 'cp312-none-win_amd64', 'cp311-abi3-win_amd64']);
+    expect(tagsFor('win-64', '3.12').tags.slice(0, 4)).toEqual([
+      'cp312-cp312-win_amd64',
+      'cp312-abi3-win_amd64',
+      'cp312-none-win_amd64',
+      'cp311-abi3-win_amd64',
+    ]);
   });
 
   it('a free-threaded Python takes cp313t and abi3t, not abi3', () => {
@@ -206,7 +245,11 @@ describe('the tags of a conda target', () => {
   it('builds the target from a solved python record', () => {
     const record = (name: string, version: string, build: string, depends: string[] = []) => ({ name, version, build, depends });
     const virtualPackages = virtualPackageList('linux-64');
-    const freeThreaded = tagTargetOf('linux-64', pythonInterpreter(record('python', '3.13.1', 'h9a34b6e_102_cp313t', ['python_abi 3.13.* *_cp313t'])), virtualPackages);
+    const freeThreaded = tagTargetOf(
+      'linux-64',
+      pythonInterpreter(record('python', '3.13.1', 'h9a34b6e_102_cp313t', ['python_abi 3.13.* *_cp313t'])),
+      virtualPackages,
+    );
     expect(targetTags(freeThreaded).tags[0]).toBe('cp313-cp313t-manylinux_2_28_x86_64');
     const pypy = pythonInterpreter(record('python', '3.10.14', '0_pypy'), [record('pypy3.10', '7.3.17', 'h0_0')]);
     expect(targetTags(tagTargetOf('linux-64', pypy, virtualPackages)).tags[0]).toBe('pp310-pypy310_pp73-manylinux_2_28_x86_64');
@@ -222,13 +265,22 @@ describe('the tags of a conda target', () => {
   it('platforms with no wheel platform take pure-Python wheels only', () => {
     const tags = tagsFor('freebsd-64', '3.12');
     expect(tags.platforms).toEqual([]);
-    expect(tags.tags).toEqual(['cp312-none-any', 'py312-none-any', 'py3-none-any', ...Array.from({ length: 12 }, (_, i) => `py3${11 - i}-none-any`)]);
+    expect(tags.tags).toEqual([
+      'cp312-none-any',
+      'py312-none-any',
+      'py3-none-any',
+      ...Array.from({ length: 12 }, (_, i) => `py3${11 - i}-none-any`),
+    ]);
   });
 
   it('refuses a Python version or virtual package version that is not one', () => {
     expect(() => targetTags({ platform: 'linux-64', pythonVersion: 'three' })).toThrow(InvalidTagTargetError);
-    expect(() => targetTags({ platform: 'linux-64', pythonVersion: 'three' })).toThrow('Cannot compute the wheel tags of the target: the Python version "three" is not a version');
-    expect(() => targetTags({ platform: 'linux-64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: 'x' }] })).toThrow('the version of __glibc "x"');
+    expect(() => targetTags({ platform: 'linux-64', pythonVersion: 'three' })).toThrow(
+      'Cannot compute the wheel tags of the target: the Python version "three" is not a version',
+    );
+    expect(() => targetTags({ platform: 'linux-64', pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: 'x' }] })).toThrow(
+      'the version of __glibc "x"',
+    );
   });
 });
 
@@ -283,21 +335,31 @@ describe('the error when no wheel fits', () => {
   });
 
   it('says when a newer glibc or macOS would let a wheel in', () => {
-    const wheels = ['torch-2.5.0-cp312-cp312-manylinux_2_34_aarch64.whl', 'torch-2.5.0-cp312-none-macosx_14_0_arm64.whl'].map(parseWheelFileName);
+    const wheels = ['torch-2.5.0-cp312-cp312-manylinux_2_34_aarch64.whl', 'torch-2.5.0-cp312-none-macosx_14_0_arm64.whl'].map(
+      parseWheelFileName,
+    );
     expect(describeMissingWheel('torch', '2.5.0', tagsFor('linux-aarch64', '3.12'), wheels)).toContain(
       'its oldest manylinux wheel for aarch64 needs glibc 2.34 (give the target a newer one with __glibc=2.34 if it has it)',
     );
-    expect(describeMissingWheel('torch', '2.5.0', tagsFor('osx-arm64', '3.12'), wheels)).toContain('its oldest macOS wheel for osx-arm64 needs macOS 14.0');
+    expect(describeMissingWheel('torch', '2.5.0', tagsFor('osx-arm64', '3.12'), wheels)).toContain(
+      'its oldest macOS wheel for osx-arm64 needs macOS 14.0',
+    );
   });
 
   it('mentions an sdist it will not build, and a release with no wheels', () => {
-    expect(describeMissingWheel('foo', '1.0', tagsFor('linux-64', '3.12'), [], { hasSdist: true })).toBe('foo 1.0 has no wheels, only an sdist, none for linux-64 (CPython 3.12, glibc 2.28)');
-    expect(describeMissingWheel('numpy', '2.1.3', tagsFor('linux-aarch64', '3.13'), numpy, { hasSdist: true })).toMatch(/; it has an sdist, which would need a build \(conda-resolve never builds\)$/);
+    expect(describeMissingWheel('foo', '1.0', tagsFor('linux-64', '3.12'), [], { hasSdist: true })).toBe(
+      'foo 1.0 has no wheels, only an sdist, none for linux-64 (CPython 3.12, glibc 2.28)',
+    );
+    expect(describeMissingWheel('numpy', '2.1.3', tagsFor('linux-aarch64', '3.13'), numpy, { hasSdist: true })).toMatch(
+      /; it has an sdist, which would need a build \(conda-resolve never builds\)$/,
+    );
   });
 
   it('lists at most ten platforms', () => {
     const many = Array.from({ length: 14 }, (_, i) => parseWheelFileName(`foo-1.0-cp39-cp39-manylinux_2_${17 + i}_ppc64le.whl`));
-    expect(describeMissingWheel('foo', '1.0', tagsFor('win-64', '3.12'), many)).toContain('manylinux_2_26_ppc64le and 4 more, none for win-64');
+    expect(describeMissingWheel('foo', '1.0', tagsFor('win-64', '3.12'), many)).toContain(
+      'manylinux_2_26_ppc64le and 4 more, none for win-64',
+    );
   });
 
   it('is a typed error with a registered code', () => {

@@ -12,7 +12,10 @@ type Params = Record<string, unknown>;
 export const HAVE_PACKAGING_VECTORS = thirdPartyJson('pypa-packaging/test_version.json') !== undefined;
 
 /** The parameter sets of one packaging test, by its name; none when the vectors are absent. */
-export function packagingVectors<T extends Params = Params>(module: 'test_version' | 'test_specifiers' | 'test_requirements' | 'test_markers' | 'test_utils', test: string): T[] {
+export function packagingVectors<T extends Params = Params>(
+  module: 'test_version' | 'test_specifiers' | 'test_requirements' | 'test_markers' | 'test_utils',
+  test: string,
+): T[] {
   const file = thirdPartyJson<{ tests: Record<string, T[]> }>(`pypa-packaging/${module}.json`);
   if (file === undefined) return [];
   const vectors = file.tests[test];

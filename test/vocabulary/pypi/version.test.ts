@@ -14,13 +14,19 @@ describe.skipIf(!HAVE_PACKAGING_VECTORS)('PEP 440 versions: parsing (pypa/packag
     expect(() => parsePypiVersion(version)).toThrow(expect.objectContaining({ code: 'CR_ERR_PYPI_VERSION_INVALID' }));
   });
 
-  it.each(vectors<{ version: string; normalized: string }>('test_normalized_versions'))('normalises $version to $normalized', ({ version, normalized }) => {
-    expect(parsePypiVersion(version).toString()).toBe(normalized);
-  });
+  it.each(vectors<{ version: string; normalized: string }>('test_normalized_versions'))(
+    'normalises $version to $normalized',
+    ({ version, normalized }) => {
+      expect(parsePypiVersion(version).toString()).toBe(normalized);
+    },
+  );
 
-  it.each(vectors<{ version: string; expected: string }>('test_version_str_repr'))('writes $version as $expected', ({ version, expected }) => {
-    expect(String(parsePypiVersion(version))).toBe(expected);
-  });
+  it.each(vectors<{ version: string; expected: string }>('test_version_str_repr'))(
+    'writes $version as $expected',
+    ({ version, expected }) => {
+      expect(String(parsePypiVersion(version))).toBe(expected);
+    },
+  );
 });
 
 describe.skipIf(!HAVE_PACKAGING_VECTORS)('PEP 440 versions: parts (pypa/packaging vectors)', () => {
@@ -85,7 +91,15 @@ describe('PEP 440 versions: ordering', () => {
 
   it('sorts dev < pre < final < post, numbers after strings in local labels', () => {
     expect(sorted(order('1.0.post1', '1.0', '1.0rc1', '1.0.dev1', '1.0a1.dev2', '1.0a1', '1.0+abc', '1.0+5', '1.0+abc.1'))).toEqual([
-      '1.0.dev1', '1.0a1.dev2', '1.0a1', '1.0rc1', '1.0', '1.0+abc', '1.0+abc.1', '1.0+5', '1.0.post1',
+      '1.0.dev1',
+      '1.0a1.dev2',
+      '1.0a1',
+      '1.0rc1',
+      '1.0',
+      '1.0+abc',
+      '1.0+abc.1',
+      '1.0+5',
+      '1.0.post1',
     ]);
   });
 
