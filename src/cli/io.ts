@@ -8,7 +8,7 @@ export interface CliIO {
   readonly cwd: string;
 }
 
-/** Exit statuses (DECISIONS.md section 5). */
+/** Exit statuses (docs/command-line.md lists them). */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

@@ -1,6 +1,6 @@
 /**
- * What action.yml, pixi.toml and the workflow must declare (seed 4.3 and 8, DECISIONS.md section
- * 7), checked on the files themselves, plus a portability lint of the step scripts: they run under
+ * What action.yml, pixi.toml and the workflow must declare (docs/action.md), checked on the files
+ * themselves, plus a portability lint of the step scripts: they run under
  * bash 3.2 on macOS runners and with BSD tools there.
  */
 import { execFileSync } from 'node:child_process';

@@ -2,7 +2,8 @@
  * The package as a user installs it (issue 17, scope 1): `npm pack` of this checkout (dist/ as
  * `npm test` built it), installed into an empty folder with `--engine-strict` from the npm
  * registry, then its `conda-resolve` binary run and the library imported. Only runtime
- * dependencies may arrive. Runs in CI (.ci/run has the registry); about 30 s with a warm npm cache.
+ * dependencies may arrive. Runs in CI (.ci/run has the registry); `--prefer-offline` takes what npm ci
+ * already cached instead of asking the registry about every package again.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -38,10 +39,14 @@ describe('npm pack, then npm install --engine-strict into an empty folder', () =
     const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
     app = tempDir('cr-app-');
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    const installed = await run('npm', ['install', '--engine-strict', '--no-audit', '--no-fund', '--omit=dev', join(packs, filename!)], {
-      cwd: app,
-      env: npmEnv(),
-    });
+    const installed = await run(
+      'npm',
+      ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev', join(packs, filename!)],
+      {
+        cwd: app,
+        env: npmEnv(),
+      },
+    );
     installLog = installed.stdout + installed.stderr;
   }, 240_000);
 

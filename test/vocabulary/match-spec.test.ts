@@ -111,7 +111,7 @@ describe('MatchSpec canonical strings (conda test_canonical_string_forms)', () =
     expect(str(expected)).toBe(expected);
   });
 
-  it('names URL channels by their URL (DECISIONS.md section 4), where conda prints the path', () => {
+  it('names URL channels by their URL, where conda prints the path', () => {
     expect(str('https://repo.anaconda.com/pkgs/free::numpy')).toBe('https://repo.anaconda.com/pkgs/free::numpy');
     expect(str('numpy[channel=https://repo.anaconda.com/pkgs/free]')).toBe('https://repo.anaconda.com/pkgs/free::numpy');
     expect(str('numpy[channel=https://repo.anaconda.com/pkgs/free/osx-64, subdir=linux-64]')).toBe(

@@ -7,7 +7,7 @@ import { InvalidVirtualPackageError, parseVirtualPackage, virtualPackageList, vi
 const list = (platform: string, env: Record<string, string | undefined> = {}, extra: string[] = []) =>
   virtualPackageList(platform, env, extra).map((p) => `${p.name}=${p.version}=${p.build}`);
 
-describe('default virtual packages per target platform (DECISIONS.md section 2)', () => {
+describe('default virtual packages per target platform', () => {
   it.each([
     ['linux-64', ['__archspec=1=x86_64', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
     ['linux-aarch64', ['__archspec=1=aarch64', '__glibc=2.28=0', '__linux=4.18=0', '__unix=0=0']],
