@@ -7,38 +7,29 @@
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { runCli } from '../cli/run-cli.js';
-import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
-import { ACTION_ROOT, assertCliBuilt, DEMO_CHANNEL_URL, makeToolBox, type ToolBox } from './helpers.js';
+import { runAction, type ActionRun } from './action-runner.js';
+import { ACTION_ROOT, DEMO_CHANNEL_URL, useToolBox } from './helpers.js';
 
 const OSV_DB = join(PROJECT_ROOT, 'fixtures', 'osv', 'own');
 // Our own v7 lock: conda python and two PyPI packages our OSV records name (requests, urllib3).
 const PYPI_LOCK = join(PROJECT_ROOT, 'fixtures', 'action', 'audit.pixi.lock');
 
-let tools: ToolBox;
 const runs: ActionRun[] = [];
-
-beforeAll(async () => {
-  assertCliBuilt();
-  tools = await makeToolBox();
-});
-afterAll(async () => {
-  await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));
-  await tools.cleanup();
-});
+const tools = useToolBox(runs);
 
 async function local(inputs: Record<string, string>, prepare: (workspace: string) => Promise<void>): Promise<ActionRun> {
   const workspace = await mkdtemp(join(tmpdir(), 'cr-action-ws-'));
   await prepare(workspace);
-  const dir = await mkdtemp(join(tools.dir, 'run-'));
+  const dir = await mkdtemp(join(tools().dir, 'run-'));
   const run = await runAction({
     inputs: { mode: 'local', ...inputs },
     actionPath: ACTION_ROOT,
     workspace,
     env: {
-      ...tools.env,
+      ...tools().env,
       PIXI_STAND_IN_LOG: join(dir, 'pixi-calls.jsonl'),
       CONDA_RESOLVE_CACHE_DIR: join(dir, 'cache'),
       // conda-forge's PyPI mapping is never fetched from the internet here: a closed port.

@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { cleanupRun, type ActionRun } from './action-runner.js';
 
 /**
  * The action checkout the end-to-end tests run: the repository itself, or (to try a build kept
@@ -306,4 +308,21 @@ export async function startResolveServer(options: { host: '127.0.0.1' | '::1'; c
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * A suite's tool box, made before its cases and removed after them with the action runs they kept
+ * in `runs` (cases run concurrently, so runs are cleaned up once all are done).
+ */
+export function useToolBox(runs: ActionRun[]): () => ToolBox {
+  let tools: ToolBox | undefined;
+  beforeAll(async () => {
+    assertCliBuilt();
+    tools = await makeToolBox();
+  });
+  afterAll(async () => {
+    await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));
+    await tools?.cleanup();
+  });
+  return () => tools!;
 }

@@ -7,46 +7,26 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { cleanupRun, runAction, type ActionRun } from './action-runner.js';
-import {
-  ACTION_ROOT,
-  assertCliBuilt,
-  DEMO_CHANNEL_DIR,
-  DEMO_CHANNEL_URL,
-  makeToolBox,
-  readCalls,
-  type Call,
-  type ToolBox,
-} from './helpers.js';
+import { runAction, type ActionRun } from './action-runner.js';
+import { ACTION_ROOT, DEMO_CHANNEL_DIR, DEMO_CHANNEL_URL, useToolBox, readCalls, type Call } from './helpers.js';
 
 const MANIFEST = join(ACTION_ROOT, 'pixi.toml');
 const PREPARE = ['run', '--manifest-path', MANIFEST, '--environment', 'cli', 'conda-resolve', '--version'];
 const RESOLVE = ['--quiet', 'run', '--manifest-path', MANIFEST, '--environment', 'cli', '--skip-deps', 'conda-resolve'];
 const ENV_FILE = await readFile(join(PROJECT_ROOT, 'fixtures', 'action', 'environment.yml'), 'utf8');
 
-let tools: ToolBox;
 const runs: ActionRun[] = [];
-
-beforeAll(async () => {
-  assertCliBuilt();
-  tools = await makeToolBox();
-});
-// The cases run concurrently (each action run is mostly waiting on its child processes), so runs
-// are cleaned up once all are done.
-afterAll(async () => {
-  await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));
-  await tools.cleanup();
-});
+const tools = useToolBox(runs);
 
 /** The environment of one run: the tool box's, with a pixi log and a repodata cache of its own. */
 async function runEnv(): Promise<{ env: Record<string, string>; pixiCalls: () => Promise<Call[]> }> {
-  const dir = await mkdtemp(join(tools.dir, 'run-'));
+  const dir = await mkdtemp(join(tools().dir, 'run-'));
   const log = join(dir, 'pixi-calls.jsonl');
   const cache = join(dir, 'cache');
   return {
-    env: { ...tools.env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
+    env: { ...tools().env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
     pixiCalls: () => readCalls(log),
   };
 }

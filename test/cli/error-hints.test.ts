@@ -12,6 +12,7 @@ import { startChannelServer, type ChannelServer } from '../helpers/channel-serve
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { call, injectTestServer } from '../http/helpers/test-server.js';
 import { DEMO, runCli, tempDir } from './run-cli.js';
+import { NO_PROXY_ENV } from '../helpers/proxy-env.js';
 
 let server: ChannelServer;
 beforeAll(async () => {
@@ -29,12 +30,7 @@ function env(condarc = ''): Record<string, string | undefined> {
     CONDA_CHANNELS: undefined,
     CONDA_CHANNEL_ALIAS: undefined,
     XDG_CONFIG_HOME: undefined,
-    HTTP_PROXY: undefined,
-    http_proxy: undefined,
-    HTTPS_PROXY: undefined,
-    https_proxy: undefined,
-    ALL_PROXY: undefined,
-    all_proxy: undefined,
+    ...NO_PROXY_ENV,
   };
 }
 

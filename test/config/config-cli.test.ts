@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
+import { NO_PROXY_ENV } from '../helpers/proxy-env.js';
 
 let server: ChannelServer;
 beforeAll(async () => {
@@ -30,12 +31,7 @@ function env(home: string, more: Record<string, string> = {}): Record<string, st
     CONDA_CHANNELS: undefined,
     CONDA_CHANNEL_ALIAS: undefined,
     XDG_CONFIG_HOME: undefined,
-    HTTP_PROXY: undefined,
-    http_proxy: undefined,
-    HTTPS_PROXY: undefined,
-    https_proxy: undefined,
-    ALL_PROXY: undefined,
-    all_proxy: undefined,
+    ...NO_PROXY_ENV,
     ...more,
   };
 }

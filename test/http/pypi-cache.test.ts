@@ -3,35 +3,24 @@
  * index sees page revalidations only, no metadata fetches), and a changed project page is solved
  * again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { simpleProject, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
-import { writePythonChannel } from '../helpers/python-channel.js';
+import { usePypiServer } from './helpers/pypi-server.js';
 import { call, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
 let index: IndexServer;
 let server: InjectedServer;
-let dir: string;
 let channel: string;
 
-beforeAll(async () => {
-  // Pages are revalidated on every use (no max-age), as a lookup must see a changed page.
-  index = await startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib>=1']), simpleProject('leaflib', ['1.0', '1.1'])], {
-    cacheControl: 'no-cache',
-  });
-  dir = mkdtempSync(join(tmpdir(), 'cr-http-pypi-cache-'));
-  channel = pathToFileURL(writePythonChannel(join(dir, 'channel'), ['linux-64'])).href;
-  server = await injectTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await index?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+usePypiServer(
+  () => {
+    // Pages are revalidated on every use (no max-age), as a lookup must see a changed page.
+    return startIndexServer([simpleProject('toplib', ['1.0'], ['leaflib>=1']), simpleProject('leaflib', ['1.0', '1.1'])], {
+      cacheControl: 'no-cache',
+    });
+  },
+  (suite) => ({ index, server, channel } = suite),
+);
 
 const body = () => ({
   specs: ['python 3.12.*'],

@@ -1,31 +1,20 @@
 /** `POST /resolve` with PyPI requirements: the body fields, the index allowlist, native PyPI records. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildWheel, metadataText, startIndexServer, type IndexServer } from '../helpers/pypi-index.js';
-import { writePythonChannel } from '../helpers/python-channel.js';
-import { call, injectTestServer, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
+import { usePypiServer } from './helpers/pypi-server.js';
+import { call, type InjectedServer, type ProblemBody } from './helpers/test-server.js';
 
 let index: IndexServer;
 let server: InjectedServer;
-let dir: string;
 let channel: string;
 
-beforeAll(async () => {
-  const text = metadataText('tinylib', '1.0', []);
-  index = await startIndexServer([{ name: 'tinylib', files: [{ ...buildWheel('tinylib', '1.0', text), metadata: text }] }]);
-  dir = mkdtempSync(join(tmpdir(), 'cr-http-pypi-'));
-  channel = pathToFileURL(writePythonChannel(join(dir, 'channel'), ['linux-64'])).href;
-  server = await injectTestServer({ 'allow-index': [index.indexUrl], 'allow-channel': [channel] });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await index?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+usePypiServer(
+  () => {
+    const text = metadataText('tinylib', '1.0', []);
+    return startIndexServer([{ name: 'tinylib', files: [{ ...buildWheel('tinylib', '1.0', text), metadata: text }] }]);
+  },
+  (suite) => ({ index, server, channel } = suite),
+);
 
 describe('POST /resolve with pypi', () => {
   it('solves PyPI requirements from an allowed index into native records with manager pip', async () => {

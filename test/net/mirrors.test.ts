@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mirrorUrls } from '../../repodata/net/mirrors.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { DEMO, runCli, tempDir } from '../cli/run-cli.js';
+import { NO_PROXY_ENV } from '../helpers/proxy-env.js';
 
 const CANONICAL = 'https://canonical.invalid/demo';
 let server: ChannelServer;
@@ -32,12 +33,7 @@ function env(home: string): Record<string, string | undefined> {
     CONDARC: undefined,
     PIXI_HOME: undefined,
     XDG_CONFIG_HOME: undefined,
-    HTTP_PROXY: undefined,
-    http_proxy: undefined,
-    HTTPS_PROXY: undefined,
-    https_proxy: undefined,
-    ALL_PROXY: undefined,
-    all_proxy: undefined,
+    ...NO_PROXY_ENV,
     CONDA_REMOTE_BACKOFF_FACTOR: '0',
   };
 }

@@ -15,6 +15,7 @@ import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.j
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { runCli, tempDir } from '../cli/run-cli.js';
 import { call, injectTestServer } from '../http/helpers/test-server.js';
+import { NO_PROXY_ENV } from '../helpers/proxy-env.js';
 
 const TLS = join(PROJECT_ROOT, 'fixtures', 'tls');
 const HOST = 'conda.internal.test';
@@ -55,16 +56,7 @@ afterAll(async () => {
   await Promise.all([plain, secure].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
 
-const NO_PROXY_VARS = {
-  HTTP_PROXY: undefined,
-  http_proxy: undefined,
-  HTTPS_PROXY: undefined,
-  https_proxy: undefined,
-  ALL_PROXY: undefined,
-  all_proxy: undefined,
-  NO_PROXY: undefined,
-  no_proxy: undefined,
-};
+const NO_PROXY_VARS = NO_PROXY_ENV;
 
 function homeWith(condarc: string): Record<string, string | undefined> {
   const dir = tempDir('cr-osv-home-');

@@ -15,6 +15,7 @@ import { startChannelServer, type ChannelServer } from '../helpers/channel-serve
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { DEMO, runCli, spawnCli, tempDir } from '../cli/run-cli.js';
+import { NO_PROXY_ENV } from '../helpers/proxy-env.js';
 
 const TLS = join(PROJECT_ROOT, 'fixtures', 'tls');
 const HOST = 'conda.internal.test';
@@ -43,16 +44,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => secure.close(() => resolve()));
 });
 
-const NO_PROXY_VARS = {
-  HTTP_PROXY: undefined,
-  http_proxy: undefined,
-  HTTPS_PROXY: undefined,
-  https_proxy: undefined,
-  ALL_PROXY: undefined,
-  all_proxy: undefined,
-  NO_PROXY: undefined,
-  no_proxy: undefined,
-};
+const NO_PROXY_VARS = NO_PROXY_ENV;
 
 function home(condarc = ''): string {
   const dir = tempDir('cr-home-');
