@@ -43,19 +43,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const request = () => [
-  'python 3.12.*',
-  'requests',
-  '--pypi',
-  'webapp',
-  '--index-url',
-  index.indexUrl,
-  '-c',
-  channel,
-  '-p',
-  'linux-64',
-  '-q',
-];
+/** The index, channel and platform every command here runs against. */
+const against = () => ['--index-url', index.indexUrl, '-c', channel, '-p', 'linux-64', '-q'];
+const request = () => ['python 3.12.*', 'requests', '--pypi', 'webapp', ...against()];
 
 describe('tree and why on a mixed solve (CLI)', () => {
   it('tree: PyPI nodes under their requirement, and the edge from a PyPI package to the conda package that provides what it requires', async () => {
@@ -89,46 +79,15 @@ describe('tree and why on a mixed solve (CLI)', () => {
   });
 
   it('why takes a PyPI name in any PEP 503 spelling', async () => {
-    const { code, stdout } = await runCli(
-      [
-        'why',
-        'dotted_NAME',
-        'python 3.12.*',
-        '--pypi',
-        'Dotted.Name',
-        '--index-url',
-        index.indexUrl,
-        '-c',
-        channel,
-        '-p',
-        'linux-64',
-        '-q',
-      ],
-      { cwd: dir },
-    );
+    const { code, stdout } = await runCli(['why', 'dotted_NAME', 'python 3.12.*', '--pypi', 'Dotted.Name', ...against()], { cwd: dir });
     expect(stdout).toContain('dotted-name 1.0 pypi is needed by 1 path:');
     expect(code).toBe(0);
   });
 
   it('a root PyPI requirement that a conda package satisfies is a root edge to it', async () => {
-    const { stdout } = await runCli(
-      [
-        'why',
-        'requests',
-        'python 3.12.*',
-        'requests',
-        '--pypi',
-        'requests>=2.30',
-        '--index-url',
-        index.indexUrl,
-        '-c',
-        channel,
-        '-p',
-        'linux-64',
-        '-q',
-      ],
-      { cwd: dir },
-    );
+    const { stdout } = await runCli(['why', 'requests', 'python 3.12.*', 'requests', '--pypi', 'requests>=2.30', ...against()], {
+      cwd: dir,
+    });
     expect(stdout).toContain('   -> requests 2.31.0 h0_0  (requested requests>=2.30)');
   });
 });
