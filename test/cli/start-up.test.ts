@@ -135,11 +135,14 @@ describe('a resolve that revalidates its cache', () => {
 /** The code cache files of one bundle (`conda-resolve`, the CLI's, unless told). */
 function cacheFiles(cacheDir: string, bundle = 'conda-resolve'): string[] {
   const dir = join(cacheDir, 'code-cache');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`${bundle}-`)).map((name) => join(dir, name)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.startsWith(`${bundle}-`))
+        .map((name) => join(dir, name))
+    : [];
 }
 
 describe('the code cache', () => {
-
   it('is written by the first run and read by the next, with the same answer', async () => {
     const cacheDir = tempDir('cr-cache-');
     const first = await spawnCli(request(), { cacheDir });
@@ -227,7 +230,12 @@ function copyOfBuild(): { root: string; bin: string; bundle: string; undici: str
   cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   const cli = join(root, 'dist', 'cli');
-  return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'), bundle: join(cli, 'conda-resolve.cjs'), undici: join(cli, 'undici.cjs') };
+  return {
+    root,
+    bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'),
+    bundle: join(cli, 'conda-resolve.cjs'),
+    undici: join(cli, 'undici.cjs'),
+  };
 }
 
 describe('the bundle beside the modules', () => {
@@ -314,7 +322,9 @@ describe("undici's bundle", () => {
 
     const broken = copyOfBuild();
     writeFileSync(broken.undici, 'this is not JavaScript {');
-    expect(await spawnCli([broken.bin, ...request()], { cacheDir: tempDir('cr-cache-'), env, command: process.execPath })).toEqual(expected);
+    expect(await spawnCli([broken.bin, ...request()], { cacheDir: tempDir('cr-cache-'), env, command: process.execPath })).toEqual(
+      expected,
+    );
     expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('undici');
   });
 });
