@@ -6,7 +6,8 @@
 //
 // Left out, loaded from dist/ or node_modules only by the runs that need them: `serve` and
 // `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
-// only when something is downloaded (undici, zstd-codec).
+// only when something is downloaded (undici, zstd-codec). undici gets a bundle of its own,
+// dist/cli/undici.cjs, run with its own code cache on the first request (launch/start.ts).
 import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
@@ -16,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
+export const UNDICI_BUNDLE = join(ROOT, 'dist', 'cli', 'undici.cjs');
 
 /**
  * `serve` and `worker` run from tsc's output (dist/src/cli/commands/), beside which the bundle sits
@@ -96,6 +98,20 @@ const dynamic = Object.values(result.metafile.outputs).flatMap((o) =>
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
+
+/**
+ * undici's public exports (its package entry, what `require('undici')` gives), as one script:
+ * compiled with its own code cache, so a run that downloads skips compiling undici's ~100 files,
+ * and one answered from the cache does not load it (in the CLI's bundle it would, and its cache
+ * would grow: launch/README.md).
+ */
+await build({
+  ...common,
+  entryPoints: [requireModule.resolve('undici')],
+  outfile: UNDICI_BUNDLE,
+  minifyWhitespace: !process.env.CR_NO_MINIFY,
+  minifySyntax: true,
+});
 
 /**
  * The launcher package.json's `bin` names, `dist/src/cli/bin.cjs`: src/cli/bin.ts with the small

@@ -2,9 +2,10 @@
  * What the built executable loads and keeps to start quickly (issue 13, scope 4): a resolve
  * answered from a fresh cache loads no HTTP client and none of the server's packages, and the V8
  * code cache it keeps under <cache>/code-cache never breaks a run, whatever state the file is in.
- * Child processes of dist/src/cli/bin.cjs (the bundle beside it, dist/cli/conda-resolve.cjs).
+ * Child processes of dist/src/cli/bin.cjs (the bundle beside it, dist/cli/conda-resolve.cjs, and
+ * undici's, dist/cli/undici.cjs, run on the first request).
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache, writeCodeCache } from '../../src/cli/launch/code-cache.js';
@@ -13,6 +14,7 @@ import { PROJECT_ROOT } from '../helpers/shared.js';
 import { DEMO, requireBuild, spawnCli, tempDir } from './run-cli.js';
 
 const BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'conda-resolve.cjs');
+const UNDICI_BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'undici.cjs');
 
 let server: ChannelServer;
 beforeAll(async () => {
@@ -23,15 +25,23 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /**
- * A preload that writes, when the process exits, every CommonJS module file it loaded (`files`)
- * and every built-in module Node loaded for it (`builtins`, from `process.moduleLoadList`) to `out`.
+ * A preload that writes, when the process exits, every CommonJS module file it loaded (`files`),
+ * every built-in module Node loaded for it (`builtins`, from `process.moduleLoadList`) and every
+ * file read whole with `fs.readFileSync` (`reads`: the bundles the launcher runs as scripts) to `out`.
  */
 function moduleProbe(out: string): string {
   const probe = join(tempDir('cr-probe-'), 'probe.cjs');
   const builtins = "process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))";
   writeFileSync(
     probe,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ files: Object.keys(require.cache), builtins: ${builtins} })));\n`,
+    [
+      "const fs = require('node:fs');",
+      'const reads = [];',
+      'const readFileSync = fs.readFileSync;',
+      "fs.readFileSync = function (path, ...rest) { if (typeof path === 'string') reads.push(path); return readFileSync.call(this, path, ...rest); };",
+      `process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ files: Object.keys(require.cache), builtins: ${builtins}, reads })));`,
+      '',
+    ].join('\n'),
   );
   return probe;
 }
@@ -39,6 +49,12 @@ function moduleProbe(out: string): string {
 interface Loaded {
   readonly files: string[];
   readonly builtins: string[];
+  readonly reads: string[];
+}
+
+/** Whether the run read undici's bundle (run as a script, which `require.cache` does not list). */
+function ranUndiciBundle(loaded: Loaded): boolean {
+  return loaded.reads.some((path) => path.endsWith(join('dist', 'cli', 'undici.cjs')));
 }
 
 /** The npm packages among the loaded files. */
@@ -54,23 +70,26 @@ function packagesIn(files: readonly string[]): Set<string> {
 const request = () => ['-c', `${server.url}/demo`, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
 
 describe('a resolve from a fresh cache', () => {
-  it('loads no HTTP client and no server package, where the run that filled the cache loaded undici', async () => {
+  it('loads no HTTP client and no server package, where the run that filled the cache ran undici from its bundle', async () => {
     const cacheDir = tempDir('cr-cache-');
     const out = join(tempDir('cr-modules-'), 'modules.json');
     const env = { NODE_OPTIONS: `--require ${moduleProbe(out)}` };
 
     const first = await spawnCli(request(), { cacheDir, env });
     expect(first.code, first.stderr).toBe(0);
-    // The probe sees a package the CLI requires: the download needed undici.
-    const cold = (JSON.parse(readFileSync(out, 'utf8')) as Loaded).files;
-    expect(packagesIn(cold)).toContain('undici');
+    // The download needed undici: its bundle ran, and none of the package's files were compiled.
+    const cold = JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    expect(ranUndiciBundle(cold)).toBe(true);
+    expect(packagesIn(cold.files).has('undici')).toBe(false);
 
     const asked = server.log.length;
     const warm = await spawnCli(request(), { cacheDir, env });
     expect(warm.code, warm.stderr).toBe(0);
     expect(warm.stdout).toBe(first.stdout);
     expect(server.log.length).toBe(asked); // answered from the cache: no request
-    const { files, builtins } = JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    const warmLoaded = JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    const { files, builtins } = warmLoaded;
+    expect(ranUndiciBundle(warmLoaded)).toBe(false);
     const loaded = packagesIn(files);
     // CommonJS packages, which the probe sees (the bundle holds the rest, or they are ES modules).
     for (const name of ['undici', 'zstd-codec', 'zstd-napi', 'fastify', 'ioredis', 'pino']) {
@@ -113,12 +132,17 @@ describe('a resolve that revalidates its cache', () => {
   });
 });
 
-describe('the code cache', () => {
-  const cacheFiles = (cacheDir: string): string[] => {
-    const dir = join(cacheDir, 'code-cache');
-    return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
-  };
+/** The code cache files of one bundle (`conda-resolve`, the CLI's, unless told). */
+function cacheFiles(cacheDir: string, bundle = 'conda-resolve'): string[] {
+  const dir = join(cacheDir, 'code-cache');
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.startsWith(`${bundle}-`))
+        .map((name) => join(dir, name))
+    : [];
+}
 
+describe('the code cache', () => {
   it('is written by the first run and read by the next, with the same answer', async () => {
     const cacheDir = tempDir('cr-cache-');
     const first = await spawnCli(request(), { cacheDir });
@@ -199,15 +223,22 @@ describe('the code cache', () => {
   });
 });
 
+/** A copy of the built package (dist/ and package.json, node_modules linked) whose files a test may change. */
+function copyOfBuild(): { root: string; bin: string; bundle: string; undici: string } {
+  const root = tempDir('cr-build-');
+  cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
+  cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  const cli = join(root, 'dist', 'cli');
+  return {
+    root,
+    bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'),
+    bundle: join(cli, 'conda-resolve.cjs'),
+    undici: join(cli, 'undici.cjs'),
+  };
+}
+
 describe('the bundle beside the modules', () => {
-  /** A copy of the built package (dist/ and package.json, node_modules linked) whose files a test may change. */
-  function copyOfBuild(): { root: string; bin: string; bundle: string } {
-    const root = tempDir('cr-build-');
-    cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
-    cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
-    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
-    return { root, bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'), bundle: join(root, 'dist', 'cli', 'conda-resolve.cjs') };
-  }
   const local = ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
 
   it('is not used when older than main.js (tsc ran again after it was built), nor when it does not load', async () => {
@@ -229,5 +260,71 @@ describe('the bundle beside the modules', () => {
     writeFileSync(broken.bundle, 'this is not JavaScript {');
     const brokenCache = tempDir('cr-cache-');
     expect(await spawnCli([broken.bin, ...local], { cacheDir: brokenCache, command: process.execPath })).toEqual(expected);
+  });
+});
+
+describe("undici's bundle", () => {
+  it('keeps its own code cache, written by the first run that downloads and read by the next', async () => {
+    expect(existsSync(UNDICI_BUNDLE), `${UNDICI_BUNDLE} is missing: run "npm run build"`).toBe(true);
+    const revalidating = await startChannelServer({ root: join(DEMO, '..'), maxAge: 0 });
+    try {
+      const cacheDir = tempDir('cr-cache-');
+      const args = ['-c', `${revalidating.url}/demo`, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'];
+      const first = await spawnCli(args, { cacheDir });
+      expect(first.code, first.stderr).toBe(0);
+      const [file, ...others] = cacheFiles(cacheDir, 'undici');
+      expect(others).toEqual([]);
+      expect(readCodeCache(file!)).toBeDefined();
+      // The CLI's own cache is kept beside it.
+      expect(cacheFiles(cacheDir)).toHaveLength(1);
+      const written = readFileSync(file!);
+      const again = await spawnCli(args, { cacheDir });
+      expect(again).toEqual(first);
+      expect(readFileSync(file!).equals(written)).toBe(true);
+    } finally {
+      await revalidating.close();
+    }
+  });
+
+  it('a damaged cache of it is ignored and replaced, and the run answers as before', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const first = await spawnCli(request(), { cacheDir });
+    expect(first.code, first.stderr).toBe(0);
+    const [file] = cacheFiles(cacheDir, 'undici');
+    for (const damaged of [Buffer.from('hello\n'), Buffer.alloc(0)]) {
+      writeFileSync(file!, damaged);
+      // A fresh HTTP cache: the run downloads again, so it loads undici.
+      const again = tempDir('cr-cache-');
+      cpSync(join(cacheDir, 'code-cache'), join(again, 'code-cache'), { recursive: true });
+      expect(await spawnCli(request(), { cacheDir: again })).toEqual(first);
+      expect(readCodeCache(join(again, 'code-cache', file!.slice(file!.lastIndexOf('undici-'))))).toBeDefined();
+    }
+    // One V8 rejects: its own checksum right, its content not V8 code.
+    writeCodeCache(file!, Buffer.alloc(4096, 7));
+    const rejected = tempDir('cr-cache-');
+    cpSync(join(cacheDir, 'code-cache'), join(rejected, 'code-cache'), { recursive: true });
+    expect(await spawnCli(request(), { cacheDir: rejected })).toEqual(first);
+    expect(readCodeCache(cacheFiles(rejected, 'undici')[0]!)?.length).not.toBe(4096);
+  });
+
+  it('when it is missing or does not load, the package from node_modules serves the request', async () => {
+    const expected = await spawnCli(request(), { cacheDir: tempDir('cr-cache-') });
+    expect(expected.code, expected.stderr).toBe(0);
+    const out = join(tempDir('cr-modules-'), 'modules.json');
+    const env = { NODE_OPTIONS: `--require ${moduleProbe(out)}` };
+
+    const missing = copyOfBuild();
+    unlinkSync(missing.undici);
+    const missingCache = tempDir('cr-cache-');
+    expect(await spawnCli([missing.bin, ...request()], { cacheDir: missingCache, env, command: process.execPath })).toEqual(expected);
+    expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('undici');
+    expect(cacheFiles(missingCache, 'undici')).toEqual([]);
+
+    const broken = copyOfBuild();
+    writeFileSync(broken.undici, 'this is not JavaScript {');
+    expect(await spawnCli([broken.bin, ...request()], { cacheDir: tempDir('cr-cache-'), env, command: process.execPath })).toEqual(
+      expected,
+    );
+    expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('undici');
   });
 });

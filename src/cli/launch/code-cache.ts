@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { onMainThread } from './main-thread.js';
@@ -30,12 +30,15 @@ const BUNDLE_TAIL = '\n})';
 const MAGIC = Buffer.from('CRCODE02');
 /** The magic, the data's length (4 bytes) and its SHA-1 (20 bytes). */
 const HEADER = MAGIC.length + 4 + 20;
-const PREFIX = 'conda-resolve-';
+/** The start of a bundle's cache files: its file name (`conda-resolve-`, `undici-`), so each bundle replaces only its own. */
+function prefixOf(bundlePath: string): string {
+  return `${basename(bundlePath).replace(/\.c?js$/, '')}-`;
+}
 
 /**
- * The cache file of this bundle under this Node: `conda-resolve-<bundle>-<flags>.bin`, the first
- * part from Node's version and the bundle's size, mtime and inode, the second from Node's flags
- * (V8 rejects a cache made under other flags, so each set keeps its own).
+ * The cache file of this bundle under this Node: `<name>-<bundle>-<flags>.bin` (`conda-resolve-…`
+ * for the CLI's bundle), the first hash from Node's version and the bundle's size, mtime and inode,
+ * the second from Node's flags (V8 rejects a cache made under other flags, so each set keeps its own).
  */
 export function codeCachePath(
   bundlePath: string,
@@ -46,7 +49,7 @@ export function codeCachePath(
   const short = (parts: readonly unknown[]): string => createHash('sha1').update(parts.join('\n')).digest('hex').slice(0, 16);
   const bundle = short([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino]);
   const flags = short([process.execArgv.join(' '), env.NODE_OPTIONS ?? '']);
-  return join(cacheDir, 'code-cache', `${PREFIX}${bundle}-${flags}.bin`);
+  return join(cacheDir, 'code-cache', `${prefixOf(bundlePath)}${bundle}-${flags}.bin`);
 }
 
 /** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib, for a CRC-32, is not). */
@@ -68,7 +71,7 @@ export function readCodeCache(path: string): Buffer | undefined {
   return data;
 }
 
-/** Write `data` as the cache in `path` and delete the caches of other bundles or Nodes; errors are ignored. */
+/** Write `data` as the cache in `path` and delete the caches of other builds of the same bundle or other Nodes; errors are ignored. */
 export function writeCodeCache(path: string, data: Buffer): void {
   try {
     const dir = dirname(path);
@@ -80,9 +83,12 @@ export function writeCodeCache(path: string, data: Buffer): void {
     const temp = `${path}.${process.pid}.tmp`;
     writeFileSync(temp, Buffer.concat([header, data]));
     renameSync(temp, path);
-    const bundle = path.slice(dir.length + 1, dir.length + 1 + PREFIX.length + 16);
+    const name = path.slice(dir.length + 1);
+    // `<name>-` and the bundle's hash: the 16 hex digits before `-<flags>.bin`.
+    const prefix = name.slice(0, -'-0000000000000000.bin'.length - 16);
+    const bundle = name.slice(0, prefix.length + 16);
     for (const other of readdirSync(dir)) {
-      if (other.startsWith(PREFIX) && !other.startsWith(bundle)) {
+      if (other.startsWith(prefix) && /^[0-9a-f]{16}-[0-9a-f]{16}\.bin$/.test(other.slice(prefix.length)) && !other.startsWith(bundle)) {
         try {
           unlinkSync(join(dir, other));
         } catch {
@@ -104,13 +110,26 @@ export interface LoadOptions {
    * one would serve every later resolve.
    */
   readonly write: boolean;
+  /**
+   * Packages the bundle's `require()` takes from elsewhere (another bundle, start.ts): each is
+   * called on the bundle's first `require()` of that name.
+   */
+  readonly modules?: Readonly<Record<string, () => unknown>>;
+}
+
+/** Compile and evaluate the CLI's bundle with the code cache (`runCachedScript`), and return its exports. */
+export function loadBundle(bundlePath: string, options: LoadOptions): BundleExports {
+  const exports = runCachedScript(bundlePath, options) as Partial<BundleExports>;
+  if (typeof exports.run !== 'function') throw new Error(`${bundlePath} is not the conda-resolve bundle`);
+  return exports as BundleExports;
 }
 
 /**
- * Compile and evaluate the bundle with the code cache, and return its exports. When there was no
- * usable cache, the main thread writes one at exit, after the run compiled what it needed.
+ * Compile and evaluate a CommonJS bundle with the code cache, and return its `module.exports`.
+ * When there was no usable cache, the main thread writes one at exit, after the run compiled what
+ * it needed.
  */
-export function loadBundle(bundlePath: string, options: LoadOptions): BundleExports {
+export function runCachedScript(bundlePath: string, options: LoadOptions): unknown {
   const { cacheDir } = options;
   const source = `${BUNDLE_HEAD}${readFileSync(bundlePath, 'utf8')}${BUNDLE_TAIL}`;
   let cachePath: string | undefined;
@@ -138,14 +157,26 @@ export function loadBundle(bundlePath: string, options: LoadOptions): BundleExpo
       writeCodeCache(path, data);
     });
   }
-  const require = createRequire(bundlePath);
+  const require = withModules(createRequire(bundlePath), options.modules ?? {});
   const url = pathToFileURL(bundlePath).href;
   const resolve = (specifier: string): string => pathToFileURL(require.resolve(specifier)).href;
   // The modules left outside the bundle (scripts/build-cli.mjs), by a path relative to it.
   const load = (specifier: string): Promise<unknown> => import(new URL(specifier, url).href);
-  const module = { exports: {} as Partial<BundleExports> };
+  const module: { exports: unknown } = { exports: {} };
   const evaluate = script.runInThisContext() as (...args: unknown[]) => void;
   evaluate(module.exports, require, module, bundlePath, dirname(bundlePath), url, resolve, load);
-  if (typeof module.exports.run !== 'function') throw new Error(`${bundlePath} is not the conda-resolve bundle`);
-  return module.exports as BundleExports;
+  return module.exports;
+}
+
+/** `require` answering the names in `modules` from them (each once), the rest as usual. */
+function withModules(require: NodeJS.Require, modules: Readonly<Record<string, () => unknown>>): NodeJS.Require {
+  if (Object.keys(modules).length === 0) return require;
+  const loaded = new Map<string, unknown>();
+  const answer = (id: string): unknown => {
+    const from = Object.hasOwn(modules, id) ? modules[id] : undefined;
+    if (from === undefined) return require(id) as unknown;
+    if (!loaded.has(id)) loaded.set(id, from());
+    return loaded.get(id);
+  };
+  return Object.assign(answer, require);
 }

@@ -3,12 +3,15 @@
  * dist/src (`dist/cli/conda-resolve.cjs`, see scripts/build-cli.mjs) with V8's code cache
  * (code-cache.ts), else import the modules as they are: a checkout run through tsx, tsc's output
  * alone, a bundle older than `main.js` (tsc ran again after it was built), or one that does not
- * load. Why each step pays: README.md in this folder.
+ * load. The bundle's `require('undici')` (on its first request) runs undici's own bundle,
+ * `dist/cli/undici.cjs`, the same way, else the package from node_modules. Why each step pays:
+ * README.md in this folder.
  */
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defaultCacheDir } from '../../../repodata/cache-dir.js';
-import { loadBundle, type BundleExports } from './code-cache.js';
+import { loadBundle, runCachedScript, type BundleExports, type LoadOptions } from './code-cache.js';
 import { exitWhenIdle } from './exit-when-idle.js';
 import { keepParserOnBaseline } from './wasm-tiering.js';
 
@@ -24,10 +27,27 @@ function builtBundle(binUrl: string): BundleExports | undefined {
     const compiled = fileURLToPath(new URL('./main.js', binUrl));
     // A second's slack: an unpacked package's files may get their times one by one.
     if (statSync(bundle).mtimeMs < statSync(compiled).mtimeMs - 1000) return undefined;
-    return loadBundle(bundle, { cacheDir: defaultCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') });
+    const options = { cacheDir: defaultCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') };
+    const undici = fileURLToPath(new URL('../../cli/undici.cjs', binUrl));
+    return loadBundle(bundle, { ...options, modules: { undici: () => undiciBundle(undici, options) } });
   } catch {
     return undefined;
   }
+}
+
+/**
+ * undici's public exports from its own bundle (scripts/build-cli.mjs) with its own code cache:
+ * compiling undici's ~100 files from node_modules is most of what loading it costs. The package
+ * itself when the bundle is missing or does not load.
+ */
+function undiciBundle(path: string, options: LoadOptions): unknown {
+  try {
+    const exports = runCachedScript(path, options) as { Agent?: unknown };
+    if (typeof exports.Agent === 'function') return exports;
+  } catch {
+    // the package below
+  }
+  return createRequire(path)('undici') as unknown;
 }
 
 /** `binUrl` is the executable's module URL (dist/src/cli/bin.cjs when built): worker threads start there too. */
