@@ -23,3 +23,10 @@ export async function exitWhenIdle(code: number): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   if (process.getActiveResourcesInfo().every((resource) => STANDARD_STREAMS.has(resource))) process.exit(code);
 }
+
+/** Runs the command line on this process's arguments and streams, then ends once idle. */
+export async function runThisProcess(main: typeof import('../main.js').main): Promise<void> {
+  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  // `serve` and `worker` return only when they stop, so this ends only finished commands.
+  await exitWhenIdle(code);
+}

@@ -7,7 +7,7 @@
  */
 import { setBundleEntry } from '../../solving/bundle-entry.js';
 import { onMainThread } from './main-thread.js';
-import { exitWhenIdle } from './exit-when-idle.js';
+import { runThisProcess } from './exit-when-idle.js';
 import { keepParserOnBaseline } from './wasm-tiering.js';
 import { main } from '../main.js';
 
@@ -16,14 +16,7 @@ export async function run(entryUrl: string): Promise<void> {
   setBundleEntry(entryUrl);
   if (onMainThread()) {
     keepParserOnBaseline();
-    const code = await main(process.argv.slice(2), {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      cwd: process.cwd(),
-    });
-    // `serve` and `worker` return only when they stop, so this ends only finished commands.
-    await exitWhenIdle(code);
+    await runThisProcess(main);
     return;
   }
   await import('../../solving/solve-worker.js');

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defaultCacheDir } from '../../../repodata/cache-dir.js';
 import { loadBundle, runCachedScript, type BundleExports, type LoadOptions } from './code-cache.js';
-import { exitWhenIdle } from './exit-when-idle.js';
+import { runThisProcess } from './exit-when-idle.js';
 import { keepParserOnBaseline } from './wasm-tiering.js';
 
 /** Commands that run too little of the bundle to make a code cache worth keeping. */
@@ -59,11 +59,5 @@ export async function start(binUrl: string): Promise<void> {
   }
   keepParserOnBaseline();
   const { main } = await import('../main.js');
-  const code = await main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    cwd: process.cwd(),
-  });
-  await exitWhenIdle(code);
+  await runThisProcess(main);
 }
