@@ -82,10 +82,7 @@ export async function run({ values, positionals: specs }: CommandArgs<typeof AUD
     }
   }
   const limits = runLimits(values, io);
-  if (typeof limits === 'string') {
-    writeError(io, limits);
-    return EXIT_USAGE;
-  }
+  if (limits === undefined) return EXIT_USAGE;
   try {
     const files: InputFile[] = await Promise.all((values.file ?? []).map((path) => readInputFile(path, io.cwd)));
     let lockFile = values.lock !== undefined ? await readInputFile(values.lock, io.cwd) : undefined;

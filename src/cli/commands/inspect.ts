@@ -63,10 +63,7 @@ export async function run({ values, positionals }: CommandArgs<typeof INSPECT_OP
     }
   }
   const limits = runLimits(values, io);
-  if (typeof limits === 'string') {
-    writeError(io, limits);
-    return EXIT_USAGE;
-  }
+  if (limits === undefined) return EXIT_USAGE;
   const { timeoutMs, maxRepodataBytes } = limits;
 
   try {

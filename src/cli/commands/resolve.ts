@@ -54,10 +54,7 @@ export async function run({ values, positionals }: CommandArgs<typeof RESOLVE_OP
     return EXIT_USAGE;
   }
   const limits = runLimits(values, io);
-  if (typeof limits === 'string') {
-    writeError(io, limits);
-    return EXIT_USAGE;
-  }
+  if (limits === undefined) return EXIT_USAGE;
   const { timeoutMs, maxRepodataBytes } = limits;
 
   const report = await createRunReport(io, {
@@ -254,10 +251,21 @@ export async function runResolves(
 }
 
 /**
- * The time limit and the repodata size cap of a run, from the flags (and the size's variable), or
- * the usage error's message. `resolve`, `tree`, `why` and `why-not` read them alike.
+ * The time limit and the repodata size cap of a run, from the flags (and the size's variable); on a
+ * bad value the usage error is written and the answer is undefined. `resolve`, `audit`, `tree`,
+ * `why` and `why-not` read them alike.
  */
 export function runLimits(
+  values: Parameters<typeof limitsOf>[0],
+  io: CliIO,
+): { timeoutMs: number; maxRepodataBytes: number | undefined } | undefined {
+  const limits = limitsOf(values, io);
+  if (typeof limits !== 'string') return limits;
+  writeError(io, limits);
+  return undefined;
+}
+
+function limitsOf(
   values: {
     readonly offline?: boolean | undefined;
     readonly refresh?: boolean | undefined;
