@@ -106,7 +106,14 @@ export class PypiDataStore implements PypiData {
       return name;
     };
     for (const list of wanted.values()) for (const r of list) addSpec(r);
+    // Visits start one another without awaiting: a cycle (a plugin that requires its host and back)
+    // would otherwise have a visit wait for itself. The walk ends when no visit adds work.
     const work: Promise<void>[] = [];
+    const track = (visit: Promise<void>): void => {
+      // Handled here so that one failing after another already failed is no unhandled rejection.
+      visit.catch(() => undefined);
+      work.push(visit);
+    };
     // A walk without tags (the prefetch that runs while the conda repodata loads) is kept apart
     // from the walks with tags: those walk again over what it fetched, choosing with the tags.
     const walk = options.tags.length === 0 ? 'untagged:' : '';
@@ -115,9 +122,7 @@ export class PypiDataStore implements PypiData {
         await this.#fetchMetadata(name, version, options);
         const metadata = this.#metadata.get(`${name}==${version}`);
         if (!metadata) return;
-        await Promise.all(
-          metadata.requiresDist.filter((r) => !r.marker || !String(r.marker).includes('extra')).map((r) => visitProject(addSpec(r))),
-        );
+        for (const r of metadata.requiresDist) if (!r.marker || !String(r.marker).includes('extra')) track(visitProject(addSpec(r)));
       });
     // Each requirement that reaches a project chooses its likely release again with every
     // specifier known by then, so a later, narrower one (`dep<2` after `dep>=1`) fetches the
@@ -127,13 +132,15 @@ export class PypiDataStore implements PypiData {
       const project = this.#projects.get(name);
       if (!project) return;
       const likely = this.#likely(project, specs.get(name) ?? [], options, options.locked?.get(name));
-      if (likely) await visitRelease(name, likely.text);
+      if (likely) track(visitRelease(name, likely.text));
     };
-    for (const name of names) work.push(visitProject(normalizePypiName(name)));
-    for (const { name, version } of releases) {
-      work.push(visitRelease(name, version));
+    for (const name of names) track(visitProject(normalizePypiName(name)));
+    for (const { name, version } of releases) track(visitRelease(name, version));
+    for (let settled = 0; settled < work.length; ) {
+      const batch = work.slice(settled);
+      settled = work.length;
+      await Promise.all(batch);
     }
-    await Promise.all(work);
   }
 
   #once(key: string, task: () => Promise<void>): Promise<void> {
