@@ -98,6 +98,8 @@ export async function resolvePrepared(request: PreparedRequest, deps: ResolveDep
           resolution: request.resolution ?? 'highest',
           signal: options.signal,
           maxProjects: deps.maxPypiProjects,
+          // A re-lock's guess is the locked release (the first platform's pins: a guess, checked later).
+          ...(request.previousLock ? { locked: request.previousLock.pypiPreferredOn(request.platforms[0]!) } : {}),
         })
       : undefined;
   try {

@@ -125,6 +125,7 @@ export function prefetchPypi(
       prereleases: pypi.prerelease === 'allow' ? true : pypi.prerelease === 'disallow' ? false : undefined,
       maxProjects: options.maxProjects ?? MAX_PYPI_PROJECTS,
       signal: options.signal,
+      ...(options.locked ? { locked: options.locked } : {}),
     })
     .catch(() => undefined);
 }

@@ -80,6 +80,20 @@ describe('a re-lock with PyPI packages', () => {
     expect(pypiPins(await solve(base()))).toEqual(['click==8.2.0', 'Flask==3.1.0', 'rich==14.0.0']);
   });
 
+  it('reads no metadata of the newer releases it keeps out (a fresh cache: the prefetch guesses the locked release)', async () => {
+    const before = server.requests.length;
+    const again = await resolveEnvironments(base({ lock: { filename: 'pixi.lock', content: lock } }), {
+      cacheDir: join(dir, 'fresh-cache'),
+      env: {},
+    });
+    expect(pypiPins(again)).toEqual(['click==8.1.0', 'Flask==3.0.0', 'rich==13.0.0']);
+    const read = server.requests
+      .slice(before)
+      .map((r) => r.path)
+      .filter((path) => !path.startsWith('/simple/'));
+    expect(read.filter((path) => /3\.1\.0|8\.2\.0|14\.0\.0/.test(path))).toEqual([]);
+  });
+
   it('moves a pin whose requirement changed, and keeps the others', async () => {
     const changed = await solve(base({ pypi: ['flask', 'rich>=14'], lock: { filename: 'pixi.lock', content: lock } }));
     expect(pypiPins(changed)).toEqual(['click==8.1.0', 'Flask==3.0.0', 'rich==14.0.0']);
