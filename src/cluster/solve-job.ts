@@ -127,7 +127,8 @@ function isRecord(value: unknown): value is PackageRecord {
   );
 }
 
-function isOutcome(value: unknown): value is PlatformSolveOutcome {
+/** Whether a value read back from a cache has an outcome's shape (what `decodeOutcome` checks). */
+export function isOutcome(value: unknown): value is PlatformSolveOutcome {
   if (typeof value !== 'object' || value === null) return false;
   const o = value as Record<string, unknown>;
   switch (o.kind) {

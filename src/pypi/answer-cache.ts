@@ -20,7 +20,7 @@ import type { PypiRecord } from '../../vocabulary/pypi-record.js';
 import { normalizePypiName } from '../../vocabulary/pypi/name.js';
 import type { PypiRequirement } from '../../vocabulary/pypi/requirement.js';
 import type { ResolutionStrategy } from '../../vocabulary/pypi-record.js';
-import { decodeOutcome, fromTheseChannels } from '../cluster/solve-job.js';
+import { fromTheseChannels, isOutcome } from '../cluster/solve-job.js';
 import type { MixedAnswerStore, PlatformSolveInput } from '../solving/types.js';
 import type { PypiDataStore } from './data.js';
 import type { PreparedPypi } from './request.js';
@@ -115,12 +115,15 @@ function decodeEntry(text: string): Entry | null {
 /** The entry's outcome with its conda records taken from the request's own indexes, or null. */
 function checked(outcome: MixedSolveOutcome, input: PlatformSolveInput, data: PypiDataStore): MixedSolveOutcome | null {
   if (outcome.kind === 'unsatisfiable') {
-    const decoded = decodeOutcome(JSON.stringify({ kind: outcome.kind, message: outcome.message, explanation: outcome.explanation }));
-    return decoded?.kind === 'unsatisfiable' ? { kind: 'unsatisfiable', message: decoded.message, explanation: decoded.explanation } : null;
+    // The entry was parsed from JSON already: its parts are checked in place, not written and read again.
+    const part: unknown = { kind: outcome.kind, message: outcome.message, explanation: outcome.explanation };
+    return isOutcome(part) && part.kind === 'unsatisfiable'
+      ? { kind: 'unsatisfiable', message: part.message, explanation: part.explanation }
+      : null;
   }
   if (outcome.kind !== 'solved' || !Array.isArray(outcome.pypi)) return null;
-  const decoded = decodeOutcome(JSON.stringify({ kind: 'solved', records: outcome.records }));
-  const conda = decoded === null ? null : fromTheseChannels(decoded, input);
+  const part: unknown = { kind: 'solved', records: outcome.records };
+  const conda = isOutcome(part) ? fromTheseChannels(part, input) : null;
   if (conda?.kind !== 'solved') return null;
   const pypi: PypiRecord[] = [];
   for (const record of outcome.pypi as unknown[]) {
