@@ -94,8 +94,20 @@ export interface PreparedRequest {
   readonly manifestEnvironment?: string;
   /** The PyPI part, when the request has PyPI requirements. */
   readonly pypi?: PreparedPypi;
+  /**
+   * Without PyPI requirements: the index options given anyway (flags, files, mapping), so a PyPI
+   * requirement added later (why-not `pypi:...`) is prepared with them rather than the defaults.
+   */
+  readonly pypiSources?: PypiSources;
   /** Which version of each name the solves prefer; `highest` when absent. */
   readonly resolution?: ResolutionStrategy;
+}
+
+/** Where a request's PyPI index options come from (see `preparePypi`). */
+export interface PypiSources {
+  readonly options: PypiIndexOptions;
+  readonly fileOptions: readonly PypiIndexOptions[];
+  readonly mappingOverrides: CondaPypiMapOverrides;
 }
 
 /** What a resolve keeps from a lock as it is (see `PreparedRequest.kept`). */
@@ -235,16 +247,21 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
       [...texts].map(([text, at]) => parseAt(text, at)),
     );
   }
-  const pypi = preparePypi(
-    [...files.flatMap((f) => f.pypi ?? []), ...(request.pypi ?? []).map((requirement) => ({ requirement }))],
-    manifest?.platformPypi,
-    request.pypiOptions ?? {},
-    files.flatMap((f) => (f.pypiOptions ? [f.pypiOptions] : [])),
-    Object.assign(
+  const pypiSources: PypiSources = {
+    options: request.pypiOptions ?? {},
+    fileOptions: files.flatMap((f) => (f.pypiOptions ? [f.pypiOptions] : [])),
+    mappingOverrides: Object.assign(
       {},
       ...files.flatMap((f) => (f.condaPypiMap ? [f.condaPypiMap] : [])),
       request.condaPypiMap ?? {},
     ) as CondaPypiMapOverrides,
+  };
+  const pypi = preparePypi(
+    [...files.flatMap((f) => f.pypi ?? []), ...(request.pypi ?? []).map((requirement) => ({ requirement }))],
+    manifest?.platformPypi,
+    pypiSources.options,
+    pypiSources.fileOptions,
+    pypiSources.mappingOverrides,
   );
   const resolution = parseResolutionStrategy(request.resolution);
   if (specs.length === 0 && !locked && !pypi && ![...platformSpecs.values()].some((list) => list.length > 0)) {
@@ -347,7 +364,7 @@ export function prepareRequest(request: ResolveRequest, options: PrepareOptions)
     ...(platformVirtual.size > 0 ? { platformVirtualPackages: platformVirtual } : {}),
     ...(platformSubdirs.size > 0 ? { platformSubdirs } : {}),
     ...(manifest ? { manifestEnvironment: manifest.environment } : {}),
-    ...(pypi ? { pypi } : {}),
+    ...(pypi ? { pypi } : { pypiSources }),
     ...(resolution !== 'highest' ? { resolution } : {}),
   };
 }

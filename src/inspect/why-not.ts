@@ -109,7 +109,17 @@ export function parseExtraSpec(text: string): TriedSpec {
 export function withAddedSpec(request: PreparedRequest, spec: TriedSpec): PreparedRequest {
   if (!(spec instanceof PypiRequirement)) return { ...request, specs: [...request.specs, spec] };
   const pypi = request.pypi;
-  if (!pypi) return { ...request, pypi: preparePypi([{ requirement: String(spec) }], undefined, {}, [])! };
+  if (!pypi) {
+    const sources = request.pypiSources;
+    const prepared = preparePypi(
+      [{ requirement: String(spec) }],
+      undefined,
+      sources?.options ?? {},
+      sources?.fileOptions ?? [],
+      sources?.mappingOverrides,
+    );
+    return { ...request, pypi: prepared! };
+  }
   const platformRequirements =
     pypi.platformRequirements && new Map([...pypi.platformRequirements].map(([platform, list]) => [platform, [...list, spec]] as const));
   return {

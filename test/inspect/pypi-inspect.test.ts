@@ -177,4 +177,11 @@ describe('why-not with PyPI (CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Cannot parse PyPI requirement "helper>>1"');
   });
+
+  it('pypi:REQUIREMENT on a request with no PyPI part asks the index the command line gave', async () => {
+    const added = await runCli(['why-not', 'pypi:helper<1.2', 'python 3.12.*', ...against()], { cwd: dir });
+    expect(added.stderr).not.toContain('pypi.org');
+    expect(added.stdout.split('\n')[0]).toBe('The solution could have pypi:helper<1.2; 1 package would change:');
+    expect(added.code).toBe(0);
+  });
 });
