@@ -148,31 +148,39 @@ export class RepodataStore {
     // the answer is that failure: the loads still running are left, and stop unless another caller
     // waits for them (a hostile channel's other subdirs must not decode on for nobody).
     // A spent budget stops them too (and the shard closure below).
-    const budget = options.budget;
-    const outer = budget ? (options.signal ? AbortSignal.any([options.signal, budget.signal]) : budget.signal) : options.signal;
-    const { signal, unlink, abort } = followSignal(outer);
-    let loaded: (SubdirIndex | null)[];
+    const { signal, unlink, abort } = followSignal(options.signal, options.budget?.signal);
     try {
-      loaded = await Promise.all(
-        channels.flatMap((channel) =>
-          subdirs.map((subdir) =>
-            this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
-              abort(error);
-              throw error;
-            }),
-          ),
-        ),
-      );
+      return await this.#prepareWithin(channels, subdirs, rootNames, options, signal, abort);
     } finally {
       unlink();
     }
+  }
+
+  async #prepareWithin(
+    channels: readonly Channel[],
+    subdirs: readonly string[],
+    rootNames: readonly string[],
+    options: LoadOptions,
+    signal: AbortSignal,
+    abort: (reason: unknown) => void,
+  ): Promise<SubdirIndex[]> {
+    const loaded = await Promise.all(
+      channels.flatMap((channel) =>
+        subdirs.map((subdir) =>
+          this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
+            abort(error);
+            throw error;
+          }),
+        ),
+      ),
+    );
     const indexes: SubdirIndex[] = [];
     channels.forEach((channel, c) => {
       const row = loaded.slice(c * subdirs.length, (c + 1) * subdirs.length);
       if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
       row.forEach((index, s) => indexes.push(index ?? emptyIndex(channelRef(channel), subdirs[s]!)));
     });
-    if (await this.#closures.complete(indexes, rootNames, outer)) {
+    if (await this.#closures.complete(indexes, rootNames, signal)) {
       for (const index of indexes) {
         if (index instanceof ShardedSubdirIndex) {
           this.#options.onProgress?.({

@@ -15,6 +15,7 @@ import { CondaResolveError, userMessage } from './errors.js';
 import type { ExportEnvironment } from './exporters/types.js';
 import { missingName, missingNameHint } from './missing-name.js';
 import { nativeExplanation } from './explanation-data.js';
+import { followSignal } from '../repodata/follow-signal.js';
 import { byName, nativePackage, nativePypiPackage, type SolveResult } from './native-result.js';
 import { specsOn, subdirOn, virtualPackagesOn, type PreparedRequest } from './request.js';
 import type { MixedAnswerSource, PlatformSolver } from './solving/types.js';
@@ -146,11 +147,13 @@ async function resolvePlatform(
   };
   // The time limit covers the whole platform: fetching and indexing repodata as well as solving.
   const started = Date.now();
-  const deadline = options.timeoutMs !== undefined ? new AbortController() : null;
+  // One follower of the caller's signal that the deadline aborts too (not `AbortSignal.any`: follow-signal.ts).
+  const deadline = options.timeoutMs !== undefined ? followSignal(options.signal) : null;
+  let timedOut: PlatformTimeoutError | undefined;
   const timer = deadline
-    ? setTimeout(() => deadline.abort(new PlatformTimeoutError(options.timeoutMs!)), timerDelay(options.timeoutMs!))
+    ? setTimeout(() => deadline.abort((timedOut = new PlatformTimeoutError(options.timeoutMs!))), timerDelay(options.timeoutMs!))
     : null;
-  const signal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
+  const signal = deadline ? deadline.signal : options.signal;
   try {
     options.onPlatform?.(platform, 'load');
     // A lock's named platform (`p2`) loads and solves for its subdir.
@@ -221,11 +224,12 @@ async function resolvePlatform(
     return fail(outcome.message, outcome.code);
   } catch (caught) {
     // Past the deadline, whatever the abort surfaced as, the platform timed out.
-    const error = deadline?.signal.aborted && !options.signal?.aborted ? deadline.signal.reason : caught;
+    const error = timedOut && !options.signal?.aborted ? timedOut : caught;
     const code = (error as { code?: unknown })?.code;
     return fail(userMessage(error, { hidePaths: deps.hidePaths }), typeof code === 'string' ? code : 'CR_ERR_INTERNAL');
   } finally {
     if (timer) clearTimeout(timer);
+    deadline?.unlink();
   }
 }
 
