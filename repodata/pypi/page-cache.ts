@@ -7,15 +7,15 @@
  *                            and the sha256 its index gives; never revalidated (a published file
  *                            does not change)
  * `<key>` hashes the URL with its credentials, so two tokens never share a private index's page.
- * Every write goes to a temp file renamed into place (repodata/cache.ts `writeThroughTemp`): a
+ * Every write goes to a temp file renamed into place (repodata/cache.ts `writeSmallFile`): a
  * reader sees the old entry or the new one, never half of one, and a failed fetch leaves the
  * entry as it was.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeCredentials } from '../../vocabulary/channel.js';
-import { freshnessMs, makeDirectory, writeThroughTemp } from '../cache.js';
+import { freshnessMs, makeDirectory, readSmallFile, writeSmallFile } from '../cache.js';
 import { RepodataCacheError } from '../fetch-errors.js';
 
 export interface PageHeader {
@@ -41,7 +41,7 @@ export const PYPI_CACHE_FOLDER = 'pypi';
 /** Its subfolders (nothing else is written in `pypi/` itself). */
 export const PYPI_CACHE_SUBFOLDERS = ['pages', 'metadata'] as const;
 
-/** The names written in `pypi/pages/` and `pypi/metadata/`: entries and their temp files (`writeThroughTemp`). */
+/** The names written in `pypi/pages/` and `pypi/metadata/`: entries and their temp files (`writeSmallFile`). */
 const PAGE_FILE = /^[0-9a-f]{32}\.page(\.\d+\.[0-9a-f]+\.tmp)?$/;
 const METADATA_FILE = /^[0-9a-f]{32}\.metadata(\.\d+\.[0-9a-f]+\.tmp)?$/;
 
@@ -115,12 +115,8 @@ export class PypiCache {
   /** The cached page of `url` (with credentials), or null when there is none or it is unreadable. */
   async readPage(url: string): Promise<CachedPage | null> {
     if (!(await this.#has(`${key(url)}.page`))) return null;
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(join(this.#pages, `${key(url)}.page`));
-    } catch {
-      return null;
-    }
+    const bytes = readSmallFile(join(this.#pages, `${key(url)}.page`));
+    if (bytes === null) return null;
     const newline = bytes.indexOf(10);
     if (newline < 0) return null;
     try {
@@ -135,7 +131,7 @@ export class PypiCache {
   async writePage(url: string, header: Omit<PageHeader, 'version' | 'url'>, body: string): Promise<void> {
     await this.#ensure();
     const line = JSON.stringify({ version: 1, url: removeCredentials(url), ...header } satisfies PageHeader);
-    await writeThroughTemp(join(this.#pages, `${key(url)}.page`), (handle) => handle.writeFile(`${line}\n${body}`));
+    await writeSmallFile(join(this.#pages, `${key(url)}.page`), `${line}\n${body}`);
     this.#added(`${key(url)}.page`);
   }
 
@@ -155,16 +151,12 @@ export class PypiCache {
 
   async readMetadata(metadataKey: string): Promise<Buffer | null> {
     if (!(await this.#has(`${metadataKey}.metadata`))) return null;
-    try {
-      return await readFile(join(this.#metadata, `${metadataKey}.metadata`));
-    } catch {
-      return null;
-    }
+    return readSmallFile(join(this.#metadata, `${metadataKey}.metadata`));
   }
 
   async writeMetadata(metadataKey: string, bytes: Uint8Array): Promise<void> {
     await this.#ensure();
-    await writeThroughTemp(join(this.#metadata, `${metadataKey}.metadata`), (handle) => handle.writeFile(bytes));
+    await writeSmallFile(join(this.#metadata, `${metadataKey}.metadata`), bytes);
     this.#added(`${metadataKey}.metadata`);
   }
 }
