@@ -499,15 +499,29 @@ export class MixedProvider implements DependencyProvider, ExplainInterner {
     const metadata = this.#input.data.metadata(project, release.text);
     const used = metadata ? usedPythonVariables(metadata.requiresDist) : new Set<string>(['python_version', 'implementation_name']);
     const groups = new Map<string, { wheel: PypiWheel; facts: PythonFacts[] }>();
+    const wheels = release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build }));
+    const variables = PYTHON_VARIABLES.filter((v) => used.has(v));
+    // The pythons of one version share one tags object (#pythonFacts), and many builds share one
+    // version: rank the wheels once per tags object and check Requires-Python once per wheel and version.
+    const best = new Map<TargetTags, (typeof wheels)[number] | undefined>();
+    const fits = new Map<string, boolean>();
     for (const python of this.#pythonFacts()) {
-      const wheel = bestWheel(
-        python.tags,
-        release.wheels.map((w) => ({ ...w, tags: w.name.tags, build: w.name.build })),
-      );
+      let wheel = best.get(python.tags);
+      if (wheel === undefined && !best.has(python.tags)) {
+        wheel = bestWheel(python.tags, wheels);
+        best.set(python.tags, wheel);
+      }
       if (!wheel) continue;
-      const requiresPython = metadata ? metadata.requiresPython : parseRequiresPython(wheel.file.requiresPython);
-      if (requiresPython && !requiresPython.contains(python.version, { prereleases: true })) continue;
-      const key = [wheel.file.filename, ...PYTHON_VARIABLES.filter((v) => used.has(v)).map((v) => python.environment[v])].join('\0');
+      const fitsKey = `${wheel.file.filename}\0${python.environment.python_full_version}`;
+      let fit = fits.get(fitsKey);
+      if (fit === undefined) {
+        const requiresPython = metadata ? metadata.requiresPython : parseRequiresPython(wheel.file.requiresPython);
+        fit = !requiresPython || requiresPython.contains(python.version, { prereleases: true });
+        fits.set(fitsKey, fit);
+      }
+      if (!fit) continue;
+      let key = wheel.file.filename;
+      for (const v of variables) key += `\0${python.environment[v]}`;
       const group = groups.get(key);
       if (group) group.facts.push(python);
       else groups.set(key, { wheel: { file: wheel.file, name: wheel.name }, facts: [python] });
