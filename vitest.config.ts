@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Makes dist/'s bin.js executable and points the solve pool at the compiled worker (see the file).
+    // Makes dist/'s bin.js executable, points the solve pool at the compiled worker and gives the CLIs
+    // the tests start one code cache folder (see the file).
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -89,6 +89,8 @@ function workspace(cache) {
     HOME: join(top, 'home'),
     XDG_CONFIG_HOME: join(top, 'home', '.config'),
     CONDA_RESOLVE_CACHE_DIR: cache,
+    // The test suite's one code cache folder for every CLI it starts (test/helpers/global-setup.ts).
+    ...(process.env.CONDA_RESOLVE_CODE_CACHE_DIR ? { CONDA_RESOLVE_CODE_CACHE_DIR: process.env.CONDA_RESOLVE_CODE_CACHE_DIR } : {}),
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
   };

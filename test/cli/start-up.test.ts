@@ -8,13 +8,22 @@
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCodeCache, writeCodeCache } from '../../src/cli/launch/code-cache.js';
+import { codeCacheDir, readCodeCache, writeCodeCache } from '../../src/cli/launch/code-cache.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { DEMO, requireBuild, spawnCli, tempDir } from './run-cli.js';
+import { DEMO, requireBuild, spawnCli as spawnCliShared, tempDir } from './run-cli.js';
 
 const BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'conda-resolve.cjs');
 const UNDICI_BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'undici.cjs');
+
+/**
+ * `spawnCli` with the code cache in `<cache dir>/code-cache`, where these tests look for it: the
+ * test run's one code cache folder (CONDA_RESOLVE_CODE_CACHE_DIR, test/helpers/global-setup.ts)
+ * is left out unless a test sets it.
+ */
+function spawnCli(...[args, options = {}]: Parameters<typeof spawnCliShared>): ReturnType<typeof spawnCliShared> {
+  return spawnCliShared(args, { ...options, env: { CONDA_RESOLVE_CODE_CACHE_DIR: undefined, ...options.env } });
+}
 
 let server: ChannelServer;
 beforeAll(async () => {
@@ -155,6 +164,31 @@ describe('the code cache', () => {
     expect(second).toEqual(first);
     // Accepted as it was: not written again.
     expect(readFileSync(file!).equals(written)).toBe(true);
+  });
+
+  it('is kept in CONDA_RESOLVE_CODE_CACHE_DIR when it is set, instead of <cache dir>/code-cache', async () => {
+    const codeDir = join(tempDir('cr-code-'), 'code');
+    const cacheDir = tempDir('cr-cache-');
+    const env = { CONDA_RESOLVE_CODE_CACHE_DIR: codeDir };
+    const first = await spawnCli(request(), { cacheDir, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(cacheFiles(cacheDir)).toEqual([]);
+    const [file, ...others] = readdirSync(codeDir).filter((name) => name.startsWith('conda-resolve-'));
+    expect(others).toEqual([]);
+    expect(readCodeCache(join(codeDir, file!))).toBeDefined();
+    const written = readFileSync(join(codeDir, file!));
+    // Another repodata cache, the same code cache: read, not written again.
+    const second = await spawnCli(request(), { cacheDir: tempDir('cr-cache-'), env });
+    expect(second).toEqual(first);
+    expect(readFileSync(join(codeDir, file!)).equals(written)).toBe(true);
+  });
+
+  it('has its folder from CONDA_RESOLVE_CODE_CACHE_DIR, else code-cache in the cache directory', () => {
+    expect(codeCacheDir({ CONDA_RESOLVE_CODE_CACHE_DIR: '/srv/code', CONDA_RESOLVE_CACHE_DIR: '/srv/cache' })).toBe('/srv/code');
+    expect(codeCacheDir({ CONDA_RESOLVE_CODE_CACHE_DIR: '', CONDA_RESOLVE_CACHE_DIR: '/srv/cache' })).toBe(
+      join('/srv/cache', 'code-cache'),
+    );
+    expect(codeCacheDir({ CONDA_RESOLVE_CACHE_DIR: '/srv/cache' })).toBe(join('/srv/cache', 'code-cache'));
   });
 
   it('is not written by a run that compiles little (--version, a usage error), then written by a resolve', async () => {

@@ -8,8 +8,14 @@
  *   load the compiled worker (`CONDA_RESOLVE_SOLVE_WORKER`, read by src/solving/solve-pool.ts only
  *   when it runs from TypeScript) instead of registering tsx and transforming the solver again in
  *   each worker thread. A stale or missing build keeps the tsx path, so a test never runs old code.
+ * - Every CLI a test starts keeps V8's code cache in one folder for the whole run
+ *   (`CONDA_RESOLVE_CODE_CACHE_DIR`, inherited from this process's environment): tests give each
+ *   run a fresh repodata cache, and without it each run would compile the bundle again (+61 ms of
+ *   CPU, src/cli/launch/README.md). A variable already set is kept; the tests of the code cache
+ *   itself (test/cli/start-up.test.ts) unset it. The folder is removed when the run ends.
  */
-import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from './shared.js';
@@ -30,10 +36,18 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-export default function setup(): void {
+export default function setup(): (() => void) | undefined {
   if (existsSync(BIN)) chmodSync(BIN, 0o755);
-  if (!existsSync(WORKER)) return;
-  const built = statSync(WORKER).mtimeMs;
-  const fresh = SOURCES.every((folder) => newestSource(join(PROJECT_ROOT, folder)) <= built);
-  if (fresh) process.env.CONDA_RESOLVE_SOLVE_WORKER = pathToFileURL(WORKER).href;
+  let teardown: (() => void) | undefined;
+  if (!process.env.CONDA_RESOLVE_CODE_CACHE_DIR) {
+    const codeCache = mkdtempSync(join(tmpdir(), 'cr-test-code-cache-'));
+    process.env.CONDA_RESOLVE_CODE_CACHE_DIR = codeCache;
+    teardown = () => rmSync(codeCache, { recursive: true, force: true });
+  }
+  if (existsSync(WORKER)) {
+    const built = statSync(WORKER).mtimeMs;
+    const fresh = SOURCES.every((folder) => newestSource(join(PROJECT_ROOT, folder)) <= built);
+    if (fresh) process.env.CONDA_RESOLVE_SOLVE_WORKER = pathToFileURL(WORKER).href;
+  }
+  return teardown;
 }

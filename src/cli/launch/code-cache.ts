@@ -2,7 +2,8 @@
  * Runs the CLI's bundle (`dist/cli/conda-resolve.cjs`) as a `vm.Script` with V8's code cache:
  * Node 20 has no compile cache for modules (`module.enableCompileCache` came in Node 22), but a
  * script accepts `cachedData`. The cache is what V8 compiled during the first run, written at exit
- * to `<cache dir>/code-cache/`; later runs skip parsing and compiling what they share with it.
+ * to `<cache dir>/code-cache/` (or `CONDA_RESOLVE_CODE_CACHE_DIR`, `codeCacheDir`); later runs skip
+ * parsing and compiling what they share with it.
  *
  * It must never break a run: the file is named by the bundle's size, mtime and inode and Node's
  * version and flags (a rebuilt bundle or another Node gets its own file; the others are deleted
@@ -16,6 +17,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { defaultCacheDir } from '../../../repodata/cache-dir.js';
 import { onMainThread } from './main-thread.js';
 
 /** What the bundle exports (script-main.ts). */
@@ -36,20 +38,26 @@ function prefixOf(bundlePath: string): string {
 }
 
 /**
+ * The folder of the code cache files: `CONDA_RESOLVE_CODE_CACHE_DIR` when set (a folder of its own,
+ * for example one shared by runs that each get a fresh repodata cache, or a writable one beside a
+ * read-only cache directory), else `code-cache/` in the cache directory (`CONDA_RESOLVE_CACHE_DIR`
+ * or the user's).
+ */
+export function codeCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env.CONDA_RESOLVE_CODE_CACHE_DIR || join(defaultCacheDir(env), 'code-cache');
+}
+
+/**
  * The cache file of this bundle under this Node: `<name>-<bundle>-<flags>.bin` (`conda-resolve-…`
  * for the CLI's bundle), the first hash from Node's version and the bundle's size, mtime and inode,
  * the second from Node's flags (V8 rejects a cache made under other flags, so each set keeps its own).
  */
-export function codeCachePath(
-  bundlePath: string,
-  cacheDir: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): string {
+export function codeCachePath(bundlePath: string, dir: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   const stat = statSync(bundlePath);
   const short = (parts: readonly unknown[]): string => createHash('sha1').update(parts.join('\n')).digest('hex').slice(0, 16);
   const bundle = short([process.version, process.arch, stat.size, stat.mtimeMs, stat.ino]);
   const flags = short([process.execArgv.join(' '), env.NODE_OPTIONS ?? '']);
-  return join(cacheDir, 'code-cache', `${prefixOf(bundlePath)}${bundle}-${flags}.bin`);
+  return join(dir, `${prefixOf(bundlePath)}${bundle}-${flags}.bin`);
 }
 
 /** An integrity check, not a secret: crypto is loaded by every resolve anyway (zlib, for a CRC-32, is not). */
@@ -102,8 +110,8 @@ export function writeCodeCache(path: string, data: Buffer): void {
 }
 
 export interface LoadOptions {
-  /** The cache directory; no code cache when undefined. */
-  readonly cacheDir: string | undefined;
+  /** The folder of the code cache files (`codeCacheDir`); no code cache when undefined. */
+  readonly codeCacheDir: string | undefined;
   /**
    * Whether this run may write the cache when there is no usable one. False for commands that
    * compile little (`--version`, `--help`): a cache holds only what its run compiled, and a thin
@@ -130,13 +138,13 @@ export function loadBundle(bundlePath: string, options: LoadOptions): BundleExpo
  * it needed.
  */
 export function runCachedScript(bundlePath: string, options: LoadOptions): unknown {
-  const { cacheDir } = options;
+  const { codeCacheDir: dir } = options;
   const source = `${BUNDLE_HEAD}${readFileSync(bundlePath, 'utf8')}${BUNDLE_TAIL}`;
   let cachePath: string | undefined;
   let cachedData: Buffer | undefined;
-  if (cacheDir !== undefined) {
+  if (dir !== undefined) {
     try {
-      cachePath = codeCachePath(bundlePath, cacheDir);
+      cachePath = codeCachePath(bundlePath, dir);
       cachedData = readCodeCache(cachePath);
     } catch {
       cachePath = undefined;

@@ -10,8 +10,7 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { defaultCacheDir } from '../../../repodata/cache-dir.js';
-import { loadBundle, runCachedScript, type BundleExports, type LoadOptions } from './code-cache.js';
+import { codeCacheDir, loadBundle, runCachedScript, type BundleExports, type LoadOptions } from './code-cache.js';
 import { runThisProcess } from './exit-when-idle.js';
 import { keepParserOnBaseline } from './wasm-tiering.js';
 
@@ -27,7 +26,7 @@ function builtBundle(binUrl: string): BundleExports | undefined {
     const compiled = fileURLToPath(new URL('./main.js', binUrl));
     // A second's slack: an unpacked package's files may get their times one by one.
     if (statSync(bundle).mtimeMs < statSync(compiled).mtimeMs - 1000) return undefined;
-    const options = { cacheDir: defaultCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') };
+    const options = { codeCacheDir: codeCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') };
     const undici = fileURLToPath(new URL('../../cli/undici.cjs', binUrl));
     return loadBundle(bundle, { ...options, modules: { undici: () => undiciBundle(undici, options) } });
   } catch {
