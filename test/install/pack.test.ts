@@ -26,6 +26,12 @@ function npmEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The installed copy keeps its own code cache: in the test run's shared folder it would replace the checkout's bundle's. */
+function packedEnv(): NodeJS.ProcessEnv {
+  const cache = tempDir('cr-cache-');
+  return { ...process.env, CONDA_RESOLVE_CACHE_DIR: cache, CONDA_RESOLVE_CODE_CACHE_DIR: join(cache, 'code-cache') };
+}
+
 describe('npm pack, then npm install --engine-strict into an empty folder', () => {
   let app: string;
   let installLog: string;
@@ -75,7 +81,7 @@ describe('npm pack, then npm install --engine-strict into an empty folder', () =
     expect(version.stdout).toMatch(/^conda-resolve \d+\.\d+\.\d+\n$/);
     const solved = await run(bin, ['-c', DEMO, '-p', 'linux-64', 'python=3.9', '--format', 'explicit'], {
       cwd: app,
-      env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') },
+      env: packedEnv(),
     });
     expect(solved.stdout).toContain('/linux-64/python-3.9.19-');
   });
@@ -87,7 +93,7 @@ console.log(JSON.stringify(toNative(resolution).map((p) => [p.platform, p.error,
     writeFileSync(join(app, 'use.mjs'), script);
     const { stdout } = await run(process.execPath, ['use.mjs'], {
       cwd: app,
-      env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: tempDir('cr-cache-') },
+      env: packedEnv(),
     });
     expect(JSON.parse(stdout)).toEqual([['osx-arm64', null, expect.any(Number)]]);
   });
