@@ -12,7 +12,7 @@ import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,10 +105,34 @@ await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
  * and one answered from the cache does not load it (in the CLI's bundle it would, and its cache
  * would grow: launch/README.md).
  */
+/**
+ * Parts of undici's entry that no command of the CLI calls (fetch, WebSocket, EventSource, the
+ * caches, cookies, the mocks): its index loads them all, so the bundle holds a stand-in that throws
+ * when used. The entry and every export stay as they are; loading the bundle costs a third less
+ * (launch/README.md). client-h1 needs fetch's body code only for FormData bodies, which we never send.
+ */
+const UNUSED_UNDICI = /[\\/]undici[\\/]lib[\\/](web|mock)[\\/]|[\\/]undici[\\/]lib[\\/]cache[\\/]sqlite-cache-store\.js$/;
+const unusedUndici = {
+  name: 'unused-undici',
+  setup(b) {
+    b.onLoad({ filter: UNUSED_UNDICI }, (args) => ({
+      loader: 'js',
+      contents: `const part = ${JSON.stringify(relative(dirname(requireModule.resolve('undici')), args.path).replaceAll('\\', '/'))};
+const unused = (name) => new Proxy(function () {}, {
+  apply() { throw new Error("undici's " + name + ' (' + part + ") is not in conda-resolve's CLI bundle"); },
+  construct() { return {}; },
+  get(target, key) { return key === 'prototype' ? target.prototype : unused(name + '.' + String(key)); },
+});
+module.exports = new Proxy({}, { get: (_, key) => (key === '__esModule' ? undefined : unused(String(key))) });
+`,
+    }));
+  },
+};
 await build({
   ...common,
   entryPoints: [requireModule.resolve('undici')],
   outfile: UNDICI_BUNDLE,
+  plugins: [unusedUndici],
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
 });
