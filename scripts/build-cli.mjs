@@ -119,11 +119,11 @@ const unusedUndici = {
       loader: 'js',
       contents: `const part = ${JSON.stringify(relative(dirname(requireModule.resolve('undici')), args.path).replaceAll('\\', '/'))};
 const unused = (name) => new Proxy(function () {}, {
-  apply() { throw new Error("undici's " + name + ' (' + part + ") is not in conda-resolve's CLI bundle"); },
-  construct() { return {}; },
-  get(target, key) { return key === 'prototype' ? target.prototype : unused(name + '.' + String(key)); },
+  apply() { throw new Error("undici's " + (name || 'export') + ' (' + part + ") is not in conda-resolve's CLI bundle"); },
+  construct() { return new Proxy({}, { get: (_, key) => unused((name || 'export') + '().' + String(key)) }); },
+  get(target, key) { return key === 'prototype' ? target.prototype : key === '__esModule' ? undefined : unused(name ? name + '.' + String(key) : String(key)); },
 });
-module.exports = new Proxy({}, { get: (_, key) => (key === '__esModule' ? undefined : unused(String(key))) });
+module.exports = unused('');
 `,
     }));
   },
