@@ -72,3 +72,28 @@ json.dump(out, sys.stdout)
   if (run.status !== 0) throw new Error(`python packaging failed: ${run.stderr.slice(-2000)}`);
   return JSON.parse(run.stdout) as T;
 }
+
+/**
+ * Several `runPythonPackaging` bodies in one process (one interpreter start-up and one import of
+ * packaging instead of one per body): each body runs in a function of its own with its own `data`,
+ * and the answers come back in the order of `jobs`.
+ */
+export function runPythonPackagingBatch(packaging: PythonPackaging, jobs: readonly { body: string; input: unknown }[]): unknown[] {
+  const functions = jobs.map(
+    ({ body }, i) => `def job_${i}(data):
+    out = None
+${body
+  .split('\n')
+  .map((line) => `    ${line}`)
+  .join('\n')}
+    return out`,
+  );
+  const body = `${functions.join('\n\n')}
+
+out = [job(d) for job, d in zip([${jobs.map((_, i) => `job_${i}`).join(', ')}], data)]`;
+  return runPythonPackaging<unknown[]>(
+    packaging,
+    body,
+    jobs.map((job) => job.input),
+  );
+}

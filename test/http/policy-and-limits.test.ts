@@ -193,7 +193,8 @@ describe('channel policy', () => {
 describe('time limit and cancellation', () => {
   it('504 at the time limit; the channel load it started stops (nobody waits for it), the next request loads afresh', async () => {
     const demo = `${channels.url}/demo`;
-    const server = await serve({ timeout: '1', 'allow-channel': [demo], 'default-channel': [demo] });
+    // One worker: the requests come one after the other (a second worker's start-up was CPU for nothing).
+    const server = await serve({ timeout: '1', workers: '1', 'allow-channel': [demo], 'default-channel': [demo] });
     // As `serve` does at start-up: the workers load their code while the first request waits, so
     // the second one's time limit is spent solving, not starting a worker.
     server.wired.pool.warm();
@@ -364,7 +365,9 @@ describe('rate limit, overload and CORS', () => {
 
   it('pre-warms the configured channel indexes before listening, and skips one it may not load', async () => {
     const demo = `${channels.url}/demo`;
+    // One worker: `serve` starts them all at start-up, and one solve needs no second.
     const server = await listening({
+      workers: '1',
       'allow-channel': [demo],
       'default-channel': [demo],
       prewarm: [`${demo}/linux-64`, 'https://example.org/other/osx-64'],

@@ -12,6 +12,7 @@ import { RepodataIndexUnsupportedError, RepodataParseError } from '../../repodat
 import type { ChannelRef, SubdirIndex } from '../../repodata/types.js';
 import type { PackageRecord } from '../../vocabulary/record.js';
 import { CHANNELS_DIR, REPODATA_FILES_DIR, describeShared } from '../helpers/shared.js';
+import { depth } from '../helpers/depth.js';
 
 const CHANNEL: ChannelRef = { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge' };
 const encoder = new TextEncoder();
@@ -133,6 +134,8 @@ describeShared('the lazy index on the shared snapshots', () => {
         stringifyEscaped(withOddities(original), /[name\u0080-\uffff]/),
       ],
     ];
+    // The original's file names, read once for the six variants.
+    let originalFiles: string[] | undefined;
     for (const [label, text] of variants) {
       it(label, () => {
         expectEquivalent(lazy(text, 'osx-arm64'), text, 'osx-arm64');
@@ -142,9 +145,9 @@ describeShared('the lazy index on the shared snapshots', () => {
             .records.map((r) => r.fn)
             .sort(),
         ).toEqual(
-          parseRepodata(JSON.stringify(original), { channel: CHANNEL })
+          (originalFiles ??= parseRepodata(JSON.stringify(original), { channel: CHANNEL })
             .records.map((r) => r.fn)
-            .sort(),
+            .sort()),
         );
       });
     }
@@ -310,7 +313,8 @@ describe('the lazy index', () => {
           expectEquivalent(lazy(doc), doc);
         },
       ),
-      { numRuns: 200 },
+      // 80 random documents (a new seed each run) keep the default suite fast; CR_DEEP=1 makes 200.
+      { numRuns: depth(80, 200) },
     );
   });
 
@@ -354,7 +358,8 @@ describe('the lazy index', () => {
           }
         },
       ),
-      { numRuns: 400 },
+      // 150 corruptions (a new seed each run) keep the default suite fast; CR_DEEP=1 makes 400.
+      { numRuns: depth(150, 400) },
     );
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate-channel.js';
 import type { RepodataIndexTables } from '../../repodata/lazy/span-tables.js';
 import { RepodataStreamScanner, scanRepodata } from '../../repodata/lazy/stream-scan.js';
+import { depth } from '../helpers/depth.js';
 
 const encoder = new TextEncoder();
 
@@ -151,6 +152,8 @@ const regularDocuments = fc
     return `{"info": {"subdir": "linux-64"}, "packages.conda": {${entries.join(',\n')}}}`;
   });
 
+// The property runs below are a fast default (a third of the cases each, the four properties together
+// still over 600 documents per run, a new seed every run); CR_DEEP=1 runs the full counts.
 describe('the streaming repodata scanner', () => {
   it('gives the same tables (or the same error) as the whole-buffer scan for any chunking', () => {
     fc.assert(
@@ -160,7 +163,7 @@ describe('the streaming repodata scanner', () => {
         expect(streamed(bytes, cuts, batch)).toEqual(expected);
         expect(streamed(bytes, cuts, batch, undefined, true)).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: depth(100, 300) },
     );
   });
 
@@ -181,7 +184,7 @@ describe('the streaming repodata scanner', () => {
           expect(streamed(bytes, cuts, 1, undefined, true)).toEqual(expected);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: depth(150, 400) },
     );
   });
 
@@ -194,7 +197,7 @@ describe('the streaming repodata scanner', () => {
         expect(streamed(bytes, cuts, batch)).toEqual(expected);
         expect(streamed(bytes, cuts, batch, undefined, true)).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: depth(100, 300) },
     );
   });
 
@@ -240,7 +243,7 @@ describe('the streaming repodata scanner', () => {
           expect(streamed(bytes, cuts, 1)).toEqual(expected);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: depth(300, 1000) },
     );
   });
 

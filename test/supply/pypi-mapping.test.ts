@@ -164,7 +164,12 @@ describe('conda-resolve audit and the fetched mapping', () => {
 
   it('a network failure is reported the same way, and a user mapping file needs no fetch', async () => {
     const url = await deadUrl();
-    const failed = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping-url', url], { cwd: dir });
+    // No retries: their backoff waited seconds for a port nobody listens on, and retrying is the
+    // network layer's own test (repodata/net), not this one's.
+    const failed = await runCli(['audit', '-f', lock, '--db', RECORDS, '--json', '--pypi-mapping-url', url], {
+      cwd: dir,
+      env: { CONDA_REMOTE_MAX_RETRIES: '0' },
+    });
     expect(failed.code).toBe(0);
     expect((JSON.parse(failed.stdout) as AuditReport).platforms[0]!.notCovered.map((n) => n.name)).toEqual(['python', 'requests']);
     const file = join(dir, 'map.json');

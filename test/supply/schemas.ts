@@ -22,10 +22,13 @@ const Ajv = (require('ajv') as { default: AjvClass }).default;
 const AjvDraft04 = (require('ajv-draft-04') as { default: AjvClass }).default;
 const addFormats = (require('ajv-formats') as { default: (ajv: AjvLike) => void }).default;
 
+// One validator for every call: it compiles the CycloneDX schema (seconds of ajv) on its first use
+// and keeps the compiled function, which the test files sharing this worker's module cache reuse.
+let cyclonedx: InstanceType<typeof Validation.JsonStrictValidator> | undefined;
 /** null when valid, else the validator's errors. */
 export async function cyclonedxErrors(text: string): Promise<unknown> {
-  const validator = new Validation.JsonStrictValidator(Spec.Version.v1dot6);
-  return (await validator.validate(text)) ?? null;
+  cyclonedx ??= new Validation.JsonStrictValidator(Spec.Version.v1dot6);
+  return (await cyclonedx.validate(text)) ?? null;
 }
 
 /** The official schema's validator, or null when its file is not under ../shared/third-party. */

@@ -1,8 +1,9 @@
 /**
  * Our wheel tags, file names and core metadata against Python's `packaging` on the same inputs, one
- * python3 process per test. The tags of a target are computed in Python with packaging's own
- * functions given the target explicitly (`cpython_tags`, `compatible_tags`, `mac_platforms`, and
- * `_linux_platforms` with the glibc, musl and architecture patched in), never from this machine.
+ * python3 process for all the tests (one interpreter start-up and import instead of one per test).
+ * The tags of a target are computed in Python with packaging's own functions given the target
+ * explicitly (`cpython_tags`, `compatible_tags`, `mac_platforms`, and `_linux_platforms` with the
+ * glibc, musl and architecture patched in), never from this machine.
  *
  * Needs packaging 26.1 or newer (abi3t, PEP 803), standalone or pip's vendored copy; skipped with a
  * message otherwise. packaging 26.3 refuses tag sets with an empty member or an interpreter that is
@@ -129,6 +130,7 @@ handlers = {"tags": tags, "wheel": wheel, "sdist": sdist, "metadata": metadata}
 answer = {kind: [handlers[kind](item) for item in items] for kind, items in request.items() if kind in handlers}
 if request.get("siteMetadata"):
     answer["siteMetadata"] = site_metadata()
+    answer["siteMetadataParsed"] = [metadata(path) for path in answer["siteMetadata"]]
 json.dump(answer, sys.stdout)
 `;
 
@@ -153,54 +155,60 @@ function outcome<T>(fn: () => T): T | { error: string } {
 
 const seed = Date.now() % 2 ** 31;
 
+/** The conda targets whose tags are compared: every platform conda-resolve knows, in its variants. */
+function tagTargets(): TagTarget[] {
+  const targets: TagTarget[] = [];
+  const linux: [string, string[]][] = [
+    ['linux-64', ['2.5', '2.12', '2.17', '2.28', '2.34', '3.1']],
+    ['linux-32', ['2.17']],
+    ['linux-aarch64', ['2.17', '2.28', '2.39']],
+    ['linux-armv7l', ['2.28']],
+    ['linux-armv6l', ['2.28']],
+    ['linux-ppc64le', ['2.28']],
+    ['linux-ppc64', ['2.17']],
+    ['linux-s390x', ['2.28']],
+    ['linux-riscv64', ['2.31']],
+  ];
+  for (const [platform, glibcs] of linux) {
+    for (const glibc of glibcs) targets.push({ platform, pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: glibc }] });
+  }
+  targets.push({ platform: 'linux-64', pythonVersion: '3.12' });
+  targets.push({ platform: 'linux-64', pythonVersion: '3.11', virtualPackages: [{ name: '__musl', version: '1.2' }] });
+  targets.push({
+    platform: 'linux-aarch64',
+    pythonVersion: '3.13',
+    virtualPackages: [
+      { name: '__glibc', version: '2.28' },
+      { name: '__musl', version: '1.1' },
+    ],
+  });
+  for (const osx of ['10.9', '10.15', '11.0', '13.0', '14.5', '15.0']) {
+    targets.push({ platform: 'osx-64', pythonVersion: '3.10', virtualPackages: [{ name: '__osx', version: osx }] });
+    if (osx >= '11' || osx.startsWith('1') === false)
+      targets.push({ platform: 'osx-arm64', pythonVersion: '3.13', virtualPackages: [{ name: '__osx', version: osx }] });
+  }
+  for (const platform of ['win-64', 'win-32', 'win-arm64', 'freebsd-64', 'emscripten-wasm32']) {
+    for (const pythonVersion of ['3.8', '3.9', '3.14']) targets.push({ platform, pythonVersion });
+  }
+  targets.push({ platform: 'freebsd-64', pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17' });
+  targets.push({ platform: 'freebsd-64', pythonVersion: '3.11', implementation: 'graalpy' });
+  for (const platform of ['linux-64', 'win-64', 'osx-arm64']) {
+    const virtualPackages = [
+      { name: '__glibc', version: '2.28' },
+      { name: '__osx', version: '14.0' },
+    ];
+    targets.push({ platform, pythonVersion: '3.13', freeThreading: true, virtualPackages });
+    targets.push({ platform, pythonVersion: '3.14', freeThreading: true, virtualPackages });
+    targets.push({ platform, pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17', virtualPackages });
+    targets.push({ platform, pythonVersion: '3.11', implementation: 'graalpy', implementationVersion: '24.2.1', virtualPackages });
+  }
+  return targets;
+}
+
 describePython("wheel tags against Python's packaging", () => {
   it('gives the same tags, in the same order, for every conda target conda-resolve knows', () => {
-    const targets: TagTarget[] = [];
-    const linux: [string, string[]][] = [
-      ['linux-64', ['2.5', '2.12', '2.17', '2.28', '2.34', '3.1']],
-      ['linux-32', ['2.17']],
-      ['linux-aarch64', ['2.17', '2.28', '2.39']],
-      ['linux-armv7l', ['2.28']],
-      ['linux-armv6l', ['2.28']],
-      ['linux-ppc64le', ['2.28']],
-      ['linux-ppc64', ['2.17']],
-      ['linux-s390x', ['2.28']],
-      ['linux-riscv64', ['2.31']],
-    ];
-    for (const [platform, glibcs] of linux) {
-      for (const glibc of glibcs) targets.push({ platform, pythonVersion: '3.12', virtualPackages: [{ name: '__glibc', version: glibc }] });
-    }
-    targets.push({ platform: 'linux-64', pythonVersion: '3.12' });
-    targets.push({ platform: 'linux-64', pythonVersion: '3.11', virtualPackages: [{ name: '__musl', version: '1.2' }] });
-    targets.push({
-      platform: 'linux-aarch64',
-      pythonVersion: '3.13',
-      virtualPackages: [
-        { name: '__glibc', version: '2.28' },
-        { name: '__musl', version: '1.1' },
-      ],
-    });
-    for (const osx of ['10.9', '10.15', '11.0', '13.0', '14.5', '15.0']) {
-      targets.push({ platform: 'osx-64', pythonVersion: '3.10', virtualPackages: [{ name: '__osx', version: osx }] });
-      if (osx >= '11' || osx.startsWith('1') === false)
-        targets.push({ platform: 'osx-arm64', pythonVersion: '3.13', virtualPackages: [{ name: '__osx', version: osx }] });
-    }
-    for (const platform of ['win-64', 'win-32', 'win-arm64', 'freebsd-64', 'emscripten-wasm32']) {
-      for (const pythonVersion of ['3.8', '3.9', '3.14']) targets.push({ platform, pythonVersion });
-    }
-    targets.push({ platform: 'freebsd-64', pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17' });
-    targets.push({ platform: 'freebsd-64', pythonVersion: '3.11', implementation: 'graalpy' });
-    for (const platform of ['linux-64', 'win-64', 'osx-arm64']) {
-      const virtualPackages = [
-        { name: '__glibc', version: '2.28' },
-        { name: '__osx', version: '14.0' },
-      ];
-      targets.push({ platform, pythonVersion: '3.13', freeThreading: true, virtualPackages });
-      targets.push({ platform, pythonVersion: '3.14', freeThreading: true, virtualPackages });
-      targets.push({ platform, pythonVersion: '3.10', implementation: 'pypy', implementationVersion: '7.3.17', virtualPackages });
-      targets.push({ platform, pythonVersion: '3.11', implementation: 'graalpy', implementationVersion: '24.2.1', virtualPackages });
-    }
-    const expected = python<{ tags: string[][] }>({ tags: targets }).tags;
+    const targets = tagTargets();
+    const expected = answers().tags;
     targets.forEach((target, index) => {
       expect(targetTags(target).tags, JSON.stringify(target)).toEqual(expected[index]);
     });
@@ -254,10 +262,49 @@ const sdistNames = fc.oneof(
   fc.tuple(noise, piece(['.tar.gz', '.zip'])).map(([text, extension]) => text + extension),
 );
 
+/** The sampled names of a kind, the same for the Python batch and the test. */
+const samples = new Map<string, string[]>();
+function nameSample(kind: 'wheel' | 'sdist', names: fc.Arbitrary<string> = kind === 'wheel' ? wheelNames : sdistNames): string[] {
+  let sample = samples.get(kind);
+  if (!sample) samples.set(kind, (sample = [...new Set(fc.sample(names, { numRuns: 1500, seed }))]));
+  return sample;
+}
+
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/pypi/metadata/', import.meta.url));
+const fixtureFiles = (): string[] =>
+  readdirSync(FIXTURES)
+    .filter((name) => name.endsWith('.METADATA'))
+    .map((name) => FIXTURES + name);
+
+interface MetadataAnswer {
+  raw: Record<string, string | string[]>;
+  unparsed: string[];
+}
+interface Answers {
+  tags: string[][];
+  wheel: { error?: string }[];
+  sdist: { error?: string }[];
+  metadata: MetadataAnswer[];
+  siteMetadata: string[];
+  siteMetadataParsed: MetadataAnswer[];
+}
+let answered: Answers | undefined;
+/** Python's answers for every test, from one python3 process run the first time a test asks. */
+function answers(): Answers {
+  answered ??= python<Answers>({
+    tags: tagTargets(),
+    wheel: nameSample('wheel'),
+    sdist: nameSample('sdist'),
+    metadata: fixtureFiles(),
+    siteMetadata: true,
+  });
+  return answered;
+}
+
 /** Parse sampled names here and in Python; where packaging refuses a name we must refuse it, else agree on every part. */
 function compareNames(kind: 'wheel' | 'sdist', names: fc.Arbitrary<string>, ours: (name: string) => unknown): void {
-  const sample = [...new Set(fc.sample(names, { numRuns: 1500, seed }))];
-  const expected = python<Record<string, { error?: string }[]>>({ [kind]: sample })[kind]!;
+  const sample = nameSample(kind, names);
+  const expected = answers()[kind];
   sample.forEach((name, index) => {
     const result = outcome(() => ours(name));
     if (expected[index]!.error !== undefined) expect(result, name).toHaveProperty('error');
@@ -287,18 +334,12 @@ describePython("file names against Python's packaging", () => {
 });
 
 const LISTS = new Set(['requires_dist', 'provides_extra', 'dynamic']);
-const FIXTURES = fileURLToPath(new URL('../../../fixtures/pypi/metadata/', import.meta.url));
 
 describePython("core metadata against Python's packaging", () => {
   it("reads the fixtures and this machine's installed METADATA files as packaging.metadata.parse_email does", () => {
-    const site = python<{ siteMetadata: string[] }>({ siteMetadata: true }).siteMetadata;
-    const files = [
-      ...readdirSync(FIXTURES)
-        .filter((name) => name.endsWith('.METADATA'))
-        .map((name) => FIXTURES + name),
-      ...site,
-    ];
-    const expected = python<{ metadata: { raw: Record<string, string | string[]>; unparsed: string[] }[] }>({ metadata: files }).metadata;
+    const { siteMetadata: site, siteMetadataParsed, metadata } = answers();
+    const files = [...fixtureFiles(), ...site];
+    const expected = [...metadata, ...siteMetadataParsed];
     const flat = (value: string) => value.replace(/\s+/g, ' ').trim();
     files.forEach((file, index) => {
       const { raw, unparsed } = expected[index]!;

@@ -1,12 +1,12 @@
 /**
  * Property tests against Python's `packaging` (the reference implementation of PEP 440 and 508):
- * random versions, specifier sets and markers, one `python3` process per property with the whole
- * batch. Skipped, saying why, when no packaging >= 26 is importable (test/helpers/python-packaging.ts).
+ * random versions, specifier sets and markers, one `python3` process for all the properties' whole
+ * batches. Skipped, saying why, when no packaging >= 26 is importable (test/helpers/python-packaging.ts).
  * A failure prints the seed: PYPI_ORACLE_SEED=<seed> replays it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pythonPackaging, runPythonPackaging, type PythonPackaging } from '../../helpers/python-packaging.js';
+import { pythonPackaging, runPythonPackagingBatch, type PythonPackaging } from '../../helpers/python-packaging.js';
 import { evaluateMarker, parseMarker, type MarkerEnvironment } from '../../../vocabulary/pypi/markers.js';
 import { parsePypiSpecifierSet } from '../../../vocabulary/pypi/specifier.js';
 import { tryParseRequirement } from '../../../vocabulary/pypi/requirement.js';
@@ -27,6 +27,12 @@ if (typeof packaging === 'string') console.warn(`[pypi oracle tests] skipped: ${
 
 const oracle = () => packaging as PythonPackaging;
 const sample = <T>(arb: fc.Arbitrary<T>, numRuns: number, offset = 0) => fc.sample(arb, { numRuns, seed: seed + offset });
+/** `make()`'s value, made on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 /** The first mismatches, with the seed, or [] when all agree. */
 function mismatches<T>(items: T[], ours: unknown[], theirs: unknown[]): { item: T; ours: unknown; python: unknown }[] {
   const out: { item: T; ours: unknown; python: unknown }[] = [];
@@ -39,39 +45,35 @@ function mismatches<T>(items: T[], ours: unknown[], theirs: unknown[]): { item: 
 describeOracle(
   `PEP 440/508 against Python's packaging ${typeof packaging === 'string' ? '' : `${packaging.version} (${packaging.module})`}, seed ${seed}`,
   () => {
-    it('parses and normalises versions as packaging does (3,000 strings, valid and not)', () => {
+    // Each property's inputs and Python body; the five bodies run in one python3 process (one
+    // interpreter start-up and import of packaging instead of five), the first time a test asks.
+    const job0 = once(() => {
       const texts = sample(versionLikeString, 3000);
-      const python = runPythonPackaging<(string | null)[]>(
-        oracle(),
-        `out = []
+      return {
+        input: texts,
+        body: `out = []
 for t in data:
     try:
         out.append(str(V.Version(t)))
     except V.InvalidVersion:
         out.append(None)`,
-        texts,
-      );
-      const ours = texts.map((t) => tryParsePypiVersion(t)?.toString() ?? null);
-      expect(mismatches(texts, ours, python)).toEqual([]);
+      };
     });
 
-    it('orders versions as packaging does (3,000 pairs)', () => {
+    const job1 = once(() => {
       const pairs = sample(fc.tuple(pypiVersionString, pypiVersionString), 4000, 1)
         .filter(([a, b]) => tryParsePypiVersion(a) && tryParsePypiVersion(b))
         .slice(0, 3000);
-      const python = runPythonPackaging<number[]>(
-        oracle(),
-        `out = []
+      return {
+        input: pairs,
+        body: `out = []
 for a, b in data:
     x, y = V.Version(a), V.Version(b)
     out.append((x > y) - (x < y))`,
-        pairs,
-      );
-      const ours = pairs.map(([a, b]) => Math.sign(comparePypiVersions(parsePypiVersion(a), parsePypiVersion(b))));
-      expect(mismatches(pairs, ours, python)).toEqual([]);
+      };
     });
 
-    it('matches and filters as packaging does (1,500 specifier sets x candidates, prereleases unset/true/false)', () => {
+    const job2 = once(() => {
       const validVersion = pypiVersionString.filter((t) => tryParsePypiVersion(t) !== undefined);
       const anchor = validVersion.map((text) => {
         const v = parsePypiVersion(text);
@@ -109,9 +111,9 @@ for a, b in data:
         candidates: [...specs.flatMap((s) => neighbours(s.base)), ...extra],
         prereleases,
       }));
-      const python = runPythonPackaging<unknown[]>(
-        oracle(),
-        `out = []
+      return {
+        input: cases,
+        body: `out = []
 for case in data:
     try:
         s = S.SpecifierSet(case["set"])
@@ -120,21 +122,14 @@ for case in data:
         continue
     kw = {} if case["prereleases"] is None else {"prereleases": case["prereleases"]}
     out.append([[s.contains(v, **kw) for v in case["candidates"]], list(s.filter(case["candidates"], **kw))])`,
-        cases,
-      );
-      const ours = cases.map(({ set, candidates, prereleases }) => {
-        const parsed = parsePypiSpecifierSet(set);
-        const options = prereleases === null ? {} : { prereleases };
-        return [candidates.map((v) => parsed.contains(v, options)), parsed.filter(candidates, options)];
-      });
-      expect(mismatches(cases, ours, python)).toEqual([]);
+      };
     });
 
-    it('parses and evaluates markers as packaging does (2,000 markers in random environments)', () => {
+    const job3 = once(() => {
       const cases = sample(fc.tuple(markerString, markerEnvironmentValues), 2000, 3).map(([marker, env]) => ({ marker, env }));
-      const python = runPythonPackaging<unknown[]>(
-        oracle(),
-        `out = []
+      return {
+        input: cases,
+        body: `out = []
 for case in data:
     try:
         m = M.Marker(case["marker"])
@@ -145,8 +140,53 @@ for case in data:
         out.append(m.evaluate(case["env"]))
     except M.UndefinedComparison:
         out.append("undefined")`,
-        cases,
-      );
+      };
+    });
+
+    const job4 = once(() => {
+      const texts = sample(requirementString, 2000, 4);
+      return {
+        input: texts,
+        body: `out = []
+for t in data:
+    try:
+        r = R.Requirement(t)
+    except (R.InvalidRequirement, S.InvalidSpecifier):  # 26.2 lets the second through (fixed later)
+        out.append("invalid")
+        continue
+    out.append([r.name, sorted(r.extras), str(r.specifier), r.url, r.marker is not None])`,
+      };
+    });
+    const oracleAnswers = once(() => runPythonPackagingBatch(oracle(), [job0(), job1(), job2(), job3(), job4()]));
+
+    it('parses and normalises versions as packaging does (3,000 strings, valid and not)', () => {
+      const texts = job0().input;
+      const python = oracleAnswers()[0] as (string | null)[];
+      const ours = texts.map((t) => tryParsePypiVersion(t)?.toString() ?? null);
+      expect(mismatches(texts, ours, python)).toEqual([]);
+    });
+
+    it('orders versions as packaging does (3,000 pairs)', () => {
+      const pairs = job1().input;
+      const python = oracleAnswers()[1] as number[];
+      const ours = pairs.map(([a, b]) => Math.sign(comparePypiVersions(parsePypiVersion(a), parsePypiVersion(b))));
+      expect(mismatches(pairs, ours, python)).toEqual([]);
+    });
+
+    it('matches and filters as packaging does (1,500 specifier sets x candidates, prereleases unset/true/false)', () => {
+      const cases = job2().input;
+      const python = oracleAnswers()[2] as unknown[];
+      const ours = cases.map(({ set, candidates, prereleases }) => {
+        const parsed = parsePypiSpecifierSet(set);
+        const options = prereleases === null ? {} : { prereleases };
+        return [candidates.map((v) => parsed.contains(v, options)), parsed.filter(candidates, options)];
+      });
+      expect(mismatches(cases, ours, python)).toEqual([]);
+    });
+
+    it('parses and evaluates markers as packaging does (2,000 markers in random environments)', () => {
+      const cases = job3().input;
+      const python = oracleAnswers()[3] as unknown[];
       const ours = cases.map(({ marker, env }) => {
         let parsed;
         try {
@@ -165,19 +205,8 @@ for case in data:
     });
 
     it('reads requirements as packaging does (2,000 requirement strings, valid and not)', () => {
-      const texts = sample(requirementString, 2000, 4);
-      const python = runPythonPackaging<unknown[]>(
-        oracle(),
-        `out = []
-for t in data:
-    try:
-        r = R.Requirement(t)
-    except (R.InvalidRequirement, S.InvalidSpecifier):  # 26.2 lets the second through (fixed later)
-        out.append("invalid")
-        continue
-    out.append([r.name, sorted(r.extras), str(r.specifier), r.url, r.marker is not None])`,
-        texts,
-      );
+      const texts = job4().input;
+      const python = oracleAnswers()[4] as unknown[];
       const ours = texts.map((t) => {
         const r = tryParseRequirement(t);
         return r ? [r.name, r.extras, String(r.specifier), r.url ?? null, r.marker !== undefined] : 'invalid';
