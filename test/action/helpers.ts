@@ -289,18 +289,18 @@ export async function startStandInServer(options: { host?: string } = {}): Promi
   };
 }
 
-export interface TlsFront {
-  /** `https://<host>:<port>` */
+/** A loopback server that passes every request through to another. */
+export interface Front {
+  /** `http(s)://<host>:<port>` */
   url: string;
   close(): Promise<void>;
 }
+export type TlsFront = Front;
 
-/** HTTPS on loopback with the test certificate, passing every request through to `target`. */
-export async function startTlsFront(target: string, options: { host?: string; hostname?: string } = {}): Promise<TlsFront> {
-  const host = options.host ?? '127.0.0.1';
-  const [key, cert] = await Promise.all([readFile(join(TLS_DIR, 'server-key.pem')), readFile(join(TLS_DIR, 'server.pem'))]);
+/** A request handler that passes every request through to `target` (an http:// URL). */
+function forwardTo(target: string): (req: IncomingMessage, res: ServerResponse) => void {
   const upstream = new URL(target);
-  const server = createHttpsServer({ key, cert }, (req, res) => {
+  return (req, res) => {
     const forward = httpRequest(
       {
         hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
@@ -319,18 +319,32 @@ export async function startTlsFront(target: string, options: { host?: string; ho
       res.end();
     });
     req.pipe(forward);
-  });
+  };
+}
+
+async function listenFront(server: Server, host: string, scheme: 'http' | 'https', hostname?: string): Promise<Front> {
   await new Promise<void>((resolvePromise) => server.listen(0, host, resolvePromise));
   const port = (server.address() as AddressInfo).port;
-  const name = options.hostname ?? (host.includes(':') ? `[${host}]` : host);
+  const name = hostname ?? (host.includes(':') ? `[${host}]` : host);
   return {
-    url: `https://${name}:${port}`,
+    url: `${scheme}://${name}:${port}`,
     close: () =>
       new Promise<void>((resolvePromise) => {
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),
   };
+}
+
+/** HTTPS on loopback with the test certificate, passing every request through to `target`. */
+export async function startTlsFront(target: string, options: { host?: string; hostname?: string } = {}): Promise<Front> {
+  const [key, cert] = await Promise.all([readFile(join(TLS_DIR, 'server-key.pem')), readFile(join(TLS_DIR, 'server.pem'))]);
+  return listenFront(createHttpsServer({ key, cert }, forwardTo(target)), options.host ?? '127.0.0.1', 'https', options.hostname);
+}
+
+/** Plain HTTP on `host` (e.g. ::1), passing every request through to `target`. */
+export async function startHttpFront(target: string, options: { host: string }): Promise<Front> {
+  return listenFront(createServer(forwardTo(target)), options.host, 'http');
 }
 
 export interface ResolveServer {
@@ -348,7 +362,20 @@ export async function startResolveServer(options: { host: '127.0.0.1' | '::1'; c
   assertCliBuilt();
   const child: ChildProcess = spawn(
     process.execPath,
-    [CLI_ENTRY, 'serve', '--host', options.host, '--port', '0', '--allow-local-channels', '--cache-dir', options.cacheDir],
+    // One solver thread: the tests send one request at a time, and each thread costs its start-up.
+    [
+      CLI_ENTRY,
+      'serve',
+      '--host',
+      options.host,
+      '--port',
+      '0',
+      '--workers',
+      '1',
+      '--allow-local-channels',
+      '--cache-dir',
+      options.cacheDir,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: options.cacheDir } },
   );
   let output = '';
