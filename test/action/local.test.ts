@@ -1,7 +1,8 @@
 /**
  * Local mode end to end: the action's steps run as GitHub would, with a `pixi` stand-in first on
  * PATH that records the exact command line and then runs the manifest's `conda-resolve` task (the
- * committed one-file CLI, action/conda-resolve.mjs) the way pixi does.
+ * committed one-file CLI, action/conda-resolve.mjs) the way pixi does. The prepare step's
+ * `conda-resolve --version` runs for real in the first case and is replayed in the others (helpers.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
