@@ -30,7 +30,7 @@ async function local(inputs: Record<string, string>, prepare: (workspace: string
     workspace,
     env: {
       ...tools().env,
-      PIXI_STAND_IN_LOG: join(dir, 'pixi-calls.jsonl'),
+      PIXI_STAND_IN_LOG: join(dir, 'pixi-calls.nul'),
       CONDA_RESOLVE_CACHE_DIR: join(dir, 'cache'),
       // conda-forge's PyPI mapping is never fetched from the internet here: a closed port.
       CONDA_RESOLVE_PYPI_MAPPING_URL: 'http://127.0.0.1:9/compressed_mapping.json',

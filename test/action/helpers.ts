@@ -3,7 +3,7 @@
  * HTTP server for the shell-logic cases, a TLS front with the test certificate, and a real
  * `conda-resolve serve` child process.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,9 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { cleanupRun, type ActionRun } from './action-runner.js';
+import { parseTomlSubset } from './toml-subset.mjs';
 
 /**
  * The action checkout the end-to-end tests run: the repository itself, or (to try a build kept
@@ -53,14 +55,20 @@ export interface ToolBox {
   cleanup(): Promise<void>;
 }
 
-/** The calls the pixi stand-in logged to `file` (its PIXI_STAND_IN_LOG), in order. */
+/**
+ * The calls the pixi stand-in logged to `file` (its PIXI_STAND_IN_LOG), in order: for each, the
+ * argument count, the working directory and then the arguments, each ended by a NUL.
+ */
 export async function readCalls(file: string): Promise<Call[]> {
   if (!existsSync(file)) return [];
-  const text = await readFile(file, 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Call);
+  const fields = (await readFile(file, 'utf8')).split('\0').slice(0, -1);
+  const calls: Call[] = [];
+  for (let at = 0; at < fields.length; ) {
+    const count = Number(fields[at]);
+    calls.push({ argv: fields.slice(at + 2, at + 2 + count), cwd: fields[at + 1] });
+    at += 2 + count;
+  }
+  return calls;
 }
 
 /** Calls written by curl-spy.sh: for each, the argument count and then the arguments, each ended by a NUL. */
@@ -76,16 +84,77 @@ async function readNulCalls(file: string): Promise<Call[]> {
   return calls;
 }
 
-/** A bin folder with `pixi` (stand-in) and `curl` (spy over the real one) ahead of the system's. */
-export async function makeToolBox(): Promise<ToolBox> {
+/** A bash word that is exactly `value`. */
+const bashWord = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The pixi manifest as the bash stand-in (stand-ins/pixi.sh) reads it: per environment and task,
+ * the command, the dependency tasks pixi would list and the error for an unknown one, worked out
+ * here once with the TOML subset parser, as the stand-in once did on every call.
+ */
+export function pixiTaskTable(manifestPath: string, text: string): string {
+  const manifest = parseTomlSubset(text) as Record<string, any>;
+  const lines = [
+    `STAND_IN_MANIFEST=${bashWord(manifestPath)}`,
+    'declare -A STAND_IN_ENVS STAND_IN_TASKS STAND_IN_DEPS STAND_IN_DEP_ERRORS',
+  ];
+  for (const [envName, envDef] of Object.entries<any>(manifest.environments ?? {})) {
+    lines.push(`STAND_IN_ENVS[${bashWord(envName)}]=1`);
+    const features: string[] = Array.isArray(envDef) ? envDef : (envDef.features ?? []);
+    const tasks: Record<string, any> = {};
+    if (!(envDef.features && envDef['no-default-feature'] === true)) Object.assign(tasks, manifest.tasks ?? {});
+    for (const feature of features) Object.assign(tasks, manifest.feature?.[feature]?.tasks ?? {});
+    for (const [taskName, task] of Object.entries(tasks)) {
+      const key = bashWord(`${envName}/${taskName}`);
+      const command = typeof task === 'string' ? task : task.cmd;
+      lines.push(`STAND_IN_TASKS[${key}]=${bashWord(typeof command === 'string' ? command : '')}`);
+      const pending: string[] = [...(task['depends-on'] ?? [])];
+      const seen = new Set<string>();
+      const deps: string[] = [];
+      while (pending.length > 0) {
+        const name = pending.shift()!;
+        if (seen.has(name)) continue;
+        seen.add(name);
+        if (tasks[name] === undefined) {
+          lines.push(`STAND_IN_DEP_ERRORS[${key}]=${bashWord(`task '${taskName}' depends on the unknown task '${name}'`)}`);
+          break;
+        }
+        deps.push(name);
+        pending.push(...(tasks[name]['depends-on'] ?? []));
+      }
+      lines.push(`STAND_IN_DEPS[${key}]=${bashWord(deps.join('\n'))}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A bin folder with `pixi` (stand-in) and `curl` (spy over the real one) ahead of the system's.
+ * With `replayVersion`, the stand-in answers the action's `conda-resolve --version` (its "Prepare"
+ * step, in every local-mode run) with the output of one real run made here, instead of starting
+ * the one-file CLI (~0.3 s of CPU) each time only to print the same line: a run that needs the
+ * real call removes PIXI_STAND_IN_VERSION from its environment (local.test.ts's first case does).
+ */
+export async function makeToolBox(options: { replayVersion?: boolean } = {}): Promise<ToolBox> {
   const dir = await mkdtemp(join(tmpdir(), 'cr-action-tools-'));
   const binDir = join(dir, 'bin');
   await mkdir(binDir);
   const realCurl = execFileSync('bash', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
-  const node = process.execPath;
-  await writeFile(join(binDir, 'pixi'), `#!/usr/bin/env bash\nexec "${node}" "${join(STAND_INS, 'pixi.mjs')}" "$@"\n`, { mode: 0o755 });
+  await symlink(join(STAND_INS, 'pixi.sh'), join(binDir, 'pixi'));
   await symlink(join(STAND_INS, 'curl-spy.sh'), join(binDir, 'curl'));
-  const pixiLog = join(dir, 'pixi-calls.jsonl');
+  const manifest = join(ACTION_ROOT, 'pixi.toml');
+  const pixiTasks = join(dir, 'pixi-tasks.bash');
+  await writeFile(pixiTasks, pixiTaskTable(manifest, await readFile(manifest, 'utf8')));
+  const replay: Record<string, string> = {};
+  if (options.replayVersion) {
+    const version = await promisify(execFile)(process.execPath, [join(ACTION_ROOT, 'action', 'conda-resolve.mjs'), '--version'], {
+      cwd: dir,
+    });
+    if (version.stderr !== '') throw new Error(`conda-resolve --version wrote on stderr:\n${version.stderr}`);
+    replay.PIXI_STAND_IN_VERSION = join(dir, 'version.txt');
+    await writeFile(replay.PIXI_STAND_IN_VERSION, version.stdout);
+  }
+  const pixiLog = join(dir, 'pixi-calls.nul');
   const curlLog = join(dir, 'curl-calls.nul');
   // An empty HOME and CURL_HOME with a .curlrc that would break every request if curl read it.
   const home = join(dir, 'home');
@@ -97,6 +166,8 @@ export async function makeToolBox(): Promise<ToolBox> {
     env: {
       PATH: `${binDir}:${process.env.PATH ?? ''}`,
       PIXI_STAND_IN_LOG: pixiLog,
+      PIXI_STAND_IN_TASKS: pixiTasks,
+      ...replay,
       CURL_SPY_LOG: curlLog,
       CURL_SPY_REAL: realCurl,
       HOME: home,
@@ -218,18 +289,18 @@ export async function startStandInServer(options: { host?: string } = {}): Promi
   };
 }
 
-export interface TlsFront {
-  /** `https://<host>:<port>` */
+/** A loopback server that passes every request through to another. */
+export interface Front {
+  /** `http(s)://<host>:<port>` */
   url: string;
   close(): Promise<void>;
 }
+export type TlsFront = Front;
 
-/** HTTPS on loopback with the test certificate, passing every request through to `target`. */
-export async function startTlsFront(target: string, options: { host?: string; hostname?: string } = {}): Promise<TlsFront> {
-  const host = options.host ?? '127.0.0.1';
-  const [key, cert] = await Promise.all([readFile(join(TLS_DIR, 'server-key.pem')), readFile(join(TLS_DIR, 'server.pem'))]);
+/** A request handler that passes every request through to `target` (an http:// URL). */
+function forwardTo(target: string): (req: IncomingMessage, res: ServerResponse) => void {
   const upstream = new URL(target);
-  const server = createHttpsServer({ key, cert }, (req, res) => {
+  return (req, res) => {
     const forward = httpRequest(
       {
         hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
@@ -248,18 +319,32 @@ export async function startTlsFront(target: string, options: { host?: string; ho
       res.end();
     });
     req.pipe(forward);
-  });
+  };
+}
+
+async function listenFront(server: Server, host: string, scheme: 'http' | 'https', hostname?: string): Promise<Front> {
   await new Promise<void>((resolvePromise) => server.listen(0, host, resolvePromise));
   const port = (server.address() as AddressInfo).port;
-  const name = options.hostname ?? (host.includes(':') ? `[${host}]` : host);
+  const name = hostname ?? (host.includes(':') ? `[${host}]` : host);
   return {
-    url: `https://${name}:${port}`,
+    url: `${scheme}://${name}:${port}`,
     close: () =>
       new Promise<void>((resolvePromise) => {
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),
   };
+}
+
+/** HTTPS on loopback with the test certificate, passing every request through to `target`. */
+export async function startTlsFront(target: string, options: { host?: string; hostname?: string } = {}): Promise<Front> {
+  const [key, cert] = await Promise.all([readFile(join(TLS_DIR, 'server-key.pem')), readFile(join(TLS_DIR, 'server.pem'))]);
+  return listenFront(createHttpsServer({ key, cert }, forwardTo(target)), options.host ?? '127.0.0.1', 'https', options.hostname);
+}
+
+/** Plain HTTP on `host` (e.g. ::1), passing every request through to `target`. */
+export async function startHttpFront(target: string, options: { host: string }): Promise<Front> {
+  return listenFront(createServer(forwardTo(target)), options.host, 'http');
 }
 
 export interface ResolveServer {
@@ -277,7 +362,20 @@ export async function startResolveServer(options: { host: '127.0.0.1' | '::1'; c
   assertCliBuilt();
   const child: ChildProcess = spawn(
     process.execPath,
-    [CLI_ENTRY, 'serve', '--host', options.host, '--port', '0', '--allow-local-channels', '--cache-dir', options.cacheDir],
+    // One solver thread: the tests send one request at a time, and each thread costs its start-up.
+    [
+      CLI_ENTRY,
+      'serve',
+      '--host',
+      options.host,
+      '--port',
+      '0',
+      '--workers',
+      '1',
+      '--allow-local-channels',
+      '--cache-dir',
+      options.cacheDir,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CONDA_RESOLVE_CACHE_DIR: options.cacheDir } },
   );
   let output = '';
@@ -318,7 +416,7 @@ export function useToolBox(runs: ActionRun[]): () => ToolBox {
   let tools: ToolBox | undefined;
   beforeAll(async () => {
     assertCliBuilt();
-    tools = await makeToolBox();
+    tools = await makeToolBox({ replayVersion: true });
   });
   afterAll(async () => {
     await Promise.all(runs.splice(0).map((run) => cleanupRun(run)));

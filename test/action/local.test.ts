@@ -1,7 +1,8 @@
 /**
  * Local mode end to end: the action's steps run as GitHub would, with a `pixi` stand-in first on
  * PATH that records the exact command line and then runs the manifest's `conda-resolve` task (the
- * committed one-file CLI, action/conda-resolve.mjs) the way pixi does.
+ * committed one-file CLI, action/conda-resolve.mjs) the way pixi does. The prepare step's
+ * `conda-resolve --version` runs for real in the first case and is replayed in the others (helpers.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -23,7 +24,7 @@ const tools = useToolBox(runs);
 /** The environment of one run: the tool box's, with a pixi log and a repodata cache of its own. */
 async function runEnv(): Promise<{ env: Record<string, string>; pixiCalls: () => Promise<Call[]> }> {
   const dir = await mkdtemp(join(tools().dir, 'run-'));
-  const log = join(dir, 'pixi-calls.jsonl');
+  const log = join(dir, 'pixi-calls.nul');
   const cache = join(dir, 'cache');
   return {
     env: { ...tools().env, PIXI_STAND_IN_LOG: log, CONDA_RESOLVE_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
@@ -39,7 +40,13 @@ interface LocalRun {
 
 async function local(
   inputs: Record<string, string>,
-  options: { files?: Record<string, string>; runnerOs?: 'Linux' | 'macOS' | 'Windows'; runnerArch?: 'X64' | 'ARM64' | 'X86' } = {},
+  options: {
+    files?: Record<string, string>;
+    runnerOs?: 'Linux' | 'macOS' | 'Windows';
+    runnerArch?: 'X64' | 'ARM64' | 'X86';
+    /** Run the real `conda-resolve --version` in the prepare step instead of the tool box's replay of it. */
+    realPrepare?: boolean;
+  } = {},
 ): Promise<LocalRun> {
   const workspace = await mkdtemp(join(tmpdir(), 'cr-action-ws-'));
   for (const [path, content] of Object.entries(options.files ?? {})) {
@@ -51,7 +58,7 @@ async function local(
     inputs: { mode: 'local', ...inputs },
     actionPath: ACTION_ROOT,
     workspace,
-    env,
+    env: options.realPrepare ? { ...env, PIXI_STAND_IN_VERSION: undefined } : env,
     runnerOs: options.runnerOs ?? 'Linux',
     runnerArch: options.runnerArch ?? 'X64',
     stepTimeoutMs: 120_000,
@@ -70,8 +77,15 @@ const errors = (run: ActionRun) => run.annotations.filter((a) => a.level === 'er
 
 describe.concurrent('action local mode', () => {
   it('sets up pixi v0.70.1, prepares the cli environment, then runs the CLI with the specs', async () => {
-    const { run, pixi } = await local({ specs: 'python=3.12,numpy', channels: DEMO_CHANNEL_URL, platforms: 'linux-64,osx-arm64' });
+    const { run, pixi } = await local(
+      { specs: 'python=3.12,numpy', channels: DEMO_CHANNEL_URL, platforms: 'linux-64,osx-arm64' },
+      { realPrepare: true },
+    );
     expect(run.failed, run.log).toBe(false);
+    // The prepare step ran the one-file CLI for real here (the other cases replay its output).
+    const version = await readFile(tools().env.PIXI_STAND_IN_VERSION, 'utf8');
+    expect(version).toMatch(/^conda-resolve \d+\.\d+\.\d+/);
+    expect(run.steps.find((s) => s.name === 'Prepare conda-resolve (local)')?.stdout).toBe(version);
     const setup = run.steps.find((s) => s.kind === 'uses');
     expect(setup).toMatchObject({ status: 'success', with: { 'pixi-version': 'v0.70.1', 'run-install': 'false' } });
     expect(pixi.map((c) => c.argv)).toEqual([

@@ -16,6 +16,8 @@ import {
   startStandInServer,
   startTlsFront,
   TLS_CA_FILE,
+  type Call,
+  type RecordedRequest,
   type StandInServer,
   type TlsFront,
   type ToolBox,
@@ -134,10 +136,47 @@ describe('action remote mode: the request', () => {
     });
   });
 
+  /**
+   * One run serves three cases (each run starts some twenty processes): an endpoint with one
+   * trailing slash, plain http to 127.0.0.1, and every proxy variable set to a dead proxy. Made by
+   * the first case that needs it, with the requests and curl calls it made.
+   */
+  let loopbackRun: Promise<{ run: ActionRun; requests: RecordedRequest[]; curl: Call[] }> | undefined;
+  const sharedLoopbackRun = () => {
+    loopbackRun ??= (async () => {
+      const before = (await tools.curlCalls()).length;
+      const from = server.requests.length;
+      const deadProxy = 'http://127.0.0.1:9';
+      const run = await remote(
+        { endpoint: `${server.url}/`, specs: 'numpy' },
+        {
+          env: {
+            http_proxy: deadProxy,
+            HTTP_PROXY: deadProxy,
+            https_proxy: deadProxy,
+            HTTPS_PROXY: deadProxy,
+            ALL_PROXY: deadProxy,
+            all_proxy: deadProxy,
+            NO_PROXY: undefined,
+            no_proxy: undefined,
+          },
+        },
+      );
+      // afterEach removes the runs' folders; this one is kept to the end of the describe.
+      runs.splice(runs.indexOf(run), 1);
+      return { run, requests: server.requests.slice(from), curl: (await tools.curlCalls()).slice(before) };
+    })();
+    return loopbackRun;
+  };
+  afterAll(async () => {
+    if (loopbackRun) await cleanupRun((await loopbackRun).run);
+  });
+
   it('removes exactly one trailing slash from the endpoint', async () => {
-    await remote({ endpoint: `${server.url}/`, specs: 'numpy' });
+    const shared = await sharedLoopbackRun();
+    const from = server.requests.length;
     await remote({ endpoint: `${server.url}/api//`, specs: 'numpy' });
-    expect(server.requests.map((r) => r.url)).toEqual(['/resolve', '/api//resolve']);
+    expect([...shared.requests, ...server.requests.slice(from)].map((r) => r.url)).toEqual(['/resolve', '/api//resolve']);
   });
 
   it('puts the format in the query, URL-encoded', async () => {
@@ -148,10 +187,8 @@ describe('action remote mode: the request', () => {
   });
 
   it('runs curl with -q first, http/https only, the time and size limits, and no proxy for loopback', async () => {
-    const before = (await tools.curlCalls()).length;
-    await remote({ endpoint: server.url, specs: 'numpy' });
-    const calls = await tools.curlCalls();
-    expect(calls).toHaveLength(before + 1);
+    const calls = (await sharedLoopbackRun()).curl;
+    expect(calls).toHaveLength(1);
     const argv = calls[calls.length - 1].argv;
     expect(argv[0]).toBe('-q');
     const pairs = new Map<string, string>();
@@ -167,24 +204,9 @@ describe('action remote mode: the request', () => {
   });
 
   it('bypasses proxies for a loopback endpoint', async () => {
-    const deadProxy = 'http://127.0.0.1:9';
-    const run = await remote(
-      { endpoint: server.url, specs: 'numpy' },
-      {
-        env: {
-          http_proxy: deadProxy,
-          HTTP_PROXY: deadProxy,
-          https_proxy: deadProxy,
-          HTTPS_PROXY: deadProxy,
-          ALL_PROXY: deadProxy,
-          all_proxy: deadProxy,
-          NO_PROXY: undefined,
-          no_proxy: undefined,
-        },
-      },
-    );
+    const { run, requests } = await sharedLoopbackRun();
     expect(run.failed).toBe(false);
-    expect(server.requests).toHaveLength(1);
+    expect(requests).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,3 @@
-/** Types for toml-subset.mjs (plain JavaScript so the pixi stand-in runs without a TypeScript loader). */
+/** Types for toml-subset.mjs (plain JavaScript: it once ran in the pixi stand-in, without a TypeScript loader). */
 export type TomlValue = string | number | boolean | TomlValue[] | { [key: string]: TomlValue };
 export declare function parseTomlSubset(text: string): Record<string, TomlValue>;
