@@ -31,7 +31,7 @@ import { trackConnections } from './connection-drain.js';
 import type { PrewarmTarget, ServerConfig } from './config.js';
 import { CachingSolver } from '../solving/solve-cache.js';
 import { serverNetwork } from './network-config.js';
-import { startReplica, type Replica } from '../cluster/replica.js';
+import type { Replica } from '../cluster/replica.js';
 import { allowlistLabel, Metrics } from './metrics.js';
 
 const LISTEN_BACKLOG = 4096;
@@ -123,8 +123,9 @@ export async function buildServerApp(config: ServerConfig, options: StartServerO
   });
   const pool = new SolvePool({ size: config.workers, maxQueue: config.maxQueue });
   // With --redis solves go to `conda-resolve worker` processes; the pool then stays unstarted.
+  // Loaded only with --redis: bullmq and ioredis are a quarter of a single process's start-up CPU.
   const replica = config.redisUrl
-    ? startReplica(config.redisUrl, store, {
+    ? (await import('../cluster/replica.js')).startReplica(config.redisUrl, store, {
         channelAlias: options.env.CONDA_CHANNEL_ALIAS,
         // Workers fetch under this replica's policy, redirects and base_url included.
         policy: { allowed: [...policy.allowlist, ...(policy.allowsAnyPublic ? ['*'] : [])], allowLocal: config.allowLocalChannels },
