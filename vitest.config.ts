@@ -10,9 +10,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Vitest's default is one worker less than the cores: a single fork on the 2-core CI machine,
-    // which then runs every file in turn while most of them wait on child processes and sockets.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // Vitest's default is one worker less than the cores: a single fork on the 2-core CI machine.
+    // One more worker than cores fills the time files spend waiting on child processes and sockets
+    // (bench/RESULTS.md, test files: 214 s with two workers, 194 s with three).
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     // Files share the worker's module cache instead of importing the server, store and solver
     // again each (no test mocks a module or changes process-wide state).
     isolate: false,
