@@ -9,8 +9,8 @@
  *
  * Load: `GET /resolve?spec=python=3.9&platform=linux-64` against conda-forge-py39 (a file://
  * channel, pre-warmed, so every answer after the first comes from the solve cache), 50 connections
- * (autocannon). Figures: each side's median CPU per request, and the median of the per-pair ratios
- * (this build / baseline). Both checkouts must be built (`npm run build`).
+ * (autocannon). Figures: each side's median CPU per request and requests/s (a batch's requests over
+ * its wall time), and the medians of the per-pair ratios (this build / baseline). Both checkouts must be built (`npm run build`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -34,6 +34,7 @@ interface Side {
   readonly child: ChildProcess;
   readonly url: string;
   readonly cpu: number[];
+  readonly rps: number[];
 }
 
 async function start(name: string, root: string): Promise<Side> {
@@ -58,7 +59,7 @@ async function start(name: string, root: string): Promise<Side> {
     });
     child.once('exit', (code) => reject(new Error(`${name}: the server exited (${code}) before listening`)));
   });
-  return { name, child, url, cpu: [] };
+  return { name, child, url, cpu: [], rps: [] };
 }
 
 /** User + system CPU of a process and its threads so far, in microseconds (/proc/PID/stat, clock ticks of 10 ms). */
@@ -68,25 +69,36 @@ function cpuOf(child: ChildProcess): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-async function batch(side: Side): Promise<number> {
+async function batch(side: Side): Promise<{ cpu: number; rps: number }> {
   const before = cpuOf(side.child);
+  const started = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon({ url: side.url + PATH, connections: 50, amount: BATCH, sampleInt: 50 }, (error, done) =>
       error ? reject(error) : resolve(done),
     ),
   );
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return (cpuOf(side.child) - before) / BATCH;
+  const seconds = (performance.now() - started) / 1000;
+  return { cpu: (cpuOf(side.child) - before) / BATCH, rps: BATCH / seconds };
 }
 
 const sides = [await start('this build', PROJECT_ROOT), await start('baseline', values.baseline)];
 try {
   for (const side of sides) await batch(side); // warm-up: JIT, pools, the solve cache
   for (let i = 0; i < Number(values.batches); i++) {
-    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) side.cpu.push(await batch(side));
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const { cpu, rps } = await batch(side);
+      side.cpu.push(cpu);
+      side.rps.push(rps);
+    }
   }
   const [ours, base] = sides as [Side, Side];
-  for (const side of sides) console.log(`${side.name.padEnd(10)} server CPU per request: median ${median(side.cpu).toFixed(0)} us`);
+  for (const side of sides)
+    console.log(
+      `${side.name.padEnd(10)} server CPU per request: median ${median(side.cpu).toFixed(0)} us; requests/s: median ${median(side.rps).toFixed(0)}`,
+    );
+  const throughput = ours.rps.map((r, i) => r / base.rps[i]!);
+  console.log(`this build / baseline, requests/s: median of ${throughput.length} pairs ${median(throughput).toFixed(3)}`);
   const ratios = ours.cpu.map((c, i) => c / base.cpu[i]!);
   console.log(
     `this build / baseline, CPU per request: median of ${ratios.length} pairs ${median(ratios).toFixed(3)} (${ratios.filter((r) => r > 1).length} pairs above 1)`,
