@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { CHANNELS_DIR, PROJECT_ROOT } from '../test/helpers/shared.js';
 import { median } from './measure.js';
+import { listeningUrl } from './serve-url.js';
 
 const { values } = parseArgs({
   options: { baseline: { type: 'string' }, batches: { type: 'string', default: '30' }, batch: { type: 'string', default: '1000' } },
@@ -46,19 +47,7 @@ async function start(name: string, root: string): Promise<Side> {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' },
   });
-  let buffered = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const match = /"url":"(http:\/\/[^"]+)".*listening on/.exec(line);
-        if (match) resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${name}: the server exited (${code}) before listening`)));
-  });
+  const url = await listeningUrl(child);
   return { name, child, url, cpu: [], rps: [] };
 }
 

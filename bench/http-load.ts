@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { startChannelServer } from '../test/helpers/channel-server.js';
+import { listeningUrl } from './serve-url.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CHANNELS = join(ROOT, '..', 'shared', 'channels');
@@ -113,20 +114,8 @@ async function startServer(extra: string[]): Promise<Server> {
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: 'info' } },
   );
-  let buffered = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      // Keep reading (and dropping) the access log so the pipe never fills.
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const match = /"url":"(http:\/\/[^"]+)".*listening on/.exec(line);
-        if (match) resolve(match[1]!);
-        if (/"level":(40|50|60)/.test(line)) console.error(`[server] ${line.slice(0, 300)}`);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+  const url = await listeningUrl(child, (line) => {
+    if (/"level":(40|50|60)/.test(line)) console.error(`[server] ${line.slice(0, 300)}`);
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return {
