@@ -92,23 +92,41 @@ const bashWord = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
  * the command, the dependency tasks pixi would list and the error for an unknown one, worked out
  * here once with the TOML subset parser, as the stand-in once did on every call.
  */
+/** The parts of a pixi manifest the stand-in needs. */
+interface PixiTask {
+  readonly cmd?: unknown;
+  readonly 'depends-on'?: readonly string[];
+}
+type PixiTasks = Record<string, PixiTask | string>;
+interface PixiManifest {
+  readonly tasks?: PixiTasks;
+  readonly feature?: Record<string, { readonly tasks?: PixiTasks } | undefined>;
+  readonly environments?: Record<
+    string,
+    readonly string[] | { readonly features?: readonly string[]; readonly 'no-default-feature'?: boolean }
+  >;
+}
+
 export function pixiTaskTable(manifestPath: string, text: string): string {
-  const manifest = parseTomlSubset(text) as Record<string, any>;
+  const manifest = parseTomlSubset(text) as PixiManifest;
   const lines = [
     `STAND_IN_MANIFEST=${bashWord(manifestPath)}`,
     'declare -A STAND_IN_ENVS STAND_IN_TASKS STAND_IN_DEPS STAND_IN_DEP_ERRORS',
   ];
-  for (const [envName, envDef] of Object.entries<any>(manifest.environments ?? {})) {
+  for (const [envName, envDef] of Object.entries(manifest.environments ?? {})) {
     lines.push(`STAND_IN_ENVS[${bashWord(envName)}]=1`);
-    const features: string[] = Array.isArray(envDef) ? envDef : (envDef.features ?? []);
-    const tasks: Record<string, any> = {};
-    if (!(envDef.features && envDef['no-default-feature'] === true)) Object.assign(tasks, manifest.tasks ?? {});
+    const table = Array.isArray(envDef)
+      ? undefined
+      : (envDef as { readonly features?: readonly string[]; readonly 'no-default-feature'?: boolean });
+    const features: readonly string[] = table ? (table.features ?? []) : (envDef as readonly string[]);
+    const tasks: PixiTasks = {};
+    if (!(table?.features && table['no-default-feature'] === true)) Object.assign(tasks, manifest.tasks ?? {});
     for (const feature of features) Object.assign(tasks, manifest.feature?.[feature]?.tasks ?? {});
     for (const [taskName, task] of Object.entries(tasks)) {
       const key = bashWord(`${envName}/${taskName}`);
       const command = typeof task === 'string' ? task : task.cmd;
       lines.push(`STAND_IN_TASKS[${key}]=${bashWord(typeof command === 'string' ? command : '')}`);
-      const pending: string[] = [...(task['depends-on'] ?? [])];
+      const pending: string[] = typeof task === 'string' ? [] : [...(task['depends-on'] ?? [])];
       const seen = new Set<string>();
       const deps: string[] = [];
       while (pending.length > 0) {
@@ -120,7 +138,8 @@ export function pixiTaskTable(manifestPath: string, text: string): string {
           break;
         }
         deps.push(name);
-        pending.push(...(tasks[name]['depends-on'] ?? []));
+        const next = tasks[name];
+        pending.push(...(typeof next === 'string' ? [] : (next['depends-on'] ?? [])));
       }
       lines.push(`STAND_IN_DEPS[${key}]=${bashWord(deps.join('\n'))}`);
     }
