@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,7 @@ export default defineConfig({
     // A larger young generation: the property and referee tests allocate many short-lived objects,
     // and fewer scavenges cut the suite's CPU by about 5% (bench/RESULTS.md, test files).
     execArgv: ['--max-semi-space-size=64'],
+    sequence: { sequencer: SlowFirstSequencer },
     // Files share the worker's module cache instead of importing the server, store and solver
     // again each (no test mocks a module or changes process-wide state).
     isolate: false,
