@@ -9,17 +9,7 @@
  * hashing on every use would defeat reading only the byte spans a solve needs.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  createReadStream,
-  openSync,
-  readFile as readFileCallback,
-  readFileSync,
-  renameSync,
-  stat as statCallback,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { createReadStream, readFile as readFileCallback, readFileSync, stat as statCallback } from 'node:fs';
 import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +17,7 @@ import { makeCacheFolder } from './cache-marker.js';
 import { isRepodataCacheFile, isShardCacheFile } from './cache-names.js';
 import { RepodataCacheError } from './fetch-errors.js';
 import { trackTempFile, untrackTempFile } from './temp-files.js';
+import { writeFileAtomic } from './lazy/repodata-file.js';
 
 // A cache hit reads a state file and stats a data file, through node:fs's callbacks: the CLI's
 // bundle loads node:fs/promises only on first use (it costs ~3 ms of a start), and a hit needs nothing else from it.
@@ -114,32 +105,15 @@ function rest(chunks: readonly Uint8Array[], skip: number): Uint8Array {
 const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 
 /**
- * Write `data`, held in memory, to `target` atomically as `writeThroughTemp` does, with synchronous
- * calls: for the many small files of a walk (PyPI pages and metadata, shards) four synchronous calls
- * cost a fraction of the promise API's trips through libuv's threads (bench/RESULTS.md, PyPI cold run).
+ * Write `data`, held in memory, to `target` atomically with synchronous calls (`writeFileAtomic`):
+ * for the many small files of a walk (PyPI pages and metadata, shards) they cost a fraction of the
+ * promise API's trips through libuv's threads (bench/RESULTS.md, PyPI cold run).
  */
 export async function writeSmallFile(target: string, data: string | Uint8Array): Promise<void> {
-  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  trackTempFile(temp);
   try {
-    const fd = openSync(temp, 'wx');
-    try {
-      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
+    writeFileAtomic(target, data);
   } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // never created, or already renamed
-    }
     throw cacheError(`cannot write ${target}`, error);
-  } finally {
-    untrackTempFile(temp);
   }
 }
 

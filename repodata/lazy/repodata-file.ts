@@ -75,7 +75,7 @@ export class RepodataFile implements RepodataBytes {
 }
 
 /** Write `bytes` to `path` through a temporary file and a rename; throws, leaving no temporary file, when it cannot. */
-export function writeFileAtomic(path: string, bytes: Uint8Array): void {
+export function writeFileAtomic(path: string, bytes: string | Uint8Array): void {
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
     writeFileSync(temporary, bytes);
