@@ -150,50 +150,39 @@ export class RepodataStore {
     // A spent budget stops them too (and the shard closure below).
     const { signal, unlink, abort } = followSignal(options.signal, options.budget?.signal);
     try {
-      return await this.#prepareWithin(channels, subdirs, rootNames, options, signal, abort);
+      const loaded = await Promise.all(
+        channels.flatMap((channel) =>
+          subdirs.map((subdir) =>
+            this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
+              abort(error);
+              throw error;
+            }),
+          ),
+        ),
+      );
+      const indexes: SubdirIndex[] = [];
+      channels.forEach((channel, c) => {
+        const row = loaded.slice(c * subdirs.length, (c + 1) * subdirs.length);
+        if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
+        row.forEach((index, s) => indexes.push(index ?? emptyIndex(channelRef(channel), subdirs[s]!)));
+      });
+      if (await this.#closures.complete(indexes, rootNames, signal)) {
+        for (const index of indexes) {
+          if (index instanceof ShardedSubdirIndex) {
+            this.#options.onProgress?.({
+              channel: index.channel.name,
+              url: index.channel.baseUrl,
+              subdir: index.subdir,
+              phase: 'done',
+              records: index.recordCount,
+            });
+          }
+        }
+      }
+      return indexes;
     } finally {
       unlink();
     }
-  }
-
-  async #prepareWithin(
-    channels: readonly Channel[],
-    subdirs: readonly string[],
-    rootNames: readonly string[],
-    options: LoadOptions,
-    signal: AbortSignal,
-    abort: (reason: unknown) => void,
-  ): Promise<SubdirIndex[]> {
-    const loaded = await Promise.all(
-      channels.flatMap((channel) =>
-        subdirs.map((subdir) =>
-          this.load(channel, subdir, { ...options, signal }).catch((error: unknown) => {
-            abort(error);
-            throw error;
-          }),
-        ),
-      ),
-    );
-    const indexes: SubdirIndex[] = [];
-    channels.forEach((channel, c) => {
-      const row = loaded.slice(c * subdirs.length, (c + 1) * subdirs.length);
-      if (row.every((index) => index === null)) throw new ChannelNotFoundError(channel.name, subdirs, channel.baseUrl);
-      row.forEach((index, s) => indexes.push(index ?? emptyIndex(channelRef(channel), subdirs[s]!)));
-    });
-    if (await this.#closures.complete(indexes, rootNames, signal)) {
-      for (const index of indexes) {
-        if (index instanceof ShardedSubdirIndex) {
-          this.#options.onProgress?.({
-            channel: index.channel.name,
-            url: index.channel.baseUrl,
-            subdir: index.subdir,
-            phase: 'done',
-            records: index.recordCount,
-          });
-        }
-      }
-    }
-    return indexes;
   }
 
   /**
