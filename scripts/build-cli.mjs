@@ -4,28 +4,33 @@
 // compiles with V8's code cache (src/cli/launch/code-cache.ts), and the launcher bin.cjs itself.
 // Why each choice here pays, with its measured figure: src/cli/launch/README.md.
 //
-// Left out, loaded from dist/ or node_modules only by the runs that need them: `serve` and
-// `worker` (the HTTP service and the queue worker, with fastify and bullmq), and the packages used
-// only when something is downloaded (undici, zstd-codec). undici gets a bundle of its own,
-// dist/cli/undici.cjs, run with its own code cache on the first request (launch/start.ts).
+// Left out, loaded only by the runs that need them, each from a bundle of its own run with its own
+// code cache (launch/start.ts): `serve` and `worker` (the HTTP service and the queue worker, with
+// fastify and pino: dist/cli/services.cjs) and undici (dist/cli/undici.cjs, on the first request);
+// zstd-codec and bullmq from node_modules.
 import process from 'node:process';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { embedStatic } from './static-files.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'conda-resolve.cjs');
 export const UNDICI_BUNDLE = join(ROOT, 'dist', 'cli', 'undici.cjs');
+export const SERVICES_BUNDLE = join(ROOT, 'dist', 'cli', 'services.cjs');
 
 /**
- * `serve` and `worker` run from tsc's output (dist/src/cli/commands/), beside which the bundle sits
- * at dist/cli/: the command table's import of either becomes a stub that imports the real module
- * through `__crImport` (launch/code-cache.ts), since a script's own `import()` needs a flag on Node
- * 20. The stub's `usage` is the real one, read from tsc's output now.
+ * `serve` and `worker` are left out of the CLI's bundle: the command table's import of either
+ * becomes a stub that takes the command from the services' bundle, dist/cli/services.cjs (below),
+ * which launch/start.ts runs with its own code cache on the bundle's first
+ * `require('conda-resolve:services')`; when that bundle is missing or does not load, from tsc's
+ * output (dist/src/cli/commands/) through `__crImport` (launch/code-cache.ts), since a script's own
+ * `import()` needs a flag on Node 20. The stub's `usage` is the real one, read from tsc's output now.
  */
 const SERVICES = /^\.\/commands\/(serve|worker)\.js$/;
+export const SERVICES_MODULE = 'conda-resolve:services';
 const commandsFromDist = {
   name: 'commands-from-dist',
   setup(b) {
@@ -33,9 +38,18 @@ const commandsFromDist = {
       args.importer.endsWith(join('src', 'cli', 'command-table.ts')) ? { path: args.path, namespace: 'from-dist' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'from-dist' }, async (args) => {
+      const name = SERVICES.exec(args.path)[1];
       const real = `../src/cli/${args.path.slice(2)}`;
       const { usage } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'cli', args.path.slice(2))).href);
-      const contents = `export const usage = ${JSON.stringify(usage)};\nexport async function run(...args) { return (await __crImport(${JSON.stringify(real)})).run(...args); }\n`;
+      const contents = [
+        `export const usage = ${JSON.stringify(usage)};`,
+        'export async function run(...args) {',
+        '  let services;',
+        // Undefined, or not there at all when the bundle is run without launch/start.ts.
+        `  try { services = require(${JSON.stringify(SERVICES_MODULE)}); } catch {}`,
+        `  return (services ? services.${name} : await __crImport(${JSON.stringify(real)})).run(...args);`,
+        '}',
+      ].join('\n');
       return { contents, loader: 'js' };
     });
   },
@@ -82,7 +96,7 @@ const result = await build({
   // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
-  external: ['undici', 'zstd-codec', 'zstd-napi'],
+  external: ['undici', 'zstd-codec', 'zstd-napi', SERVICES_MODULE],
   plugins: [commandsFromDist, lazyModules],
   // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
   // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
@@ -98,6 +112,24 @@ const dynamic = Object.values(result.metafile.outputs).flatMap((o) =>
 if (dynamic.length > 0) throw new Error(`build-cli: the bundle would import() ${dynamic.join(', ')}, which a script cannot do`);
 await mkdir(dirname(CLI_BUNDLE), { recursive: true });
 await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
+
+/**
+ * The services' bundle: `serve` and `worker` with fastify, pino, the MCP server and everything
+ * below them, as one script run with its own code cache (launch/README.md). bullmq and ioredis
+ * stay packages (loaded only with --redis; bullmq reads its Lua scripts beside itself), and the
+ * page's files are embedded, as there is no folder beside the bundle.
+ */
+await build({
+  ...common,
+  entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'services-main.ts')],
+  outfile: SERVICES_BUNDLE,
+  minifyWhitespace: !process.env.CR_NO_MINIFY,
+  minifySyntax: true,
+  external: ['undici', 'zstd-codec', 'zstd-napi', 'bullmq', 'ioredis'],
+  plugins: [embedStatic],
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__crUrl', 'import.meta.resolve': '__crResolve' },
+});
 
 /**
  * undici's public exports (its package entry, what `require('undici')` gives), as one script:

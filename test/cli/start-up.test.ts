@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeCacheDir, readCodeCache, writeCodeCache } from '../../src/cli/launch/code-cache.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
+import { startServe } from '../http/helpers/serve-process.js';
 import { DEMO, requireBuild, spawnCli as spawnCliShared, tempDir } from './run-cli.js';
 
 const BUNDLE = join(PROJECT_ROOT, 'dist', 'cli', 'conda-resolve.cjs');
@@ -258,7 +259,7 @@ describe('the code cache', () => {
 });
 
 /** A copy of the built package (dist/ and package.json, node_modules linked) whose files a test may change. */
-function copyOfBuild(): { root: string; bin: string; bundle: string; undici: string } {
+function copyOfBuild(): { root: string; bin: string; bundle: string; undici: string; services: string } {
   const root = tempDir('cr-build-');
   cpSync(join(PROJECT_ROOT, 'dist'), join(root, 'dist'), { recursive: true, preserveTimestamps: true });
   cpSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
@@ -269,6 +270,7 @@ function copyOfBuild(): { root: string; bin: string; bundle: string; undici: str
     bin: join(root, 'dist', 'src', 'cli', 'bin.cjs'),
     bundle: join(cli, 'conda-resolve.cjs'),
     undici: join(cli, 'undici.cjs'),
+    services: join(cli, 'services.cjs'),
   };
 }
 
@@ -360,5 +362,62 @@ describe("undici's bundle", () => {
       expected,
     );
     expect(packagesIn((JSON.parse(readFileSync(out, 'utf8')) as Loaded).files)).toContain('undici');
+  });
+});
+
+describe("the services' bundle", () => {
+  /** `serve` from `bin`: the page and its stylesheet as it answers them, and what the process loaded. */
+  async function serveOnce(bin: string, cacheDir: string): Promise<{ page: string; style: string; loaded: Loaded }> {
+    const out = join(tempDir('cr-modules-'), 'modules.json');
+    // The code cache goes to <cache dir>/code-cache, as a user's does.
+    const env = {
+      NODE_OPTIONS: `--require ${moduleProbe(out)}`,
+      CONDA_RESOLVE_CACHE_DIR: cacheDir,
+      CONDA_RESOLVE_CODE_CACHE_DIR: undefined,
+    };
+    const serve = startServe(['--port', '0', '--workers', '1'], { bin, env });
+    let page: string;
+    let style: string;
+    try {
+      const url = await serve.url;
+      page = await (await fetch(`${url}/ui`)).text();
+      style = await (await fetch(`${url}/ui/app.css`)).text();
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+    expect(await serve.exit).toBe(0);
+    return { page, style, loaded: JSON.parse(readFileSync(out, 'utf8')) as Loaded };
+  }
+  const ranServices = (loaded: Loaded): boolean => loaded.reads.some((path) => path.endsWith(join('dist', 'cli', 'services.cjs')));
+
+  it('runs serve with fastify inside it, its page embedded, with its own code cache written at exit and read by the next start', async () => {
+    const cacheDir = tempDir('cr-cache-');
+    const first = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), cacheDir);
+    expect(ranServices(first.loaded)).toBe(true);
+    expect(packagesIn(first.loaded.files)).not.toContain('fastify');
+    expect(first.page).toContain('<html');
+    expect(first.style).toContain('{');
+    const [file, ...others] = cacheFiles(cacheDir, 'services');
+    expect(others).toEqual([]);
+    expect(readCodeCache(file!)).toBeDefined();
+    const written = readFileSync(file!);
+    const second = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), cacheDir);
+    expect({ page: second.page, style: second.style }).toEqual({ page: first.page, style: first.style });
+    // Accepted as it was: not written again.
+    expect(readFileSync(file!).equals(written)).toBe(true);
+  });
+
+  it('when it is missing or does not load, serve runs from the modules, with the same page', async () => {
+    const expected = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), tempDir('cr-cache-'));
+    for (const damage of ['missing', 'broken'] as const) {
+      const build = copyOfBuild();
+      if (damage === 'missing') unlinkSync(build.services);
+      else writeFileSync(build.services, 'this is not JavaScript {');
+      const cacheDir = tempDir('cr-cache-');
+      const run = await serveOnce(build.bin, cacheDir);
+      expect(packagesIn(run.loaded.files), damage).toContain('fastify');
+      expect({ page: run.page, style: run.style }, damage).toEqual({ page: expected.page, style: expected.style });
+      expect(cacheFiles(cacheDir, 'services'), damage).toEqual([]);
+    }
   });
 });

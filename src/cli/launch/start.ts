@@ -4,7 +4,8 @@
  * (code-cache.ts), else import the modules as they are: a checkout run through tsx, tsc's output
  * alone, a bundle older than `main.js` (tsc ran again after it was built), or one that does not
  * load. The bundle's `require('undici')` (on its first request) runs undici's own bundle,
- * `dist/cli/undici.cjs`, the same way, else the package from node_modules. Why each step pays:
+ * `dist/cli/undici.cjs`, the same way, else the package from node_modules; `serve` and `worker`
+ * run from the services' bundle, `dist/cli/services.cjs`, else from tsc's output. Why each step pays:
  * README.md in this folder.
  */
 import { statSync } from 'node:fs';
@@ -27,8 +28,12 @@ function builtBundle(binUrl: string): BundleExports | undefined {
     // A second's slack: an unpacked package's files may get their times one by one.
     if (statSync(bundle).mtimeMs < statSync(compiled).mtimeMs - 1000) return undefined;
     const options = { codeCacheDir: codeCacheDir(process.env), write: !LIGHT.has(process.argv[2] ?? '') };
-    const undici = fileURLToPath(new URL('../../cli/undici.cjs', binUrl));
-    return loadBundle(bundle, { ...options, modules: { undici: () => undiciBundle(undici, options) } });
+    const undici = { undici: () => undiciBundle(fileURLToPath(new URL('../../cli/undici.cjs', binUrl)), options) };
+    const services = fileURLToPath(new URL('../../cli/services.cjs', binUrl));
+    return loadBundle(bundle, {
+      ...options,
+      modules: { ...undici, 'conda-resolve:services': () => servicesBundle(services, { ...options, modules: undici }) },
+    });
   } catch {
     return undefined;
   }
@@ -47,6 +52,21 @@ function undiciBundle(path: string, options: LoadOptions): unknown {
     // the package below
   }
   return createRequire(path)('undici') as unknown;
+}
+
+/**
+ * `serve` and `worker` from the services' bundle (scripts/build-cli.mjs) with its own code cache:
+ * loading fastify, pino and the MCP server from node_modules is most of what starting `serve`
+ * costs. Undefined (the CLI's bundle then imports tsc's output) when it is missing or does not load.
+ */
+function servicesBundle(path: string, options: LoadOptions): unknown {
+  try {
+    const exports = runCachedScript(path, options) as { serve?: { run?: unknown } };
+    if (typeof exports.serve?.run === 'function') return exports;
+  } catch {
+    // tsc's output
+  }
+  return undefined;
 }
 
 /** `binUrl` is the executable's module URL (dist/src/cli/bin.cjs when built): worker threads start there too. */

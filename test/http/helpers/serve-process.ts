@@ -40,11 +40,16 @@ export function holdChannel(channels: ChannelServer): { release: () => void; arr
   };
 }
 
-export function startServe(args: readonly string[], options: { logLevel?: 'info' | 'debug' } = {}): ServeProcess {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+export function startServe(
+  args: readonly string[],
+  options: { logLevel?: 'info' | 'debug'; bin?: string; env?: Record<string, string | undefined> } = {},
+): ServeProcess {
+  // Info level at least: the start-up line is how the URL is learnt.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const child = spawn(process.execPath, [options.bin ?? CLI, 'serve', ...args], {
     cwd: PROJECT_ROOT,
-    // Info level at least: the start-up line is how the URL is learnt.
-    env: { ...process.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' },
+    env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const stderr: string[] = [];
