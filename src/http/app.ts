@@ -32,6 +32,7 @@ import { metaRoutes } from './routes/meta.js';
 import { resolveRoutes } from './routes/resolve.js';
 import { uiRoutes } from './routes/ui.js';
 import { buildSchemas } from './schemas.js';
+import { SHARED_COMPILERS } from './schema-compilers.js';
 import { Metrics } from './metrics.js';
 
 export type { AppDeps, Clock, Lifecycle, PoolStatus } from './app-context.js';
@@ -56,6 +57,7 @@ export function buildApp(config: ServerConfig, deps: AppDeps): FastifyInstance {
     clientErrorHandler: clientErrorHandler({ maxHeaderSize }),
     frameworkErrors: frameworkErrorHandler({ bodyLimit: config.bodyLimit }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    schemaController: { compilersFactory: SHARED_COMPILERS },
   });
 
   const context: AppContext = {
