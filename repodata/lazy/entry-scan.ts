@@ -75,6 +75,14 @@ function compile(): object | null {
   return compiled;
 }
 
+/**
+ * Instances whose scanners finished, for the next scanner of this thread: creating an instance and
+ * growing its memory cost more than a small document's whole scan. A few, and small ones only.
+ */
+const idle: EntryScan[] = [];
+const IDLE_AT_MOST = 2;
+const IDLE_MEMORY_AT_MOST = 8 << 20;
+
 /** One scanner's instance: its input buffer and the rows of the last `scan`. */
 export class EntryScan {
   readonly #exports: EntryScanExports;
@@ -88,8 +96,10 @@ export class EntryScan {
     this.rowsCapacity = exports.rows_capacity();
   }
 
-  /** A new instance, or null where the WebAssembly scan is not available. */
+  /** An instance (a new one, or one a finished scanner released), or null where the WebAssembly scan is not available. */
   static create(): EntryScan | null {
+    const reused = idle.pop();
+    if (reused !== undefined) return reused;
     const module = compile();
     if (module === null) return null;
     try {
@@ -109,6 +119,19 @@ export class EntryScan {
     if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
     this.#views = null;
     return new Uint8Array(memory.buffer, this.#heapBase, capacity);
+  }
+
+  /**
+   * Give the instance back once its scanner is done with it (no buffer or row view of it is used
+   * after this): kept for the next `create()` with the memory above the heap zeroed, as a new
+   * instance's is, or left to the garbage collector.
+   */
+  release(): void {
+    const memory = this.#exports.memory;
+    if (idle.length >= IDLE_AT_MOST || memory.buffer.byteLength > IDLE_MEMORY_AT_MOST || idle.includes(this)) return;
+    new Uint8Array(memory.buffer, this.#heapBase).fill(0);
+    this.#views = null;
+    idle.push(this);
   }
 
   /**

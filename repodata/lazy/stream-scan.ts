@@ -71,7 +71,8 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 
 /** A growable byte store that hands out offsets. */
 class ByteStore {
-  data = new Uint8Array(1 << 20);
+  // Small to start: a scanner makes two, and most documents' names and file names fit in a few kB.
+  data = new Uint8Array(1 << 14);
   length = 0;
 
   append(from: Uint8Array, start: number, end: number): number {
@@ -311,7 +312,12 @@ export class RepodataStreamScanner {
   finish(): RepodataIndexTables {
     if (this.#failed !== null) throw this.#failed;
     this.#final = true;
-    this.#scan();
+    try {
+      this.#scan();
+    } finally {
+      // Nothing reads the input buffer after the last scan (a finished scanner takes no more bytes).
+      this.#wasm?.release();
+    }
     const total = this.totalBytes;
     const info = readRepodataInfo(this.#top, this.#where);
     checkRepodataVersion(info, this.#where);

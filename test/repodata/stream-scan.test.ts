@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate-channel.js';
 import type { RepodataIndexTables } from '../../repodata/lazy/span-tables.js';
+import { EntryScan } from '../../repodata/lazy/entry-scan.js';
 import { RepodataStreamScanner, scanRepodata } from '../../repodata/lazy/stream-scan.js';
 import { depth } from '../helpers/depth.js';
 
@@ -154,6 +155,25 @@ const regularDocuments = fc
 
 // The property runs below are a fast default (a third of the cases each, the four properties together
 // still over 600 documents per run, a new seed every run); CR_DEEP=1 runs the full counts.
+describe('WebAssembly instances released by finished scanners', () => {
+  it('are reused by the next scanner, which reads any document as the byte scan does', () => {
+    const released = EntryScan.create()!;
+    released.release();
+    expect(EntryScan.create()).toBe(released);
+    released.release();
+    fc.assert(
+      fc.property(regularDocuments, documents, fc.constantFrom(64, 1 << 18), (large, next, batch) => {
+        // A large document first leaves its bytes in the instance's memory; the next scanner gets it.
+        const first = encoder.encode(large);
+        expect(streamed(first, [], batch)).toEqual(whole(first));
+        const bytes = encoder.encode(next);
+        expect(streamed(bytes, [], batch)).toEqual(whole(bytes));
+      }),
+      { numRuns: depth(50, 200) },
+    );
+  });
+});
+
 describe('the streaming repodata scanner', () => {
   it('gives the same tables (or the same error) as the whole-buffer scan for any chunking', () => {
     fc.assert(
