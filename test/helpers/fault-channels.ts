@@ -27,10 +27,13 @@ export function zstdBomb(blocks: number, byte = 0x20): Buffer {
   return Buffer.concat(parts);
 }
 
-/** `members` gzip members of 64 MiB of spaces each, one after another (gzip readers take them as one stream). */
+/**
+ * `members` times 64 MiB of spaces as gzip members of 1 MiB each, one after another (gzip readers
+ * take them as one stream): as much as 64 MiB members decode to, without deflating 64 MiB (2.6 s).
+ */
 function gzipBomb(members: number): Buffer {
-  const member = gzipSync(Buffer.alloc(64 * 1024 ** 2, 0x20), { level: 9 });
-  return Buffer.concat(Array.from({ length: members }, () => member));
+  const member = gzipSync(Buffer.alloc(1024 ** 2, 0x20), { level: 9 });
+  return Buffer.concat(Array.from({ length: members * 64 }, () => member));
 }
 
 export interface FaultServer {
