@@ -390,6 +390,9 @@ describe("the services' bundle", () => {
   }
   const ranServices = (loaded: Loaded): boolean => loaded.reads.some((path) => path.endsWith(join('dist', 'cli', 'services.cjs')));
 
+  /** What `serve` from the built package answers, for the fallback's comparison. */
+  let built: { page: string; style: string } | undefined;
+
   it('runs serve with fastify inside it, its page embedded, with its own code cache written at exit and read by the next start', async () => {
     const cacheDir = tempDir('cr-cache-');
     const first = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), cacheDir);
@@ -402,22 +405,21 @@ describe("the services' bundle", () => {
     expect(readCodeCache(file!)).toBeDefined();
     const written = readFileSync(file!);
     const second = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), cacheDir);
-    expect({ page: second.page, style: second.style }).toEqual({ page: first.page, style: first.style });
+    built = { page: first.page, style: first.style };
+    expect({ page: second.page, style: second.style }).toEqual(built);
     // Accepted as it was: not written again.
     expect(readFileSync(file!).equals(written)).toBe(true);
   });
 
-  it('when it is missing or does not load, serve runs from the modules, with the same page', async () => {
-    const expected = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), tempDir('cr-cache-'));
-    for (const damage of ['missing', 'broken'] as const) {
-      const build = copyOfBuild();
-      if (damage === 'missing') unlinkSync(build.services);
-      else writeFileSync(build.services, 'this is not JavaScript {');
-      const cacheDir = tempDir('cr-cache-');
-      const run = await serveOnce(build.bin, cacheDir);
-      expect(packagesIn(run.loaded.files), damage).toContain('fastify');
-      expect({ page: run.page, style: run.style }, damage).toEqual({ page: expected.page, style: expected.style });
-      expect(cacheFiles(cacheDir, 'services'), damage).toEqual([]);
-    }
+  it('when it does not load, serve runs from the modules, with the same page', async () => {
+    const expected = built ?? (await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), tempDir('cr-cache-')));
+    // A file that is not JavaScript; a missing one fails the same read-and-compile step first.
+    const build = copyOfBuild();
+    writeFileSync(build.services, 'this is not JavaScript {');
+    const cacheDir = tempDir('cr-cache-');
+    const run = await serveOnce(build.bin, cacheDir);
+    expect(packagesIn(run.loaded.files)).toContain('fastify');
+    expect({ page: run.page, style: run.style }).toEqual({ page: expected.page, style: expected.style });
+    expect(cacheFiles(cacheDir, 'services')).toEqual([]);
   });
 });

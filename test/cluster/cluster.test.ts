@@ -1,7 +1,7 @@
 /**
  * `serve --redis` end to end, as an operator runs it: a private redis-server, two replicas and two
  * `conda-resolve worker` processes from dist/ on 127.0.0.1, and a single `serve` process as the
- * reference. 500 mixed requests go to both replicas while one worker is SIGKILLed in the middle of
+ * reference. 200 mixed requests (500 under CR_DEEP=1) go to both replicas while one worker is SIGKILLed in the middle of
  * a solve: every answer has the single process's status, type and bytes; a request first solved
  * through replica A is a Redis cache hit on replica B; identical requests in flight on both
  * replicas are solved once; nothing is left in the queue.
@@ -16,6 +16,7 @@ import { QueueEvents } from 'bullmq';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild } from '../cli/run-cli.js';
+import { depth } from '../helpers/depth.js';
 import { writePigeonChannel } from '../http/helpers/pigeon-channel.js';
 import { startServe, type ServeProcess } from '../http/helpers/serve-process.js';
 import { DEMO_CHANNEL } from '../http/helpers/test-server.js';
@@ -143,7 +144,9 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     }
   }, 60_000);
 
-  it("500 mixed requests over both replicas, one worker SIGKILLed mid-solve: the single process's bytes, nothing left queued", async () => {
+  // About four times each distinct request; CR_DEEP=1 sends 500.
+  const mixed = depth(200, 500);
+  it(`${mixed} mixed requests over both replicas, one worker SIGKILLed mid-solve: the single process's bytes, nothing left queued`, async () => {
     const distinct: Sent[] = [pigeons(10), pigeons(10)];
     const specsSets = [
       ['python=3.11', 'numpy'],
@@ -189,7 +192,7 @@ describeRedis('serve --redis: two replicas, two workers, one Redis', () => {
     await events.waitUntilReady();
     try {
       // The two slow solves go first: each worker (one job at a time) holds one when the kill comes.
-      const order = Array.from({ length: 500 }, (_, i) => distinct[i % distinct.length]!);
+      const order = Array.from({ length: mixed }, (_, i) => distinct[i % distinct.length]!);
       const answers: Got[] = new Array(order.length);
       let next = 0;
       const client = async () => {
