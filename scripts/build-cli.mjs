@@ -85,24 +85,34 @@ const lazyModules = {
   },
 };
 
-/** What the bundle and the launcher share: CommonJS for Node 20.19, builtins left to require(). */
+/** What the bundles and the launcher share: CommonJS for Node 20.19, builtins left to require(). */
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20.19', legalComments: 'none', logLevel: 'warning' };
 
-const result = await build({
+/** What the bundles share, each run by code-cache.ts as a script with its code cache. */
+const script = {
   ...common,
-  entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'script-main.ts')],
-  outfile: CLI_BUNDLE,
   // Whitespace and syntax only: class names stay (errors report `name`), and stack traces readable.
   // CR_NO_MINIFY=1 keeps the lines, for a `--cpu-prof` that names lines a reader can find.
   minifyWhitespace: !process.env.CR_NO_MINIFY,
   minifySyntax: true,
-  external: ['undici', 'zstd-codec', 'zstd-napi', SERVICES_MODULE],
-  plugins: [commandsFromDist, lazyModules],
-  // A script cannot import() without a flag on Node 20: the packages' dynamic imports become
-  // require() (undici and zstd-codec are CommonJS), the commands' go through __crImport (above).
+};
+
+/** What our own code needs as a script: no import() (a flag on Node 20), and import.meta from code-cache.ts. */
+const ourScript = {
+  ...script,
+  // The packages' dynamic imports become require() (undici and zstd-codec are CommonJS), the
+  // commands' go through __crImport (above).
   supported: { 'dynamic-import': false },
   // code-cache.ts passes these to the script in place of an ES module's import.meta.
   define: { 'import.meta.url': '__crUrl', 'import.meta.resolve': '__crResolve' },
+};
+
+const result = await build({
+  ...ourScript,
+  entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'script-main.ts')],
+  outfile: CLI_BUNDLE,
+  external: ['undici', 'zstd-codec', 'zstd-napi', SERVICES_MODULE],
+  plugins: [commandsFromDist, lazyModules],
   write: false,
   metafile: true,
 });
@@ -120,23 +130,13 @@ await writeFile(CLI_BUNDLE, result.outputFiles[0].text);
  * page's files are embedded, as there is no folder beside the bundle.
  */
 await build({
-  ...common,
+  ...ourScript,
   entryPoints: [join(ROOT, 'src', 'cli', 'launch', 'services-main.ts')],
   outfile: SERVICES_BUNDLE,
-  minifyWhitespace: !process.env.CR_NO_MINIFY,
-  minifySyntax: true,
   external: ['undici', 'zstd-codec', 'zstd-napi', 'bullmq', 'ioredis'],
   plugins: [embedStatic],
-  supported: { 'dynamic-import': false },
-  define: { 'import.meta.url': '__crUrl', 'import.meta.resolve': '__crResolve' },
 });
 
-/**
- * undici's public exports (its package entry, what `require('undici')` gives), as one script:
- * compiled with its own code cache, so a run that downloads skips compiling undici's ~100 files,
- * and one answered from the cache does not load it (in the CLI's bundle it would, and its cache
- * would grow: launch/README.md).
- */
 /**
  * Parts of undici's entry that no command of the CLI calls (fetch, WebSocket, EventSource, the
  * caches, cookies, the mocks): its index loads them all, so the bundle holds a stand-in that throws
@@ -160,13 +160,17 @@ module.exports = unused('');
     }));
   },
 };
+/**
+ * undici's public exports (its package entry, what `require('undici')` gives), as one script:
+ * compiled with its own code cache, so a run that downloads skips compiling undici's ~100 files,
+ * and one answered from the cache does not load it (in the CLI's bundle it would, and its cache
+ * would grow: launch/README.md).
+ */
 await build({
-  ...common,
+  ...script,
   entryPoints: [requireModule.resolve('undici')],
   outfile: UNDICI_BUNDLE,
   plugins: [unusedUndici],
-  minifyWhitespace: !process.env.CR_NO_MINIFY,
-  minifySyntax: true,
 });
 
 /**

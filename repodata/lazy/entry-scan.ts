@@ -122,13 +122,13 @@ export class EntryScan {
   }
 
   /**
-   * Give the instance back once its scanner is done with it (no buffer or row view of it is used
-   * after this): kept for the next `create()` with the memory above the heap zeroed, as a new
-   * instance's is, or left to the garbage collector.
+   * Give the instance back once its scanner is done with it, keeping no reference (no buffer or
+   * row view of it is used after this): kept for the next `create()` with the memory above the heap
+   * zeroed, as a new instance's is, or left to the garbage collector.
    */
   release(): void {
     const memory = this.#exports.memory;
-    if (idle.length >= IDLE_AT_MOST || memory.buffer.byteLength > IDLE_MEMORY_AT_MOST || idle.includes(this)) return;
+    if (idle.length >= IDLE_AT_MOST || memory.buffer.byteLength > IDLE_MEMORY_AT_MOST) return;
     new Uint8Array(memory.buffer, this.#heapBase).fill(0);
     this.#views = null;
     idle.push(this);

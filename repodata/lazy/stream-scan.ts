@@ -201,8 +201,8 @@ export class RepodataStreamScanner {
   readonly #where: string;
   readonly #read: (start: number, end: number) => Uint8Array;
   readonly #batch: number;
-  /** The WebAssembly entry scan, which also holds `#buf`; null where it is not used. */
-  readonly #wasm: EntryScan | null;
+  /** The WebAssembly entry scan, which also holds `#buf`; null where it is not used, and once released. */
+  #wasm: EntryScan | null;
   /** Input not yet consumed: `#buf[#pos, #len)` is document bytes `#base + #pos ..`. */
   #buf = new Uint8Array(0);
   #words = new Uint32Array(0);
@@ -315,8 +315,10 @@ export class RepodataStreamScanner {
     try {
       this.#scan();
     } finally {
-      // Nothing reads the input buffer after the last scan (a finished scanner takes no more bytes).
+      // Nothing reads the input buffer after the last scan (a finished scanner takes no more
+      // bytes): the instance goes to the next scanner, and this one keeps no reference to it.
       this.#wasm?.release();
+      this.#wasm = null;
     }
     const total = this.totalBytes;
     const info = readRepodataInfo(this.#top, this.#where);

@@ -39,15 +39,16 @@ export function tempDir(prefix = 'cr-cli-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** `env` without the variables set to undefined (a test's way of removing one). */
+export function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) defined[key] = value;
+  return defined;
+}
+
 /** The environment a run sees: this process's, a cache directory of its own, then the test's. */
 function environment(options: CliOptions): Record<string, string> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    CONDA_RESOLVE_CACHE_DIR: options.cacheDir ?? tempDir('cr-cache-'),
-    ...options.env,
-  };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env as Record<string, string>;
+  return definedOnly({ ...process.env, CONDA_RESOLVE_CACHE_DIR: options.cacheDir ?? tempDir('cr-cache-'), ...options.env });
 }
 
 /** A stream that keeps what is written to it, as text. */

@@ -39,19 +39,26 @@ function builtBundle(binUrl: string): BundleExports | undefined {
   }
 }
 
+/** A bundle's exports run with its code cache (`runCachedScript`), or undefined when it is missing, does not load or lacks `has`. */
+function bundleExports<T>(path: string, options: LoadOptions, has: (exports: T) => boolean): T | undefined {
+  try {
+    const exports = runCachedScript(path, options) as T;
+    if (has(exports)) return exports;
+  } catch {
+    // the caller's fallback
+  }
+  return undefined;
+}
+
 /**
  * undici's public exports from its own bundle (scripts/build-cli.mjs) with its own code cache:
  * compiling undici's ~100 files from node_modules is most of what loading it costs. The package
  * itself when the bundle is missing or does not load.
  */
 function undiciBundle(path: string, options: LoadOptions): unknown {
-  try {
-    const exports = runCachedScript(path, options) as { Agent?: unknown };
-    if (typeof exports.Agent === 'function') return exports;
-  } catch {
-    // the package below
-  }
-  return createRequire(path)('undici') as unknown;
+  return (
+    bundleExports<{ Agent?: unknown }>(path, options, (e) => typeof e.Agent === 'function') ?? (createRequire(path)('undici') as unknown)
+  );
 }
 
 /**
@@ -60,13 +67,7 @@ function undiciBundle(path: string, options: LoadOptions): unknown {
  * costs. Undefined (the CLI's bundle then imports tsc's output) when it is missing or does not load.
  */
 function servicesBundle(path: string, options: LoadOptions): unknown {
-  try {
-    const exports = runCachedScript(path, options) as { serve?: { run?: unknown } };
-    if (typeof exports.serve?.run === 'function') return exports;
-  } catch {
-    // tsc's output
-  }
-  return undefined;
+  return bundleExports<{ serve?: { run?: unknown } }>(path, options, (e) => typeof e.serve?.run === 'function');
 }
 
 /** `binUrl` is the executable's module URL (dist/src/cli/bin.cjs when built): worker threads start there too. */

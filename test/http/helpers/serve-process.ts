@@ -4,7 +4,7 @@
  * the server listens; `stderr` collects the JSON log lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI } from '../../cli/run-cli.js';
+import { CLI, definedOnly } from '../../cli/run-cli.js';
 import type { ChannelServer } from '../../helpers/channel-server.js';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
 
@@ -45,8 +45,7 @@ export function startServe(
   options: { logLevel?: 'info' | 'debug'; bin?: string; env?: Record<string, string | undefined> } = {},
 ): ServeProcess {
   // Info level at least: the start-up line is how the URL is learnt.
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const env = definedOnly({ ...process.env, ...options.env, CONDA_RESOLVE_LOG_LEVEL: options.logLevel ?? 'info' });
   const child = spawn(process.execPath, [options.bin ?? CLI, 'serve', ...args], {
     cwd: PROJECT_ROOT,
     env,
