@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFINED_STATUSES, PROBLEM_MEDIA_TYPE } from '../../src/http/problem.js';
+import { anyCodePoint } from '../helpers/code-points.js';
 import { DEMO_CHANNEL, injectTestServer, type InjectedServer } from './helpers/test-server.js';
 
 let server: InjectedServer;
@@ -69,7 +70,7 @@ const PLAUSIBLE = [
   '',
 ];
 
-const text = fc.oneof(fc.constantFrom(...PLAUSIBLE), fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }));
+const text = fc.oneof(fc.constantFrom(...PLAUSIBLE), fc.string({ maxLength: 30 }), fc.string({ unit: anyCodePoint, maxLength: 20 }));
 const queryPart = fc
   .tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ maxLength: 8 })), text, fc.integer({ min: 0, max: 9 }))
   .map(([key, value, mode]) => {
