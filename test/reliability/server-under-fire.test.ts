@@ -84,7 +84,10 @@ describe('conda-resolve serve under hundreds of mixed concurrent requests and SI
   it('answers every request with a documented status, answers /health while requests wait, keeps memory bounded, exits 0', async () => {
     const channels = FAULT_CHANNELS.map((name) => `${faults.base}/${name}`);
     const args = ['--port', '0', ...[...channels, bombs.channel].flatMap((c) => ['--allow-channel', c]), '--default-channel', channels[0]!];
-    args.push('--rate-limit', '0', '--timeout', '6', '--workers', '2', '--max-queue', '1000', '--max-repodata-size', '256MiB');
+    // The cap stops the fault channels' 2 GiB bombs of spaces; the JSON string bomb below stops
+    // earlier, at the scanner's 16 MiB bound on one value. Each bomb request decodes, writes, hashes
+    // and scans up to the cap: 64 MiB keeps the case at a quarter of the CPU that 256 MiB took.
+    args.push('--rate-limit', '0', '--timeout', '6', '--workers', '2', '--max-queue', '1000', '--max-repodata-size', '64MiB');
     args.push('--cache-dir', join(work.path, 'cache'));
     const serve = startServe(args);
     const url = await serve.url;
