@@ -5,7 +5,7 @@
  * The same cases against a real `conda-resolve serve` are in remote-server.test.ts.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -293,6 +293,8 @@ describe('action remote mode: responses', () => {
     expect(run.outputs).toEqual({ solved: 'true', result: body, changed: '', diff: '' });
     expect(await readFile(join(run.workspace, 'out/native.json'), 'utf8')).toBe(body);
     expect(run.log).not.toContain('"zlib"'); // the body is not printed
+    // Without the audit input, no audit request is made, and no file of the action is left behind.
+    expect((await readdir(run.runnerTemp)).filter((name) => name.startsWith('conda-resolve-'))).toEqual([]);
   });
 
   it('native partial failure: the action succeeds with solved=false', async () => {
