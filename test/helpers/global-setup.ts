@@ -13,6 +13,12 @@
  *   run a fresh repodata cache, and without it each run would compile the bundle again (+61 ms of
  *   CPU, src/cli/launch/README.md). A variable already set is kept; the tests of the code cache
  *   itself (test/cli/start-up.test.ts) unset it. The folder is removed when the run ends.
+ * - `NODE_EXTRA_CA_CERTS` is taken out of the environment the workers, and every process they
+ *   start, inherit: Node reads and parses that bundle at each start, before any code runs (about
+ *   70 ms of CPU for the system's bundle), and the tests talk to their own servers on 127.0.0.1,
+ *   trusting the test certificates through the CLI's own settings. The value is kept in
+ *   `CONDA_RESOLVE_TEST_NODE_EXTRA_CA_CERTS` for the one test that reaches the npm registry
+ *   (test/install/pack.test.ts).
  */
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +44,11 @@ function newestSource(dir: string): number {
 
 export default function setup(): (() => void) | undefined {
   if (existsSync(BIN)) chmodSync(BIN, 0o755);
+  const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
+  if (extraCaCerts !== undefined) {
+    process.env.CONDA_RESOLVE_TEST_NODE_EXTRA_CA_CERTS = extraCaCerts;
+    delete process.env.NODE_EXTRA_CA_CERTS;
+  }
   let teardown: (() => void) | undefined;
   if (!process.env.CONDA_RESOLVE_CODE_CACHE_DIR) {
     const codeCache = mkdtempSync(join(tmpdir(), 'cr-test-code-cache-'));

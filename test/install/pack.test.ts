@@ -19,10 +19,16 @@ const run = promisify(execFile);
 const DEMO = join(PROJECT_ROOT, 'fixtures', 'channels', 'demo');
 const DEV_ONLY = ['vitest', 'typescript', 'eslint', 'esbuild', 'tsx', 'fast-check', '@conda-org/rattler', 'playwright-core'];
 
-/** npm without this checkout's own npm settings leaking in (vitest runs under `npm test`). */
+/**
+ * npm without this checkout's own npm settings leaking in (vitest runs under `npm test`), with the
+ * CA bundle the machine gave Node, which the test run keeps from its other processes
+ * (test/helpers/global-setup.ts): npm may reach the registry through a proxy that needs it.
+ */
 function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
+  const extraCaCerts = process.env.CONDA_RESOLVE_TEST_NODE_EXTRA_CA_CERTS;
+  if (extraCaCerts !== undefined) env.NODE_EXTRA_CA_CERTS = extraCaCerts;
   return env;
 }
 

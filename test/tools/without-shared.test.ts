@@ -17,7 +17,8 @@ describe('the test suite without ../shared', () => {
     ];
     const env: NodeJS.ProcessEnv = { ...process.env, CONDA_RESOLVE_SHARED_DIR: join(PROJECT_ROOT, 'no-such-shared-dir') };
     delete env.CONDA_RESOLVE_REQUIRE_SHARED;
-    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...files], {
+    // One worker: the run sits beside this suite's own workers, and more would each load the modules again.
+    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--maxWorkers=1', ...files], {
       cwd: PROJECT_ROOT,
       env,
       encoding: 'utf8',
