@@ -13,14 +13,8 @@ import type { Channel } from '../../vocabulary/channel.js';
 import type { SubdirIndex } from '../../repodata/types.js';
 import { CondaResolveError } from '../errors.js';
 import type { MixedAnswerSource, MixedAnswerStore, PlatformSolveInput, PlatformSolveOutcome, PlatformSolver } from '../solving/types.js';
-import {
-  bullConnectionOptions,
-  DEFAULT_CACHE_LIMITS,
-  KEY_PREFIX,
-  QUEUE_NAME,
-  RedisUnavailableError,
-  type RedisLink,
-} from './redis-link.js';
+import { DEFAULT_CACHE_LIMITS } from './cache-limits.js';
+import { bullConnectionOptions, KEY_PREFIX, QUEUE_NAME, RedisUnavailableError, type RedisLink } from './redis-link.js';
 export { fromTheseChannels } from './solve-job.js';
 import {
   decodeOutcome,

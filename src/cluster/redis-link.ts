@@ -9,6 +9,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { CondaResolveError } from '../errors.js';
 import { redactSecrets } from '../../vocabulary/channel.js';
+import type { SolveCacheLimits } from './cache-limits.js';
 import { decodeOutcome, encodeOutcome } from './solve-job.js';
 import type { PlatformSolveOutcome } from '../solving/types.js';
 
@@ -21,17 +22,6 @@ const CACHE_INDEX = `${KEY_PREFIX}:cache-index`;
 const resultKey = (jobId: string) => `${KEY_PREFIX}:result:${jobId}`;
 /** Total solves run by all workers (tests and operators read it to see deduplication at work). */
 export const SOLVES_COUNTER = `${KEY_PREFIX}:stats:solves`;
-
-export interface SolveCacheLimits {
-  /** How long an outcome is kept; default one day. */
-  readonly ttlSeconds: number;
-  /** Most outcomes kept (oldest out first); default 10,000. */
-  readonly maxEntries: number;
-  /** An outcome larger than this (JSON bytes) is not kept; default 4 MiB. */
-  readonly maxEntryBytes: number;
-}
-
-export const DEFAULT_CACHE_LIMITS: SolveCacheLimits = { ttlSeconds: 86_400, maxEntries: 10_000, maxEntryBytes: 4 * 1024 * 1024 };
 
 export class RedisUnavailableError extends CondaResolveError {
   constructor(why: string) {

@@ -19,15 +19,8 @@ import { parseMatchSpec } from '../../vocabulary/match-spec.js';
 import { CondaResolveError, userMessage } from '../errors.js';
 import { SolvePool } from '../solving/solve-pool.js';
 import type { PlatformSolveInput, PlatformSolveOutcome } from '../solving/types.js';
-import {
-  bullConnectionOptions,
-  DEFAULT_CACHE_LIMITS,
-  KEY_PREFIX,
-  QUEUE_NAME,
-  RedisLink,
-  SOLVES_COUNTER,
-  type SolveCacheLimits,
-} from './redis-link.js';
+import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from './cache-limits.js';
+import { bullConnectionOptions, KEY_PREFIX, QUEUE_NAME, RedisLink, SOLVES_COUNTER } from './redis-link.js';
 import { solveKey, type JobPolicy, type SolveJobData, type SolveJobResult } from './solve-job.js';
 
 /** A replica's policy as the worker applies it: the URL check and the connection-time address check. */

@@ -398,6 +398,9 @@ describe("the services' bundle", () => {
     const first = await serveOnce(join(PROJECT_ROOT, 'dist', 'src', 'cli', 'bin.cjs'), cacheDir);
     expect(ranServices(first.loaded)).toBe(true);
     expect(packagesIn(first.loaded.files)).not.toContain('fastify');
+    // The Redis client and queue stay unloaded without --redis.
+    expect(packagesIn(first.loaded.files)).not.toContain('ioredis');
+    expect(packagesIn(first.loaded.files)).not.toContain('bullmq');
     expect(first.page).toContain('<html');
     expect(first.style).toContain('{');
     const [file, ...others] = cacheFiles(cacheDir, 'services');

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { defaultCacheDir } from '../../../repodata/store.js';
 import { userMessage } from '../../errors.js';
 import { ConfigError, redisUrl } from '../../http/config.js';
-import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from '../../cluster/redis-link.js';
+import { DEFAULT_CACHE_LIMITS, type SolveCacheLimits } from '../../cluster/cache-limits.js';
 import type { JobPolicy } from '../../cluster/solve-job.js';
 import type { WorkerChannelPolicy } from '../../cluster/worker.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, writeError, type CliIO } from '../io.js';
