@@ -19,10 +19,14 @@
  *   trusting the test certificates through the CLI's own settings. The value is kept in
  *   `CONDA_RESOLVE_TEST_NODE_EXTRA_CA_CERTS` for the one test that reaches the npm registry
  *   (test/install/pack.test.ts).
+ * - `python3` on the tests' PATH is the interpreter itself when the one found first is a version
+ *   manager's shim (pyenv's is a bash script costing about 0.25 s of CPU per start, and the tests
+ *   start python3 a dozen times): a folder with a link to `sys.executable` goes first on PATH.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from './shared.js';
 
@@ -42,6 +46,27 @@ function newestSource(dir: string): number {
   return newest;
 }
 
+/** The first `name` on PATH, with links followed; undefined when there is none. */
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const path = join(dir, name);
+    if (dir !== '' && existsSync(path)) return realpathSync(path);
+  }
+  return undefined;
+}
+
+/** A folder to put first on PATH whose `python3` is the interpreter the shim on PATH runs; undefined when there is no shim. */
+function pythonWithoutShim(): string | undefined {
+  const found = onPath('python3');
+  if (found === undefined) return undefined;
+  const run = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  const executable = run.status === 0 ? run.stdout.trim() : '';
+  if (executable === '' || !existsSync(executable) || realpathSync(executable) === found) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'cr-test-bin-'));
+  symlinkSync(executable, join(dir, 'python3'));
+  return dir;
+}
+
 export default function setup(): (() => void) | undefined {
   if (existsSync(BIN)) chmodSync(BIN, 0o755);
   const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
@@ -49,16 +74,21 @@ export default function setup(): (() => void) | undefined {
     process.env.CONDA_RESOLVE_TEST_NODE_EXTRA_CA_CERTS = extraCaCerts;
     delete process.env.NODE_EXTRA_CA_CERTS;
   }
-  let teardown: (() => void) | undefined;
+  const made: string[] = [];
   if (!process.env.CONDA_RESOLVE_CODE_CACHE_DIR) {
     const codeCache = mkdtempSync(join(tmpdir(), 'cr-test-code-cache-'));
     process.env.CONDA_RESOLVE_CODE_CACHE_DIR = codeCache;
-    teardown = () => rmSync(codeCache, { recursive: true, force: true });
+    made.push(codeCache);
+  }
+  const python = pythonWithoutShim();
+  if (python !== undefined) {
+    process.env.PATH = `${python}${delimiter}${process.env.PATH ?? ''}`;
+    made.push(python);
   }
   if (existsSync(WORKER)) {
     const built = statSync(WORKER).mtimeMs;
     const fresh = SOURCES.every((folder) => newestSource(join(PROJECT_ROOT, folder)) <= built);
     if (fresh) process.env.CONDA_RESOLVE_SOLVE_WORKER = pathToFileURL(WORKER).href;
   }
-  return teardown;
+  return made.length === 0 ? undefined : () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
 }
