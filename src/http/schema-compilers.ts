@@ -9,6 +9,9 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
+/** Compiled functions kept per compiler: one app has a few dozen schemas. */
+const KEPT_AT_MOST = 1024;
+
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
 /** `factory` with each compiled function kept under its factory arguments and route schema, as JSON. */
@@ -22,7 +25,11 @@ function keptByJson<A extends unknown[], R extends { schema?: unknown }, T>(
     return (route) => {
       const key = `${prefix}\n${JSON.stringify(route.schema)}`;
       let compiled = kept.get(key);
-      if (compiled === undefined) kept.set(key, (compiled = compile(route)));
+      if (compiled === undefined) {
+        // A process building apps of ever new limits keeps no more than this many.
+        if (kept.size >= KEPT_AT_MOST) kept.clear();
+        kept.set(key, (compiled = compile(route)));
+      }
       return compiled;
     };
   };

@@ -51,4 +51,15 @@ describe('validators shared between apps', () => {
     expect(other).not.toBe(first);
     expect([first({ a: 1 }), first({}), other({})]).toEqual([false, true, false]);
   });
+
+  it('keeps a bounded number: past it, older schemas are compiled again', () => {
+    const build = SHARED_COMPILERS.buildValidator!({}, { customOptions: { coerceTypes: false } });
+    const route = (n: number) => ({ schema: { type: 'object', maxProperties: n }, method: 'GET', url: '/z', httpPart: 'querystring' });
+    const first = build(route(0));
+    expect(build(route(0))).toBe(first);
+    for (let n = 1; n <= 1024; n++) build(route(n));
+    const again = build(route(0));
+    expect(again).not.toBe(first);
+    expect([again({}), again({ a: 1 })]).toEqual([true, false]);
+  });
 });

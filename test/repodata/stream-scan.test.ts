@@ -153,8 +153,6 @@ const regularDocuments = fc
     return `{"info": {"subdir": "linux-64"}, "packages.conda": {${entries.join(',\n')}}}`;
   });
 
-// The property runs below are a fast default (a third of the cases each, the four properties together
-// still over 600 documents per run, a new seed every run); CR_DEEP=1 runs the full counts.
 describe('WebAssembly instances released by finished scanners', () => {
   it('are reused by the next scanner, which reads any document as the byte scan does', () => {
     const released = EntryScan.create()!;
@@ -174,6 +172,8 @@ describe('WebAssembly instances released by finished scanners', () => {
   });
 });
 
+// The property runs below are a fast default (a third of the cases each, the four properties together
+// still over 600 documents per run, a new seed every run); CR_DEEP=1 runs the full counts.
 describe('the streaming repodata scanner', () => {
   it('gives the same tables (or the same error) as the whole-buffer scan for any chunking', () => {
     fc.assert(
