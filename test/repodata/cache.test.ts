@@ -15,7 +15,7 @@ import { RepodataStore } from '../../repodata/store.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { startChannelServer, type ChannelServer } from '../helpers/channel-server.js';
 import { CHANNELS_DIR, describeShared, PROJECT_ROOT } from '../helpers/shared.js';
-import { deferred, hidePaths, tempDir, type Deferred } from './store-helpers.js';
+import { deferred, hidePaths, recordCacheSaved, tempDir, type Deferred } from './store-helpers.js';
 
 describe('defaultCacheDir', () => {
   it('follows each platform', () => {
@@ -91,7 +91,7 @@ describeShared('the repodata cache', () => {
       }
     };
     const cold = await read();
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the scheduled save
+    await recordCacheSaved();
     expect(dataFiles(cacheDir, '.json.index.records')).toHaveLength(1);
     expect(await read()).toEqual(cold);
   });

@@ -15,7 +15,7 @@ import { zstdCompress } from '../../repodata/zstd.js';
 import { parseChannel } from '../../vocabulary/channel.js';
 import { generateChannel } from '../../bench/generate-channel.js';
 import { shardChannel } from '../tools/shard-channel.js';
-import { allRecords, snapshotDir, tempDir } from './store-helpers.js';
+import { allRecords, recordCacheSaved, snapshotDir, tempDir } from './store-helpers.js';
 
 const DEMO = join(import.meta.dirname, '..', '..', 'fixtures', 'channels', 'demo');
 const SUBDIRS = ['linux-64', 'noarch'];
@@ -75,7 +75,7 @@ describe('local channels keep a name index in the cache', () => {
     const cache = join(work.path, 'cache-records');
     const first = await load(channel, cache); // scans, writes the sidecars
     const expected = first.map((index) => allRecords(index));
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the scheduled save
+    await recordCacheSaved();
     const kept = () => readdirSync(join(cache, 'local')).filter((f) => f.endsWith('.index.records'));
     expect(kept()).toHaveLength(2);
     const warm = await load(channel, cache);

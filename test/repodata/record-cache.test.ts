@@ -14,6 +14,7 @@ import { RECORD_CACHE_VERSION } from '../../repodata/lazy/record-cache.js';
 import { normaliseRecord, recordContext } from '../../repodata/record-normalise.js';
 import type { ChannelRef } from '../../repodata/types.js';
 import { tempDir } from '../cli/run-cli.js';
+import { recordCacheSaved } from './store-helpers.js';
 
 const CHANNEL: ChannelRef = { name: 'conda-forge', baseUrl: 'https://conda.anaconda.org/conda-forge' };
 const SOURCE = { channel: CHANNEL, subdir: 'linux-64' };
@@ -28,9 +29,6 @@ function readNames(jsonPath: string, names: readonly string[], source = SOURCE):
     index.close();
   }
 }
-
-/** Let the index's scheduled save run. */
-const saved = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('the record cache', () => {
   let dir: string;
@@ -59,7 +57,7 @@ describe('the record cache', () => {
 
   it('is written after a first read and gives the same records to the next process', async () => {
     expect(readNames(jsonPath, names)).toEqual(fresh);
-    await saved();
+    await recordCacheSaved();
     expect(existsSync(cachePath)).toBe(true);
     // The next index reads them from the cache: the repodata.json could be gone for all it knows.
     const { index } = loadIndexFromCache({ jsonPath, source: SOURCE, bytes: 'positional' });
@@ -70,9 +68,9 @@ describe('the record cache', () => {
 
   it('adds names read later to those it has', async () => {
     readNames(jsonPath, names.slice(0, 5));
-    await saved();
+    await recordCacheSaved();
     readNames(jsonPath, names.slice(5));
-    await saved();
+    await recordCacheSaved();
     const header = JSON.parse(readFileSync(cachePath, 'utf8').split('\n')[0]) as { names: Record<string, unknown> };
     expect(Object.keys(header.names).sort()).toEqual([...names].sort());
     expect(readNames(jsonPath, names)).toEqual(fresh);
@@ -80,7 +78,7 @@ describe('the record cache', () => {
 
   it('is not used for another channel over the same file: the records name that channel', async () => {
     readNames(jsonPath, names);
-    await saved();
+    await recordCacheSaved();
     const mirror: ChannelRef = { name: 'https://mirror.example/conda-forge', baseUrl: 'https://mirror.example/conda-forge' };
     const records = readNames(jsonPath, names, { channel: mirror, subdir: 'linux-64' }) as { channel: string; url: string }[][];
     for (const list of records) {
@@ -93,7 +91,7 @@ describe('the record cache', () => {
 
   it('is ignored when damaged, and replaced', async () => {
     readNames(jsonPath, names);
-    await saved();
+    await recordCacheSaved();
     const whole = readFileSync(cachePath);
     for (const damaged of [
       whole.subarray(0, whole.length - 10),
@@ -103,13 +101,13 @@ describe('the record cache', () => {
       writeFileSync(cachePath, damaged);
       expect(readNames(jsonPath, names)).toEqual(fresh);
     }
-    await saved();
+    await recordCacheSaved();
     expect(readFileSync(cachePath).length).toBe(whole.length);
   });
 
   it('is not trusted for a name whose records name another package', async () => {
     readNames(jsonPath, names.slice(0, 1));
-    await saved();
+    await recordCacheSaved();
     const text = readFileSync(cachePath, 'latin1');
     const newline = text.indexOf('\n');
     // The same length, so the spans stay right: every record of the first name now names another.
@@ -124,20 +122,20 @@ describe('the record cache', () => {
     // A directory in its place: reading it fails, and so does renaming a file over it (even as root).
     mkdirSync(join(cachePath, 'taken'), { recursive: true });
     expect(readNames(jsonPath, names)).toEqual(fresh);
-    await saved();
+    await recordCacheSaved();
     expect(statSync(cachePath).isDirectory()).toBe(true);
     expect(readdirSync(join(dir, 'linux-64')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('reads the file it opened when another process replaces it meanwhile', async () => {
     readNames(jsonPath, names.slice(0, 6));
-    await saved();
+    await recordCacheSaved();
     const { index } = loadIndexFromCache({ jsonPath, source: SOURCE, bytes: 'positional' });
     try {
       expect(index.records(names[0])).toEqual(fresh[0]); // opens the file, reads its header
       // Another process adds names: its file, renamed into place, has a longer header.
       readNames(jsonPath, names.slice(6));
-      await saved();
+      await recordCacheSaved();
       const header = JSON.parse(readFileSync(cachePath, 'utf8').split('\n')[0]) as { names: Record<string, unknown> };
       expect(Object.keys(header.names)).toHaveLength(names.length);
       expect(names.slice(1, 6).map((name) => index.records(name))).toEqual(fresh.slice(1, 6));
@@ -148,10 +146,10 @@ describe('the record cache', () => {
 
   it('keeps its file when nothing new was read', async () => {
     readNames(jsonPath, names);
-    await saved();
+    await recordCacheSaved();
     const before = statSync(cachePath).mtimeMs;
     readNames(jsonPath, names);
-    await saved();
+    await recordCacheSaved();
     expect(statSync(cachePath).mtimeMs).toBe(before);
   });
 });
